@@ -1,0 +1,62 @@
+"""The navkit error hierarchy.
+
+Every error navkit raises on bad input derives from :class:`NavkitError`, so
+callers can catch one type. Messages say what was expected and what arrived;
+file errors name the file and line, config errors name the field.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+__all__ = [
+    "NavkitError",
+    "FormatError",
+    "ConfigError",
+    "QueryError",
+]
+
+
+class NavkitError(Exception):
+    """Base class of every error navkit raises on purpose."""
+
+
+class FormatError(NavkitError, ValueError):
+    """A file could not be read: names the file and, where known, the line.
+
+    >>> str(FormatError("bad header", path="a.map", line=3))
+    'a.map:3: bad header'
+    """
+
+    def __init__(self, message: str, *, path: str | Path | None = None, line: int | None = None):
+        self.path = None if path is None else str(path)
+        self.line = line
+        self.reason = message
+        where = ""
+        if self.path is not None:
+            where = self.path if line is None else f"{self.path}:{line}"
+            where += ": "
+        super().__init__(where + message)
+
+
+class ConfigError(NavkitError, ValueError):
+    """A configuration value is invalid: names the field.
+
+    >>> str(ConfigError("must be > 0, got -1", field="cellSize"))
+    'cellSize: must be > 0, got -1'
+    """
+
+    def __init__(self, message: str, *, field: str | None = None, path: str | Path | None = None):
+        self.field = field
+        self.path = None if path is None else str(path)
+        self.reason = message
+        prefix = ""
+        if self.path is not None:
+            prefix += self.path + ": "
+        if field is not None:
+            prefix += field + ": "
+        super().__init__(prefix + message)
+
+
+class QueryError(NavkitError, ValueError):
+    """A query argument is invalid (out of bounds, NaN, wrong shape or dtype)."""

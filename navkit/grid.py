@@ -1,0 +1,259 @@
+"""The navigation grid: walkable cells, terrain weights and their geometry.
+
+A :class:`NavGrid` is a ``(depth, width)`` array indexed ``[z, x]`` (seed 000
+§1): cell ``(x, z)`` has linear index ``z * width + x``. World coordinates are
+metres on the XZ plane; cell ``(x, z)`` covers
+``[min_x + x * cell_size, min_x + (x + 1) * cell_size)`` along X and the same
+along Z.
+
+>>> import numpy as np
+>>> grid = NavGrid(np.ones((2, 3), dtype=bool), cell_size=0.5, min_x=-1.0, min_z=0.0)
+>>> grid.width, grid.depth
+(3, 2)
+>>> grid.world_to_cell(-0.9, 0.6)
+(0, 1)
+>>> grid.cell_center(2, 1)
+(0.25, 0.75)
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from .errors import ConfigError, QueryError
+
+__all__ = ["NavGrid", "MAX_WEIGHT", "MAX_CELLS"]
+
+#: Largest terrain weight a cell may carry (weights are integers >= 1).
+MAX_WEIGHT = 65535
+#: Largest grid navkit accepts (cells). Linear indices must fit in int32.
+MAX_CELLS = 1 << 30
+
+
+def _as_walkable(walkable: ArrayLike) -> NDArray[np.bool_]:
+    arr = np.asarray(walkable)
+    if arr.ndim != 2:
+        raise ConfigError(f"expected a 2-D (depth, width) array, got shape {arr.shape}", field="walkable")
+    if arr.shape[0] < 1 or arr.shape[1] < 1:
+        raise ConfigError(f"grid must have at least one cell, got shape {arr.shape}", field="walkable")
+    if arr.size > MAX_CELLS:
+        raise ConfigError(f"grid of {arr.size} cells exceeds the limit of {MAX_CELLS}", field="walkable")
+    if arr.dtype == np.bool_:
+        out = arr
+    elif np.issubdtype(arr.dtype, np.integer):
+        out = arr != 0
+    elif np.issubdtype(arr.dtype, np.floating):
+        if not np.all(np.isfinite(arr)):
+            raise ConfigError("walkable array contains NaN or infinite values", field="walkable")
+        out = arr != 0
+    else:
+        raise ConfigError(f"expected a bool or numeric array, got dtype {arr.dtype}", field="walkable")
+    out = np.ascontiguousarray(out, dtype=np.bool_)
+    out.setflags(write=False)
+    return out
+
+
+def _as_weights(weights: ArrayLike, shape: tuple[int, int]) -> NDArray[np.int32]:
+    arr = np.asarray(weights)
+    if arr.shape != shape:
+        raise ConfigError(f"expected shape {shape} like the walkable array, got {arr.shape}", field="weights")
+    if np.issubdtype(arr.dtype, np.floating):
+        if not np.all(np.isfinite(arr)):
+            raise ConfigError("weights contain NaN or infinite values", field="weights")
+        if not np.all(arr == np.round(arr)):
+            raise ConfigError("weights must be whole numbers (integer costs keep results exact)", field="weights")
+    elif not np.issubdtype(arr.dtype, np.integer) and arr.dtype != np.bool_:
+        raise ConfigError(f"expected an integer array, got dtype {arr.dtype}", field="weights")
+    if arr.size and (arr.min() < 1 or arr.max() > MAX_WEIGHT):
+        raise ConfigError(
+            f"weights must lie in [1, {MAX_WEIGHT}], got [{arr.min()}, {arr.max()}]", field="weights"
+        )
+    out = np.ascontiguousarray(arr, dtype=np.int32)
+    out.setflags(write=False)
+    return out
+
+
+def _finite(name: str, value: Any, *, positive: bool = False, nonnegative: bool = False) -> float:
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise ConfigError(f"expected a number, got {value!r}", field=name) from None
+    if not math.isfinite(v):
+        raise ConfigError(f"expected a finite number, got {value!r}", field=name)
+    if positive and v <= 0:
+        raise ConfigError(f"must be > 0, got {v}", field=name)
+    if nonnegative and v < 0:
+        raise ConfigError(f"must be >= 0, got {v}", field=name)
+    return v
+
+
+@dataclass(frozen=True, eq=False)
+class NavGrid:
+    """Walkable cells plus geometry; immutable (its arrays are read-only).
+
+    Parameters
+    ----------
+    walkable : array_like, shape (depth, width)
+        Nonzero / True where a character may stand. Indexed ``[z, x]``.
+    weights : array_like of int, shape (depth, width), optional
+        Terrain cost multiplier of entering each cell (1 = plain ground).
+        ``None`` means uniform cost.
+    cell_size : float
+        Edge length of one cell in metres (> 0).
+    min_x, min_z : float
+        World coordinates of the grid's corner, in metres.
+    floor_y : float
+        Height placed on every world waypoint, in metres.
+    agent_radius : float
+        Radius the walkable area was eroded by, in metres (metadata).
+    name : str
+        A label for messages and reports (usually the file name).
+    """
+
+    walkable: NDArray[np.bool_]
+    weights: NDArray[np.int32] | None = None
+    cell_size: float = 1.0
+    min_x: float = 0.0
+    min_z: float = 0.0
+    floor_y: float = 0.0
+    agent_radius: float = 0.0
+    name: str = ""
+    meta: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        walk = _as_walkable(self.walkable)
+        object.__setattr__(self, "walkable", walk)
+        if self.weights is not None:
+            w = _as_weights(self.weights, walk.shape)
+            if np.all(w == 1):
+                w = None
+            object.__setattr__(self, "weights", w)
+        object.__setattr__(self, "cell_size", _finite("cell_size", self.cell_size, positive=True))
+        object.__setattr__(self, "min_x", _finite("min_x", self.min_x))
+        object.__setattr__(self, "min_z", _finite("min_z", self.min_z))
+        object.__setattr__(self, "floor_y", _finite("floor_y", self.floor_y))
+        object.__setattr__(self, "agent_radius", _finite("agent_radius", self.agent_radius, nonnegative=True))
+
+    # ------------------------------------------------------------------ shape
+    @property
+    def width(self) -> int:
+        """Number of cells along X."""
+        return int(self.walkable.shape[1])
+
+    @property
+    def depth(self) -> int:
+        """Number of cells along Z."""
+        return int(self.walkable.shape[0])
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """``(depth, width)``."""
+        return (self.depth, self.width)
+
+    @property
+    def size(self) -> int:
+        """Number of cells."""
+        return self.depth * self.width
+
+    @property
+    def is_weighted(self) -> bool:
+        """True when some cell has a terrain weight other than 1."""
+        return self.weights is not None
+
+    @property
+    def max_x(self) -> float:
+        """World X of the grid's far edge."""
+        return self.min_x + self.width * self.cell_size
+
+    @property
+    def max_z(self) -> float:
+        """World Z of the grid's far edge."""
+        return self.min_z + self.depth * self.cell_size
+
+    def weight_array(self) -> NDArray[np.int32]:
+        """Weights as an int32 ``(depth, width)`` array (all ones when unweighted)."""
+        if self.weights is None:
+            return np.ones(self.shape, dtype=np.int32)
+        return self.weights
+
+    # ------------------------------------------------------------ conversions
+    def in_bounds(self, x: int, z: int) -> bool:
+        """True when cell ``(x, z)`` lies inside the grid."""
+        return 0 <= x < self.width and 0 <= z < self.depth
+
+    def is_walkable(self, x: int, z: int) -> bool:
+        """True when cell ``(x, z)`` is inside the grid and walkable."""
+        return self.in_bounds(x, z) and bool(self.walkable[z, x])
+
+    def linear_index(self, x: int, z: int) -> int:
+        """``z * width + x``."""
+        return z * self.width + x
+
+    def cell_of_index(self, index: int) -> tuple[int, int]:
+        """Inverse of :meth:`linear_index`."""
+        return (index % self.width, index // self.width)
+
+    def world_to_cell(self, wx: float, wz: float) -> tuple[int, int]:
+        """Cell containing a world point (seed 000 §1); may lie outside the grid.
+
+        Raises :class:`~navkit.errors.QueryError` on NaN or infinite input.
+        """
+        if not (math.isfinite(wx) and math.isfinite(wz)):
+            raise QueryError(f"world coordinates must be finite, got ({wx}, {wz})")
+        return (
+            int(math.floor((wx - self.min_x) / self.cell_size)),
+            int(math.floor((wz - self.min_z) / self.cell_size)),
+        )
+
+    def cell_center(self, x: int, z: int) -> tuple[float, float]:
+        """World ``(x, z)`` of a cell's centre (seed 000 §1)."""
+        return (self.min_x + (x + 0.5) * self.cell_size, self.min_z + (z + 0.5) * self.cell_size)
+
+    def cells_to_world(self, cells: ArrayLike) -> NDArray[np.float64]:
+        """Centres of an ``(n, 2)`` array of ``(x, z)`` cells as an ``(n, 2)`` float array."""
+        c = np.asarray(cells, dtype=np.float64).reshape(-1, 2)
+        out = np.empty_like(c)
+        out[:, 0] = self.min_x + (c[:, 0] + 0.5) * self.cell_size
+        out[:, 1] = self.min_z + (c[:, 1] + 0.5) * self.cell_size
+        return out
+
+    # ---------------------------------------------------------------- editing
+    def with_walkable(self, walkable: ArrayLike) -> NavGrid:
+        """A copy with another walkable array of the same shape."""
+        arr = np.asarray(walkable)
+        if arr.shape != self.shape:
+            raise ConfigError(f"expected shape {self.shape}, got {arr.shape}", field="walkable")
+        return replace(self, walkable=arr)
+
+    def with_weights(self, weights: ArrayLike | None) -> NavGrid:
+        """A copy with other terrain weights (``None`` for uniform cost)."""
+        return replace(self, weights=weights)
+
+    def equals(self, other: NavGrid) -> bool:
+        """True when cells, weights and geometry are identical."""
+        if not isinstance(other, NavGrid) or self.shape != other.shape:
+            return False
+        if not np.array_equal(self.walkable, other.walkable):
+            return False
+        if not np.array_equal(self.weight_array(), other.weight_array()):
+            return False
+        return (
+            self.cell_size == other.cell_size
+            and self.min_x == other.min_x
+            and self.min_z == other.min_z
+            and self.floor_y == other.floor_y
+            and self.agent_radius == other.agent_radius
+        )
+
+    def __repr__(self) -> str:
+        frac = float(self.walkable.mean()) if self.size else 0.0
+        return (
+            f"NavGrid({self.name or 'unnamed'!s}: {self.width}x{self.depth} cells, "
+            f"cell_size={self.cell_size}, origin=({self.min_x}, {self.min_z}), "
+            f"{frac:.1%} walkable{', weighted' if self.is_weighted else ''})"
+        )
