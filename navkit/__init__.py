@@ -1,14 +1,34 @@
-"""navkit: exact, deterministic navigation for Python games and simulations."""
+"""navkit: exact, deterministic navigation for Python games and simulations.
+
+>>> import numpy as np, navkit
+>>> grid = navkit.NavGrid(np.ones((4, 4), dtype=bool))
+>>> navkit.Pathfinder(grid, costs="exact").find_path_cells((0, 0), (3, 3)).cost
+4.242642
+"""
 
 from __future__ import annotations
 
+from .costs import EXACT, SEED, CostModel
 from .errors import ConfigError, FormatError, NavkitError, QueryError
+from .formats import load_grid, read_scenarios, save_grid
 from .grid import NavGrid
+from .pathfinder import Pathfinder
+from .results import BatchResult, PathResult, Status
 
 __version__ = "0.1.0"
 
 __all__ = [
     "NavGrid",
+    "Pathfinder",
+    "PathResult",
+    "BatchResult",
+    "Status",
+    "CostModel",
+    "SEED",
+    "EXACT",
+    "load_grid",
+    "save_grid",
+    "read_scenarios",
     "NavkitError",
     "FormatError",
     "ConfigError",

@@ -1,0 +1,149 @@
+"""Readers and writers: every input format becomes one :class:`~navkit.grid.NavGrid`.
+
+=========================================  =====================================
+extension                                  reader / writer
+=========================================  =====================================
+``.map``                                   Moving AI grid (:mod:`.movingai`)
+``.txt``                                   seed 000 §2a text grid (:mod:`.textgrid`)
+``.png .bmp .gif .jpg .jpeg .tif .tiff``   image, white = walkable (:mod:`.image`)
+``.npy .npz``                              numpy arrays (:mod:`.arrays`)
+``.json``                                  polygon level config (``navkit.level``)
+=========================================  =====================================
+
+Every reader raises :class:`~navkit.errors.FormatError` naming the file (and
+the line, for text formats) on bad input.
+"""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+from typing import Any
+
+from ..errors import ConfigError, FormatError
+from ..grid import NavGrid
+from ._common import PathLike
+from .arrays import from_array, read_npy, write_npz
+from .image import read_image, write_image
+from .movingai import (
+    ScenarioSet,
+    check_scenarios_fit,
+    find_map_for,
+    parse_map,
+    parse_scenarios,
+    read_map,
+    read_scenarios,
+    write_map,
+)
+from .textgrid import parse_text_grid, read_text_grid, write_text_grid
+
+__all__ = [
+    "load_grid",
+    "save_grid",
+    "READ_EXTENSIONS",
+    "WRITE_EXTENSIONS",
+    "read_map",
+    "parse_map",
+    "write_map",
+    "read_scenarios",
+    "parse_scenarios",
+    "ScenarioSet",
+    "check_scenarios_fit",
+    "find_map_for",
+    "read_text_grid",
+    "parse_text_grid",
+    "write_text_grid",
+    "read_image",
+    "write_image",
+    "from_array",
+    "read_npy",
+    "write_npz",
+]
+
+_IMAGE_READ = (".png", ".bmp", ".gif", ".jpg", ".jpeg", ".tif", ".tiff")
+_IMAGE_OPTIONS = ("threshold", "invert", "cell_size")
+
+#: Extensions :func:`load_grid` understands.
+READ_EXTENSIONS = (".map", ".txt", *_IMAGE_READ, ".npy", ".npz", ".json")
+#: Extensions :func:`save_grid` writes (images only in lossless formats).
+WRITE_EXTENSIONS = (".map", ".txt", ".png", ".bmp", ".tif", ".tiff", ".npz")
+
+
+def _no_options(kind: str, options: dict[str, Any]) -> None:
+    if options:
+        name = sorted(options)[0]
+        raise ConfigError(
+            f"{kind} files take no reader options, got {', '.join(sorted(options))}", field=name
+        )
+
+
+def load_grid(path: PathLike, **options: Any) -> NavGrid:
+    """Read a grid, choosing the reader from the file extension (case-insensitive).
+
+    ``options`` go to the reader: ``threshold``, ``invert``, ``cell_size`` for
+    images; anything ``navkit.level.load_level`` accepts for ``.json``. A
+    missing file or unknown extension raises :class:`~navkit.errors.FormatError`.
+    """
+    p = Path(path)
+    ext = p.suffix.lower()
+    if not p.exists():
+        raise FormatError("no such file", path=p)
+    if p.is_dir():
+        raise FormatError("is a directory, expected a grid file", path=p)
+    if ext == ".map":
+        _no_options("Moving AI .map", options)
+        return read_map(p)
+    if ext == ".txt":
+        _no_options("text grid .txt", options)
+        return read_text_grid(p)
+    if ext in _IMAGE_READ:
+        bad = sorted(set(options) - set(_IMAGE_OPTIONS))
+        if bad:
+            raise ConfigError(
+                f"unknown image option(s) {', '.join(bad)}; expected some of {', '.join(_IMAGE_OPTIONS)}",
+                field=bad[0],
+            )
+        return read_image(p, **options)
+    if ext in (".npy", ".npz"):
+        _no_options(f"numpy {ext}", options)
+        return read_npy(p)
+    if ext == ".json":
+        try:
+            level = importlib.import_module("navkit.level")
+        except ImportError as exc:
+            raise FormatError(
+                f"JSON level configs need navkit.level, which could not be imported ({exc})", path=p
+            ) from exc
+        loader = getattr(level, "load_level", None)
+        if loader is None:
+            raise FormatError(
+                "JSON level configs need navkit.level.load_level, which is missing", path=p
+            )
+        return loader(path, **options)
+    raise FormatError(
+        f"unsupported extension {p.suffix or '(none)'!r}; supported: {' '.join(READ_EXTENSIONS)}",
+        path=p,
+    )
+
+
+def save_grid(grid: NavGrid, path: PathLike) -> None:
+    """Write a grid, choosing the writer from the extension (see :data:`WRITE_EXTENSIONS`).
+
+    ``.map`` and images keep only walkability (and image grey levels for
+    weights); ``.txt`` and ``.npz`` keep everything :meth:`NavGrid.equals` compares.
+    """
+    p = Path(path)
+    ext = p.suffix.lower()
+    if ext == ".map":
+        write_map(grid, p)
+    elif ext == ".txt":
+        write_text_grid(grid, p)
+    elif ext in (".png", ".bmp", ".tif", ".tiff"):
+        write_image(grid, p)
+    elif ext == ".npz":
+        write_npz(grid, p)
+    else:
+        raise FormatError(
+            f"cannot write extension {p.suffix or '(none)'!r}; supported: {' '.join(WRITE_EXTENSIONS)}",
+            path=p,
+        )

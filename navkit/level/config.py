@@ -1,0 +1,572 @@
+"""Polygon level configs (seed 000 §2b): parsing, validation, JSON round trip.
+
+A level config is a JSON object::
+
+    {
+      "cellSize": 0.4, "agentRadius": 0.45, "objectPadding": 0.25,
+      "boundaryPadding": 0.0, "floorY": 0.0, "maxCells": 16000000,
+      "areas": [
+        {"name": "hall", "available": true, "weight": 1,
+         "polygon": [[0, 0], [10, 0], [10, 6], [0, 6]],
+         "holes": [[[4, 2], [6, 2], [6, 4], [4, 4]]]}
+      ],
+      "obstacles": [{"name": "table", "polygon": [[1, 1], [2, 1], [2, 2], [1, 2]]}]
+    }
+
+Every parameter is optional (defaults as in seed 000 §1); ``areas`` must hold
+at least one area. Coordinates are world metres ``[x, z]``. ``weight`` is the
+terrain cost multiplier of an area (seed 004: road 1, grass 2, mud 4), an
+integer in ``[1, 65535]``; where available areas overlap, the last-listed one's
+weight applies (areas paint over earlier ones). A ring may repeat its first point at the end
+(GeoJSON style); the repeat is dropped.
+
+Invalid values raise :class:`~navkit.errors.ConfigError` naming the field as a
+path such as ``areas[2].polygon[5]``; unknown keys only warn
+(:class:`NavkitWarning`), naming the key's path.
+
+>>> cfg = parse_level({"areas": [{"name": "a", "polygon": [[0, 0], [4, 0], [4, 3]]}]})
+>>> cfg.cell_size, cfg.areas[0].name, cfg.areas[0].weight
+(0.4, 'a', 1)
+>>> parse_level(cfg.to_json_dict()) == cfg
+True
+>>> parse_level({"areas": [{"name": "a", "polygon": [[0, 0], [4, 0]]}]})
+Traceback (most recent call last):
+...
+navkit.errors.ConfigError: areas[0].polygon: a polygon needs at least 3 points, got 2
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import math
+import numbers
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import shapely
+from shapely.validation import explain_validity
+
+from ..errors import ConfigError, FormatError
+from ..grid import MAX_CELLS, MAX_WEIGHT
+
+__all__ = [
+    "NavkitWarning",
+    "AreaConfig",
+    "ObstacleConfig",
+    "LevelConfig",
+    "GridGeometry",
+    "parse_level",
+    "read_level",
+    "DEFAULT_CELL_SIZE",
+    "DEFAULT_AGENT_RADIUS",
+    "DEFAULT_OBJECT_PADDING",
+    "DEFAULT_BOUNDARY_PADDING",
+    "DEFAULT_FLOOR_Y",
+    "DEFAULT_MAX_CELLS",
+]
+
+#: Seed 000 §1 defaults.
+DEFAULT_CELL_SIZE = 0.4
+DEFAULT_AGENT_RADIUS = 0.45
+DEFAULT_OBJECT_PADDING = 0.25
+DEFAULT_BOUNDARY_PADDING = 0.0
+DEFAULT_FLOOR_Y = 0.0
+#: Largest grid a level may rasterize to unless ``maxCells`` says otherwise.
+DEFAULT_MAX_CELLS = 16_000_000
+
+Point = tuple[float, float]
+Ring = tuple[Point, ...]
+
+_TOP_KEYS = (
+    "cellSize",
+    "agentRadius",
+    "objectPadding",
+    "boundaryPadding",
+    "floorY",
+    "maxCells",
+    "areas",
+    "obstacles",
+)
+_AREA_KEYS = ("name", "available", "polygon", "holes", "weight")
+_OBSTACLE_KEYS = ("name", "polygon")
+
+
+class NavkitWarning(UserWarning):
+    """A level config contains something navkit ignores (an unknown key).
+
+    ``field`` is the path of the offending key, e.g. ``areas[1].colour``.
+    """
+
+    def __init__(self, message: str, *, field: str | None = None):
+        self.field = field
+        super().__init__(message)
+
+
+# --------------------------------------------------------------------- helpers
+def _is_number(v: Any) -> bool:
+    return isinstance(v, numbers.Real) and not isinstance(v, bool)
+
+
+def _number(value: Any, fld: str, *, positive: bool = False, nonnegative: bool = False) -> float:
+    if not _is_number(value):
+        raise ConfigError(f"expected a number, got {value!r}", field=fld)
+    v = float(value)
+    if not math.isfinite(v):
+        raise ConfigError(f"expected a finite number, got {value!r}", field=fld)
+    if positive and v <= 0:
+        raise ConfigError(f"must be > 0, got {v!r}", field=fld)
+    if nonnegative and v < 0:
+        raise ConfigError(f"must be >= 0, got {v!r}", field=fld)
+    return v
+
+
+def _integer(value: Any, fld: str, lo: int, hi: int) -> int:
+    if not _is_number(value):
+        raise ConfigError(f"expected an integer, got {value!r}", field=fld)
+    v = float(value)
+    if not math.isfinite(v) or v != math.floor(v):
+        raise ConfigError(f"expected an integer, got {value!r}", field=fld)
+    iv = int(value)
+    if not lo <= iv <= hi:
+        raise ConfigError(f"must lie in [{lo}, {hi}], got {iv}", field=fld)
+    return iv
+
+
+def _coerce_ring(raw: Any, fld: str) -> Ring:
+    """A list of ``[x, z]`` pairs -> tuple of float pairs (closing repeat dropped)."""
+    if isinstance(raw, (str, bytes)) or not isinstance(raw, Sequence):
+        raise ConfigError(f"expected a list of [x, z] points, got {type(raw).__name__}", field=fld)
+    pts: list[Point] = []
+    for j, p in enumerate(raw):
+        pf = f"{fld}[{j}]"
+        if (
+            isinstance(p, (str, bytes))
+            or not isinstance(p, Sequence)
+            or len(p) != 2
+            or not (_is_number(p[0]) and _is_number(p[1]))
+        ):
+            raise ConfigError(f"expected a point [x, z] of two numbers, got {p!r}", field=pf)
+        x, z = float(p[0]), float(p[1])
+        if not (math.isfinite(x) and math.isfinite(z)):
+            raise ConfigError(f"coordinates must be finite, got [{x!r}, {z!r}]", field=pf)
+        pts.append((x, z))
+    if len(pts) > 1 and pts[0] == pts[-1]:
+        pts.pop()
+    if len(pts) < 3:
+        raise ConfigError(f"a polygon needs at least 3 points, got {len(pts)}", field=fld)
+    return tuple(pts)
+
+
+def _check_valid(geom: shapely.Polygon, fld: str) -> None:
+    if not geom.is_valid:
+        raise ConfigError(f"invalid polygon: {explain_validity(geom)}", field=fld)
+
+
+def _check_name(raw: Any, fld: str) -> str:
+    if not isinstance(raw, str) or not raw:
+        raise ConfigError(f"expected a non-empty string, got {raw!r}", field=fld)
+    return raw
+
+
+def _warn_unknown(obj: Mapping[str, Any], known: Sequence[str], prefix: str) -> None:
+    for key in obj:
+        if key in known:
+            continue
+        path = f"{prefix}.{key}" if prefix else str(key)
+        hint = difflib.get_close_matches(str(key), known, n=1)
+        extra = f" (did you mean {hint[0]!r}?)" if hint else ""
+        warnings.warn(
+            NavkitWarning(f"{path}: unknown key {key!r} ignored{extra}", field=path), stacklevel=4
+        )
+
+
+# ---------------------------------------------------------------- dataclasses
+@dataclass(frozen=True)
+class AreaConfig:
+    """A navigation area: walkable where ``available`` (seed 000 §2b step 1).
+
+    ``polygon`` is the outer ring, ``holes`` inner rings (unwalkable), ``weight``
+    the terrain cost multiplier of its cells (the last-listed available area
+    covering a cell sets its weight). Validated by :class:`LevelConfig`.
+    """
+
+    name: str
+    polygon: Ring
+    holes: tuple[Ring, ...] = ()
+    available: bool = True
+    weight: int = 1
+
+    @cached_property
+    def geometry(self) -> shapely.Polygon:
+        """The area as a shapely polygon (holes included)."""
+        return shapely.Polygon(self.polygon, list(self.holes))
+
+    def to_json_dict(self) -> dict[str, Any]:
+        """The area as a JSON-ready dict (``holes``/``weight`` only when set)."""
+        d: dict[str, Any] = {
+            "name": self.name,
+            "available": self.available,
+            "polygon": [list(p) for p in self.polygon],
+        }
+        if self.holes:
+            d["holes"] = [[list(p) for p in h] for h in self.holes]
+        if self.weight != 1:
+            d["weight"] = self.weight
+        return d
+
+
+@dataclass(frozen=True)
+class ObstacleConfig:
+    """An impassable polygon, inflated by ``agentRadius + objectPadding``."""
+
+    name: str
+    polygon: Ring
+
+    @cached_property
+    def geometry(self) -> shapely.Polygon:
+        """The obstacle as a shapely polygon."""
+        return shapely.Polygon(self.polygon)
+
+    def to_json_dict(self) -> dict[str, Any]:
+        """The obstacle as a JSON-ready dict."""
+        return {"name": self.name, "polygon": [list(p) for p in self.polygon]}
+
+
+@dataclass(frozen=True)
+class GridGeometry:
+    """Where a level's grid lies: corner, size in cells and cell size."""
+
+    min_x: float
+    min_z: float
+    width: int
+    depth: int
+    cell_size: float
+
+    @property
+    def size(self) -> int:
+        """Number of cells."""
+        return self.width * self.depth
+
+
+def _validate_area(area: Any, i: int) -> AreaConfig:
+    pre = f"areas[{i}]"
+    if not isinstance(area, AreaConfig):
+        raise ConfigError(f"expected an AreaConfig, got {type(area).__name__}", field=pre)
+    name = _check_name(area.name, f"{pre}.name")
+    if not isinstance(area.available, bool):
+        raise ConfigError(f"expected true or false, got {area.available!r}", field=f"{pre}.available")
+    weight = _integer(area.weight, f"{pre}.weight", 1, MAX_WEIGHT)
+    shell = _coerce_ring(area.polygon, f"{pre}.polygon")
+    if isinstance(area.holes, (str, bytes)) or not isinstance(area.holes, Sequence):
+        raise ConfigError(f"expected a list of polygons, got {type(area.holes).__name__}", field=f"{pre}.holes")
+    holes = tuple(_coerce_ring(h, f"{pre}.holes[{j}]") for j, h in enumerate(area.holes))
+    shell_geom = shapely.Polygon(shell)
+    _check_valid(shell_geom, f"{pre}.polygon")
+    for j, h in enumerate(holes):
+        _check_valid(shapely.Polygon(h), f"{pre}.holes[{j}]")
+    full = shapely.Polygon(shell, list(holes))
+    if holes and not full.is_valid:
+        reason = explain_validity(full)
+        bad = f"{pre}.holes"
+        for j, h in enumerate(holes):
+            if not shapely.Polygon(shell, [h]).is_valid:
+                bad = f"{pre}.holes[{j}]"
+                break
+        else:
+            for j in range(1, len(holes)):
+                if not shapely.Polygon(shell, list(holes[: j + 1])).is_valid:
+                    bad = f"{pre}.holes[{j}]"
+                    break
+        raise ConfigError(f"invalid polygon with holes: {reason}", field=bad)
+    return AreaConfig(name=name, polygon=shell, holes=holes, available=area.available, weight=weight)
+
+
+def _validate_obstacle(obs: Any, pre: str) -> ObstacleConfig:
+    if not isinstance(obs, ObstacleConfig):
+        raise ConfigError(f"expected an ObstacleConfig, got {type(obs).__name__}", field=pre)
+    name = _check_name(obs.name, f"{pre}.name" if pre else "name")
+    fld = f"{pre}.polygon" if pre else "polygon"
+    ring = _coerce_ring(obs.polygon, fld)
+    _check_valid(shapely.Polygon(ring), fld)
+    return ObstacleConfig(name=name, polygon=ring)
+
+
+@dataclass(frozen=True)
+class LevelConfig:
+    """A parsed, validated level: parameters, areas and obstacles.
+
+    Construction validates everything (see :func:`parse_level`); the instance is
+    immutable - use :meth:`with_area_available`, :meth:`with_obstacle`,
+    :meth:`without_obstacle` or :func:`dataclasses.replace` for changed copies.
+    ``name`` and ``source`` label the level (file stem and path) and take no
+    part in equality.
+    """
+
+    areas: tuple[AreaConfig, ...]
+    obstacles: tuple[ObstacleConfig, ...] = ()
+    cell_size: float = DEFAULT_CELL_SIZE
+    agent_radius: float = DEFAULT_AGENT_RADIUS
+    object_padding: float = DEFAULT_OBJECT_PADDING
+    boundary_padding: float = DEFAULT_BOUNDARY_PADDING
+    floor_y: float = DEFAULT_FLOOR_Y
+    max_cells: int = DEFAULT_MAX_CELLS
+    name: str = field(default="", compare=False)
+    source: str | None = field(default=None, compare=False)
+
+    def __post_init__(self) -> None:
+        try:
+            self._validate()
+        except ConfigError as e:
+            if self.source is not None and e.path is None:
+                raise ConfigError(e.reason, field=e.field, path=self.source) from None
+            raise
+
+    def _validate(self) -> None:
+        s = object.__setattr__
+        s(self, "cell_size", _number(self.cell_size, "cellSize", positive=True))
+        s(self, "agent_radius", _number(self.agent_radius, "agentRadius", nonnegative=True))
+        s(self, "object_padding", _number(self.object_padding, "objectPadding", nonnegative=True))
+        s(self, "boundary_padding", _number(self.boundary_padding, "boundaryPadding", nonnegative=True))
+        s(self, "floor_y", _number(self.floor_y, "floorY"))
+        s(self, "max_cells", _integer(self.max_cells, "maxCells", 1, MAX_CELLS))
+        if isinstance(self.areas, (str, bytes)) or not isinstance(self.areas, Sequence):
+            raise ConfigError(f"expected a list of areas, got {type(self.areas).__name__}", field="areas")
+        if not self.areas:
+            raise ConfigError("a level needs at least one navigation area", field="areas")
+        if isinstance(self.obstacles, (str, bytes)) or not isinstance(self.obstacles, Sequence):
+            raise ConfigError(
+                f"expected a list of obstacles, got {type(self.obstacles).__name__}", field="obstacles"
+            )
+        areas = tuple(_validate_area(a, i) for i, a in enumerate(self.areas))
+        obstacles = tuple(_validate_obstacle(o, f"obstacles[{i}]") for i, o in enumerate(self.obstacles))
+        for kind, items in (("areas", areas), ("obstacles", obstacles)):
+            seen: dict[str, int] = {}
+            for i, item in enumerate(items):
+                if item.name in seen:
+                    raise ConfigError(
+                        f"duplicate name {item.name!r} (also {kind}[{seen[item.name]}])",
+                        field=f"{kind}[{i}].name",
+                    )
+                seen[item.name] = i
+        s(self, "areas", areas)
+        s(self, "obstacles", obstacles)
+        geo = self.grid_geometry()
+        if geo.size > self.max_cells:
+            raise ConfigError(
+                f"the level grid would have {geo.width} x {geo.depth} = {geo.size} cells, more than "
+                f"maxCells = {self.max_cells}; raise cellSize or maxCells",
+                field="maxCells",
+            )
+
+    # ------------------------------------------------------------- geometry
+    @property
+    def margin(self) -> float:
+        """Padding around the areas' bounds: ``cellSize*2 + agentRadius + objectPadding``."""
+        return self.cell_size * 2 + self.agent_radius + self.object_padding
+
+    @property
+    def obstacle_radius(self) -> float:
+        """Clearance kept from obstacle edges: ``agentRadius + objectPadding``."""
+        return self.agent_radius + self.object_padding
+
+    def bounds(self) -> tuple[float, float, float, float]:
+        """``(min_x, min_z, max_x, max_z)`` of every area polygon, available or not."""
+        xs = [p[0] for a in self.areas for p in a.polygon]
+        zs = [p[1] for a in self.areas for p in a.polygon]
+        return (min(xs), min(zs), max(xs), max(zs))
+
+    def grid_geometry(self) -> GridGeometry:
+        """The grid's corner and size (seed 000 §1 grid bounds).
+
+        Depends only on the areas' bounds (toggling availability never changes
+        it) and the parameters, never on obstacles.
+        """
+        x0, z0, x1, z1 = self.bounds()
+        m = self.margin
+        cs = self.cell_size
+        min_x = x0 - m
+        min_z = z0 - m
+        width = max(1, math.ceil((x1 + m - min_x) / cs))
+        depth = max(1, math.ceil((z1 + m - min_z) / cs))
+        return GridGeometry(min_x=min_x, min_z=min_z, width=width, depth=depth, cell_size=cs)
+
+    # ---------------------------------------------------------------- lookup
+    @property
+    def area_names(self) -> tuple[str, ...]:
+        """Area names in config order."""
+        return tuple(a.name for a in self.areas)
+
+    @property
+    def obstacle_names(self) -> tuple[str, ...]:
+        """Obstacle names in config order."""
+        return tuple(o.name for o in self.obstacles)
+
+    def area(self, name: str) -> AreaConfig:
+        """The area called ``name`` (ConfigError when there is none)."""
+        for a in self.areas:
+            if a.name == name:
+                return a
+        raise ConfigError(_unknown_message("area", name, self.area_names), field="name")
+
+    def obstacle(self, name: str) -> ObstacleConfig:
+        """The obstacle called ``name`` (ConfigError when there is none)."""
+        for o in self.obstacles:
+            if o.name == name:
+                return o
+        raise ConfigError(_unknown_message("obstacle", name, self.obstacle_names), field="name")
+
+    # --------------------------------------------------------------- editing
+    def with_area_available(self, name: str, available: bool) -> LevelConfig:
+        """A copy with area ``name`` made (un)available."""
+        if not isinstance(available, bool):
+            raise ConfigError(f"expected True or False, got {available!r}", field="available")
+        target = self.area(name)
+        areas = tuple(replace(a, available=available) if a is target else a for a in self.areas)
+        return replace(self, areas=areas)
+
+    def with_obstacle(self, name: str, polygon: Any) -> LevelConfig:
+        """A copy with one more obstacle (fields ``name`` / ``polygon[j]`` on error)."""
+        obs = _validate_obstacle(ObstacleConfig(name=name, polygon=polygon), "")
+        if obs.name in self.obstacle_names:
+            raise ConfigError(f"an obstacle called {name!r} already exists", field="name")
+        return replace(self, obstacles=(*self.obstacles, obs))
+
+    def without_obstacle(self, name: str) -> LevelConfig:
+        """A copy without obstacle ``name`` (ConfigError when there is none)."""
+        target = self.obstacle(name)
+        return replace(self, obstacles=tuple(o for o in self.obstacles if o is not target))
+
+    # ------------------------------------------------------------------ JSON
+    def to_json_dict(self) -> dict[str, Any]:
+        """The config as a JSON-ready dict; :func:`parse_level` reads it back equal."""
+        return {
+            "cellSize": self.cell_size,
+            "agentRadius": self.agent_radius,
+            "objectPadding": self.object_padding,
+            "boundaryPadding": self.boundary_padding,
+            "floorY": self.floor_y,
+            "maxCells": self.max_cells,
+            "areas": [a.to_json_dict() for a in self.areas],
+            "obstacles": [o.to_json_dict() for o in self.obstacles],
+        }
+
+    def to_json(self, *, indent: int | None = 2) -> str:
+        """The config as JSON text."""
+        return json.dumps(self.to_json_dict(), indent=indent)
+
+
+def _unknown_message(kind: str, name: Any, names: Sequence[str]) -> str:
+    hint = difflib.get_close_matches(str(name), list(names), n=1)
+    extra = f"; did you mean {hint[0]!r}?" if hint else ""
+    shown = ", ".join(repr(n) for n in names[:20]) + (", ..." if len(names) > 20 else "")
+    return f"no {kind} called {name!r} (known: {shown or 'none'}){extra}"
+
+
+# -------------------------------------------------------------------- parsing
+def _as_object(raw: Any, fld: str) -> Mapping[str, Any]:
+    if not isinstance(raw, Mapping):
+        raise ConfigError(f"expected a JSON object, got {type(raw).__name__}", field=fld)
+    return raw
+
+
+def _parse(obj: Any) -> dict[str, Any]:
+    if not isinstance(obj, Mapping):
+        raise ConfigError(f"a level config must be a JSON object, got {type(obj).__name__}")
+    top = obj
+    _warn_unknown(top, _TOP_KEYS, "")
+    kwargs: dict[str, Any] = {}
+    for key, attr in (
+        ("cellSize", "cell_size"),
+        ("agentRadius", "agent_radius"),
+        ("objectPadding", "object_padding"),
+        ("boundaryPadding", "boundary_padding"),
+        ("floorY", "floor_y"),
+        ("maxCells", "max_cells"),
+    ):
+        if key in top:
+            kwargs[attr] = top[key]
+    if "areas" not in top:
+        raise ConfigError("a level needs at least one navigation area (key missing)", field="areas")
+    raw_areas = top["areas"]
+    if isinstance(raw_areas, (str, bytes)) or not isinstance(raw_areas, Sequence):
+        raise ConfigError(f"expected a list of areas, got {type(raw_areas).__name__}", field="areas")
+    areas = []
+    for i, ra in enumerate(raw_areas):
+        pre = f"areas[{i}]"
+        ra = _as_object(ra, pre)
+        _warn_unknown(ra, _AREA_KEYS, pre)
+        if "name" not in ra:
+            raise ConfigError("missing", field=f"{pre}.name")
+        if "polygon" not in ra:
+            raise ConfigError("missing", field=f"{pre}.polygon")
+        areas.append(
+            AreaConfig(
+                name=ra["name"],
+                polygon=ra["polygon"],
+                holes=ra.get("holes", ()),
+                available=ra.get("available", True),
+                weight=ra.get("weight", 1),
+            )
+        )
+    raw_obs = top.get("obstacles", [])
+    if isinstance(raw_obs, (str, bytes)) or not isinstance(raw_obs, Sequence):
+        raise ConfigError(f"expected a list of obstacles, got {type(raw_obs).__name__}", field="obstacles")
+    obstacles = []
+    for i, ro in enumerate(raw_obs):
+        pre = f"obstacles[{i}]"
+        ro = _as_object(ro, pre)
+        _warn_unknown(ro, _OBSTACLE_KEYS, pre)
+        if "name" not in ro:
+            raise ConfigError("missing", field=f"{pre}.name")
+        if "polygon" not in ro:
+            raise ConfigError("missing", field=f"{pre}.polygon")
+        obstacles.append(ObstacleConfig(name=ro["name"], polygon=ro["polygon"]))
+    kwargs["areas"] = tuple(areas)
+    kwargs["obstacles"] = tuple(obstacles)
+    return kwargs
+
+
+def parse_level(obj: Mapping[str, Any], *, source: str | Path | None = None, name: str | None = None) -> LevelConfig:
+    """Validate a decoded JSON level config into a :class:`LevelConfig`.
+
+    ``source`` (a file path) is prefixed to error messages; ``name`` labels the
+    level (default: the stem of ``source``). Unknown keys warn with
+    :class:`NavkitWarning`; invalid values raise
+    :class:`~navkit.errors.ConfigError` naming the field path.
+    """
+    src = None if source is None else str(source)
+    if name is None:
+        name = Path(src).stem if src else ""
+    try:
+        kwargs = _parse(obj)
+    except ConfigError as e:
+        if src is not None and e.path is None:
+            raise ConfigError(e.reason, field=e.field, path=src) from None
+        raise
+    return LevelConfig(**kwargs, name=name, source=src)
+
+
+def read_level(path: str | Path) -> LevelConfig:
+    """Read a JSON level file.
+
+    Raises :class:`~navkit.errors.FormatError` (file and line) on malformed
+    JSON or text that is not UTF-8, :class:`~navkit.errors.ConfigError` (file
+    and field) on invalid content and ``OSError`` when the file can't be read.
+    """
+    p = Path(path)
+    data = p.read_bytes()
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        line = data[: e.start].count(b"\n") + 1
+        raise FormatError(f"not UTF-8 text: {e.reason}", path=p, line=line) from None
+    try:
+        obj = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise FormatError(f"invalid JSON: {e.msg} (column {e.colno})", path=p, line=e.lineno) from None
+    return parse_level(obj, source=p)

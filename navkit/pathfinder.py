@@ -1,0 +1,590 @@
+"""Path queries on a :class:`~navkit.grid.NavGrid`: A*, Dijkstra, distance fields.
+
+Quick start::
+
+    >>> import numpy as np, navkit
+    >>> walk = np.ones((5, 5), dtype=bool); walk[1:4, 2] = False
+    >>> pf = navkit.Pathfinder(navkit.NavGrid(walk), costs="exact")
+    >>> r = pf.find_path_cells((0, 2), (4, 2))
+    >>> r.status.name, round(r.cost, 6)
+    ('FOUND', 6.828428)
+    >>> r.cells.tolist()
+    [[0, 2], [1, 1], [1, 0], [2, 0], [3, 0], [4, 1], [4, 2]]
+
+Rules (seed 000 §3): 8-connected moves, no corner cutting (a diagonal step
+needs both side cells free), integer step costs from a
+:class:`~navkit.costs.CostModel` multiplied by the terrain weight of the cell
+entered, octile heuristic on the same integers scaled by the smallest weight.
+The queue pops the smallest ``f``, then the larger ``g``, then the lower
+linear cell index, so every run on every machine expands the same nodes.
+
+A :class:`Pathfinder` owns one reusable workspace: a query allocates nothing
+grid-sized. It is therefore not thread-safe; use one per thread, or
+:meth:`Pathfinder.find_paths_batch`, which runs queries on all cores.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Sequence
+from typing import Any
+
+import numba
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from ._kernels import batch as _batch
+from ._kernels import geometry as _geo
+from ._kernels import search as _search
+from .costs import CostModel, cost_model
+from .errors import ConfigError, QueryError
+from .grid import NavGrid
+from .results import BatchResult, PathResult, Status
+
+__all__ = ["Pathfinder", "Workspace", "SNAP_RADIUS", "FIRST_WAYPOINT_TRIM"]
+
+#: Seed 000 §3: start and end snap to a walkable cell within this many metres.
+SNAP_RADIUS = 8.0
+#: Seed 000 §3: the first waypoint is dropped when closer than this many cells to the start.
+FIRST_WAYPOINT_TRIM = 0.75
+
+_GEN_LIMIT = (1 << 30) - 2
+_INT64_SAFE = 1 << 62
+
+
+class Workspace:
+    """Reusable search buffers for a padded grid of ``n`` nodes (``rows`` copies for threads)."""
+
+    def __init__(self, n: int, rows: int | None = None):
+        shape: tuple[int, ...] = (n,) if rows is None else (rows, n)
+        hshape: tuple[int, ...] = (n + 8,) if rows is None else (rows, n + 8)
+        self.n = n
+        self.g = np.zeros(shape, dtype=np.int64)
+        self.parent = np.zeros(shape, dtype=np.int32)
+        self.tag = np.zeros(shape, dtype=np.int32)
+        self.hf = np.zeros(hshape, dtype=np.int64)
+        self.hg = np.zeros(hshape, dtype=np.int64)
+        self.hn = np.zeros(hshape, dtype=np.int32)
+        self.gens = np.zeros(1 if rows is None else rows, dtype=np.int64)
+        self.path = np.zeros(shape, dtype=np.int32)
+        self.smooth = np.zeros(n, dtype=np.int32) if rows is None else np.zeros(0, dtype=np.int32)
+
+    def next_gen(self) -> int:
+        """Start a new search: bump the generation (clearing tags on wrap-around)."""
+        if self.gens.max() >= _GEN_LIMIT:
+            self.tag.fill(0)
+            self.gens.fill(0)
+        self.gens[0] += 1
+        return int(self.gens[0])
+
+    def reserve_gens(self, per_row: int) -> None:
+        """Make sure every row can run ``per_row`` more searches without wrapping."""
+        if self.gens.max() + per_row >= _GEN_LIMIT:
+            self.tag.fill(0)
+            self.gens.fill(0)
+
+    def single(self, gen: int) -> tuple[Any, ...]:
+        return (self.g, self.parent, self.tag, self.hf, self.hg, self.hn, np.int64(gen))
+
+    def rows(self) -> tuple[Any, ...]:
+        return (self.g, self.parent, self.tag, self.hf, self.hg, self.hn)
+
+
+def _pad(arr: NDArray[Any], dtype: Any, fill: int) -> NDArray[Any]:
+    d, w = arr.shape
+    out = np.full((d + 2, w + 2), fill, dtype=dtype)
+    out[1:-1, 1:-1] = arr
+    return out.ravel()
+
+
+class Pathfinder:
+    """Exact, deterministic path queries on one grid.
+
+    Parameters
+    ----------
+    grid : NavGrid
+        The map. Its arrays are read once; later edits need a new Pathfinder.
+    costs : "seed", "exact", (card, diag) or CostModel
+        ``"seed"`` is 10/14 (seed 000 §3); ``"exact"`` is 1_000_000/1_414_214
+        and reproduces Moving AI optimal lengths.
+    connectivity : 8 or 4
+        Eight-connected with the corner rule, or four-connected.
+    budget : int or None
+        Default node-expansion budget per query (None: unlimited).
+    snap_radius : float
+        Metres within which world queries snap start and end to a walkable
+        cell (seed 000 §3: 8 m).
+    """
+
+    def __init__(
+        self,
+        grid: NavGrid,
+        costs: str | CostModel | tuple[int, int] = "seed",
+        *,
+        connectivity: int = 8,
+        budget: int | None = None,
+        snap_radius: float = SNAP_RADIUS,
+    ):
+        if not isinstance(grid, NavGrid):
+            raise QueryError(f"expected a NavGrid, got {type(grid).__name__}")
+        if connectivity not in (4, 8) or isinstance(connectivity, bool):
+            raise ConfigError(f"expected 4 or 8, got {connectivity!r}", field="connectivity")
+        if not (isinstance(snap_radius, (int, float)) and math.isfinite(snap_radius) and snap_radius >= 0):
+            raise ConfigError(f"expected a finite number >= 0, got {snap_radius!r}", field="snap_radius")
+        self.grid = grid
+        self.costs = cost_model(costs)
+        self.connectivity = connectivity
+        self.budget = self._check_budget(budget)
+        self.snap_radius = float(snap_radius)
+        self._wp = grid.width + 2
+        self._hp = grid.depth + 2
+        n = self._wp * self._hp
+        self._cells = _pad(grid.walkable, np.uint8, 0)
+        if grid.weights is not None:
+            self._weights = _pad(grid.weights, np.int32, 1)
+            walk_w = grid.weights[grid.walkable]
+            self._wmin = int(walk_w.min()) if walk_w.size else 1
+            wmax = int(grid.weights.max())
+        else:
+            self._weights = np.ones(1, dtype=np.int32)
+            self._wmin = 1
+            wmax = 1
+        if n * self.costs.diag * wmax >= _INT64_SAFE:
+            raise ConfigError(
+                f"path costs could overflow int64 on a {grid.width}x{grid.depth} grid with weights up to "
+                f"{wmax}; use smaller step costs (e.g. costs='seed')",
+                field="costs",
+            )
+        self._marks = np.zeros(n, dtype=np.int32)
+        self._mark = 0
+        self._ws = Workspace(n)
+        self._stats = np.zeros(_search.STATS_SIZE, dtype=np.int64)
+        self._batch_ws: Workspace | None = None
+
+    # ------------------------------------------------------------ internals
+    @staticmethod
+    def _check_budget(budget: int | None) -> int:
+        if budget is None:
+            return int(np.iinfo(np.int64).max)
+        if isinstance(budget, bool) or not isinstance(budget, (int, np.integer)) or budget < 1:
+            raise QueryError(f"budget must be a positive int or None, got {budget!r}")
+        return int(budget)
+
+    def _grid_tuple(self) -> tuple[Any, ...]:
+        return (self._cells, self._weights, np.int64(self._wp), self.grid.weights is not None)
+
+    def _overlay(self) -> tuple[Any, ...]:
+        return (self._marks, np.int32(self._mark))
+
+    def _model(self, hmul: int) -> tuple[Any, ...]:
+        return (np.int64(self.costs.card), np.int64(self.costs.diag), self.connectivity == 8, np.int64(hmul))
+
+    def _limits(self, budget: int | None, window: Sequence[int] | None) -> tuple[Any, ...]:
+        b = self.budget if budget is None else self._check_budget(budget)
+        if window is None:
+            return (np.int64(b), np.int64(-1), np.int64(-1), np.int64(-1), np.int64(-1))
+        try:
+            x0, z0, x1, z1 = (int(v) for v in window)
+        except (TypeError, ValueError):
+            raise QueryError(f"window must be (x0, z0, x1, z1) cells, got {window!r}") from None
+        if x0 > x1 or z0 > z1:
+            raise QueryError(f"window must have x0 <= x1 and z0 <= z1, got {tuple(window)}")
+        # clip into the grid and shift to padded coordinates
+        x0 = max(x0, 0) + 1
+        z0 = max(z0, 0) + 1
+        x1 = min(x1, self.grid.width - 1) + 1
+        z1 = min(z1, self.grid.depth - 1) + 1
+        return (np.int64(b), np.int64(x0), np.int64(z0), np.int64(x1), np.int64(z1))
+
+    def _node(self, cell: tuple[int, int]) -> int:
+        return (cell[1] + 1) * self._wp + cell[0] + 1
+
+    def _cell(self, node: int) -> tuple[int, int]:
+        return (node % self._wp - 1, node // self._wp - 1)
+
+    def _nodes_to_cells(self, nodes: NDArray[np.int32]) -> NDArray[np.int32]:
+        out = np.empty((len(nodes), 2), dtype=np.int32)
+        out[:, 0] = nodes % self._wp - 1
+        out[:, 1] = nodes // self._wp - 1
+        return out
+
+    def _cell_arg(self, value: Any, name: str) -> tuple[int, int]:
+        arr = np.asarray(value)
+        if arr.shape != (2,):
+            raise QueryError(f"{name} must be an (x, z) cell pair, got {value!r}")
+        if arr.dtype == np.bool_ or not (
+            np.issubdtype(arr.dtype, np.integer)
+            or (np.issubdtype(arr.dtype, np.floating) and np.all(np.isfinite(arr)) and np.all(arr == np.round(arr)))
+        ):
+            raise QueryError(f"{name} must hold two integers, got {value!r}")
+        x, z = int(arr[0]), int(arr[1])
+        if not self.grid.in_bounds(x, z):
+            raise QueryError(
+                f"{name} cell ({x}, {z}) is outside the {self.grid.width}x{self.grid.depth} grid "
+                f"(x in [0, {self.grid.width - 1}], z in [0, {self.grid.depth - 1}])"
+            )
+        return (x, z)
+
+    @staticmethod
+    def _world_arg(value: Any, name: str) -> tuple[float, float]:
+        try:
+            arr = np.asarray(value, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise QueryError(f"{name} must be a world point (x, z) or (x, y, z), got {value!r}") from None
+        if arr.shape == (3,):
+            arr = arr[[0, 2]]
+        if arr.shape != (2,):
+            raise QueryError(f"{name} must be a world point (x, z) or (x, y, z), got {value!r}")
+        if not np.all(np.isfinite(arr)):
+            raise QueryError(f"{name} must be finite, got {value!r}")
+        return (float(arr[0]), float(arr[1]))
+
+    def _free(self, cell: tuple[int, int]) -> bool:
+        if not self.grid.in_bounds(*cell):
+            return False
+        node = self._node(cell)
+        return bool(self._cells[node]) and not (self._mark > 0 and self._marks[node] == self._mark)
+
+    def _run(
+        self, s: int, g: int, budget: int | None, window: Sequence[int] | None, hmul: int
+    ) -> NDArray[np.int64]:
+        gen = self._ws.next_gen()
+        _search.astar(
+            self._grid_tuple(), self._overlay(), self._model(hmul), self._limits(budget, window),
+            self._ws.single(gen), np.int64(s), np.int64(g), self._stats,
+        )
+        return self._stats
+
+    def _trace(self, s: int, end: int) -> NDArray[np.int32]:
+        n = _search.trace(self._ws.parent, np.int64(s), np.int64(end), self._ws.path)
+        return self._ws.path[:n]
+
+    def _smooth_nodes(self, nodes: NDArray[np.int32]) -> NDArray[np.int32]:
+        m = _geo.string_pull(self._cells, self._overlay(), np.int64(self._wp), nodes, len(nodes), self._ws.smooth)
+        return self._ws.smooth[:m]
+
+    # --------------------------------------------------------------- queries
+    def find_path_cells(
+        self,
+        start: ArrayLike,
+        goal: ArrayLike,
+        *,
+        smooth: bool = False,
+        nearest: bool = False,
+        budget: int | None = None,
+        window: Sequence[int] | None = None,
+        algorithm: str = "astar",
+    ) -> PathResult:
+        """Shortest path between two cells ``(x, z)``; no snapping.
+
+        ``status`` is NO_START / NO_GOAL when an endpoint cell is blocked.
+        With ``nearest=True`` an unreachable (or blocked) goal gives the path
+        to the reachable cell closest to it (seed 000 §5), status NEAREST.
+        ``algorithm`` is ``"astar"`` or ``"dijkstra"`` (same answer, no
+        heuristic). ``waypoints`` are the cell centres of the (smoothed) path.
+
+        >>> import numpy as np
+        >>> pf = Pathfinder(NavGrid(np.ones((3, 4), bool)))
+        >>> pf.find_path_cells((0, 0), (3, 2)).cost
+        4.8
+        """
+        s = self._cell_arg(start, "start")
+        g = self._cell_arg(goal, "goal")
+        return self._cell_query(s, g, smooth=smooth, nearest=nearest, budget=budget, window=window,
+                                algorithm=algorithm)
+
+    def _cell_query(
+        self,
+        s: tuple[int, int],
+        g: tuple[int, int],
+        *,
+        smooth: bool,
+        nearest: bool,
+        budget: int | None,
+        window: Sequence[int] | None,
+        algorithm: str,
+    ) -> PathResult:
+        if algorithm == "astar":
+            hmul = self._wmin
+        elif algorithm == "dijkstra":
+            hmul = 0
+        else:
+            raise QueryError(f"algorithm must be 'astar' or 'dijkstra', got {algorithm!r}")
+        fy = self.grid.floor_y
+        if not self._free(s):
+            return PathResult(Status.NO_START, start_cell=s, floor_y=fy)
+        if not self._free(g) and not nearest:
+            return PathResult(Status.NO_GOAL, start_cell=s, floor_y=fy)
+        sn, gn = self._node(s), self._node(g)
+        st = self._run(sn, gn, budget, window, hmul)
+        code = Status(int(st[_search.ST_STATUS]))
+        expanded, generated = int(st[_search.ST_EXPANDED]), int(st[_search.ST_GENERATED])
+        if code == Status.FOUND:
+            end, cost_int = gn, int(st[_search.ST_COST])
+        elif nearest and int(st[_search.ST_BEST]) != sn:
+            end, cost_int = int(st[_search.ST_BEST]), int(st[_search.ST_BEST_COST])
+            if code == Status.UNREACHABLE or code == Status.WINDOW_EXHAUSTED:
+                code = Status.NEAREST
+        else:
+            return PathResult(code, expanded=expanded, generated=generated, start_cell=s, floor_y=fy)
+        nodes = self._trace(sn, end)
+        cells = self._nodes_to_cells(nodes)
+        kept = self._nodes_to_cells(self._smooth_nodes(nodes)) if smooth else cells
+        return PathResult(
+            code,
+            cells=cells,
+            waypoints=self.grid.cells_to_world(kept),
+            cost=cost_int / self.costs.card,
+            cost_int=cost_int,
+            expanded=expanded,
+            generated=generated,
+            start_cell=s,
+            end_cell=self._cell(end),
+            floor_y=fy,
+        )
+
+    def snap(self, point: ArrayLike) -> tuple[int, int] | None:
+        """The walkable cell for a world point: its own cell, or the nearest
+        walkable cell within ``snap_radius`` metres (square rings, seed 000 §3;
+        nearest by squared cell distance, ties to the lower linear index)."""
+        wx, wz = self._world_arg(point, "point")
+        return self._snap_world(wx, wz)
+
+    def _snap_world(self, wx: float, wz: float) -> tuple[int, int] | None:
+        cx, cz = self.grid.world_to_cell(wx, wz)
+        if self._free((cx, cz)):
+            return (cx, cz)
+        radius = int(math.ceil(self.snap_radius / self.grid.cell_size))
+        # clamp far-away points so the ring arithmetic stays in int64 and bounded
+        lim = max(self._wp, self._hp) + radius + 2
+        cx = min(max(cx, -lim), lim)
+        cz = min(max(cz, -lim), lim)
+        node = _geo.nearest_free(
+            self._cells, self._overlay(), np.int64(self._wp), np.int64(self._hp),
+            np.int64(cx + 1), np.int64(cz + 1), np.int64(radius),
+        )
+        return None if node < 0 else self._cell(int(node))
+
+    def find_path(
+        self,
+        start: ArrayLike,
+        end: ArrayLike,
+        *,
+        smooth: bool = True,
+        nearest: bool = False,
+        budget: int | None = None,
+        window: Sequence[int] | None = None,
+    ) -> PathResult:
+        """Path between two world points ``(x, z)`` (or ``(x, y, z)``), in metres.
+
+        Seed 000 §3-§5: start and end snap to walkable cells within
+        ``snap_radius``; the path is string-pulled (``smooth``); the first
+        waypoint is dropped when within ``0.75 * cell_size`` of ``start``; the
+        last waypoint is the exact ``end`` when ``end``'s own cell is the end
+        cell. With ``nearest=True`` this is find-path-to-nearest.
+        """
+        sw = self._world_arg(start, "start")
+        ew = self._world_arg(end, "end")
+        fy = self.grid.floor_y
+        s = self._snap_world(*sw)
+        if s is None:
+            return PathResult(Status.NO_START, floor_y=fy)
+        g = self._snap_world(*ew)
+        if g is None:
+            if not nearest:
+                return PathResult(Status.NO_GOAL, start_cell=s, floor_y=fy)
+            cx, cz = self.grid.world_to_cell(*ew)
+            g = (min(max(cx, -1), self.grid.width), min(max(cz, -1), self.grid.depth))
+            res = self._cell_query_unbounded_goal(s, g, smooth=smooth, budget=budget, window=window)
+        else:
+            res = self._cell_query(s, g, smooth=smooth, nearest=nearest, budget=budget, window=window,
+                                   algorithm="astar")
+        if not res.has_path:
+            return res
+        pts = np.array(res.waypoints, dtype=np.float64)
+        if res.status == Status.FOUND and self.grid.world_to_cell(*ew) == res.end_cell:
+            pts[-1] = ew
+        if len(pts) > 1:
+            d = math.hypot(pts[0, 0] - sw[0], pts[0, 1] - sw[1])
+            if d <= FIRST_WAYPOINT_TRIM * self.grid.cell_size:
+                pts = pts[1:]
+        pts.setflags(write=False)
+        return PathResult(
+            res.status, cells=res.cells, waypoints=pts, cost=res.cost, cost_int=res.cost_int,
+            expanded=res.expanded, generated=res.generated, start_cell=res.start_cell,
+            end_cell=res.end_cell, floor_y=fy,
+        )
+
+    def _cell_query_unbounded_goal(
+        self, s: tuple[int, int], g: tuple[int, int], *, smooth: bool, budget: int | None,
+        window: Sequence[int] | None,
+    ) -> PathResult:
+        # goal outside the grid (or further than snap_radius from any walkable
+        # cell) for find-path-to-nearest: the goal node may sit on the padding
+        # border, which is never passable, so the search reports the nearest cell.
+        return self._cell_query(s, g, smooth=smooth, nearest=True, budget=budget, window=window,
+                                algorithm="astar") if self.grid.in_bounds(*g) else self._border_goal_query(
+            s, g, smooth=smooth, budget=budget, window=window)
+
+    def _border_goal_query(
+        self, s: tuple[int, int], g: tuple[int, int], *, smooth: bool, budget: int | None,
+        window: Sequence[int] | None,
+    ) -> PathResult:
+        fy = self.grid.floor_y
+        if not self._free(s):
+            return PathResult(Status.NO_START, start_cell=s, floor_y=fy)
+        sn, gn = self._node(s), self._node(g)
+        st = self._run(sn, gn, budget, window, self._wmin)
+        code = Status(int(st[_search.ST_STATUS]))
+        expanded, generated = int(st[_search.ST_EXPANDED]), int(st[_search.ST_GENERATED])
+        best = int(st[_search.ST_BEST])
+        if best == sn:
+            return PathResult(code, expanded=expanded, generated=generated, start_cell=s, floor_y=fy)
+        if code in (Status.UNREACHABLE, Status.WINDOW_EXHAUSTED):
+            code = Status.NEAREST
+        nodes = self._trace(sn, best)
+        cells = self._nodes_to_cells(nodes)
+        kept = self._nodes_to_cells(self._smooth_nodes(nodes)) if smooth else cells
+        cost_int = int(st[_search.ST_BEST_COST])
+        return PathResult(code, cells=cells, waypoints=self.grid.cells_to_world(kept),
+                          cost=cost_int / self.costs.card, cost_int=cost_int, expanded=expanded,
+                          generated=generated, start_cell=s, end_cell=self._cell(best), floor_y=fy)
+
+    def find_path_to_nearest(self, start: ArrayLike, end: ArrayLike, **kwargs: Any) -> PathResult:
+        """:meth:`find_path` with ``nearest=True`` (seed 000 §5)."""
+        return self.find_path(start, end, nearest=True, **kwargs)
+
+    # ------------------------------------------------------------- geometry
+    def line_of_sight(self, a: ArrayLike, b: ArrayLike) -> bool:
+        """True when the straight segment between two cell centres crosses only
+        walkable cells and squeezes through no blocked corner."""
+        ca = self._cell_arg(a, "a")
+        cb = self._cell_arg(b, "b")
+        return bool(_geo.line_of_sight(self._cells, self._overlay(), np.int64(self._wp),
+                                       np.int64(self._node(ca)), np.int64(self._node(cb))))
+
+    def smooth_cells(self, cells: ArrayLike) -> NDArray[np.int32]:
+        """String-pull a cell path (seed 000 §4); returns the kept cells, shape (k, 2)."""
+        arr = np.asarray(cells)
+        if arr.ndim != 2 or arr.shape[1] != 2 or not np.issubdtype(arr.dtype, np.integer):
+            raise QueryError(f"cells must be an (n, 2) integer array, got shape {arr.shape} dtype {arr.dtype}")
+        if len(arr) and (arr.min(axis=0) < 0).any() or (len(arr) and (arr[:, 0].max() >= self.grid.width
+                                                                       or arr[:, 1].max() >= self.grid.depth)):
+            raise QueryError("cells lie outside the grid")
+        nodes = ((arr[:, 1] + 1) * self._wp + arr[:, 0] + 1).astype(np.int32)
+        out = np.empty(len(nodes), dtype=np.int32)
+        m = _geo.string_pull(self._cells, self._overlay(), np.int64(self._wp), nodes, len(nodes), out)
+        return self._nodes_to_cells(out[:m])
+
+    # --------------------------------------------------------------- fields
+    def distance_field(self, sources: ArrayLike, *, out: NDArray[np.float64] | None = None) -> NDArray[np.float64]:
+        """Cost from the nearest of ``sources`` (cells, shape (k, 2)) to every cell.
+
+        Returns a float64 ``(depth, width)`` array in cardinal-step units,
+        ``inf`` where unreachable. Moves are those of A* (the cost of a step is
+        charged by the cell entered, walking away from the sources).
+        """
+        raw = self.distance_field_int(sources)
+        if out is None:
+            out = np.empty(self.grid.shape, dtype=np.float64)
+        elif out.shape != self.grid.shape or out.dtype != np.float64:
+            raise QueryError(f"out must be float64 of shape {self.grid.shape}, got {out.dtype} {out.shape}")
+        np.divide(raw, self.costs.card, out=out)
+        out[raw < 0] = np.inf
+        return out
+
+    def distance_field_int(self, sources: ArrayLike) -> NDArray[np.int64]:
+        """Like :meth:`distance_field` but the kernel's integer costs, -1 where unreachable."""
+        src = np.asarray(sources)
+        if src.ndim == 1:
+            src = src.reshape(1, -1)
+        if src.ndim != 2 or src.shape[1] != 2 or len(src) == 0:
+            raise QueryError(f"sources must be a non-empty (k, 2) array of cells, got shape {src.shape}")
+        nodes = np.array([self._node(self._cell_arg(c, f"sources[{i}]")) for i, c in enumerate(src)], dtype=np.int64)
+        dist = np.empty(self._wp * self._hp, dtype=np.int64)
+        gen = self._ws.next_gen()
+        _search.distance_field(self._grid_tuple(), self._overlay(), self._model(0), self._ws.single(gen), nodes, dist)
+        return dist.reshape(self._hp, self._wp)[1:-1, 1:-1].copy()
+
+    # ---------------------------------------------------------------- batch
+    def find_paths_batch(
+        self,
+        starts: ArrayLike,
+        goals: ArrayLike,
+        *,
+        return_paths: bool = False,
+        budget: int | None = None,
+        threads: int | None = None,
+    ) -> BatchResult:
+        """Answer ``starts[i] -> goals[i]`` (cells, shape (n, 2)) on all cores.
+
+        Answers (cost, status, expansions, paths) are identical to
+        :meth:`find_path_cells` for each pair. ``threads`` defaults to
+        numba's thread count.
+        """
+        s = self._cells_array(starts, "starts")
+        g = self._cells_array(goals, "goals")
+        if len(s) != len(g):
+            raise QueryError(f"starts and goals must have the same length, got {len(s)} and {len(g)}")
+        nthreads = numba.get_num_threads() if threads is None else int(threads)
+        if nthreads < 1:
+            raise QueryError(f"threads must be >= 1, got {threads!r}")
+        nthreads = min(nthreads, max(1, len(s)), numba.config.NUMBA_NUM_THREADS)
+        n = len(s)
+        sn = ((s[:, 1] + 1) * self._wp + s[:, 0] + 1).astype(np.int64)
+        gn = ((g[:, 1] + 1) * self._wp + g[:, 0] + 1).astype(np.int64)
+        ws = self._batch_ws
+        if ws is None or ws.g.shape[0] < nthreads:
+            ws = self._batch_ws = Workspace(self._wp * self._hp, rows=nthreads)
+        rows = tuple(a[:nthreads] for a in ws.rows())
+        gens = ws.gens[:nthreads]
+        stats = np.zeros((n, _search.STATS_SIZE), dtype=np.int64)
+        grid, ovl, model, lim = self._grid_tuple(), self._overlay(), self._model(self._wmin), self._limits(budget, None)
+        path_parts: list[NDArray[np.int32]] = []
+        if not return_paths:
+            ws.reserve_gens(n // nthreads + 1)
+            _batch.astar_many(grid, ovl, model, lim, rows, gens, sn, gn, stats, np.zeros((0, 1), np.int32),
+                              np.zeros(1, np.int64))
+        else:
+            paths = ws.path[:nthreads]
+            plen = np.zeros(nthreads, dtype=np.int64)
+            for lo in range(0, n, nthreads):
+                hi = min(n, lo + nthreads)
+                ws.reserve_gens(1)
+                _batch.astar_many(grid, ovl, model, lim, rows, gens, sn[lo:hi], gn[lo:hi], stats[lo:hi], paths, plen)
+                for t in range(hi - lo):
+                    path_parts.append(self._nodes_to_cells(paths[t, : plen[t]]))
+        status = stats[:, _search.ST_STATUS].astype(np.uint8)
+        cost_int = np.where(status == Status.FOUND, stats[:, _search.ST_COST], -1)
+        cost = np.where(cost_int >= 0, cost_int / self.costs.card, np.inf)
+        offsets = cells = None
+        if return_paths:
+            lengths = np.array([len(p) for p in path_parts], dtype=np.int64)
+            offsets = np.zeros(n + 1, dtype=np.int64)
+            np.cumsum(lengths, out=offsets[1:])
+            cells = np.concatenate(path_parts) if path_parts else np.zeros((0, 2), np.int32)
+        return BatchResult(status=status, cost=cost, cost_int=cost_int, expanded=stats[:, _search.ST_EXPANDED].copy(),
+                           generated=stats[:, _search.ST_GENERATED].copy(), path_offsets=offsets, path_cells=cells)
+
+    def _cells_array(self, value: ArrayLike, name: str) -> NDArray[np.int64]:
+        arr = np.asarray(value)
+        if arr.ndim != 2 or arr.shape[1] != 2:
+            raise QueryError(f"{name} must have shape (n, 2), got {arr.shape}")
+        if not np.issubdtype(arr.dtype, np.integer) or arr.dtype == np.bool_:
+            raise QueryError(f"{name} must be an integer array, got dtype {arr.dtype}")
+        arr = arr.astype(np.int64)
+        if len(arr):
+            bad = (arr[:, 0] < 0) | (arr[:, 0] >= self.grid.width) | (arr[:, 1] < 0) | (arr[:, 1] >= self.grid.depth)
+            if bad.any():
+                i = int(np.flatnonzero(bad)[0])
+                raise QueryError(f"{name}[{i}] = {tuple(arr[i])} is outside the {self.grid.width}x{self.grid.depth} grid")
+        return arr
+
+    def __repr__(self) -> str:
+        return f"Pathfinder({self.grid!r}, costs={self.costs.name}, connectivity={self.connectivity})"
+
+
+def default_threads() -> int:
+    """Threads numba will use (``NUMBA_NUM_THREADS`` or the core count)."""
+    return int(os.environ.get("NUMBA_NUM_THREADS", numba.config.NUMBA_NUM_THREADS))

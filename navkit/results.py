@@ -1,0 +1,132 @@
+"""Result types returned by queries: frozen, with numpy arrays inside."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+import numpy as np
+from numpy.typing import NDArray
+
+__all__ = ["Status", "PathResult", "BatchResult"]
+
+
+class Status(enum.IntEnum):
+    """Why a search ended. Codes 0-3 come from the kernel."""
+
+    #: The goal was reached; the path is optimal under the cost model.
+    FOUND = 0
+    #: No path: the start's region does not contain the goal.
+    UNREACHABLE = 1
+    #: The node-expansion budget ran out first.
+    BUDGET_EXHAUSTED = 2
+    #: The search exhausted its window (seed 003's bounded local search).
+    WINDOW_EXHAUSTED = 3
+    #: find-path-to-nearest: the goal is unreachable; the path ends at the
+    #: reachable cell closest to it (seed 000 §5).
+    NEAREST = 4
+    #: No walkable cell at or near the start.
+    NO_START = 5
+    #: No walkable cell at or near the goal.
+    NO_GOAL = 6
+
+    @property
+    def has_path(self) -> bool:
+        """True for statuses that come with a non-empty path."""
+        return self in (Status.FOUND, Status.NEAREST)
+
+
+_EMPTY_CELLS = np.zeros((0, 2), dtype=np.int32)
+_EMPTY_CELLS.setflags(write=False)
+_EMPTY_POINTS = np.zeros((0, 2), dtype=np.float64)
+_EMPTY_POINTS.setflags(write=False)
+
+
+@dataclass(frozen=True, eq=False)
+class PathResult:
+    """One path query's answer.
+
+    Attributes
+    ----------
+    status : Status
+    cells : int32 array, shape (n, 2)
+        The raw cell chain ``(x, z)`` from start cell to end cell, inclusive.
+    waypoints : float64 array, shape (m, 2)
+        World ``(x, z)`` waypoints in metres after smoothing and the seed's
+        first/last waypoint rules (equal to the cell centres of ``cells`` for
+        cell queries without smoothing).
+    cost : float
+        Path cost in cardinal-step units (1.0 per straight step); ``inf`` when
+        there is no path.
+    cost_int : int
+        The kernel's integer cost (-1 when there is no path).
+    expanded, generated : int
+        Nodes expanded (closed) and generated (pushed) by the search.
+    start_cell, end_cell : tuple of int or None
+        Snapped start and the cell the path ends in.
+    floor_y : float
+        Height of every waypoint, metres.
+    """
+
+    status: Status
+    cells: NDArray[np.int32] = field(default_factory=lambda: _EMPTY_CELLS)
+    waypoints: NDArray[np.float64] = field(default_factory=lambda: _EMPTY_POINTS)
+    cost: float = float("inf")
+    cost_int: int = -1
+    expanded: int = 0
+    generated: int = 0
+    start_cell: tuple[int, int] | None = None
+    end_cell: tuple[int, int] | None = None
+    floor_y: float = 0.0
+
+    @property
+    def found(self) -> bool:
+        """True when the goal itself was reached."""
+        return self.status == Status.FOUND
+
+    @property
+    def has_path(self) -> bool:
+        """True when there is a path to follow (found or nearest)."""
+        return self.status.has_path and len(self.cells) > 0
+
+    def points3d(self) -> NDArray[np.float64]:
+        """Waypoints as an ``(m, 3)`` array of world ``(x, floor_y, z)``."""
+        out = np.empty((len(self.waypoints), 3), dtype=np.float64)
+        out[:, 0] = self.waypoints[:, 0]
+        out[:, 1] = self.floor_y
+        out[:, 2] = self.waypoints[:, 1]
+        return out
+
+    def __repr__(self) -> str:
+        return (
+            f"PathResult({self.status.name}, cells={len(self.cells)}, waypoints={len(self.waypoints)}, "
+            f"cost={self.cost:.6g}, expanded={self.expanded})"
+        )
+
+
+@dataclass(frozen=True, eq=False)
+class BatchResult:
+    """Answers to many queries on one grid; row ``i`` answers query ``i``.
+
+    ``status`` (uint8 :class:`Status` codes), ``cost`` (float64, cardinal
+    units, inf without a path), ``cost_int`` (int64, -1 without a path),
+    ``expanded`` and ``generated`` (int64), and, when paths were requested,
+    ``path_offsets`` (int64, n + 1) into ``path_cells`` (int32, (total, 2)).
+    """
+
+    status: NDArray[np.uint8]
+    cost: NDArray[np.float64]
+    cost_int: NDArray[np.int64]
+    expanded: NDArray[np.int64]
+    generated: NDArray[np.int64]
+    path_offsets: NDArray[np.int64] | None = None
+    path_cells: NDArray[np.int32] | None = None
+
+    def __len__(self) -> int:
+        return int(self.status.shape[0])
+
+    def path(self, i: int) -> NDArray[np.int32]:
+        """Cells of query ``i``'s path, shape (n, 2)."""
+        if self.path_offsets is None or self.path_cells is None:
+            raise ValueError("paths were not requested (return_paths=False)")
+        return self.path_cells[self.path_offsets[i] : self.path_offsets[i + 1]]
