@@ -50,6 +50,7 @@ SNAP_RADIUS = 8.0
 FIRST_WAYPOINT_TRIM = 0.75
 
 _GEN_LIMIT = (1 << 30) - 2
+_FAR_CELLS = 1 << 30
 _INT64_SAFE = 1 << 62
 
 
@@ -64,8 +65,7 @@ class Workspace:
         self.parent = np.zeros(shape, dtype=np.int32)
         self.tag = np.zeros(shape, dtype=np.int32)
         self.hf = np.zeros(hshape, dtype=np.int64)
-        self.hg = np.zeros(hshape, dtype=np.int64)
-        self.hn = np.zeros(hshape, dtype=np.int32)
+        self.hk = np.zeros(hshape, dtype=np.int64)
         self.gens = np.zeros(1 if rows is None else rows, dtype=np.int64)
         self.path = np.zeros(shape, dtype=np.int32)
         self.smooth = np.zeros(n, dtype=np.int32) if rows is None else np.zeros(0, dtype=np.int32)
@@ -85,10 +85,10 @@ class Workspace:
             self.gens.fill(0)
 
     def single(self, gen: int) -> tuple[Any, ...]:
-        return (self.g, self.parent, self.tag, self.hf, self.hg, self.hn, np.int64(gen))
+        return (self.g, self.parent, self.tag, self.hf, self.hk, np.int64(gen))
 
     def rows(self) -> tuple[Any, ...]:
-        return (self.g, self.parent, self.tag, self.hf, self.hg, self.hn)
+        return (self.g, self.parent, self.tag, self.hf, self.hk)
 
 
 def _pad(arr: NDArray[Any], dtype: Any, fill: int) -> NDArray[Any]:
@@ -156,6 +156,14 @@ class Pathfinder:
                 f"{wmax}; use smaller step costs (e.g. costs='seed')",
                 field="costs",
             )
+        self._nbits = max(1, int(n).bit_length())
+        h_max = (self._wp + self._hp) * self.costs.diag * self._wmin
+        if h_max >= 1 << (62 - self._nbits):
+            raise ConfigError(
+                f"heuristic values of a {grid.width}x{grid.depth} grid with smallest weight {self._wmin} do not "
+                "fit the search's 64-bit queue keys; use smaller step costs (e.g. costs='seed')",
+                field="costs",
+            )
         self._marks = np.zeros(n, dtype=np.int32)
         self._mark = 0
         self._ws = Workspace(n)
@@ -172,7 +180,8 @@ class Pathfinder:
         return int(budget)
 
     def _grid_tuple(self) -> tuple[Any, ...]:
-        return (self._cells, self._weights, np.int64(self._wp), self.grid.weights is not None)
+        return (self._cells, self._weights, np.int64(self._wp), self.grid.weights is not None,
+                np.int64(self._nbits))
 
     def _overlay(self) -> tuple[Any, ...]:
         return (self._marks, np.int32(self._mark))
@@ -185,9 +194,12 @@ class Pathfinder:
         if window is None:
             return (np.int64(b), np.int64(-1), np.int64(-1), np.int64(-1), np.int64(-1))
         try:
-            x0, z0, x1, z1 = (int(v) for v in window)
+            vals = [float(v) for v in window]
         except (TypeError, ValueError):
             raise QueryError(f"window must be (x0, z0, x1, z1) cells, got {window!r}") from None
+        if len(vals) != 4 or not all(math.isfinite(v) and v == int(v) for v in vals):
+            raise QueryError(f"window must be four finite integers (x0, z0, x1, z1), got {window!r}")
+        x0, z0, x1, z1 = (int(v) for v in vals)
         if x0 > x1 or z0 > z1:
             raise QueryError(f"window must have x0 <= x1 and z0 <= z1, got {tuple(window)}")
         # clip into the grid and shift to padded coordinates
@@ -250,7 +262,9 @@ class Pathfinder:
         self, s: int, g: int, budget: int | None, window: Sequence[int] | None, hmul: int
     ) -> NDArray[np.int64]:
         gen = self._ws.next_gen()
-        _search.astar(
+        kernel = _search.astar_kernel(self.grid.weights is not None, self._mark > 0, window is not None,
+                                      self.connectivity == 8)
+        kernel(
             self._grid_tuple(), self._overlay(), self._model(hmul), self._limits(budget, window),
             self._ws.single(gen), np.int64(s), np.int64(g), self._stats,
         )
@@ -287,7 +301,7 @@ class Pathfinder:
         >>> import numpy as np
         >>> pf = Pathfinder(NavGrid(np.ones((3, 4), bool)))
         >>> pf.find_path_cells((0, 0), (3, 2)).cost
-        4.8
+        3.8
         """
         s = self._cell_arg(start, "start")
         g = self._cell_arg(goal, "goal")
@@ -394,9 +408,14 @@ class Pathfinder:
         if g is None:
             if not nearest:
                 return PathResult(Status.NO_GOAL, start_cell=s, floor_y=fy)
-            cx, cz = self.grid.world_to_cell(*ew)
-            g = (min(max(cx, -1), self.grid.width), min(max(cz, -1), self.grid.depth))
-            res = self._cell_query_unbounded_goal(s, g, smooth=smooth, budget=budget, window=window)
+            g = self.grid.world_to_cell(*ew)
+            if max(abs(g[0]), abs(g[1])) > _FAR_CELLS:
+                raise QueryError(f"end {ew} lies more than {_FAR_CELLS} cells outside the grid")
+            if self.grid.in_bounds(*g):
+                res = self._cell_query(s, g, smooth=smooth, nearest=True, budget=budget, window=window,
+                                       algorithm="astar")
+            else:
+                res = self._border_goal_query(s, g, smooth=smooth, budget=budget, window=window)
         else:
             res = self._cell_query(s, g, smooth=smooth, nearest=nearest, budget=budget, window=window,
                                    algorithm="astar")
@@ -416,29 +435,26 @@ class Pathfinder:
             end_cell=res.end_cell, floor_y=fy,
         )
 
-    def _cell_query_unbounded_goal(
-        self, s: tuple[int, int], g: tuple[int, int], *, smooth: bool, budget: int | None,
-        window: Sequence[int] | None,
-    ) -> PathResult:
-        # goal outside the grid (or further than snap_radius from any walkable
-        # cell) for find-path-to-nearest: the goal node may sit on the padding
-        # border, which is never passable, so the search reports the nearest cell.
-        return self._cell_query(s, g, smooth=smooth, nearest=True, budget=budget, window=window,
-                                algorithm="astar") if self.grid.in_bounds(*g) else self._border_goal_query(
-            s, g, smooth=smooth, budget=budget, window=window)
-
     def _border_goal_query(
         self, s: tuple[int, int], g: tuple[int, int], *, smooth: bool, budget: int | None,
         window: Sequence[int] | None,
     ) -> PathResult:
+        # The goal cell lies outside the grid: search toward the grid cell
+        # nearest to it (a padding node, never passable), then pick among the
+        # expanded cells the one closest to the true goal cell (seed 000 §5).
         fy = self.grid.floor_y
         if not self._free(s):
             return PathResult(Status.NO_START, start_cell=s, floor_y=fy)
-        sn, gn = self._node(s), self._node(g)
-        st = self._run(sn, gn, budget, window, self._wmin)
+        sn = self._node(s)
+        clamped = (min(max(g[0], -1), self.grid.width), min(max(g[1], -1), self.grid.depth))
+        st = self._run(sn, self._node(clamped), budget, window, self._wmin)
         code = Status(int(st[_search.ST_STATUS]))
         expanded, generated = int(st[_search.ST_EXPANDED]), int(st[_search.ST_GENERATED])
-        best = int(st[_search.ST_BEST])
+        closed = np.flatnonzero(self._ws.tag == 2 * int(self._ws.gens[0]) + 1)
+        cz = closed // self._wp - 1
+        cx = closed % self._wp - 1
+        d2 = (cx - g[0]) ** 2 + (cz - g[1]) ** 2
+        best = int(closed[np.lexsort((closed, d2))[0]])
         if best == sn:
             return PathResult(code, expanded=expanded, generated=generated, start_cell=s, floor_y=fy)
         if code in (Status.UNREACHABLE, Status.WINDOW_EXHAUSTED):
@@ -446,7 +462,7 @@ class Pathfinder:
         nodes = self._trace(sn, best)
         cells = self._nodes_to_cells(nodes)
         kept = self._nodes_to_cells(self._smooth_nodes(nodes)) if smooth else cells
-        cost_int = int(st[_search.ST_BEST_COST])
+        cost_int = int(self._ws.g[best])
         return PathResult(code, cells=cells, waypoints=self.grid.cells_to_world(kept),
                           cost=cost_int / self.costs.card, cost_int=cost_int, expanded=expanded,
                           generated=generated, start_cell=s, end_cell=self._cell(best), floor_y=fy)
@@ -466,12 +482,7 @@ class Pathfinder:
 
     def smooth_cells(self, cells: ArrayLike) -> NDArray[np.int32]:
         """String-pull a cell path (seed 000 §4); returns the kept cells, shape (k, 2)."""
-        arr = np.asarray(cells)
-        if arr.ndim != 2 or arr.shape[1] != 2 or not np.issubdtype(arr.dtype, np.integer):
-            raise QueryError(f"cells must be an (n, 2) integer array, got shape {arr.shape} dtype {arr.dtype}")
-        if len(arr) and (arr.min(axis=0) < 0).any() or (len(arr) and (arr[:, 0].max() >= self.grid.width
-                                                                       or arr[:, 1].max() >= self.grid.depth)):
-            raise QueryError("cells lie outside the grid")
+        arr = self._cells_array(cells, "cells")
         nodes = ((arr[:, 1] + 1) * self._wp + arr[:, 0] + 1).astype(np.int32)
         out = np.empty(len(nodes), dtype=np.int32)
         m = _geo.string_pull(self._cells, self._overlay(), np.int64(self._wp), nodes, len(nodes), out)
@@ -527,9 +538,12 @@ class Pathfinder:
         g = self._cells_array(goals, "goals")
         if len(s) != len(g):
             raise QueryError(f"starts and goals must have the same length, got {len(s)} and {len(g)}")
-        nthreads = numba.get_num_threads() if threads is None else int(threads)
-        if nthreads < 1:
-            raise QueryError(f"threads must be >= 1, got {threads!r}")
+        if threads is None:
+            nthreads = numba.get_num_threads()
+        elif isinstance(threads, (int, np.integer)) and not isinstance(threads, bool) and threads >= 1:
+            nthreads = int(threads)
+        else:
+            raise QueryError(f"threads must be a positive int or None, got {threads!r}")
         nthreads = min(nthreads, max(1, len(s)), numba.config.NUMBA_NUM_THREADS)
         n = len(s)
         sn = ((s[:, 1] + 1) * self._wp + s[:, 0] + 1).astype(np.int64)
@@ -542,9 +556,10 @@ class Pathfinder:
         stats = np.zeros((n, _search.STATS_SIZE), dtype=np.int64)
         grid, ovl, model, lim = self._grid_tuple(), self._overlay(), self._model(self._wmin), self._limits(budget, None)
         path_parts: list[NDArray[np.int32]] = []
+        astar_many = _batch.batch_kernel(self.grid.weights is not None, self._mark > 0, False, self.connectivity == 8)
         if not return_paths:
             ws.reserve_gens(n // nthreads + 1)
-            _batch.astar_many(grid, ovl, model, lim, rows, gens, sn, gn, stats, np.zeros((0, 1), np.int32),
+            astar_many(grid, ovl, model, lim, rows, gens, sn, gn, stats, np.zeros((0, 1), np.int32),
                               np.zeros(1, np.int64))
         else:
             paths = ws.path[:nthreads]
@@ -552,7 +567,7 @@ class Pathfinder:
             for lo in range(0, n, nthreads):
                 hi = min(n, lo + nthreads)
                 ws.reserve_gens(1)
-                _batch.astar_many(grid, ovl, model, lim, rows, gens, sn[lo:hi], gn[lo:hi], stats[lo:hi], paths, plen)
+                astar_many(grid, ovl, model, lim, rows, gens, sn[lo:hi], gn[lo:hi], stats[lo:hi], paths, plen)
                 for t in range(hi - lo):
                     path_parts.append(self._nodes_to_cells(paths[t, : plen[t]]))
         status = stats[:, _search.ST_STATUS].astype(np.uint8)

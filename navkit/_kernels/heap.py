@@ -1,8 +1,10 @@
-"""A binary min-heap over three parallel arrays ``(f, g, node)``.
+"""A 4-ary min-heap over two parallel int64 arrays ``(f, key)``.
 
-Order: smaller ``f`` first, then *larger* ``g`` (the entry deeper along its
-path, as warthog does), then smaller ``node``. The order is total, so the
-expansion sequence never depends on insertion order.
+Entries compare by ``f``, then by ``key``. Search kernels pack
+``key = (h << node_bits) | node``: for equal ``f`` the entry with the smaller
+heuristic, i.e. the *larger* ``g`` (deeper along its path, as warthog does),
+comes first, then the lower node index. The order is total, so the expansion
+sequence never depends on insertion order.
 """
 
 from __future__ import annotations
@@ -11,75 +13,73 @@ from .._numba_config import njit
 
 
 @njit(inline="always")
-def entry_less(fa, ga, na, fb, gb, nb):  # type: ignore[no-untyped-def]
-    """True when entry a comes out of the heap before entry b."""
-    if fa != fb:
-        return fa < fb
-    if ga != gb:
-        return ga > gb
-    return na < nb
+def entry_less(fa, ka, fb, kb):  # type: ignore[no-untyped-def]
+    """True when entry a leaves the heap before entry b."""
+    return fa < fb or (fa == fb and ka < kb)
 
 
 @njit(inline="always")
-def heap_push(hf, hg, hn, size, f, g, n):  # type: ignore[no-untyped-def]
-    """Insert ``(f, g, n)``; returns the new size. Capacity is the caller's job."""
+def heap_push(hf, hk, size, f, k):  # type: ignore[no-untyped-def]
+    """Insert ``(f, k)``; returns the new size. Capacity is the caller's job."""
     i = size
     while i > 0:
-        parent = (i - 1) >> 1
-        if entry_less(f, g, n, hf[parent], hg[parent], hn[parent]):
+        parent = (i - 1) >> 2
+        if entry_less(f, k, hf[parent], hk[parent]):
             hf[i] = hf[parent]
-            hg[i] = hg[parent]
-            hn[i] = hn[parent]
+            hk[i] = hk[parent]
             i = parent
         else:
             break
     hf[i] = f
-    hg[i] = g
-    hn[i] = n
+    hk[i] = k
     return size + 1
 
 
 @njit(inline="always")
-def heap_sift_down(hf, hg, hn, size, i):  # type: ignore[no-untyped-def]
+def heap_sift_down(hf, hk, size, i):  # type: ignore[no-untyped-def]
     """Restore the heap below position ``i``."""
     f = hf[i]
-    g = hg[i]
-    n = hn[i]
+    k = hk[i]
     while True:
-        child = 2 * i + 1
-        if child >= size:
+        c = 4 * i + 1
+        if c >= size:
             break
-        right = child + 1
-        if right < size and entry_less(hf[right], hg[right], hn[right], hf[child], hg[child], hn[child]):
-            child = right
-        if entry_less(hf[child], hg[child], hn[child], f, g, n):
-            hf[i] = hf[child]
-            hg[i] = hg[child]
-            hn[i] = hn[child]
-            i = child
+        end = c + 4
+        if end > size:
+            end = size
+        bf = hf[c]
+        bk = hk[c]
+        b = c
+        for j in range(c + 1, end):
+            if entry_less(hf[j], hk[j], bf, bk):
+                bf = hf[j]
+                bk = hk[j]
+                b = j
+        if entry_less(bf, bk, f, k):
+            hf[i] = bf
+            hk[i] = bk
+            i = b
         else:
             break
     hf[i] = f
-    hg[i] = g
-    hn[i] = n
+    hk[i] = k
 
 
 @njit(inline="always")
-def heap_pop_into(hf, hg, hn, size):  # type: ignore[no-untyped-def]
-    """Remove the top entry, which the caller has already read; returns the new size."""
+def heap_pop(hf, hk, size):  # type: ignore[no-untyped-def]
+    """Remove the top entry (the caller read it first); returns the new size."""
     size -= 1
     if size > 0:
         hf[0] = hf[size]
-        hg[0] = hg[size]
-        hn[0] = hn[size]
-        heap_sift_down(hf, hg, hn, size, 0)
+        hk[0] = hk[size]
+        heap_sift_down(hf, hk, size, 0)
     return size
 
 
 @njit
-def heapify(hf, hg, hn, size):  # type: ignore[no-untyped-def]
+def heapify(hf, hk, size):  # type: ignore[no-untyped-def]
     """Make ``[0, size)`` a heap in place."""
-    i = size // 2 - 1
+    i = (size - 2) // 4
     while i >= 0:
-        heap_sift_down(hf, hg, hn, size, i)
+        heap_sift_down(hf, hk, size, i)
         i -= 1

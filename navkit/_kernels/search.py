@@ -2,9 +2,11 @@
 
 Arguments are grouped in tuples so signatures stay short:
 
-``grid = (cells, weights, wp, weighted)``
+``grid = (cells, weights, wp, weighted, nbits)``
     ``cells``: uint8, padded, nonzero = passable. ``weights``: int32, padded
     (length 1 when ``weighted`` is False). ``wp``: padded row length.
+    ``nbits``: bits needed for a padded node index (heap keys pack
+    ``(h << nbits) | node``; the caller checks that ``h_max << nbits`` fits).
 ``overlay = (marks, mark)``
     Cells with ``marks[i] == mark`` are blocked for this query (dynamic
     obstacles stamped by the caller). ``mark <= 0`` disables the overlay.
@@ -14,9 +16,13 @@ Arguments are grouped in tuples so signatures stay short:
 ``limits = (budget, wx0, wz0, wx1, wz1)``
     Expansion budget and an inclusive window in padded coordinates
     (``wx0 < 0``: no window).
-``ws = (g, parent, tag, hf, hg, hn, gen)``
+``ws = (g, parent, tag, hf, hk, gen)``
     Workspace: ``tag[i] == 2*gen`` means open, ``2*gen + 1`` closed, anything
-    smaller unseen. Heap arrays need capacity ``len(cells) + 8``.
+    smaller unseen. The heap arrays ``hf``/``hk`` need capacity
+    ``len(cells) + 8``; stale entries are dropped when it fills.
+
+Queue order: smallest ``f``, then largest ``g`` (smallest ``h``), then lowest
+node index; see :mod:`navkit._kernels.heap`.
 """
 
 from __future__ import annotations
@@ -24,7 +30,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._numba_config import njit
-from .heap import heap_pop_into, heap_push, heapify
+from .heap import heap_pop, heap_push, heapify
 
 FOUND = 0
 UNREACHABLE = 1
@@ -43,27 +49,22 @@ STATS_SIZE = 8
 
 
 @njit(inline="always")
-def _octile(dx, dz, card, diag):  # type: ignore[no-untyped-def]
+def _heuristic(qx, qz, gx, gz, card, diag, eight, hmul):  # type: ignore[no-untyped-def]
+    dx = qx - gx
     if dx < 0:
         dx = -dx
+    dz = qz - gz
     if dz < 0:
         dz = -dz
+    if not eight:
+        return card * (dx + dz) * hmul
     if dx < dz:
-        return card * dz + (diag - card) * dx
-    return card * dx + (diag - card) * dz
+        return (card * dz + (diag - card) * dx) * hmul
+    return (card * dx + (diag - card) * dz) * hmul
 
 
 @njit(inline="always")
-def _manhattan(dx, dz, card):  # type: ignore[no-untyped-def]
-    if dx < 0:
-        dx = -dx
-    if dz < 0:
-        dz = -dz
-    return card * (dx + dz)
-
-
-@njit(inline="always")
-def _open_ok(cells, marks, mark, use_marks, win, wx0, wz0, wx1, wz1, q, qx, qz):  # type: ignore[no-untyped-def]
+def _passable(cells, marks, mark, use_marks, win, wx0, wz0, wx1, wz1, q, qx, qz):  # type: ignore[no-untyped-def]
     if cells[q] == 0:
         return False
     if use_marks and marks[q] == mark:
@@ -73,53 +74,64 @@ def _open_ok(cells, marks, mark, use_marks, win, wx0, wz0, wx1, wz1, q, qx, qz):
     return True
 
 
+@njit(inline="always")
+def _relax(g, parent, tag, hf, hk, weights, weighted, open_tag, closed_tag,  # type: ignore[no-untyped-def]
+           p, gc, q, qx, qz, gx, gz, step, card, diag, eight, hmul, nbits, size):
+    """Offer node ``q`` at cost ``gc + step`` (times its weight); returns the heap size."""
+    tq = tag[q]
+    if tq == closed_tag:
+        return size
+    if weighted:
+        step = step * weights[q]
+    ng = gc + step
+    if tq == open_tag and ng >= g[q]:
+        return size
+    g[q] = ng
+    parent[q] = p
+    tag[q] = open_tag
+    h = _heuristic(qx, qz, gx, gz, card, diag, eight, hmul)
+    return heap_push(hf, hk, size, ng + h, (h << nbits) | q)
+
+
 @njit
-def _compact(hf, hg, hn, size, tag, g, open_tag):  # type: ignore[no-untyped-def]
+def _compact(hf, hk, size, tag, g, open_tag, nbits):  # type: ignore[no-untyped-def]
     """Drop stale heap entries (closed nodes, superseded costs); returns the new size."""
+    mask = (np.int64(1) << nbits) - 1
     k = 0
     for i in range(size):
-        n = hn[i]
-        if tag[n] == open_tag and hg[i] == g[n]:
+        n = hk[i] & mask
+        if tag[n] == open_tag and hf[i] - (hk[i] >> nbits) == g[n]:
             hf[k] = hf[i]
-            hg[k] = hg[i]
-            hn[k] = n
+            hk[k] = hk[i]
             k += 1
-    heapify(hf, hg, hn, k)
+    heapify(hf, hk, k)
     return k
 
 
-@njit
-def astar(grid, overlay, model, limits, ws, start, goal, stats):  # type: ignore[no-untyped-def]
-    """A* from padded node ``start`` to ``goal``; fills ``stats`` and returns the status.
-
-    The parent chain of the end node (``stats[ST_END]``: the goal when found,
-    otherwise the visited node closest to the goal by squared grid distance,
-    ties to the lower index) is left in ``ws`` for :func:`trace`.
-    """
-    cells, weights, wp, weighted = grid
+@njit(inline="always")
+def astar_body(grid, overlay, model, limits, ws, start, goal, stats,  # type: ignore[no-untyped-def]
+               weighted, use_marks, win, eight):
+    """The A* search; the last four flags must be compile-time constants at
+    the call site (see :func:`astar_kernel`), so unused features cost nothing."""
+    cells, weights, wp, _weighted, nbits = grid
     marks, mark = overlay
-    card, diag, eight, hmul = model
+    card, diag, _eight, hmul = model
     budget, wx0, wz0, wx1, wz1 = limits
-    g, parent, tag, hf, hg, hn, gen = ws
-    use_marks = mark > 0
-    win = wx0 >= 0
+    g, parent, tag, hf, hk, gen = ws
     open_tag = np.int32(2 * gen)
     closed_tag = np.int32(2 * gen + 1)
     cap = hf.shape[0]
+    mask = (np.int64(1) << nbits) - 1
 
     gx = goal % wp
     gz = goal // wp
     sx = start % wp
     sz = start // wp
-
     g[start] = 0
     parent[start] = start
     tag[start] = open_tag
-    if eight:
-        h0 = _octile(sx - gx, sz - gz, card, diag) * hmul
-    else:
-        h0 = _manhattan(sx - gx, sz - gz, card) * hmul
-    size = heap_push(hf, hg, hn, 0, h0, np.int64(0), np.int32(start))
+    h0 = _heuristic(sx, sz, gx, gz, card, diag, eight, hmul)
+    size = heap_push(hf, hk, 0, h0, (h0 << nbits) | start)
 
     expanded = 0
     generated = 1
@@ -128,15 +140,17 @@ def astar(grid, overlay, model, limits, ws, start, goal, stats):  # type: ignore
     status = UNREACHABLE
 
     while size > 0:
-        gc = hg[0]
-        p = hn[0]
-        size = heap_pop_into(hf, hg, hn, size)
+        fc = hf[0]
+        k = hk[0]
+        size = heap_pop(hf, hk, size)
+        p = k & mask
+        gc = fc - (k >> nbits)
         if tag[p] != open_tag or gc != g[p]:
             continue  # stale entry
         tag[p] = closed_tag
         expanded += 1
-        px = p % wp
         pz = p // wp
+        px = p - pz * wp
         d2 = (px - gx) * (px - gx) + (pz - gz) * (pz - gz)
         if d2 < best_d2 or (d2 == best_d2 and p < best):
             best_d2 = d2
@@ -148,75 +162,47 @@ def astar(grid, overlay, model, limits, ws, start, goal, stats):  # type: ignore
             status = BUDGET_EXHAUSTED
             break
         if size + 8 > cap:
-            size = _compact(hf, hg, hn, size, tag, g, open_tag)
+            size = _compact(hf, hk, size, tag, g, open_tag, nbits)
+        before = size
 
-        # cardinal neighbours: +x, -x, +z, -z
-        okE = _open_ok(cells, marks, mark, use_marks, win, wx0, wz0, wx1, wz1, p + 1, px + 1, pz)
-        okW = _open_ok(cells, marks, mark, use_marks, win, wx0, wz0, wx1, wz1, p - 1, px - 1, pz)
-        okS = _open_ok(cells, marks, mark, use_marks, win, wx0, wz0, wx1, wz1, p + wp, px, pz + 1)
-        okN = _open_ok(cells, marks, mark, use_marks, win, wx0, wz0, wx1, wz1, p - wp, px, pz - 1)
-        for k in range(8):
-            if k == 0:
-                ok = okE
-                dx = 1
-                dz = 0
-            elif k == 1:
-                ok = okW
-                dx = -1
-                dz = 0
-            elif k == 2:
-                ok = okS
-                dx = 0
-                dz = 1
-            elif k == 3:
-                ok = okN
-                dx = 0
-                dz = -1
-            else:
-                if not eight:
-                    break
-                if k == 4:
-                    dx = 1
-                    dz = 1
-                    ok = okE and okS
-                elif k == 5:
-                    dx = -1
-                    dz = 1
-                    ok = okW and okS
-                elif k == 6:
-                    dx = 1
-                    dz = -1
-                    ok = okE and okN
-                else:
-                    dx = -1
-                    dz = -1
-                    ok = okW and okN
-                if ok:
-                    ok = _open_ok(cells, marks, mark, use_marks, win, wx0, wz0, wx1, wz1,
-                                  p + dz * wp + dx, px + dx, pz + dz)
-            if not ok:
-                continue
-            q = p + dz * wp + dx
-            tq = tag[q]
-            if tq == closed_tag:
-                continue
-            step = card if k < 4 else diag
-            if weighted:
-                step = step * weights[q]
-            ng = gc + step
-            if tq == open_tag and ng >= g[q]:
-                continue
-            g[q] = ng
-            parent[q] = p
-            tag[q] = open_tag
-            qx = px + dx
-            qz = pz + dz
-            if eight:
-                h = _octile(qx - gx, qz - gz, card, diag) * hmul
-            else:
-                h = _manhattan(qx - gx, qz - gz, card) * hmul
-            size = heap_push(hf, hg, hn, size, ng + h, ng, np.int32(q))
-            generated += 1
+        okE = _passable(cells, marks, mark, use_marks, win, wx0, wz0, wx1, wz1, p + 1, px + 1, pz)
+        okW = _passable(cells, marks, mark, use_marks, win, wx0, wz0, wx1, wz1, p - 1, px - 1, pz)
+        okS = _passable(cells, marks, mark, use_marks, win, wx0, wz0, wx1, wz1, p + wp, px, pz + 1)
+        okN = _passable(cells, marks, mark, use_marks, win, wx0, wz0, wx1, wz1, p - wp, px, pz - 1)
+        if okE:
+            size = _relax(g, parent, tag, hf, hk, weights, weighted, open_tag, closed_tag,
+                          p, gc, p + 1, px + 1, pz, gx, gz, card, card, diag, eight, hmul, nbits, size)
+        if okW:
+            size = _relax(g, parent, tag, hf, hk, weights, weighted, open_tag, closed_tag,
+                          p, gc, p - 1, px - 1, pz, gx, gz, card, card, diag, eight, hmul, nbits, size)
+        if okS:
+            size = _relax(g, parent, tag, hf, hk, weights, weighted, open_tag, closed_tag,
+                          p, gc, p + wp, px, pz + 1, gx, gz, card, card, diag, eight, hmul, nbits, size)
+        if okN:
+            size = _relax(g, parent, tag, hf, hk, weights, weighted, open_tag, closed_tag,
+                          p, gc, p - wp, px, pz - 1, gx, gz, card, card, diag, eight, hmul, nbits, size)
+        if eight:
+            if okE and okS and _passable(cells, marks, mark, use_marks, win, wx0, wz0, wx1, wz1,
+                                         p + wp + 1, px + 1, pz + 1):
+                size = _relax(g, parent, tag, hf, hk, weights, weighted, open_tag, closed_tag,
+                              p, gc, p + wp + 1, px + 1, pz + 1, gx, gz, diag, card, diag, eight, hmul,
+                              nbits, size)
+            if okW and okS and _passable(cells, marks, mark, use_marks, win, wx0, wz0, wx1, wz1,
+                                         p + wp - 1, px - 1, pz + 1):
+                size = _relax(g, parent, tag, hf, hk, weights, weighted, open_tag, closed_tag,
+                              p, gc, p + wp - 1, px - 1, pz + 1, gx, gz, diag, card, diag, eight, hmul,
+                              nbits, size)
+            if okE and okN and _passable(cells, marks, mark, use_marks, win, wx0, wz0, wx1, wz1,
+                                         p - wp + 1, px + 1, pz - 1):
+                size = _relax(g, parent, tag, hf, hk, weights, weighted, open_tag, closed_tag,
+                              p, gc, p - wp + 1, px + 1, pz - 1, gx, gz, diag, card, diag, eight, hmul,
+                              nbits, size)
+            if okW and okN and _passable(cells, marks, mark, use_marks, win, wx0, wz0, wx1, wz1,
+                                         p - wp - 1, px - 1, pz - 1):
+                size = _relax(g, parent, tag, hf, hk, weights, weighted, open_tag, closed_tag,
+                              p, gc, p - wp - 1, px - 1, pz - 1, gx, gz, diag, card, diag, eight, hmul,
+                              nbits, size)
+        generated += size - before
 
     if status == UNREACHABLE and win:
         status = WINDOW_EXHAUSTED
@@ -234,6 +220,36 @@ def astar(grid, overlay, model, limits, ws, start, goal, stats):  # type: ignore
     return status
 
 
+
+def _make_astar(weighted: bool, use_marks: bool, win: bool, eight: bool):  # type: ignore[no-untyped-def]
+    """Build the A* kernel specialised for these features.
+
+    The flags are closure constants, which numba folds into the inlined
+    :func:`astar_body`, so the plain uniform-cost kernel carries no weight
+    loads, overlay or window tests (each costs up to half the speed as a
+    runtime branch). Each variant gets its own ``__qualname__``: numba names
+    compiled symbols and cache files after it, and variants sharing a name
+    could be linked in place of one another when loaded from the disk cache.
+    """
+
+    def astar(grid, overlay, model, limits, ws, start, goal, stats):  # type: ignore[no-untyped-def]
+        return astar_body(grid, overlay, model, limits, ws, start, goal, stats, weighted, use_marks, win, eight)
+
+    astar.__name__ = astar.__qualname__ = "astar_" + variant_name(weighted, use_marks, win, eight)
+    return njit(astar)
+
+
+def variant_name(weighted: bool, use_marks: bool, win: bool, eight: bool) -> str:
+    """A short unique name for a kernel variant, e.g. ``"uniform_8"``."""
+    parts = ["weighted" if weighted else "uniform"]
+    if use_marks:
+        parts.append("overlay")
+    if win:
+        parts.append("window")
+    parts.append("8" if eight else "4")
+    return "_".join(parts)
+
+
 @njit
 def trace(parent, start, end, out):  # type: ignore[no-untyped-def]
     """Write the node chain ``start .. end`` into ``out``; returns its length.
@@ -248,7 +264,6 @@ def trace(parent, start, end, out):  # type: ignore[no-untyped-def]
         if p == start:
             break
         p = parent[p]
-    # reverse in place
     i = 0
     j = n - 1
     while i < j:
@@ -267,14 +282,15 @@ def distance_field(grid, overlay, model, ws, sources, dist):  # type: ignore[no-
     Writes each padded node's integer cost into ``dist`` (-1 where unreachable)
     and returns the number of nodes settled. ``model``'s ``hmul`` is ignored.
     """
-    cells, weights, wp, weighted = grid
+    cells, weights, wp, weighted, nbits = grid
     marks, mark = overlay
     card, diag, eight, _hmul = model
-    g, parent, tag, hf, hg, hn, gen = ws
+    g, parent, tag, hf, hk, gen = ws
     use_marks = mark > 0
     open_tag = np.int32(2 * gen)
     closed_tag = np.int32(2 * gen + 1)
     cap = hf.shape[0]
+    zero = np.int64(0)
     for i in range(dist.shape[0]):
         dist[i] = -1
 
@@ -284,64 +300,62 @@ def distance_field(grid, overlay, model, ws, sources, dist):  # type: ignore[no-
             g[s] = 0
             parent[s] = s
             tag[s] = open_tag
-            size = heap_push(hf, hg, hn, size, np.int64(0), np.int64(0), np.int32(s))
+            size = heap_push(hf, hk, size, zero, np.int64(s))
     settled = 0
     while size > 0:
-        gc = hg[0]
-        p = hn[0]
-        size = heap_pop_into(hf, hg, hn, size)
+        gc = hf[0]
+        p = hk[0]
+        size = heap_pop(hf, hk, size)
         if tag[p] != open_tag or gc != g[p]:
             continue
         tag[p] = closed_tag
         dist[p] = gc
         settled += 1
         if size + 8 > cap:
-            size = _compact(hf, hg, hn, size, tag, g, open_tag)
-        okE = _open_ok(cells, marks, mark, use_marks, False, 0, 0, 0, 0, p + 1, 0, 0)
-        okW = _open_ok(cells, marks, mark, use_marks, False, 0, 0, 0, 0, p - 1, 0, 0)
-        okS = _open_ok(cells, marks, mark, use_marks, False, 0, 0, 0, 0, p + wp, 0, 0)
-        okN = _open_ok(cells, marks, mark, use_marks, False, 0, 0, 0, 0, p - wp, 0, 0)
-        nk = 8 if eight else 4
-        for k in range(nk):
+            size = _compact(hf, hk, size, tag, g, open_tag, nbits)
+        okE = _passable(cells, marks, mark, use_marks, False, 0, 0, 0, 0, p + 1, 0, 0)
+        okW = _passable(cells, marks, mark, use_marks, False, 0, 0, 0, 0, p - 1, 0, 0)
+        okS = _passable(cells, marks, mark, use_marks, False, 0, 0, 0, 0, p + wp, 0, 0)
+        okN = _passable(cells, marks, mark, use_marks, False, 0, 0, 0, 0, p - wp, 0, 0)
+        for k in range(8 if eight else 4):
             if k == 0:
-                q = p + 1
-                ok = okE
+                q, ok, step = p + 1, okE, card
             elif k == 1:
-                q = p - 1
-                ok = okW
+                q, ok, step = p - 1, okW, card
             elif k == 2:
-                q = p + wp
-                ok = okS
+                q, ok, step = p + wp, okS, card
             elif k == 3:
-                q = p - wp
-                ok = okN
+                q, ok, step = p - wp, okN, card
             elif k == 4:
-                q = p + wp + 1
-                ok = okE and okS
+                q, ok, step = p + wp + 1, okE and okS, diag
             elif k == 5:
-                q = p + wp - 1
-                ok = okW and okS
+                q, ok, step = p + wp - 1, okW and okS, diag
             elif k == 6:
-                q = p - wp + 1
-                ok = okE and okN
+                q, ok, step = p - wp + 1, okE and okN, diag
             else:
-                q = p - wp - 1
-                ok = okW and okN
+                q, ok, step = p - wp - 1, okW and okN, diag
             if ok and k >= 4:
-                ok = _open_ok(cells, marks, mark, use_marks, False, 0, 0, 0, 0, q, 0, 0)
-            if not ok:
-                continue
-            tq = tag[q]
-            if tq == closed_tag:
-                continue
-            step = card if k < 4 else diag
-            if weighted:
-                step = step * weights[q]
-            ng = gc + step
-            if tq == open_tag and ng >= g[q]:
-                continue
-            g[q] = ng
-            parent[q] = p
-            tag[q] = open_tag
-            size = heap_push(hf, hg, hn, size, ng, ng, np.int32(q))
+                ok = _passable(cells, marks, mark, use_marks, False, 0, 0, 0, 0, q, 0, 0)
+            if ok:
+                size = _relax(g, parent, tag, hf, hk, weights, weighted, open_tag, closed_tag,
+                              p, gc, q, zero, zero, zero, zero, step, card, diag, eight, zero, nbits, size)
     return settled
+
+
+_KERNELS: dict[tuple[bool, bool, bool, bool], object] = {}
+
+
+def astar_kernel(weighted: bool, use_marks: bool, window: bool, eight: bool):  # type: ignore[no-untyped-def]
+    """The A* kernel for this feature set (built on first use, cached on disk by numba).
+
+    Signature: ``astar(grid, overlay, model, limits, ws, start, goal, stats) -> status``;
+    fills ``stats`` (see ``ST_*``) and leaves the parent chain of
+    ``stats[ST_END]`` (the goal when found, otherwise the expanded node
+    closest to the goal by squared grid distance, ties to the lower index)
+    in ``ws`` for :func:`trace`.
+    """
+    key = (bool(weighted), bool(use_marks), bool(window), bool(eight))
+    kernel = _KERNELS.get(key)
+    if kernel is None:
+        kernel = _KERNELS[key] = _make_astar(*key)
+    return kernel

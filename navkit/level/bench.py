@@ -20,12 +20,17 @@ from .raster import rasterize
 __all__ = ["benchmark_level", "benchmark_rasterize"]
 
 
-def _star(rng: np.random.Generator, cx: float, cz: float, r_lo: float, r_hi: float, n: int) -> tuple:
+def _star(
+    rng: np.random.Generator, cx: float, cz: float, r_lo: float, r_hi: float, n: int
+) -> tuple:
     """A star-shaped (so simple) polygon: increasing angles, random radii."""
     # one jittered angle per sector: strictly increasing within [0, 2 pi)
     ang = (np.arange(n) + rng.uniform(0.1, 0.9, n)) * (2.0 * math.pi / n)
     rad = rng.uniform(r_lo, r_hi, n)
-    return tuple((float(cx + r * math.cos(a)), float(cz + r * math.sin(a))) for a, r in zip(ang, rad))
+    return tuple(
+        (float(cx + r * math.cos(a)), float(cz + r * math.sin(a)))
+        for a, r in zip(ang, rad, strict=True)
+    )
 
 
 def benchmark_level(seed: int = 0, size: int = 1000, n_obstacles: int = 200) -> LevelConfig:
@@ -65,12 +70,19 @@ def benchmark_level(seed: int = 0, size: int = 1000, n_obstacles: int = 200) -> 
                 weight=int(rng.choice([2, 4])),
             )
         )
-    areas.append(AreaConfig("door", ((e * 0.5, -0.0), (e * 0.52, 0.0), (e * 0.52, 0.02 * e)), available=False))
+    areas.append(
+        AreaConfig(
+            "door", ((e * 0.5, -0.0), (e * 0.52, 0.0), (e * 0.52, 0.02 * e)), available=False
+        )
+    )
     obstacles = []
     for i in range(n_obstacles):
         c = rng.uniform(0.0, e, 2)
         obstacles.append(
-            ObstacleConfig(f"obstacle_{i}", _star(rng, float(c[0]), float(c[1]), 0.5, 4.0, int(rng.integers(5, 13))))
+            ObstacleConfig(
+                f"obstacle_{i}",
+                _star(rng, float(c[0]), float(c[1]), 0.5, 4.0, int(rng.integers(5, 13))),
+            )
         )
     return LevelConfig(
         areas=tuple(areas),
@@ -83,7 +95,9 @@ def benchmark_level(seed: int = 0, size: int = 1000, n_obstacles: int = 200) -> 
     )
 
 
-def benchmark_rasterize(seed: int = 0, size: int = 1000, n_obstacles: int = 200, repeat: int = 5) -> dict[str, Any]:
+def benchmark_rasterize(
+    seed: int = 0, size: int = 1000, n_obstacles: int = 200, repeat: int = 5
+) -> dict[str, Any]:
     """Time :func:`rasterize` on :func:`benchmark_level` (after one warm-up call).
 
     Returns ``{"seconds": best, "median_seconds", "repeat", "width", "depth",

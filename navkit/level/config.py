@@ -46,8 +46,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
+import numpy as np
 import shapely
 from shapely.validation import explain_validity
 
@@ -139,6 +140,8 @@ def _integer(value: Any, fld: str, lo: int, hi: int) -> int:
 
 def _coerce_ring(raw: Any, fld: str) -> Ring:
     """A list of ``[x, z]`` pairs -> tuple of float pairs (closing repeat dropped)."""
+    if isinstance(raw, np.ndarray):
+        raw = raw.tolist()
     if isinstance(raw, (str, bytes)) or not isinstance(raw, Sequence):
         raise ConfigError(f"expected a list of [x, z] points, got {type(raw).__name__}", field=fld)
     pts: list[Point] = []
@@ -253,17 +256,32 @@ class GridGeometry:
         return self.width * self.depth
 
 
+_T = TypeVar("_T", "AreaConfig", "ObstacleConfig")
+
+
+def _mark_valid(item: _T) -> _T:
+    """Remember that a (frozen) item passed validation, so config edits skip it."""
+    item.__dict__["_validated"] = True
+    return item
+
+
 def _validate_area(area: Any, i: int) -> AreaConfig:
     pre = f"areas[{i}]"
     if not isinstance(area, AreaConfig):
         raise ConfigError(f"expected an AreaConfig, got {type(area).__name__}", field=pre)
+    if area.__dict__.get("_validated"):
+        return area
     name = _check_name(area.name, f"{pre}.name")
     if not isinstance(area.available, bool):
-        raise ConfigError(f"expected true or false, got {area.available!r}", field=f"{pre}.available")
+        raise ConfigError(
+            f"expected true or false, got {area.available!r}", field=f"{pre}.available"
+        )
     weight = _integer(area.weight, f"{pre}.weight", 1, MAX_WEIGHT)
     shell = _coerce_ring(area.polygon, f"{pre}.polygon")
     if isinstance(area.holes, (str, bytes)) or not isinstance(area.holes, Sequence):
-        raise ConfigError(f"expected a list of polygons, got {type(area.holes).__name__}", field=f"{pre}.holes")
+        raise ConfigError(
+            f"expected a list of polygons, got {type(area.holes).__name__}", field=f"{pre}.holes"
+        )
     holes = tuple(_coerce_ring(h, f"{pre}.holes[{j}]") for j, h in enumerate(area.holes))
     shell_geom = shapely.Polygon(shell)
     _check_valid(shell_geom, f"{pre}.polygon")
@@ -283,17 +301,21 @@ def _validate_area(area: Any, i: int) -> AreaConfig:
                     bad = f"{pre}.holes[{j}]"
                     break
         raise ConfigError(f"invalid polygon with holes: {reason}", field=bad)
-    return AreaConfig(name=name, polygon=shell, holes=holes, available=area.available, weight=weight)
+    return _mark_valid(
+        AreaConfig(name=name, polygon=shell, holes=holes, available=area.available, weight=weight)
+    )
 
 
 def _validate_obstacle(obs: Any, pre: str) -> ObstacleConfig:
     if not isinstance(obs, ObstacleConfig):
         raise ConfigError(f"expected an ObstacleConfig, got {type(obs).__name__}", field=pre)
+    if obs.__dict__.get("_validated"):
+        return obs
     name = _check_name(obs.name, f"{pre}.name" if pre else "name")
     fld = f"{pre}.polygon" if pre else "polygon"
     ring = _coerce_ring(obs.polygon, fld)
     _check_valid(shapely.Polygon(ring), fld)
-    return ObstacleConfig(name=name, polygon=ring)
+    return _mark_valid(ObstacleConfig(name=name, polygon=ring))
 
 
 @dataclass(frozen=True)
@@ -331,28 +353,40 @@ class LevelConfig:
         s(self, "cell_size", _number(self.cell_size, "cellSize", positive=True))
         s(self, "agent_radius", _number(self.agent_radius, "agentRadius", nonnegative=True))
         s(self, "object_padding", _number(self.object_padding, "objectPadding", nonnegative=True))
-        s(self, "boundary_padding", _number(self.boundary_padding, "boundaryPadding", nonnegative=True))
+        s(
+            self,
+            "boundary_padding",
+            _number(self.boundary_padding, "boundaryPadding", nonnegative=True),
+        )
         s(self, "floor_y", _number(self.floor_y, "floorY"))
         s(self, "max_cells", _integer(self.max_cells, "maxCells", 1, MAX_CELLS))
         if isinstance(self.areas, (str, bytes)) or not isinstance(self.areas, Sequence):
-            raise ConfigError(f"expected a list of areas, got {type(self.areas).__name__}", field="areas")
+            raise ConfigError(
+                f"expected a list of areas, got {type(self.areas).__name__}", field="areas"
+            )
         if not self.areas:
             raise ConfigError("a level needs at least one navigation area", field="areas")
         if isinstance(self.obstacles, (str, bytes)) or not isinstance(self.obstacles, Sequence):
             raise ConfigError(
-                f"expected a list of obstacles, got {type(self.obstacles).__name__}", field="obstacles"
+                f"expected a list of obstacles, got {type(self.obstacles).__name__}",
+                field="obstacles",
             )
         areas = tuple(_validate_area(a, i) for i, a in enumerate(self.areas))
-        obstacles = tuple(_validate_obstacle(o, f"obstacles[{i}]") for i, o in enumerate(self.obstacles))
-        for kind, items in (("areas", areas), ("obstacles", obstacles)):
+        obstacles = tuple(
+            _validate_obstacle(o, f"obstacles[{i}]") for i, o in enumerate(self.obstacles)
+        )
+        for kind, names in (
+            ("areas", [a.name for a in areas]),
+            ("obstacles", [o.name for o in obstacles]),
+        ):
             seen: dict[str, int] = {}
-            for i, item in enumerate(items):
-                if item.name in seen:
+            for i, nm in enumerate(names):
+                if nm in seen:
                     raise ConfigError(
-                        f"duplicate name {item.name!r} (also {kind}[{seen[item.name]}])",
+                        f"duplicate name {nm!r} (also {kind}[{seen[nm]}])",
                         field=f"{kind}[{i}].name",
                     )
-                seen[item.name] = i
+                seen[nm] = i
         s(self, "areas", areas)
         s(self, "obstacles", obstacles)
         geo = self.grid_geometry()
@@ -494,7 +528,9 @@ def _parse(obj: Any) -> dict[str, Any]:
         raise ConfigError("a level needs at least one navigation area (key missing)", field="areas")
     raw_areas = top["areas"]
     if isinstance(raw_areas, (str, bytes)) or not isinstance(raw_areas, Sequence):
-        raise ConfigError(f"expected a list of areas, got {type(raw_areas).__name__}", field="areas")
+        raise ConfigError(
+            f"expected a list of areas, got {type(raw_areas).__name__}", field="areas"
+        )
     areas = []
     for i, ra in enumerate(raw_areas):
         pre = f"areas[{i}]"
@@ -515,7 +551,9 @@ def _parse(obj: Any) -> dict[str, Any]:
         )
     raw_obs = top.get("obstacles", [])
     if isinstance(raw_obs, (str, bytes)) or not isinstance(raw_obs, Sequence):
-        raise ConfigError(f"expected a list of obstacles, got {type(raw_obs).__name__}", field="obstacles")
+        raise ConfigError(
+            f"expected a list of obstacles, got {type(raw_obs).__name__}", field="obstacles"
+        )
     obstacles = []
     for i, ro in enumerate(raw_obs):
         pre = f"obstacles[{i}]"
@@ -531,7 +569,9 @@ def _parse(obj: Any) -> dict[str, Any]:
     return kwargs
 
 
-def parse_level(obj: Mapping[str, Any], *, source: str | Path | None = None, name: str | None = None) -> LevelConfig:
+def parse_level(
+    obj: Mapping[str, Any], *, source: str | Path | None = None, name: str | None = None
+) -> LevelConfig:
     """Validate a decoded JSON level config into a :class:`LevelConfig`.
 
     ``source`` (a file path) is prefixed to error messages; ``name`` labels the
@@ -568,5 +608,7 @@ def read_level(path: str | Path) -> LevelConfig:
     try:
         obj = json.loads(text)
     except json.JSONDecodeError as e:
-        raise FormatError(f"invalid JSON: {e.msg} (column {e.colno})", path=p, line=e.lineno) from None
+        raise FormatError(
+            f"invalid JSON: {e.msg} (column {e.colno})", path=p, line=e.lineno
+        ) from None
     return parse_level(obj, source=p)

@@ -53,7 +53,7 @@ F64 = NDArray[np.float64]
 
 # ---------------------------------------------------------------------- kernels
 @njit
-def _mark_span(mask, weight, row, cx, lo, hi, value, w, use_weight):  # type: ignore[no-untyped-def]
+def _mark_span(mask, weight, row, cx, lo, hi, value, w, use_weight):
     i0 = np.searchsorted(cx, lo, side="left")
     i1 = np.searchsorted(cx, hi, side="right")
     for i in range(i0, i1):
@@ -63,7 +63,7 @@ def _mark_span(mask, weight, row, cx, lo, hi, value, w, use_weight):  # type: ig
 
 
 @njit
-def _fill_polygons(mask, weight, cx, cz, vx, vz, ring_off, poly_off, poly_w, value, use_weight):  # type: ignore[no-untyped-def]
+def _fill_polygons(mask, weight, cx, cz, vx, vz, ring_off, poly_off, poly_w, value, use_weight):
     """Set ``mask`` to ``value`` (and ``weight`` to the polygon's) at centres covered by polygons.
 
     Polygons are painted in order, so the last one covering a centre sets its weight.
@@ -112,7 +112,17 @@ def _fill_polygons(mask, weight, cx, cz, vx, vz, ring_off, poly_off, poly_w, val
                         # the row (each vertex starts one edge) or a whole
                         # horizontal edge lying on it
                         if z1 == pz:
-                            _mark_span(mask, weight, row, cx, min(x0, x1), max(x0, x1), value, w, use_weight)
+                            _mark_span(
+                                mask,
+                                weight,
+                                row,
+                                cx,
+                                min(x0, x1),
+                                max(x0, x1),
+                                value,
+                                w,
+                                use_weight,
+                            )
                         else:
                             _mark_span(mask, weight, row, cx, x0, x0, value, w, use_weight)
             if k >= 2:
@@ -122,7 +132,7 @@ def _fill_polygons(mask, weight, cx, cz, vx, vz, ring_off, poly_off, poly_w, val
 
 
 @njit
-def _clear_near_segments(mask, cx, cz, ax, az, bx, bz, r):  # type: ignore[no-untyped-def]
+def _clear_near_segments(mask, cx, cz, ax, az, bx, bz, r):
     """Set ``mask`` False at centres within distance ``r`` (``d*d <= r*r``) of any segment."""
     r2 = r * r
     n = ax.shape[0]
@@ -203,7 +213,11 @@ def _pack(polys: Sequence[Sequence[Ring]], weights: Sequence[int] | None = None)
                 zs.append(z)
             ring_off.append(len(xs))
         poly_off.append(len(ring_off) - 1)
-    w = np.ones(len(polys), dtype=np.int32) if weights is None else np.asarray(weights, dtype=np.int32)
+    w = (
+        np.ones(len(polys), dtype=np.int32)
+        if weights is None
+        else np.asarray(weights, dtype=np.int32)
+    )
     return _Packed(
         vx=np.asarray(xs, dtype=np.float64),
         vz=np.asarray(zs, dtype=np.float64),
@@ -292,16 +306,22 @@ class PreparedLevel:
         cz = self.cz[z0:z1]
         shape = (cz.shape[0], cx.shape[0])
         walk = np.zeros(shape, dtype=np.bool_)
-        weight = np.ones(shape, dtype=np.int32) if self.weighted else np.ones((1, 1), dtype=np.int32)
+        weight = (
+            np.ones(shape, dtype=np.int32) if self.weighted else np.ones((1, 1), dtype=np.int32)
+        )
         if walk.size == 0:
             return walk, (weight if self.weighted else None)
         a = self.areas
-        _fill_polygons(walk, weight, cx, cz, a.vx, a.vz, a.ring_off, a.poly_off, a.weights, True, self.weighted)
+        _fill_polygons(
+            walk, weight, cx, cz, a.vx, a.vz, a.ring_off, a.poly_off, a.weights, True, self.weighted
+        )
         if self.boundary_segments is not None and self.boundary_segments[0].shape[0]:
             _clear_near_segments(walk, cx, cz, *self.boundary_segments, cfg.boundary_padding)
         o = self.obstacles
         if o.n_polys:
-            _fill_polygons(walk, weight, cx, cz, o.vx, o.vz, o.ring_off, o.poly_off, o.weights, False, False)
+            _fill_polygons(
+                walk, weight, cx, cz, o.vx, o.vz, o.ring_off, o.poly_off, o.weights, False, False
+            )
             _clear_near_segments(walk, cx, cz, *self.obstacle_segments, cfg.obstacle_radius)
         if not self.weighted:
             return walk, None

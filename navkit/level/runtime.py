@@ -162,7 +162,7 @@ class NavLevel:
         if not areas:
             return []
         hits = shapely.intersects_xy(np.array([a.geometry for a in areas], dtype=object), fx, fz)
-        return [a.name for a, hit in zip(areas, hits) if hit]
+        return [a.name for a, hit in zip(areas, hits, strict=True) if hit]
 
     def to_json_dict(self) -> dict[str, Any]:
         """The current configuration as a JSON-ready dict."""
@@ -177,7 +177,9 @@ class NavLevel:
         )
 
     # --------------------------------------------------------------- internals
-    def _change(self, new: LevelConfig, bounds: tuple[float, float, float, float], reach: float) -> None:
+    def _change(
+        self, new: LevelConfig, bounds: tuple[float, float, float, float], reach: float
+    ) -> None:
         self._config = new
         self._version += 1
         self._grid = None
@@ -247,14 +249,16 @@ def load_level(path: str | Path, **options: Any) -> NavGrid:
     Keyword options override the file's parameters: ``cell_size``,
     ``agent_radius``, ``object_padding``, ``boundary_padding``, ``floor_y``,
     ``max_cells``; ``name`` overrides the grid's label (default: file stem).
-    Overrides are validated like the file's values.
+    Overrides are validated like the file's values; an unknown option raises
+    :class:`~navkit.errors.ConfigError` naming it.
     """
     name = options.pop("name", None)
     unknown = sorted(set(options) - _OPTIONS)
     if unknown:
-        raise TypeError(
-            f"load_level() got unexpected option(s) {', '.join(unknown)}; "
-            f"accepted: {', '.join(sorted(_OPTIONS | {'name'}))}"
+        raise ConfigError(
+            f"unknown level option(s) {', '.join(unknown)}; "
+            f"expected some of {', '.join(sorted(_OPTIONS | {'name'}))}",
+            field=unknown[0],
         )
     config = read_level(path)
     if options:

@@ -1,0 +1,3 @@
+from navkit.benchmark import main
+
+raise SystemExit(main())
