@@ -27,7 +27,8 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import numba
@@ -140,7 +141,13 @@ class Pathfinder:
         self._wp = grid.width + 2
         self._hp = grid.depth + 2
         n = self._wp * self._hp
-        self._cells = _pad(grid.walkable, np.uint8, 0)
+        self._static = _pad(grid.walkable, np.uint8, 0)
+        self._static.setflags(write=False)
+        self._cells = self._static.copy()  # static AND no long-lived occupant
+        self._occ: NDArray[np.int32] | None = None
+        self._occupants: dict[int, tuple[float, float, float]] = {}
+        self._next_handle = 1
+        self._mark_counter = 0
         if grid.weights is not None:
             self._weights = _pad(grid.weights, np.int32, 1)
             walk_w = grid.weights[grid.walkable]
@@ -258,6 +265,100 @@ class Pathfinder:
         node = self._node(cell)
         return bool(self._cells[node]) and not (self._mark > 0 and self._marks[node] == self._mark)
 
+    # ---------------------------------------------------- dynamic obstacles
+    def _circles(self, obstacles: ArrayLike, name: str = "obstacles") -> NDArray[np.float64]:
+        try:
+            arr = np.asarray(obstacles, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise QueryError(f"{name} must be an (k, 3) array of world circles (x, z, radius)") from None
+        if arr.ndim == 1 and arr.size == 3:
+            arr = arr.reshape(1, 3)
+        if arr.size == 0:
+            return np.zeros((0, 3), dtype=np.float64)
+        if arr.ndim != 2 or arr.shape[1] != 3:
+            raise QueryError(f"{name} must have shape (k, 3) = (x, z, radius) per circle, got {arr.shape}")
+        if not np.all(np.isfinite(arr)):
+            i = int(np.flatnonzero(~np.isfinite(arr).all(axis=1))[0])
+            raise QueryError(f"{name}[{i}] = {arr[i].tolist()} is not finite")
+        if np.any(arr[:, 2] < 0):
+            i = int(np.flatnonzero(arr[:, 2] < 0)[0])
+            raise QueryError(f"{name}[{i}] has a negative radius {arr[i, 2]}")
+        return np.ascontiguousarray(arr)
+
+    def _stamp_args(self) -> tuple[Any, ...]:
+        g = self.grid
+        return (np.int64(self._wp), np.int64(self._hp), float(g.min_x), float(g.min_z), float(g.cell_size))
+
+    def _set_overlay(self, obstacles: ArrayLike | None) -> None:
+        """Stamp this query's obstacle circles under a fresh mark (none: overlay off)."""
+        self._mark = 0
+        if obstacles is None:
+            return
+        circles = self._circles(obstacles)
+        if len(circles) == 0:
+            return
+        self._mark_counter += 1
+        if self._mark_counter >= _GEN_LIMIT:
+            self._marks.fill(0)
+            self._mark_counter = 1
+        _geo.stamp_circles(self._marks, np.int32(self._mark_counter), *self._stamp_args(), circles,
+                           self._marks, np.int32(0))
+        self._mark = self._mark_counter
+
+    @contextmanager
+    def _overlay_for(self, obstacles: ArrayLike | None) -> Iterator[None]:
+        self._set_overlay(obstacles)
+        try:
+            yield
+        finally:
+            self._mark = 0
+
+    def add_occupant(self, x: float, z: float, radius: float) -> int:
+        """Block the cells whose centres lie within ``radius`` metres of ``(x, z)``
+        until :meth:`remove_occupant`; returns a handle. Occupants may overlap:
+        each cell keeps a counter, so removing one never frees a cell another
+        still covers. The grid itself is never modified."""
+        circle = self._circles([x, z, radius], "occupant")[0]
+        if self._occ is None:
+            self._occ = np.zeros(self._wp * self._hp, dtype=np.int32)
+        handle = self._next_handle
+        self._next_handle += 1
+        self._occupants[handle] = (float(circle[0]), float(circle[1]), float(circle[2]))
+        self._apply_occupant(circle, +1)
+        return handle
+
+    def remove_occupant(self, handle: int) -> None:
+        """Undo :meth:`add_occupant`. Unknown handles raise QueryError."""
+        try:
+            circle = self._occupants.pop(handle)
+        except (KeyError, TypeError):
+            raise QueryError(f"no occupant with handle {handle!r}") from None
+        self._apply_occupant(np.array(circle, dtype=np.float64), -1)
+
+    @property
+    def occupants(self) -> dict[int, tuple[float, float, float]]:
+        """Live occupants: handle -> (x, z, radius)."""
+        return dict(self._occupants)
+
+    def _apply_occupant(self, circle: NDArray[np.float64], delta: int) -> None:
+        assert self._occ is not None
+        _geo.stamp_circles(self._marks, np.int32(0), *self._stamp_args(), circle.reshape(1, 3),
+                           self._occ, np.int32(delta))
+        # refresh the effective cells in the circle's bounding box
+        g = self.grid
+        x, z, r = (float(v) for v in circle)
+        x0 = max(int(math.floor((x - r - g.min_x) / g.cell_size)) - 1, 0) + 1
+        x1 = min(int(math.ceil((x + r - g.min_x) / g.cell_size)) + 1, g.width - 1) + 1
+        z0 = max(int(math.floor((z - r - g.min_z) / g.cell_size)) - 1, 0) + 1
+        z1 = min(int(math.ceil((z + r - g.min_z) / g.cell_size)) + 1, g.depth - 1) + 1
+        if x0 > x1 or z0 > z1:
+            return
+        cells = self._cells.reshape(self._hp, self._wp)
+        static = self._static.reshape(self._hp, self._wp)
+        occ = self._occ.reshape(self._hp, self._wp)
+        box = (slice(z0, z1 + 1), slice(x0, x1 + 1))
+        cells[box] = np.where(occ[box] > 0, 0, static[box])
+
     def _run(
         self, s: int, g: int, budget: int | None, window: Sequence[int] | None, hmul: int
     ) -> NDArray[np.int64]:
@@ -289,6 +390,7 @@ class Pathfinder:
         budget: int | None = None,
         window: Sequence[int] | None = None,
         algorithm: str = "astar",
+        obstacles: ArrayLike | None = None,
     ) -> PathResult:
         """Shortest path between two cells ``(x, z)``; no snapping.
 
@@ -297,6 +399,8 @@ class Pathfinder:
         to the reachable cell closest to it (seed 000 §5), status NEAREST.
         ``algorithm`` is ``"astar"`` or ``"dijkstra"`` (same answer, no
         heuristic). ``waypoints`` are the cell centres of the (smoothed) path.
+        ``obstacles``: world circles ``(k, 3)`` = ``(x, z, radius)`` blocking
+        the cells whose centres they cover, for this query only (seed 000 §6).
 
         >>> import numpy as np
         >>> pf = Pathfinder(NavGrid(np.ones((3, 4), bool)))
@@ -305,8 +409,9 @@ class Pathfinder:
         """
         s = self._cell_arg(start, "start")
         g = self._cell_arg(goal, "goal")
-        return self._cell_query(s, g, smooth=smooth, nearest=nearest, budget=budget, window=window,
-                                algorithm=algorithm)
+        with self._overlay_for(obstacles):
+            return self._cell_query(s, g, smooth=smooth, nearest=nearest, budget=budget, window=window,
+                                    algorithm=algorithm)
 
     def _cell_query(
         self,
@@ -389,6 +494,7 @@ class Pathfinder:
         nearest: bool = False,
         budget: int | None = None,
         window: Sequence[int] | None = None,
+        obstacles: ArrayLike | None = None,
     ) -> PathResult:
         """Path between two world points ``(x, z)`` (or ``(x, y, z)``), in metres.
 
@@ -396,10 +502,21 @@ class Pathfinder:
         ``snap_radius``; the path is string-pulled (``smooth``); the first
         waypoint is dropped when within ``0.75 * cell_size`` of ``start``; the
         last waypoint is the exact ``end`` when ``end``'s own cell is the end
-        cell. With ``nearest=True`` this is find-path-to-nearest.
+        cell. With ``nearest=True`` this is find-path-to-nearest: one search
+        with the obstacles, never retried without them (seed 000 §5).
+        ``obstacles`` are world circles ``(k, 3)`` as in :meth:`find_path_cells`;
+        snapping avoids them too, so an occupied destination resolves to a
+        nearby free cell.
         """
         sw = self._world_arg(start, "start")
         ew = self._world_arg(end, "end")
+        with self._overlay_for(obstacles):
+            return self._find_path(sw, ew, smooth=smooth, nearest=nearest, budget=budget, window=window)
+
+    def _find_path(
+        self, sw: tuple[float, float], ew: tuple[float, float], *, smooth: bool, nearest: bool,
+        budget: int | None, window: Sequence[int] | None,
+    ) -> PathResult:
         fy = self.grid.floor_y
         s = self._snap_world(*sw)
         if s is None:
@@ -489,14 +606,16 @@ class Pathfinder:
         return self._nodes_to_cells(out[:m])
 
     # --------------------------------------------------------------- fields
-    def distance_field(self, sources: ArrayLike, *, out: NDArray[np.float64] | None = None) -> NDArray[np.float64]:
+    def distance_field(
+        self, sources: ArrayLike, *, out: NDArray[np.float64] | None = None, obstacles: ArrayLike | None = None
+    ) -> NDArray[np.float64]:
         """Cost from the nearest of ``sources`` (cells, shape (k, 2)) to every cell.
 
         Returns a float64 ``(depth, width)`` array in cardinal-step units,
         ``inf`` where unreachable. Moves are those of A* (the cost of a step is
         charged by the cell entered, walking away from the sources).
         """
-        raw = self.distance_field_int(sources)
+        raw = self.distance_field_int(sources, obstacles=obstacles)
         if out is None:
             out = np.empty(self.grid.shape, dtype=np.float64)
         elif out.shape != self.grid.shape or out.dtype != np.float64:
@@ -505,7 +624,7 @@ class Pathfinder:
         out[raw < 0] = np.inf
         return out
 
-    def distance_field_int(self, sources: ArrayLike) -> NDArray[np.int64]:
+    def distance_field_int(self, sources: ArrayLike, *, obstacles: ArrayLike | None = None) -> NDArray[np.int64]:
         """Like :meth:`distance_field` but the kernel's integer costs, -1 where unreachable."""
         src = np.asarray(sources)
         if src.ndim == 1:
@@ -515,7 +634,9 @@ class Pathfinder:
         nodes = np.array([self._node(self._cell_arg(c, f"sources[{i}]")) for i, c in enumerate(src)], dtype=np.int64)
         dist = np.empty(self._wp * self._hp, dtype=np.int64)
         gen = self._ws.next_gen()
-        _search.distance_field(self._grid_tuple(), self._overlay(), self._model(0), self._ws.single(gen), nodes, dist)
+        with self._overlay_for(obstacles):
+            _search.distance_field(self._grid_tuple(), self._overlay(), self._model(0), self._ws.single(gen),
+                                   nodes, dist)
         return dist.reshape(self._hp, self._wp)[1:-1, 1:-1].copy()
 
     # ---------------------------------------------------------------- batch
@@ -527,6 +648,7 @@ class Pathfinder:
         return_paths: bool = False,
         budget: int | None = None,
         threads: int | None = None,
+        obstacles: ArrayLike | None = None,
     ) -> BatchResult:
         """Answer ``starts[i] -> goals[i]`` (cells, shape (n, 2)) on all cores.
 
@@ -534,6 +656,13 @@ class Pathfinder:
         :meth:`find_path_cells` for each pair. ``threads`` defaults to
         numba's thread count.
         """
+        with self._overlay_for(obstacles):
+            return self._batch(starts, goals, return_paths=return_paths, budget=budget, threads=threads)
+
+    def _batch(
+        self, starts: ArrayLike, goals: ArrayLike, *, return_paths: bool, budget: int | None,
+        threads: int | None,
+    ) -> BatchResult:
         s = self._cells_array(starts, "starts")
         g = self._cells_array(goals, "goals")
         if len(s) != len(g):

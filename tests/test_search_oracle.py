@@ -108,6 +108,59 @@ def assert_no_path(r: navkit.PathResult) -> None:
     assert r.cost_int == -1 and r.cost == math.inf
 
 
+# --------------------------------------------------------------------------- the references themselves
+def test_reference_dijkstra_against_networkx():
+    """The scipy reference agrees with networkx on a graph built cell by cell."""
+    import networkx as nx
+
+    rng = np.random.default_rng(11)
+    for _ in range(20):
+        depth, width = (int(v) for v in rng.integers(1, 9, 2))
+        walk = rng.random((depth, width)) < 0.75
+        weights = rng.integers(1, 10, size=(depth, width))
+        eight = bool(rng.random() < 0.5)
+        card, diag = 7, 10
+        g = nx.DiGraph()
+        for z in range(depth):
+            for x in range(width):
+                g.add_node((x, z))
+                for dx in (-1, 0, 1):
+                    for dz in (-1, 0, 1):
+                        if (dx, dz) == (0, 0) or (not eight and dx and dz):
+                            continue
+                        qx, qz = x + dx, z + dz
+                        if not (0 <= qx < width and 0 <= qz < depth):
+                            continue
+                        if not (walk[z, x] and walk[qz, qx]):
+                            continue
+                        if dx and dz and not (walk[z, qx] and walk[qz, x]):
+                            continue
+                        step = diag if dx and dz else card
+                        g.add_edge((x, z), (qx, qz), weight=step * int(weights[qz, qx]))
+        src = (int(rng.integers(width)), int(rng.integers(depth)))
+        if not walk[src[1], src[0]]:
+            continue
+        want = nx.single_source_dijkstra_path_length(g, src)
+        got = dijkstra_costs(walk, weights, src, card, diag, eight)
+        for z in range(depth):
+            for x in range(width):
+                assert got[z, x] == want.get((x, z), math.inf)
+
+
+def test_reference_known_values():
+    walk = np.ones((5, 5), dtype=bool)
+    walk[1:4, 2] = False
+    d = dijkstra_costs(walk, None, (0, 2), *NAMED_COSTS["exact"])
+    assert d[2, 4] == 4 * 1_000_000 + 2 * 1_414_214  # round the wall: 6.828428
+    path = [(0, 2), (1, 1), (1, 0), (2, 0), (3, 0), (4, 1), (4, 2)]
+    assert is_valid_path(walk, np.array(path)) and path_cost(np.array(path), None, 10, 14) == 68
+    assert not is_valid_path(walk, np.array([(1, 1), (2, 0)]))  # no corner cutting past (2, 1)
+    assert not is_valid_path(walk, np.array([(0, 0), (1, 1)]), eight=False)
+    assert not is_valid_path(walk, np.array([(0, 0), (2, 0)]))  # not adjacent
+    assert brute_snap(walk, (2, 2), 1) == (1, 2)  # (1,2) and (3,2) tie at d2=1: lower index
+    assert brute_snap(walk, (-3, 0), 2) is None and brute_snap(walk, (-2, 0), 2) == (0, 0)
+
+
 # --------------------------------------------------------------------------- A* vs Dijkstra
 @fixed(250)
 @given(case=grids(), cm=costs_st(), conn=st.sampled_from([8, 4]), data=st.data())

@@ -22,6 +22,7 @@ def _make_batch(weighted: bool, use_marks: bool, win: bool, eight: bool):  # typ
     def astar_many(grid, overlay, model, limits, wsa, gens, starts, goals, out_stats, paths, path_len):  # type: ignore[no-untyped-def]
         g2, parent2, tag2, hf2, hk2 = wsa
         cells = grid[0]
+        marks, mark = overlay
         nthreads = g2.shape[0]
         n = starts.shape[0]
         want_paths = paths.shape[0] == nthreads and n <= nthreads
@@ -30,8 +31,10 @@ def _make_batch(weighted: bool, use_marks: bool, win: bool, eight: bool):  # typ
             for i in range(t, n, nthreads):
                 s = starts[i]
                 gl = goals[i]
-                if cells[s] == 0 or cells[gl] == 0:
-                    out_stats[i, 0] = NO_START if cells[s] == 0 else NO_GOAL
+                s_blocked = cells[s] == 0 or (use_marks and marks[s] == mark)
+                g_blocked = cells[gl] == 0 or (use_marks and marks[gl] == mark)
+                if s_blocked or g_blocked:
+                    out_stats[i, 0] = NO_START if s_blocked else NO_GOAL
                     out_stats[i, ST_COST] = -1
                     if want_paths:
                         path_len[t] = 0

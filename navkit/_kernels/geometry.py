@@ -6,6 +6,8 @@ All on the padded grid described in :mod:`navkit._kernels`; ``overlay`` is
 
 from __future__ import annotations
 
+import numpy as np
+
 from .._numba_config import njit
 
 
@@ -131,3 +133,46 @@ def nearest_free(cells, overlay, wp, hp, cx, cz, radius):  # type: ignore[no-unt
                 x += step
         r += 1
     return best
+
+
+@njit
+def stamp_circles(marks, mark, wp, hp, min_x, min_z, cell_size, circles, counts, delta):  # type: ignore[no-untyped-def]
+    """Mark every cell whose centre lies within a circle (closed disc).
+
+    ``circles`` is ``(k, 3)`` world ``(x, z, radius)``. With ``delta == 0``
+    the cells get ``marks[i] = mark`` (a per-query overlay); otherwise
+    ``counts[i] += delta`` (long-lived occupancy counters). Returns the number
+    of cells touched.
+    """
+    touched = 0
+    w = wp - 2
+    d = hp - 2
+    for c in range(circles.shape[0]):
+        x = circles[c, 0]
+        z = circles[c, 1]
+        r = circles[c, 2]
+        x0 = int(np.ceil((x - r - min_x) / cell_size - 0.5))
+        x1 = int(np.floor((x + r - min_x) / cell_size - 0.5))
+        z0 = int(np.ceil((z - r - min_z) / cell_size - 0.5))
+        z1 = int(np.floor((z + r - min_z) / cell_size - 0.5))
+        if x0 < 0:
+            x0 = 0
+        if z0 < 0:
+            z0 = 0
+        if x1 > w - 1:
+            x1 = w - 1
+        if z1 > d - 1:
+            z1 = d - 1
+        r2 = r * r
+        for cz in range(z0, z1 + 1):
+            dz = min_z + (cz + 0.5) * cell_size - z
+            for cx in range(x0, x1 + 1):
+                dx = min_x + (cx + 0.5) * cell_size - x
+                if dx * dx + dz * dz <= r2:
+                    q = (cz + 1) * wp + cx + 1
+                    if delta == 0:
+                        marks[q] = mark
+                    else:
+                        counts[q] += delta
+                    touched += 1
+    return touched
