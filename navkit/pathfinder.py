@@ -37,6 +37,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from ._kernels import batch as _batch
 from ._kernels import geometry as _geo
+from ._kernels import jps as _jps
 from ._kernels import search as _search
 from .costs import CostModel, cost_model
 from .errors import ConfigError, QueryError
@@ -50,7 +51,11 @@ SNAP_RADIUS = 8.0
 #: Seed 000 §3: the first waypoint is dropped when closer than this many cells to the start.
 FIRST_WAYPOINT_TRIM = 0.75
 
+#: Values of the ``algorithm`` argument of the cell and world queries.
+ALGORITHMS = ("astar", "dijkstra", "jps", "auto")
+
 _GEN_LIMIT = (1 << 30) - 2
+_STATUS = tuple(Status(i) for i in range(len(Status)))
 _FAR_CELLS = 1 << 30
 _INT64_SAFE = 1 << 62
 
@@ -173,6 +178,16 @@ class Pathfinder:
             )
         self._marks = np.zeros(n, dtype=np.int32)
         self._mark = 0
+        self._overlay_circles: NDArray[np.float64] | None = None
+        # JPS state, built on first use: packed rows/columns of self._cells,
+        # the nodes an overlay query cleared, a cell buffer for paths
+        self._jps: tuple[Any, ...] | None = None
+        self._jps_saved: NDArray[np.int32] | None = None
+        self._jps_cells: NDArray[np.int32] | None = None
+        self._jps_pts: NDArray[np.float64] | None = None
+        # plain ints: numba types them as int64 like np.int64, but dispatches faster
+        self._jps_model = (int(self.costs.card), int(self.costs.diag), int(self._nbits))
+        self._geo_t = (float(grid.min_x), float(grid.min_z), float(grid.cell_size))
         self._ws = Workspace(n)
         self._stats = np.zeros(_search.STATS_SIZE, dtype=np.int64)
         self._batch_ws: Workspace | None = None
@@ -229,6 +244,11 @@ class Pathfinder:
         return out
 
     def _cell_arg(self, value: Any, name: str) -> tuple[int, int]:
+        if type(value) is tuple and len(value) == 2:
+            x, z = value
+            # fast path: plain ints inside the grid (bool is not int here)
+            if type(x) is int and type(z) is int and 0 <= x < self._wp - 2 and 0 <= z < self._hp - 2:
+                return (x, z)
         arr = np.asarray(value)
         if arr.shape != (2,):
             raise QueryError(f"{name} must be an (x, z) cell pair, got {value!r}")
@@ -292,11 +312,13 @@ class Pathfinder:
     def _set_overlay(self, obstacles: ArrayLike | None) -> None:
         """Stamp this query's obstacle circles under a fresh mark (none: overlay off)."""
         self._mark = 0
+        self._overlay_circles = None
         if obstacles is None:
             return
         circles = self._circles(obstacles)
         if len(circles) == 0:
             return
+        self._overlay_circles = circles
         self._mark_counter += 1
         if self._mark_counter >= _GEN_LIMIT:
             self._marks.fill(0)
@@ -358,6 +380,8 @@ class Pathfinder:
         occ = self._occ.reshape(self._hp, self._wp)
         box = (slice(z0, z1 + 1), slice(x0, x1 + 1))
         cells[box] = np.where(occ[box] > 0, 0, static[box])
+        if self._jps is not None:
+            _jps.repack_box(self._cells, self._jps, np.int64(x0), np.int64(z0), np.int64(x1), np.int64(z1))
 
     def _run(
         self, s: int, g: int, budget: int | None, window: Sequence[int] | None, hmul: int
@@ -379,6 +403,115 @@ class Pathfinder:
         m = _geo.string_pull(self._cells, self._overlay(), np.int64(self._wp), nodes, len(nodes), self._ws.smooth)
         return self._ws.smooth[:m]
 
+    # ------------------------------------------------------------------ JPS
+    def _jps_bits(self) -> tuple[Any, ...]:
+        """Packed rows and columns of the effective cells (built on first use,
+        kept in sync by :meth:`add_occupant` / :meth:`remove_occupant`)."""
+        bits = self._jps
+        if bits is None:
+            nwr = _jps.words_per_line(self._wp)
+            nwc = _jps.words_per_line(self._hp)
+            rows = np.zeros(self._hp * nwr, dtype=np.int64)
+            cols = np.zeros(self._wp * nwc, dtype=np.int64)
+            _jps.pack(self._cells, self._wp, self._hp, rows, nwr, cols, nwc)
+            bits = self._jps = (rows, cols, int(self._wp), int(nwr), int(nwc))
+        return bits
+
+    def _jps_block(self, bits: tuple[Any, ...]) -> int:
+        """Clear the bits of this query's overlay cells; returns how many (for :meth:`_jps_unblock`).
+
+        Costs time in proportion to the circles' bounding boxes, not the grid."""
+        if self._mark <= 0 or self._overlay_circles is None:
+            return 0
+        if self._jps_saved is None:
+            self._jps_saved = np.zeros(self._wp * self._hp, dtype=np.int32)
+        return int(_jps.overlay_block(bits, self._marks, np.int32(self._mark), self._hp, self._geo_t,
+                                      self._overlay_circles, self._jps_saved))
+
+    def _jps_unblock(self, bits: tuple[Any, ...], k: int) -> None:
+        if k > 0:
+            assert self._jps_saved is not None
+            _jps.overlay_restore(bits, self._jps_saved, k)
+
+    def _jps_query(
+        self, s: tuple[int, int], g: tuple[int, int], *, smooth: bool, nearest: bool, budget: int | None
+    ) -> PathResult:
+        """Jump Point Search between two cells (the ``algorithm="jps"`` branch of the cell queries).
+
+        Same cost as A* (an optimal path; the cells may be another optimal
+        path than A*'s). ``cells`` is the full cell chain, interpolated
+        between jump points; ``expanded``/``generated`` count jump points.
+        ``budget`` counts jump-point expansions. With ``nearest=True``: a
+        found goal gives JPS's path; an unreachable or blocked goal is
+        answered by A* (the nearest reachable cell needs every reachable
+        cell, which JPS never visits), so the answer is A*'s; a budget run out
+        gives the path to the expanded jump point closest to the goal, as
+        A* does with its expanded cells. (A ``window`` query is answered by
+        A*: see :meth:`_cell_query`.)
+        """
+        fy = self.grid.floor_y
+        b = self.budget if budget is None else self._check_budget(budget)
+        sn = (s[1] + 1) * self._wp + s[0] + 1
+        gn = (g[1] + 1) * self._wp + g[0] + 1
+        bits = self._jps if self._jps is not None else self._jps_bits()
+        cbuf, pbuf = self._jps_cells, self._jps_pts
+        if cbuf is None or pbuf is None:
+            cbuf = self._jps_cells = np.zeros((1024, 2), dtype=np.int32)
+            pbuf = self._jps_pts = np.zeros((1024, 2), dtype=np.float64)
+        ws = self._ws
+        gen = int(ws.gens[0]) + 1
+        if gen >= _GEN_LIMIT:
+            gen = ws.next_gen()
+        else:
+            ws.gens[0] = gen
+        out = (ws.path, cbuf, pbuf, self._geo_t)
+        k = self._jps_block(bits) if self._mark > 0 else 0
+        try:
+            m = _jps.jps_path(bits, self._jps_model, (ws.g, ws.parent, ws.tag, ws.hf, ws.hk, gen),
+                              (sn, gn, b, nearest), self._stats, out)
+        finally:
+            if k:
+                self._jps_unblock(bits, k)
+        st = self._stats
+        code = _STATUS[st[0]]
+        if code is Status.NO_START:
+            return PathResult(code, start_cell=s, floor_y=fy)
+        if nearest and (code is Status.UNREACHABLE or code is Status.NO_GOAL):
+            return self._cell_query(s, g, smooth=smooth, nearest=True, budget=budget, window=None,
+                                    algorithm="astar")
+        if code is Status.NO_GOAL:
+            return PathResult(code, start_cell=s, floor_y=fy)
+        expanded, generated = int(st[_search.ST_EXPANDED]), int(st[_search.ST_GENERATED])
+        if m == 0:
+            return PathResult(code, expanded=expanded, generated=generated, start_cell=s, floor_y=fy)
+        if m > len(cbuf):
+            size = max(m, 2 * len(cbuf))
+            cbuf = self._jps_cells = np.zeros((size, 2), dtype=np.int32)
+            pbuf = self._jps_pts = np.zeros((size, 2), dtype=np.float64)
+            _jps.nodes_to_cells(ws.path, m, self._wp, cbuf, pbuf, self._geo_t)
+        if code is Status.FOUND:
+            end, cost_int = gn, int(st[_search.ST_COST])
+        else:
+            end, cost_int = int(st[_search.ST_BEST]), int(st[_search.ST_BEST_COST])
+        cells = cbuf[:m].copy()
+        if smooth:
+            kept = self._smooth_nodes(ws.path[:m])
+            waypoints = self.grid.cells_to_world(self._nodes_to_cells(kept))
+        else:
+            waypoints = pbuf[:m].copy()
+        return PathResult(
+            code,
+            cells=cells,
+            waypoints=waypoints,
+            cost=cost_int / self.costs.card,
+            cost_int=cost_int,
+            expanded=expanded,
+            generated=generated,
+            start_cell=s,
+            end_cell=(end % self._wp - 1, end // self._wp - 1),
+            floor_y=fy,
+        )
+
     # --------------------------------------------------------------- queries
     def find_path_cells(
         self,
@@ -397,8 +530,12 @@ class Pathfinder:
         ``status`` is NO_START / NO_GOAL when an endpoint cell is blocked.
         With ``nearest=True`` an unreachable (or blocked) goal gives the path
         to the reachable cell closest to it (seed 000 §5), status NEAREST.
-        ``algorithm`` is ``"astar"`` or ``"dijkstra"`` (same answer, no
-        heuristic). ``waypoints`` are the cell centres of the (smoothed) path.
+        ``algorithm`` is ``"astar"``, ``"dijkstra"`` (same answer, no
+        heuristic), ``"jps"`` (Jump Point Search: same cost, far fewer nodes,
+        uniform-cost 8-connected grids only; see :meth:`_jps_query` for how
+        it treats ``nearest``, ``budget`` and ``window``) or ``"auto"``
+        (``"jps"`` on an unweighted 8-connected grid, else ``"astar"``).
+        ``waypoints`` are the cell centres of the (smoothed) path.
         ``obstacles``: world circles ``(k, 3)`` = ``(x, z, radius)`` blocking
         the cells whose centres they cover, for this query only (seed 000 §6).
 
@@ -409,9 +546,38 @@ class Pathfinder:
         """
         s = self._cell_arg(start, "start")
         g = self._cell_arg(goal, "goal")
+        if obstacles is None:
+            self._set_overlay(None)
+            return self._cell_query(s, g, smooth=smooth, nearest=nearest, budget=budget, window=window,
+                                    algorithm=algorithm)
         with self._overlay_for(obstacles):
             return self._cell_query(s, g, smooth=smooth, nearest=nearest, budget=budget, window=window,
                                     algorithm=algorithm)
+
+    def resolve_algorithm(self, algorithm: str) -> str:
+        """The algorithm a query with ``algorithm`` runs: ``"auto"`` becomes
+        ``"jps"`` on an unweighted 8-connected grid and ``"astar"`` otherwise.
+
+        Raises QueryError for an unknown name, and for ``"jps"`` on a weighted
+        or 4-connected grid (JPS never ignores weights silently).
+        """
+        if algorithm == "astar" or algorithm == "dijkstra":
+            return algorithm
+        if algorithm == "auto":
+            return "jps" if self.grid.weights is None and self.connectivity == 8 else "astar"
+        if algorithm == "jps":
+            if self.grid.weights is not None:
+                raise QueryError(
+                    "JPS needs a uniform-cost grid, but this grid has terrain weights; "
+                    "use algorithm='astar' (or 'auto', which picks A* here)"
+                )
+            if self.connectivity != 8:
+                raise QueryError(
+                    "JPS needs an 8-connected grid, but this Pathfinder is 4-connected; "
+                    "use algorithm='astar' (or 'auto', which picks A* here)"
+                )
+            return algorithm
+        raise QueryError(f"algorithm must be one of {', '.join(map(repr, ALGORITHMS))}, got {algorithm!r}")
 
     def _cell_query(
         self,
@@ -424,12 +590,10 @@ class Pathfinder:
         window: Sequence[int] | None,
         algorithm: str,
     ) -> PathResult:
-        if algorithm == "astar":
-            hmul = self._wmin
-        elif algorithm == "dijkstra":
-            hmul = 0
-        else:
-            raise QueryError(f"algorithm must be 'astar' or 'dijkstra', got {algorithm!r}")
+        algorithm = self.resolve_algorithm(algorithm)
+        if algorithm == "jps" and window is None:
+            return self._jps_query(s, g, smooth=smooth, nearest=nearest, budget=budget)
+        hmul = 0 if algorithm == "dijkstra" else self._wmin
         fy = self.grid.floor_y
         if not self._free(s):
             return PathResult(Status.NO_START, start_cell=s, floor_y=fy)
@@ -474,7 +638,7 @@ class Pathfinder:
         cx, cz = self.grid.world_to_cell(wx, wz)
         if self._free((cx, cz)):
             return (cx, cz)
-        radius = int(math.ceil(self.snap_radius / self.grid.cell_size))
+        radius = int(math.floor(self.snap_radius / self.grid.cell_size + 1e-9))  # rings within snap_radius
         # clamp far-away points so the ring arithmetic stays in int64 and bounded
         lim = max(self._wp, self._hp) + radius + 2
         cx = min(max(cx, -lim), lim)

@@ -86,8 +86,9 @@ class PathResult:
 
     @property
     def has_path(self) -> bool:
-        """True when there is a path to follow (found or nearest)."""
-        return self.status.has_path and len(self.cells) > 0
+        """True when there are cells to follow: found, nearest, or the partial
+        path a find-path-to-nearest query returns when its budget or window ran out."""
+        return len(self.cells) > 0
 
     def points3d(self) -> NDArray[np.float64]:
         """Waypoints as an ``(m, 3)`` array of world ``(x, floor_y, z)``."""

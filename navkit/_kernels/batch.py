@@ -1,76 +1,77 @@
-"""Many A* queries on one grid, spread over threads with ``prange``.
+"""Many A* queries on one grid, spread over threads.
 
-Each thread owns one row of every workspace array, so threads never share
-state; query ``i`` is answered by thread ``i % nthreads``. Every query runs the
-same A* kernel as a single query, so answers are identical to single queries
-whatever the thread count.
+The multi-query kernel (:func:`~navkit._kernels.search.astar_seq_kernel`)
+runs without the GIL, so a small thread pool gives each core a share: thread
+``t`` answers queries ``t, t + nthreads, ...`` with its own row of every
+workspace array. Every query runs the same search as a single query, so
+answers are identical to single queries whatever the thread count. (Threads
+rather than ``prange``: a ``parallel=True`` kernel took three times as long
+to compile, and the work here needs no more than one kernel call per thread.)
 """
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
 import numba
 import numpy as np
 
-from .._numba_config import njit
-from .search import ST_COST, STATS_SIZE, astar_body, trace, variant_name
+from .search import FOUND, STATS_SIZE, astar_seq_kernel, trace
 
-NO_START = 5
-NO_GOAL = 6
+_POOL: ThreadPoolExecutor | None = None
+_POOL_LOCK = threading.Lock()
 
 
-def _make_batch(weighted: bool, use_marks: bool, win: bool, eight: bool):  # type: ignore[no-untyped-def]
-    def astar_many(grid, overlay, model, limits, wsa, gens, starts, goals, out_stats, paths, path_len):  # type: ignore[no-untyped-def]
+def _pool() -> ThreadPoolExecutor:
+    global _POOL
+    with _POOL_LOCK:
+        if _POOL is None:
+            _POOL = ThreadPoolExecutor(max_workers=max(1, numba.config.NUMBA_NUM_THREADS),
+                                       thread_name_prefix="navkit-batch")
+        return _POOL
+
+
+def batch_kernel(weighted: bool, use_marks: bool, window: bool, eight: bool) -> Callable[..., int]:
+    """``run(grid, overlay, model, limits, wsa, gens, starts, goals, out_stats, paths, path_len)``.
+
+    Answers ``starts[i] -> goals[i]`` (padded nodes). ``wsa = (g, parent,
+    tag, hf, hk)`` with one row per thread; ``gens`` holds each thread's last
+    generation (advanced here; the caller reserves room). ``out_stats`` has
+    shape ``(n, STATS_SIZE)``. When ``paths`` has one row per thread and
+    ``len(starts) <= nthreads``, thread ``t`` writes its query's path into
+    ``paths[t]`` and the length into ``path_len[t]`` (0 without a path).
+    """
+    seq = astar_seq_kernel(weighted, use_marks, window, eight)
+
+    def run(grid: Any, overlay: Any, model: Any, limits: Any, wsa: Any, gens: Any, starts: Any, goals: Any,
+            out_stats: Any, paths: Any, path_len: Any) -> int:
         g2, parent2, tag2, hf2, hk2 = wsa
-        cells = grid[0]
-        marks, mark = overlay
         nthreads = g2.shape[0]
         n = starts.shape[0]
         want_paths = paths.shape[0] == nthreads and n <= nthreads
-        for t in numba.prange(nthreads):
-            stats = np.zeros(STATS_SIZE, dtype=np.int64)
-            for i in range(t, n, nthreads):
-                s = starts[i]
-                gl = goals[i]
-                s_blocked = cells[s] == 0 or (use_marks and marks[s] == mark)
-                g_blocked = cells[gl] == 0 or (use_marks and marks[gl] == mark)
-                if s_blocked or g_blocked:
-                    out_stats[i, 0] = NO_START if s_blocked else NO_GOAL
-                    out_stats[i, ST_COST] = -1
-                    if want_paths:
-                        path_len[t] = 0
-                    continue
-                gens[t] += 1
-                ws = (g2[t], parent2[t], tag2[t], hf2[t], hk2[t], gens[t])
-                astar_body(grid, overlay, model, limits, ws, s, gl, stats, weighted, use_marks, win, eight)
-                for k in range(STATS_SIZE):
-                    out_stats[i, k] = stats[k]
-                if want_paths:
-                    if stats[0] == 0:
-                        path_len[t] = trace(parent2[t], s, gl, paths[t])
-                    else:
-                        path_len[t] = 0
+
+        def work(t: int) -> None:
+            st = np.ascontiguousarray(starts[t::nthreads])
+            gl = np.ascontiguousarray(goals[t::nthreads])
+            rows = np.zeros((st.shape[0], STATS_SIZE), dtype=np.int64)
+            ws = (g2[t], parent2[t], tag2[t], hf2[t], hk2[t], np.int64(gens[t] + 1))
+            seq(grid, overlay, model, limits, ws, st, gl, rows)
+            gens[t] += st.shape[0]
+            out_stats[t::nthreads] = rows
+            if want_paths and st.shape[0]:
+                found = rows[0, 0] == FOUND
+                path_len[t] = trace(parent2[t], st[0], gl[0], paths[t]) if found else 0
+
+        busy = min(nthreads, n)
+        if busy <= 1:
+            for t in range(nthreads):
+                work(t)
+        else:
+            for f in [_pool().submit(work, t) for t in range(nthreads)]:
+                f.result()
         return n
 
-    # a unique name per variant keeps numba's symbols and cache files apart
-    astar_many.__name__ = astar_many.__qualname__ = "astar_many_" + variant_name(weighted, use_marks, win, eight)
-    return njit(parallel=True)(astar_many)
-
-
-_BATCH: dict[tuple[bool, bool, bool, bool], object] = {}
-
-
-def batch_kernel(weighted: bool, use_marks: bool, window: bool, eight: bool):  # type: ignore[no-untyped-def]
-    """``astar_many(grid, overlay, model, limits, wsa, gens, starts, goals, out_stats, paths, path_len)``.
-
-    Answers ``starts[i] -> goals[i]`` (padded nodes). ``wsa = (g, parent,
-    tag, hf, hk)`` with one row per thread; ``gens`` holds each
-    thread's generation (advanced here). ``out_stats`` has shape
-    ``(n, STATS_SIZE)``. When ``paths`` has one row per thread and
-    ``len(starts) <= nthreads``, thread ``t`` writes its path into
-    ``paths[t]`` and the length into ``path_len[t]``.
-    """
-    key = (bool(weighted), bool(use_marks), bool(window), bool(eight))
-    kernel = _BATCH.get(key)
-    if kernel is None:
-        kernel = _BATCH[key] = _make_batch(*key)
-    return kernel
+    return run

@@ -47,6 +47,10 @@ ST_COST = 5
 ST_BEST_COST = 6
 STATS_SIZE = 8
 
+# statuses written for queries rejected before the search (see navkit.results.Status)
+NO_START = 5
+NO_GOAL = 6
+
 
 @njit(inline="always")
 def _heuristic(qx, qz, gx, gz, card, diag, eight, hmul):  # type: ignore[no-untyped-def]
@@ -110,14 +114,17 @@ def _compact(hf, hk, size, tag, g, open_tag, nbits):  # type: ignore[no-untyped-
 
 @njit(inline="always")
 def astar_body(grid, overlay, model, limits, ws, start, goal, stats,  # type: ignore[no-untyped-def]
-               weighted, use_marks, win, eight):
-    """The A* search; the last four flags must be compile-time constants at
-    the call site (see :func:`astar_kernel`), so unused features cost nothing."""
+               weighted, general, eight):
+    """The A* search. The three flags must be compile-time constants at the
+    call site (see :func:`astar_kernel`): with ``general`` False the overlay
+    and the window are ignored and their tests compiled out."""
     cells, weights, wp, _weighted, nbits = grid
     marks, mark = overlay
     card, diag, _eight, hmul = model
     budget, wx0, wz0, wx1, wz1 = limits
     g, parent, tag, hf, hk, gen = ws
+    use_marks = general and mark > 0
+    win = general and wx0 >= 0
     open_tag = np.int32(2 * gen)
     closed_tag = np.int32(2 * gen + 1)
     cap = hf.shape[0]
@@ -221,31 +228,64 @@ def astar_body(grid, overlay, model, limits, ws, start, goal, stats,  # type: ig
 
 
 
-def _make_astar(weighted: bool, use_marks: bool, win: bool, eight: bool):  # type: ignore[no-untyped-def]
-    """Build the A* kernel specialised for these features.
+def _make_astar(weighted: bool, general: bool, eight: bool):  # type: ignore[no-untyped-def]
+    """Build the single-query A* kernel specialised for these features.
 
     The flags are closure constants, which numba folds into the inlined
-    :func:`astar_body`, so the plain uniform-cost kernel carries no weight
-    loads, overlay or window tests (each costs up to half the speed as a
-    runtime branch). Each variant gets its own ``__qualname__``: numba names
-    compiled symbols and cache files after it, and variants sharing a name
-    could be linked in place of one another when loaded from the disk cache.
+    :func:`astar_body`: the uniform-cost kernel carries no weight loads (a
+    runtime weight test costs up to half the speed), and only the
+    ``general`` variants test the overlay and the window (about 10%). Each
+    variant gets its own ``__qualname__``: numba names compiled symbols and
+    cache files after it, and variants sharing a name could be linked in
+    place of one another when loaded from the disk cache. Closure values are
+    plain bools, so the cache key is the same in every process.
     """
 
     def astar(grid, overlay, model, limits, ws, start, goal, stats):  # type: ignore[no-untyped-def]
-        return astar_body(grid, overlay, model, limits, ws, start, goal, stats, weighted, use_marks, win, eight)
+        return astar_body(grid, overlay, model, limits, ws, start, goal, stats, weighted, general, eight)
 
-    astar.__name__ = astar.__qualname__ = "astar_" + variant_name(weighted, use_marks, win, eight)
+    astar.__name__ = astar.__qualname__ = "astar_" + variant_name(weighted, general, eight)
     return njit(astar)
 
 
-def variant_name(weighted: bool, use_marks: bool, win: bool, eight: bool) -> str:
+def _make_astar_seq(weighted: bool, general: bool, eight: bool):  # type: ignore[no-untyped-def]
+    """Build the multi-query kernel: ``starts[i] -> goals[i]`` one after another.
+
+    ``ws``'s generation is the first query's; query ``i`` uses ``gen + i``
+    (the caller reserves them). Rows of ``out_stats`` whose start or goal is
+    blocked get status ``NO_START`` / ``NO_GOAL``. Runs without the GIL, so a
+    thread pool spreads a batch over cores (see :mod:`navkit._kernels.batch`).
+    """
+
+    def astar_seq(grid, overlay, model, limits, ws, starts, goals, out_stats):  # type: ignore[no-untyped-def]
+        cells = grid[0]
+        marks, mark = overlay
+        g, parent, tag, hf, hk, gen = ws
+        stats = np.zeros(STATS_SIZE, dtype=np.int64)
+        for i in range(starts.shape[0]):
+            s = starts[i]
+            gl = goals[i]
+            s_blocked = cells[s] == 0 or (general and mark > 0 and marks[s] == mark)
+            g_blocked = cells[gl] == 0 or (general and mark > 0 and marks[gl] == mark)
+            if s_blocked or g_blocked:
+                out_stats[i, ST_STATUS] = NO_START if s_blocked else NO_GOAL
+                out_stats[i, ST_COST] = -1
+                continue
+            astar_body(grid, overlay, model, limits, (g, parent, tag, hf, hk, gen + i), s, gl, stats,
+                       weighted, general, eight)
+            for k in range(STATS_SIZE):
+                out_stats[i, k] = stats[k]
+        return starts.shape[0]
+
+    astar_seq.__name__ = astar_seq.__qualname__ = "astar_seq_" + variant_name(weighted, general, eight)
+    return njit(astar_seq)
+
+
+def variant_name(weighted: bool, general: bool, eight: bool) -> str:
     """A short unique name for a kernel variant, e.g. ``"uniform_8"``."""
     parts = ["weighted" if weighted else "uniform"]
-    if use_marks:
-        parts.append("overlay")
-    if win:
-        parts.append("window")
+    if general:
+        parts.append("general")
     parts.append("8" if eight else "4")
     return "_".join(parts)
 
@@ -342,7 +382,16 @@ def distance_field(grid, overlay, model, ws, sources, dist):  # type: ignore[no-
     return settled
 
 
-_KERNELS: dict[tuple[bool, bool, bool, bool], object] = {}
+_KERNELS: dict[tuple[str, bool, bool, bool], object] = {}
+
+
+def _variant(kind: str, weighted: bool, use_marks: bool, window: bool, eight: bool):  # type: ignore[no-untyped-def]
+    key = (kind, bool(weighted), bool(use_marks or window), bool(eight))
+    kernel = _KERNELS.get(key)
+    if kernel is None:
+        make = _make_astar if kind == "single" else _make_astar_seq
+        kernel = _KERNELS[key] = make(*key[1:])
+    return kernel
 
 
 def astar_kernel(weighted: bool, use_marks: bool, window: bool, eight: bool):  # type: ignore[no-untyped-def]
@@ -352,10 +401,12 @@ def astar_kernel(weighted: bool, use_marks: bool, window: bool, eight: bool):  #
     fills ``stats`` (see ``ST_*``) and leaves the parent chain of
     ``stats[ST_END]`` (the goal when found, otherwise the expanded node
     closest to the goal by squared grid distance, ties to the lower index)
-    in ``ws`` for :func:`trace`.
+    in ``ws`` for :func:`trace`. Overlay and window share one compiled
+    variant, so there are at most eight.
     """
-    key = (bool(weighted), bool(use_marks), bool(window), bool(eight))
-    kernel = _KERNELS.get(key)
-    if kernel is None:
-        kernel = _KERNELS[key] = _make_astar(*key)
-    return kernel
+    return _variant("single", weighted, use_marks, window, eight)
+
+
+def astar_seq_kernel(weighted: bool, use_marks: bool, window: bool, eight: bool):  # type: ignore[no-untyped-def]
+    """The multi-query kernel for this feature set; see :func:`_make_astar_seq`."""
+    return _variant("seq", weighted, use_marks, window, eight)
