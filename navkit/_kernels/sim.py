@@ -1,0 +1,666 @@
+"""The character simulation's per-tick kernel: path following, approach
+(follow) steps, the movement guard and its spatial hash, in one pass over the
+characters in slot (= stable-ID) order.
+
+Arguments are grouped in tuples (all arrays slot-indexed, length ``n``):
+
+``body = (pos, facing, speed, rot, rc, kind, alive, enabled)``
+    ``pos`` float64 (n, 2) world (x, z); ``facing`` float64 radians, measured
+    from +X toward +Z (direction ``(cos f, sin f)``); ``speed`` walk speed m/s;
+    ``rot`` rotation speed rad/s; ``rc`` movement contact radius m; ``kind``
+    uint8 (0 player, 1 bot, 2 npc); ``alive``/``enabled`` uint8.
+``nav = (active, wp, wp_n, wp_i, walk_target, requested, moved, blocked, anim)``
+    ``active`` uint8 navigation active; ``wp`` float64 (n, maxw, 2) waypoints,
+    ``wp_n`` int32 count, ``wp_i`` int32 current index; ``walk_target`` and
+    ``requested`` float64 (n, 2); ``moved`` uint8 moved last tick (read as the
+    previous tick's value, written with this tick's); ``blocked`` int32
+    movementBlockedTicks; ``anim`` uint8 (0 STAND, 1 WALK).
+``retry = (seq, cur, timer, blocker)``
+    ``seq`` int32 (n, 10) shuffled cooldowns, ``cur`` int32 cursor, ``timer``
+    int32 ticks left of a scheduled retry (0: none), ``blocker`` int32 slot of
+    the character promoted on the retry (-1: none).
+``follow = (target, rng, talk, best, stall, last_plan, goal, on_path)``
+    ``target`` int32 slot followed (-1: no order); ``rng`` float64 range m;
+    ``talk`` uint8 walk-to-NPC order; ``best`` float64 best distance so far;
+    ``stall`` int32 ticks without a new best; ``last_plan`` int64 tick of the
+    last plan (-1: never); ``goal`` float64 (n, 2) target position at that
+    plan; ``on_path`` uint8 following a planned path.
+``grid = (cells, wpad, hpad, min_x, min_z, cell_size)``
+    The static walkable grid, padded by one blocked cell (see
+    :mod:`navkit._kernels`).
+``hsh = (h, ox, oz, gw, gd, head, cursor, order)``
+    Uniform spatial hash: bucket size ``h``, origin, ``gw x gd`` buckets (the
+    caller clamps coordinates into them), int32 work arrays ``head``
+    (gw*gd + 1), ``cursor`` (gw*gd), ``order`` (n).
+``params = (dt, tick, repath_ticks, give_up_ticks, walk_threshold, replan_threshold, blocked_limit, following_cos)``
+``out = (res, dirv, steplen, mode, ev, ev_blocker, stats)``
+    Scratch and results: reservations, desired direction, step length, step
+    mode (0 none, 1 path, 2 greedy), event bits (``EV_*``), the blocker slot
+    per event, and ``stats`` float64 (``STAT_*``).
+
+The guard (seed 000 §8). Character ``i`` at ``p`` proposes ``q``. For every
+other solid character ``j`` with reserved centre ``c`` (its tick-start centre,
+or its new centre once it has moved this tick) and ``r = rc_i + rc_j``, the
+step is rejected when
+
+* ``|q - c|^2 < r^2`` and ``|q - c|^2 < |p - c|^2`` (it ends overlapping and
+  closer than it started), or
+* the closest point of the segment ``p -> q`` to ``c`` (strictly inside the
+  segment) is closer than ``r`` and closer than ``p`` (it sweeps through).
+
+So circles that did not overlap never come to overlap, and circles that did
+(spawned overlapping) may only separate. A step must also enter no blocked
+cell of the static grid (:func:`segment_clear`); a step that would is cut to
+its free axis (sliding along the wall, the larger component first), and
+rejected as blocked by a wall when neither axis is free.
+
+A rejected step is *following* when every rejecting character walks (has a
+desired direction this tick) with ``dot(dir_i, dir_j) > following_cos``: the
+character waits without counting. Otherwise (head-on, crossing, a standing
+character, a wall) ``blocked`` grows; at ``blocked_limit`` the character
+stops: players and bots cancel their destination (and follow order), NPCs
+keep ``requested`` and schedule a retry with the next cooldown.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .._numba_config import njit
+from .geometry import line_of_sight
+
+EV_ARRIVED = 1
+EV_BLOCK_STOP = 2
+EV_NEED_PLAN = 4
+EV_TALK = 8
+EV_GAVE_UP = 16
+EV_BLOCKED = 32
+EV_WAITED = 64
+EV_IN_RANGE = 128
+
+STAT_MIN_GAP = 0
+STAT_MOVED = 1
+STAT_BLOCKED = 2
+STAT_WAITED = 3
+STATS_SIZE = 4
+
+KIND_PLAYER = 0
+KIND_BOT = 1
+KIND_NPC = 2
+
+MODE_NONE = 0
+MODE_PATH = 1
+MODE_GREEDY = 2
+
+_TWO_PI = 2.0 * math.pi
+
+
+@njit(inline="always")
+def _node(grid, x, z):  # type: ignore[no-untyped-def]
+    """Padded node of the cell holding world point (x, z); outside -> border."""
+    cells, wpad, hpad, min_x, min_z, cs = grid
+    cx = int(math.floor((x - min_x) / cs)) + 1
+    cz = int(math.floor((z - min_z) / cs)) + 1
+    if cx < 0:
+        cx = 0
+    elif cx > wpad - 1:
+        cx = wpad - 1
+    if cz < 0:
+        cz = 0
+    elif cz > hpad - 1:
+        cz = hpad - 1
+    return cz * wpad + cx
+
+
+@njit(inline="always")
+def _blocked_cell(grid, cx, cz):  # type: ignore[no-untyped-def]
+    """Cell (x, z) in padded coordinates is blocked (outside the grid counts as blocked)."""
+    cells, wpad, hpad, min_x, min_z, cs = grid
+    if cx < 0 or cz < 0 or cx > wpad - 1 or cz > hpad - 1:
+        return True
+    return cells[cz * wpad + cx] == 0
+
+
+@njit
+def segment_clear(grid, px, pz, qx, qz):  # type: ignore[no-untyped-def]
+    """True when the segment p -> q enters no blocked cell.
+
+    Walks the cells the segment crosses (float DDA). Where it passes exactly
+    through a cell corner, at least one of the two side cells must be free
+    (no squeezing between two diagonal blocks). A segment that starts on a
+    blocked cell is clear (a character may walk off a cell that became
+    blocked under it, e.g. a door that closed).
+    """
+    cells, wpad, hpad, min_x, min_z, cs = grid
+    fx = (px - min_x) / cs + 1.0
+    fz = (pz - min_z) / cs + 1.0
+    gx = (qx - min_x) / cs + 1.0
+    gz = (qz - min_z) / cs + 1.0
+    cx = int(math.floor(fx))
+    cz = int(math.floor(fz))
+    ex = int(math.floor(gx))
+    ez = int(math.floor(gz))
+    if _blocked_cell(grid, cx, cz):
+        return True
+    if cx == ex and cz == ez:
+        return True
+    dx = gx - fx
+    dz = gz - fz
+    sx = 1 if dx > 0.0 else -1
+    sz = 1 if dz > 0.0 else -1
+    inf = np.inf
+    if dx != 0.0:
+        bx = cx + 1 if sx > 0 else cx
+        tmx = (bx - fx) / dx
+        tdx = 1.0 / abs(dx)
+    else:
+        tmx = inf
+        tdx = inf
+    if dz != 0.0:
+        bz = cz + 1 if sz > 0 else cz
+        tmz = (bz - fz) / dz
+        tdz = 1.0 / abs(dz)
+    else:
+        tmz = inf
+        tdz = inf
+    steps = abs(ex - cx) + abs(ez - cz) + 2
+    k = 0
+    while (cx != ex or cz != ez) and k < steps:
+        k += 1
+        if tmx < tmz:
+            cx += sx
+            tmx += tdx
+        elif tmz < tmx:
+            cz += sz
+            tmz += tdz
+        else:
+            if _blocked_cell(grid, cx + sx, cz) and _blocked_cell(grid, cx, cz + sz):
+                return False
+            cx += sx
+            cz += sz
+            tmx += tdx
+            tmz += tdz
+        if _blocked_cell(grid, cx, cz):
+            return False
+    return not _blocked_cell(grid, ex, ez)
+
+
+@njit(inline="always")
+def _bucket(hsh, x, z):  # type: ignore[no-untyped-def]
+    h, ox, oz, gw, gd, head, cursor, order = hsh
+    bx = int(math.floor((x - ox) / h))
+    bz = int(math.floor((z - oz) / h))
+    if bx < 0:
+        bx = 0
+    elif bx > gw - 1:
+        bx = gw - 1
+    if bz < 0:
+        bz = 0
+    elif bz > gd - 1:
+        bz = gd - 1
+    return bx, bz
+
+
+@njit
+def build_hash(pos, solid, hsh):  # type: ignore[no-untyped-def]
+    """Counting sort of the solid characters into buckets (slot order inside a bucket)."""
+    h, ox, oz, gw, gd, head, cursor, order = hsh
+    nb = gw * gd
+    for b in range(nb + 1):
+        head[b] = 0
+    n = pos.shape[0]
+    for i in range(n):
+        if solid[i]:
+            bx, bz = _bucket(hsh, pos[i, 0], pos[i, 1])
+            head[bz * gw + bx + 1] += 1
+    for b in range(nb):
+        head[b + 1] += head[b]
+    for b in range(nb):
+        cursor[b] = head[b]
+    for i in range(n):
+        if solid[i]:
+            bx, bz = _bucket(hsh, pos[i, 0], pos[i, 1])
+            b = bz * gw + bx
+            order[cursor[b]] = i
+            cursor[b] += 1
+
+
+@njit(inline="always")
+def _wrap(a):  # type: ignore[no-untyped-def]
+    """Angle into (-pi, pi] (inputs here lie within a few turns of it)."""
+    k = 0
+    while a > math.pi and k < 64:
+        a -= _TWO_PI
+        k += 1
+    while a <= -math.pi and k < 64:
+        a += _TWO_PI
+        k += 1
+    return a
+
+
+@njit(inline="always")
+def _clear_path(nav, i):  # type: ignore[no-untyped-def]
+    active, wp, wp_n, wp_i, walk_target, requested, moved, blocked, anim = nav
+    active[i] = 0
+    wp_n[i] = 0
+    wp_i[i] = 0
+
+
+@njit(inline="always")
+def _current_target(nav, i):  # type: ignore[no-untyped-def]
+    active, wp, wp_n, wp_i, walk_target, requested, moved, blocked, anim = nav
+    if wp_n[i] > 0:
+        k = wp_i[i]
+        return wp[i, k, 0], wp[i, k, 1]
+    return walk_target[i, 0], walk_target[i, 1]
+
+
+@njit
+def _advance(body, nav, i, thr):  # type: ignore[no-untyped-def]
+    """Skip waypoints within ``thr``; returns True when the path is finished."""
+    pos = body[0]
+    active, wp, wp_n, wp_i, walk_target, requested, moved, blocked, anim = nav
+    if wp_n[i] > 0:
+        while wp_i[i] < wp_n[i]:
+            k = wp_i[i]
+            dx = wp[i, k, 0] - pos[i, 0]
+            dz = wp[i, k, 1] - pos[i, 1]
+            if math.sqrt(dx * dx + dz * dz) <= thr:
+                wp_i[i] = k + 1
+            else:
+                return False
+        return True
+    dx = walk_target[i, 0] - pos[i, 0]
+    dz = walk_target[i, 1] - pos[i, 1]
+    return math.sqrt(dx * dx + dz * dz) <= thr
+
+
+@njit
+def _finish_path(nav, follow, out, i):  # type: ignore[no-untyped-def]
+    """The last waypoint was reached: clear the path; an arrival unless following."""
+    ev = out[4]
+    _clear_path(nav, i)
+    if follow[0][i] >= 0:
+        follow[7][i] = 0
+    else:
+        ev[i] |= EV_ARRIVED
+
+
+@njit
+def _decide_path(body, nav, follow, params, out, i):  # type: ignore[no-untyped-def]
+    pos, facing, speed, rot, rc, kind, alive, enabled = body
+    res, dirv, steplen, mode, ev, ev_blocker, stats = out
+    dt = params[0]
+    thr = params[4]
+    if _advance(body, nav, i, thr):
+        _finish_path(nav, follow, out, i)
+        return
+    tx, tz = _current_target(nav, i)
+    dx = tx - pos[i, 0]
+    dz = tz - pos[i, 1]
+    d = math.sqrt(dx * dx + dz * dz)
+    dirv[i, 0] = dx / d
+    dirv[i, 1] = dz / d
+    budget = speed[i] * dt
+    steplen[i] = budget if budget < d else d
+    mode[i] = MODE_PATH
+
+
+@njit
+def _route_length(body, nav, i, gx, gz):  # type: ignore[no-untyped-def]
+    """Length of the rest of i's path, plus the gap from its end to (gx, gz)."""
+    pos = body[0]
+    active, wp, wp_n, wp_i, walk_target, requested, moved, blocked, anim = nav
+    x = pos[i, 0]
+    z = pos[i, 1]
+    total = 0.0
+    for k in range(wp_i[i], wp_n[i]):
+        dx = wp[i, k, 0] - x
+        dz = wp[i, k, 1] - z
+        total += math.sqrt(dx * dx + dz * dz)
+        x = wp[i, k, 0]
+        z = wp[i, k, 1]
+    dx = gx - x
+    dz = gz - z
+    return total + math.sqrt(dx * dx + dz * dz)
+
+
+@njit
+def _decide_follow(body, nav, retry, follow, grid, params, out, marks, i):  # type: ignore[no-untyped-def]
+    pos, facing, speed, rot, rc, kind, alive, enabled = body
+    active, wp, wp_n, wp_i, walk_target, requested, moved, blocked, anim = nav
+    target, rng, talk, best, stall, last_plan, goal, on_path = follow
+    res, dirv, steplen, mode, ev, ev_blocker, stats = out
+    dt, tick, repath_ticks, give_up_ticks, thr, replan_thr, blocked_limit, following_cos = params
+    j = target[i]
+    if not (alive[j] and enabled[j]):
+        ev[i] |= EV_GAVE_UP
+        target[i] = -1
+        on_path[i] = 0
+        _clear_path(nav, i)
+        return
+    dx = pos[j, 0] - pos[i, 0]
+    dz = pos[j, 1] - pos[i, 1]
+    d = math.sqrt(dx * dx + dz * dz)
+    reach = rng[i]
+    floor_r = rc[i] + rc[j] + thr
+    if reach < floor_r:
+        reach = floor_r
+    if d <= reach + 1e-9:
+        ev[i] |= EV_IN_RANGE
+        if talk[i]:
+            ev[i] |= EV_TALK
+        on_path[i] = 0
+        _clear_path(nav, i)
+        best[i] = d
+        stall[i] = 0
+        return
+    # seed 003 give-up: a moving goal resets the baseline every tick. On a
+    # planned path progress is measured along the route (a detour that walks
+    # away from the goal is progress), otherwise in a straight line.
+    measure = d
+    if on_path[i] and active[i]:
+        measure = _route_length(body, nav, i, pos[j, 0], pos[j, 1])
+    if moved[j]:
+        best[i] = measure
+        stall[i] = 0
+    elif measure < best[i]:
+        best[i] = measure
+        stall[i] = 0
+    else:
+        stall[i] += 1
+        if stall[i] >= give_up_ticks:
+            ev[i] |= EV_GAVE_UP
+            target[i] = -1
+            on_path[i] = 0
+            _clear_path(nav, i)
+            return
+    if retry[2][i] > 0:
+        return  # waiting for a scheduled retry
+    can_plan = last_plan[i] < 0 or tick - last_plan[i] >= repath_ticks
+    if on_path[i] and active[i]:
+        gx = pos[j, 0] - goal[i, 0]
+        gz = pos[j, 1] - goal[i, 1]
+        if moved[j] and can_plan and math.sqrt(gx * gx + gz * gz) > replan_thr:
+            ev[i] |= EV_NEED_PLAN
+        _decide_path(body, nav, follow, params, out, i)
+        return
+    on_path[i] = 0
+    _clear_path(nav, i)
+    cells = grid[0]
+    wpad = grid[1]
+    a = _node(grid, pos[i, 0], pos[i, 1])
+    b = _node(grid, pos[j, 0], pos[j, 1])
+    if line_of_sight(cells, (marks, np.int32(0)), wpad, a, b):
+        dirv[i, 0] = dx / d
+        dirv[i, 1] = dz / d
+        budget = speed[i] * dt
+        gap = d - reach
+        steplen[i] = budget if budget < gap else gap
+        mode[i] = MODE_GREEDY
+    elif can_plan:
+        ev[i] |= EV_NEED_PLAN
+
+
+@njit(inline="always")
+def _rejects(px, pz, qx, qz, cx, cz, r):  # type: ignore[no-untyped-def]
+    r2 = r * r
+    sx = px - cx
+    sz = pz - cz
+    ds2 = sx * sx + sz * sz
+    ex = qx - cx
+    ez = qz - cz
+    de2 = ex * ex + ez * ez
+    if de2 < r2 and de2 < ds2:
+        return True
+    mx = qx - px
+    mz = qz - pz
+    ss = mx * mx + mz * mz
+    if ss <= 0.0:
+        return False
+    t = ((cx - px) * mx + (cz - pz) * mz) / ss
+    if t <= 0.0 or t >= 1.0:
+        return False
+    kx = px + t * mx - cx
+    kz = pz + t * mz - cz
+    dm2 = kx * kx + kz * kz
+    return dm2 < r2 and dm2 < ds2
+
+
+@njit
+def tick(body, nav, retry, follow, grid, hsh, params, out, solid, marks):  # type: ignore[no-untyped-def]
+    """Advance every character by one tick; see the module docstring."""
+    pos, facing, speed, rot, rc, kind, alive, enabled = body
+    active, wp, wp_n, wp_i, walk_target, requested, moved, blocked, anim = nav
+    seq, cur, timer, rblocker = retry
+    target, rng, talk, best, stall, last_plan, goal, on_path = follow
+    res, dirv, steplen, mode, ev, ev_blocker, stats = out
+    dt, tick_no, repath_ticks, give_up_ticks, thr, replan_thr, blocked_limit, following_cos = params
+    h, ox, oz, gw, gd, head, cursor, order = hsh
+    n = pos.shape[0]
+    nseq = seq.shape[1]
+
+    for i in range(n):
+        solid[i] = 1 if (alive[i] and enabled[i]) else 0
+    build_hash(pos, solid, hsh)
+
+    # pass 1: every character's intention, from tick-start state only
+    for i in range(n):
+        ev[i] = 0
+        ev_blocker[i] = -1
+        dirv[i, 0] = 0.0
+        dirv[i, 1] = 0.0
+        steplen[i] = 0.0
+        mode[i] = MODE_NONE
+        res[i, 0] = pos[i, 0]
+        res[i, 1] = pos[i, 1]
+        if not solid[i]:
+            continue
+        if target[i] >= 0:
+            _decide_follow(body, nav, retry, follow, grid, params, out, marks, i)
+        elif active[i]:
+            _decide_path(body, nav, follow, params, out, i)
+
+    # pass 2: move in slot order against the reservations
+    n_moved = 0
+    n_blocked = 0
+    n_waited = 0
+    for i in range(n):
+        if mode[i] == MODE_NONE or steplen[i] <= 0.0:
+            moved[i] = 0
+            anim[i] = 0
+            continue
+        px = pos[i, 0]
+        pz = pos[i, 1]
+        ux = dirv[i, 0]
+        uz = dirv[i, 1]
+        if mode[i] == MODE_PATH:
+            tx, tz = _current_target(nav, i)
+            ddx = tx - px
+            ddz = tz - pz
+            if steplen[i] >= math.sqrt(ddx * ddx + ddz * ddz):
+                qx = tx
+                qz = tz
+            else:
+                qx = px + ux * steplen[i]
+                qz = pz + uz * steplen[i]
+        else:
+            qx = px + ux * steplen[i]
+            qz = pz + uz * steplen[i]
+        # facing turns toward the desired direction at rot rad/s
+        want = math.atan2(uz, ux)
+        diff = _wrap(want - facing[i])
+        turn = rot[i] * dt
+        if diff > turn:
+            facing[i] = _wrap(facing[i] + turn)
+        elif diff < -turn:
+            facing[i] = _wrap(facing[i] - turn)
+        else:
+            facing[i] = want
+        # static grid: never enter a blocked cell; against a wall, slide
+        # along the free axis (the larger component first)
+        wall = False
+        if not segment_clear(grid, px, pz, qx, qz):
+            wall = True
+            ax = qx - px
+            az = qz - pz
+            if abs(ax) >= abs(az):
+                if ax != 0.0 and segment_clear(grid, px, pz, qx, pz):
+                    qz = pz
+                    wall = False
+                elif az != 0.0 and segment_clear(grid, px, pz, px, qz):
+                    qx = px
+                    wall = False
+            else:
+                if az != 0.0 and segment_clear(grid, px, pz, px, qz):
+                    qx = px
+                    wall = False
+                elif ax != 0.0 and segment_clear(grid, px, pz, qx, pz):
+                    qz = pz
+                    wall = False
+        counted = wall
+        rejected = wall
+        blocker = -1
+        if not wall:
+            bx, bz = _bucket(hsh, px, pz)
+            for zz in range(bz - 1, bz + 2):
+                if zz < 0 or zz >= gd:
+                    continue
+                for xx in range(bx - 1, bx + 2):
+                    if xx < 0 or xx >= gw:
+                        continue
+                    b0 = zz * gw + xx
+                    for k in range(head[b0], head[b0 + 1]):
+                        j = order[k]
+                        if j == i:
+                            continue
+                        if not _rejects(px, pz, qx, qz, res[j, 0], res[j, 1], rc[i] + rc[j]):
+                            continue
+                        rejected = True
+                        follows = (mode[j] != MODE_NONE and steplen[j] > 0.0
+                                   and ux * dirv[j, 0] + uz * dirv[j, 1] > following_cos)
+                        if not follows:
+                            counted = True
+                            if blocker < 0 or j < blocker:
+                                blocker = j
+        if not rejected:
+            pos[i, 0] = qx
+            pos[i, 1] = qz
+            res[i, 0] = qx
+            res[i, 1] = qz
+            moved[i] = 1
+            anim[i] = 1
+            blocked[i] = 0
+            n_moved += 1
+            if mode[i] == MODE_PATH:
+                if _advance(body, nav, i, thr):
+                    _finish_path(nav, follow, out, i)
+            continue
+        moved[i] = 0
+        anim[i] = 0
+        if mode[i] == MODE_GREEDY:
+            # seed 003: a greedy step that fails falls through to the planner
+            if last_plan[i] < 0 or tick_no - last_plan[i] >= repath_ticks:
+                ev[i] |= EV_NEED_PLAN
+            n_waited += 1
+            continue
+        if not counted:
+            ev[i] |= EV_WAITED
+            n_waited += 1
+            continue
+        n_blocked += 1
+        blocked[i] += 1
+        ev[i] |= EV_BLOCKED
+        ev_blocker[i] = blocker
+        if blocked[i] >= blocked_limit:
+            ev[i] |= EV_BLOCK_STOP
+            blocked[i] = 0
+            _clear_path(nav, i)
+            on_path[i] = 0
+            if kind[i] == KIND_NPC:
+                c = cur[i]
+                timer[i] = seq[i, c]
+                cur[i] = (c + 1) % nseq
+                rblocker[i] = blocker
+            else:
+                walk_target[i, 0] = pos[i, 0]
+                walk_target[i, 1] = pos[i, 1]
+                requested[i, 0] = pos[i, 0]
+                requested[i, 1] = pos[i, 1]
+                target[i] = -1
+
+    # closest approach between contact circles after the tick
+    min_gap = np.inf
+    for i in range(n):
+        if not solid[i]:
+            continue
+        bx, bz = _bucket(hsh, res[i, 0], res[i, 1])
+        for zz in range(bz - 1, bz + 2):
+            if zz < 0 or zz >= gd:
+                continue
+            for xx in range(bx - 1, bx + 2):
+                if xx < 0 or xx >= gw:
+                    continue
+                b0 = zz * gw + xx
+                for k in range(head[b0], head[b0 + 1]):
+                    j = order[k]
+                    if j <= i:
+                        continue
+                    dx = pos[i, 0] - pos[j, 0]
+                    dz = pos[i, 1] - pos[j, 1]
+                    gap = math.sqrt(dx * dx + dz * dz) - rc[i] - rc[j]
+                    if gap < min_gap:
+                        min_gap = gap
+    stats[STAT_MIN_GAP] = min_gap
+    stats[STAT_MOVED] = n_moved
+    stats[STAT_BLOCKED] = n_blocked
+    stats[STAT_WAITED] = n_waited
+    return 0
+
+
+@njit
+def label_components(walk, labels):  # type: ignore[no-untyped-def]
+    """4-connected components of ``walk`` (uint8, (depth, width)) into ``labels``
+    (int32, -1 on blocked cells). With the no-corner-cutting rule, 8-connected
+    moves connect exactly the 4-connected components. Returns the count."""
+    d, w = walk.shape
+    for z in range(d):
+        for x in range(w):
+            labels[z, x] = -1
+    queue = np.empty(d * w, dtype=np.int64)
+    count = 0
+    for z0 in range(d):
+        for x0 in range(w):
+            if walk[z0, x0] == 0 or labels[z0, x0] >= 0:
+                continue
+            labels[z0, x0] = count
+            head = 0
+            tail = 0
+            queue[tail] = z0 * w + x0
+            tail += 1
+            while head < tail:
+                q = queue[head]
+                head += 1
+                qz = q // w
+                qx = q - qz * w
+                for k in range(4):
+                    nx = qx
+                    nz = qz
+                    if k == 0:
+                        nx = qx + 1
+                    elif k == 1:
+                        nx = qx - 1
+                    elif k == 2:
+                        nz = qz + 1
+                    else:
+                        nz = qz - 1
+                    if nx < 0 or nx >= w or nz < 0 or nz >= d:
+                        continue
+                    if walk[nz, nx] != 0 and labels[nz, nx] < 0:
+                        labels[nz, nx] = count
+                        queue[tail] = nz * w + nx
+                        tail += 1
+            count += 1
+    return count
