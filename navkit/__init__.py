@@ -8,18 +8,26 @@
 
 from __future__ import annotations
 
+from .cache import PathCache
 from .costs import EXACT, SEED, CostModel
 from .errors import ConfigError, FormatError, NavkitError, QueryError
 from .formats import load_grid, read_scenarios, save_grid
 from .grid import NavGrid
+from .hpa import HPAStar
+from .navmap import NavMap, obstacle_radius
 from .pathfinder import Pathfinder
 from .results import BatchResult, PathResult, Status
+from .sim import Character, CharacterKind, Location
 
 __version__ = "0.1.0"
 
 __all__ = [
     "NavGrid",
     "Pathfinder",
+    "HPAStar",
+    "NavMap",
+    "PathCache",
+    "obstacle_radius",
     "PathResult",
     "BatchResult",
     "Status",
@@ -33,5 +41,8 @@ __all__ = [
     "FormatError",
     "ConfigError",
     "QueryError",
+    "Location",
+    "Character",
+    "CharacterKind",
     "__version__",
 ]

@@ -12,7 +12,9 @@ Commands::
     navkit --version
 
 Exit status: 0 success; 1 a query found no path (``path``) or a scenario
-length did not match (``scen``); 2 bad input (a bad option value, an
+length did not match (``scen``; for ``--algorithm hpa``, which is approximate,
+only a missing or invalid path counts, and the JSON adds
+``mean_suboptimality``, ``max_suboptimality`` and ``invalid_paths``); 2 bad input (a bad option value, an
 unreadable file, any :class:`~navkit.errors.NavkitError`, printed as
 ``error: <message>`` without a traceback).
 """
@@ -25,6 +27,7 @@ import json
 import math
 import sys
 import time
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -73,6 +76,24 @@ class Algorithm:
 
     single: Callable[[Pathfinder, tuple[int, int], tuple[int, int]], PathResult]
     batch: Callable[[Pathfinder, NDArray[np.int64], NDArray[np.int64]], BatchResult] | None = None
+    #: False for approximate algorithms (HPA*): ``scen`` then re-checks each
+    #: path under the Moving AI rules, fails only on a missing or invalid
+    #: path, and reports the mean / max suboptimality instead of demanding
+    #: optimal lengths.
+    optimal: bool = True
+
+
+_HPA_CACHE: weakref.WeakKeyDictionary[Pathfinder, Any] = weakref.WeakKeyDictionary()
+
+
+def _hpa_single(pf: Pathfinder, s: tuple[int, int], g: tuple[int, int]) -> PathResult:
+    """HPA* (navkit.hpa, default clusters) on ``pf``'s grid; built on first use per Pathfinder."""
+    hpa = _HPA_CACHE.get(pf)
+    if hpa is None:
+        from .hpa import HPAStar
+
+        hpa = _HPA_CACHE[pf] = HPAStar(pf.grid, costs=pf.costs)
+    return hpa.find_path_cells(s, g)
 
 
 #: Algorithms ``navkit scen --algorithm`` accepts; adding one is one entry here.
@@ -82,6 +103,7 @@ ALGORITHMS: dict[str, Algorithm] = {
         batch=lambda pf, s, g: pf.find_paths_batch(s, g),
     ),
     "dijkstra": Algorithm(single=lambda pf, s, g: pf.find_path_cells(s, g, algorithm="dijkstra")),
+    "hpa": Algorithm(single=_hpa_single, optimal=False),
 }
 
 AlgorithmName = enum.Enum("AlgorithmName", {k: k for k in ALGORITHMS}, type=str)  # type: ignore[misc]
@@ -205,12 +227,16 @@ def path_cmd(
     smooth: Annotated[bool, typer.Option("--smooth/--no-smooth", help="String-pull the waypoints (both modes).")] = True,
     nearest: Annotated[bool, typer.Option("--nearest", help="If the goal is unreachable, go to the reachable cell closest to it.")] = False,
     costs: Annotated[CostsName, typer.Option("--costs", help="Step costs: seed (10/14) or exact (sqrt 2, Moving AI lengths).")] = CostsName.seed,
+    obstacle: Annotated[list[str] | None, typer.Option("--obstacle", metavar="X,Z,R", help="A dynamic obstacle circle in world metres, blocking the cells whose centres it covers (repeatable).")] = None,
     png: Annotated[Path | None, typer.Option("--png", metavar="OUT.png", help="Also draw the grid and path to this PNG.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of a table.")] = False,
 ) -> None:
     """Find one path on MAP and print a summary (exit 1 when there is no path)."""
+    from .cli_level import parse_obstacles
+
     start = _parse_pair(from_, "--from", integer=cells)
     goal = _parse_pair(to, "--to", integer=cells)
+    circles = parse_obstacles(obstacle)
     grid = load_grid(map_file)
     pf = Pathfinder(grid, costs=costs.value)
 
@@ -218,10 +244,10 @@ def path_cmd(
 
     def query(a: Any, b: Any) -> PathResult:
         if cells:
-            return pf.find_path_cells(a, b, smooth=use_smooth, nearest=nearest)
+            return pf.find_path_cells(a, b, smooth=use_smooth, nearest=nearest, obstacles=circles)
         if nearest:
-            return pf.find_path_to_nearest(a, b, smooth=use_smooth)
-        return pf.find_path(a, b, smooth=use_smooth)
+            return pf.find_path_to_nearest(a, b, smooth=use_smooth, obstacles=circles)
+        return pf.find_path(a, b, smooth=use_smooth, obstacles=circles)
 
     # the first call loads (or compiles) the numba kernels: warm them with a
     # trivial start -> start query, then time the real one
@@ -347,6 +373,7 @@ def scen_cmd(
     expanded = np.zeros(n, dtype=np.int64)
     status = np.zeros(n, dtype=np.uint8)
     times = np.zeros(n, dtype=np.float64)
+    valid_len = np.full(n, np.inf)  # approximate algorithms: re-measured length of each valid path
 
     warm_s = 0.0
     if n:
@@ -394,6 +421,8 @@ def scen_cmd(
                 r = single(pf, s, g)
                 times[i] = perf() - t0
                 costs[i] = r.cost
+                if not algo.optimal:
+                    valid_len[i] = _valid_length(r, grid, s, g)
                 expanded[i] = r.expanded
                 status[i] = int(r.status)
                 if (i + 1) % step == 0 or i + 1 == n:
@@ -403,6 +432,17 @@ def scen_cmd(
     optimal = run.optimal
     err = np.abs(costs - optimal)  # inf where no path
     bad = ~(err <= run.tolerance())
+    subopt: dict[str, Any] = {}
+    if not algo.optimal:
+        # approximate: only a missing or invalid path (or one shorter than optimal) is a failure
+        bad = ~(np.isfinite(valid_len) & (valid_len >= optimal - run.tolerance()))
+        pos = np.isfinite(valid_len) & (optimal > 0)
+        ratio = valid_len[pos] / optimal[pos] - 1.0
+        subopt = {
+            "mean_suboptimality": float(ratio.mean()) if len(ratio) else None,
+            "max_suboptimality": float(ratio.max()) if len(ratio) else None,
+            "invalid_paths": int(np.count_nonzero(~np.isfinite(valid_len))),
+        }
     mism = np.flatnonzero(bad)
     us = times * 1e6
     summary: dict[str, Any] = {
@@ -424,6 +464,7 @@ def scen_cmd(
         "warmup_ms": warm_s * 1e3,
         "median_expanded": float(np.median(expanded)) if n else None,
         "mismatches": [_mismatch(run, i, costs, status) for i in mism[:_MISMATCH_JSON]],
+        **subopt,
     }
     if as_json:
         _emit_json(summary)
@@ -438,6 +479,14 @@ class _null:
 
     def __exit__(self, *exc: object) -> None:
         return None
+
+
+def _valid_length(r: PathResult, grid: NavGrid, s: tuple[int, int], g: tuple[int, int]) -> float:
+    """Length of ``r``'s cells under the Moving AI rules; inf when missing or invalid."""
+    from .benchmark import path_length
+
+    length, _why = path_length(r.cells, grid.walkable, s, g) if r.has_path else (None, "no path")
+    return math.inf if length is None else float(length)
 
 
 def _mismatch(run: Any, i: int, costs: NDArray[np.float64], status: NDArray[np.uint8]) -> dict[str, Any]:
@@ -469,6 +518,10 @@ def _print_scen(summary: dict[str, Any], run: Any, mism: NDArray[np.int64], cost
     table.add_row("mismatched", f"[{ok_style}]{summary['mismatched']:,}[/]")
     mae = summary["max_abs_error"]
     table.add_row("max abs error", "inf (a query found no path)" if mae is None else f"{mae:.3g}")
+    if "mean_suboptimality" in summary:
+        table.add_row("mean suboptimality", _fmt_opt(summary["mean_suboptimality"], ".2%"))
+        table.add_row("max suboptimality", _fmt_opt(summary["max_suboptimality"], ".2%"))
+        table.add_row("invalid / missing paths", f"{summary['invalid_paths']:,}")
     table.add_row("median us / query", _fmt_opt(summary["median_us"]))
     table.add_row("mean us / query", _fmt_opt(summary["mean_us"]))
     table.add_row("p95 us / query", _fmt_opt(summary["p95_us"]))
@@ -580,6 +633,13 @@ def convert_cmd(
     if dropped:
         typer.echo(f"warning: {dst.name}: the .map format drops {' and '.join(dropped)}", err=True)
     typer.echo(f"wrote {dst} ({grid.width}x{grid.depth} cells)")
+
+
+from .cli_level import register as _register_level  # noqa: E402
+
+_register_level(app)
+from .cli_sim import register as _register_sim; _register_sim(app)  # noqa: E402, E702, I001
+from .cli_view import register as _register_view; _register_view(app)  # noqa: E402, E702, I001
 
 
 def main() -> None:

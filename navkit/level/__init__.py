@@ -23,10 +23,11 @@ from .config import (
     LevelConfig,
     NavkitWarning,
     ObstacleConfig,
+    make_obstacle,
     parse_level,
     read_level,
 )
-from .raster import cell_centers, rasterize
+from .raster import block_obstacles, cell_centers, rasterize
 from .runtime import NavLevel, load_level
 
 __all__ = [
@@ -41,6 +42,8 @@ __all__ = [
     "rasterize",
     "load_level",
     "cell_centers",
+    "block_obstacles",
+    "make_obstacle",
     "DEFAULT_CELL_SIZE",
     "DEFAULT_AGENT_RADIUS",
     "DEFAULT_OBJECT_PADDING",

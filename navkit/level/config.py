@@ -63,6 +63,7 @@ __all__ = [
     "GridGeometry",
     "parse_level",
     "read_level",
+    "make_obstacle",
     "DEFAULT_CELL_SIZE",
     "DEFAULT_AGENT_RADIUS",
     "DEFAULT_OBJECT_PADDING",
@@ -318,6 +319,11 @@ def _validate_obstacle(obs: Any, pre: str) -> ObstacleConfig:
     return _mark_valid(ObstacleConfig(name=name, polygon=ring))
 
 
+def make_obstacle(name: str, polygon: Any) -> ObstacleConfig:
+    """A validated :class:`ObstacleConfig` (ConfigError naming ``name`` or ``polygon[j]``)."""
+    return _validate_obstacle(ObstacleConfig(name=name, polygon=polygon), "")
+
+
 @dataclass(frozen=True)
 class LevelConfig:
     """A parsed, validated level: parameters, areas and obstacles.
@@ -465,7 +471,7 @@ class LevelConfig:
 
     def with_obstacle(self, name: str, polygon: Any) -> LevelConfig:
         """A copy with one more obstacle (fields ``name`` / ``polygon[j]`` on error)."""
-        obs = _validate_obstacle(ObstacleConfig(name=name, polygon=polygon), "")
+        obs = make_obstacle(name, polygon)
         if obs.name in self.obstacle_names:
             raise ConfigError(f"an obstacle called {name!r} already exists", field="name")
         return replace(self, obstacles=(*self.obstacles, obs))

@@ -43,10 +43,11 @@ import shapely
 from numpy.typing import NDArray
 
 from .._numba_config import njit
+from ..errors import ConfigError
 from ..grid import NavGrid
-from .config import GridGeometry, LevelConfig, Ring
+from .config import GridGeometry, LevelConfig, ObstacleConfig, Ring
 
-__all__ = ["rasterize", "cell_centers"]
+__all__ = ["rasterize", "cell_centers", "block_obstacles"]
 
 F64 = NDArray[np.float64]
 
@@ -317,12 +318,7 @@ class PreparedLevel:
         )
         if self.boundary_segments is not None and self.boundary_segments[0].shape[0]:
             _clear_near_segments(walk, cx, cz, *self.boundary_segments, cfg.boundary_padding)
-        o = self.obstacles
-        if o.n_polys:
-            _fill_polygons(
-                walk, weight, cx, cz, o.vx, o.vz, o.ring_off, o.poly_off, o.weights, False, False
-            )
-            _clear_near_segments(walk, cx, cz, *self.obstacle_segments, cfg.obstacle_radius)
+        _block(walk, cx, cz, self.obstacles, self.obstacle_segments, cfg.obstacle_radius)
         if not self.weighted:
             return walk, None
         weight[~walk] = 1
@@ -351,6 +347,50 @@ class PreparedLevel:
                 "obstacleCount": len(cfg.obstacles),
             },
         )
+
+
+def _block(
+    walk: NDArray[np.bool_],
+    cx: F64,
+    cz: F64,
+    obstacles: _Packed,
+    segments: tuple[F64, F64, F64, F64],
+    radius: float,
+) -> None:
+    """Rule 3 in place: block centres inside an obstacle or within ``radius`` of its edges."""
+    o = obstacles
+    if not o.n_polys:
+        return
+    no_weight = np.ones((1, 1), dtype=np.int32)
+    _fill_polygons(
+        walk, no_weight, cx, cz, o.vx, o.vz, o.ring_off, o.poly_off, o.weights, False, False
+    )
+    _clear_near_segments(walk, cx, cz, *segments, radius)
+
+
+def block_obstacles(
+    walkable: NDArray[np.bool_],
+    geometry: GridGeometry,
+    obstacles: Sequence[ObstacleConfig],
+    radius: float,
+) -> None:
+    """Block obstacle polygons in a ``(depth, width)`` bool array, in place (rule 3).
+
+    A cell is blocked when its centre lies in a polygon (boundary included) or
+    at distance ``<= radius`` from its edges, exactly as :func:`rasterize`
+    blocks a level's obstacles with ``radius = agentRadius + objectPadding``.
+    Used to stamp obstacle polygons onto grids that have no polygon level
+    (for example one read from a ``.txt`` file).
+    """
+    if walkable.shape != (geometry.depth, geometry.width) or walkable.dtype != np.bool_:
+        raise ConfigError(
+            f"expected a bool array of shape {(geometry.depth, geometry.width)}, "
+            f"got {walkable.dtype} {walkable.shape}",
+            field="walkable",
+        )
+    packed = _pack([(o.polygon,) for o in obstacles])
+    cx, cz = cell_centers(geometry)
+    _block(walkable, cx, cz, packed, _ring_segments(packed), float(radius))
 
 
 def cell_centers(geo: GridGeometry) -> tuple[F64, F64]:

@@ -1,0 +1,369 @@
+"""The seed's reference benchmark (seed 000 §10), measured on navkit.
+
+Run ``python -m navkit.bench_level`` or ``navkit bench-level`` (``--help``
+for options). A measurement script, not a test: it never fails on a missed
+target.
+
+The seed timed 100 and 1000 obstacle-aware queries on an 80 x 80 grid (C++,
+Windows Release build: 15 ms and 176 ms). Here:
+
+* the level is ``examples/levels/bench80.json``: 32 x 32 m at 0.4 m cells
+  (80 x 80), five rooms and a corridor joined by doors, furniture;
+* 20 characters stand at random walkable points (``default_rng(seed)``), at
+  least two collision radii apart; each is a dynamic obstacle of the seed's
+  radius (collision radius 0.45 m + the map's agent radius + one cell
+  half-diagonal, :func:`~navkit.navmap.obstacle_radius`);
+* each query goes from a random walkable point to another with
+  :meth:`NavMap.find_path_to_nearest <navkit.navmap.NavMap.find_path_to_nearest>`,
+  the 20 circles as its obstacle snapshot, smoothing on;
+* a run is timed with ``time.perf_counter`` around the whole Python loop
+  (best of ``--repeat`` runs, garbage collector off), after one warm-up run.
+
+Beside the headline figure it times the same queries through the
+:class:`~navkit.pathfinder.Pathfinder` directly, through the path cache (cold
+and warm), and splits a query's time into search, obstacle stamping,
+smoothing and the rest (Python). It also times the rasterizer on a
+1000 x 1000-cell level with 200 obstacles
+(:func:`navkit.level.bench.benchmark_rasterize`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import math
+import statistics
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+__all__ = ["main", "run", "make_scenario", "default_level_path", "SEED_MS", "TARGET_MS_100", "TARGET_RASTER_MS"]
+
+#: Seed 000 §10: milliseconds for 100 and 1000 obstacle-aware queries (C++ Release build).
+SEED_MS = {100: 15.0, 1000: 176.0}
+#: navkit's target for 100 queries, milliseconds.
+TARGET_MS_100 = 1.5
+#: Target for rasterizing the 1000 x 1000-cell benchmark level with 200 obstacles, milliseconds.
+TARGET_RASTER_MS = 100.0
+#: Characters standing in the level, and their collision radius (seed 000 §8 default).
+N_CHARACTERS = 20
+COLLISION_RADIUS = 0.45
+
+
+def default_level_path() -> Path:
+    """``<repo>/examples/levels/bench80.json`` (next to the installed package's source tree)."""
+    return Path(__file__).resolve().parent.parent / "examples" / "levels" / "bench80.json"
+
+
+def _random_points(rng: np.random.Generator, walk: NDArray[np.bool_], grid: Any, n: int) -> NDArray[np.float64]:
+    """``n`` uniform random world points inside walkable cells."""
+    zs, xs = np.nonzero(walk)
+    pick = rng.integers(0, len(xs), n)
+    u = rng.random((n, 2))
+    out = np.empty((n, 2), dtype=np.float64)
+    out[:, 0] = grid.min_x + (xs[pick] + u[:, 0]) * grid.cell_size
+    out[:, 1] = grid.min_z + (zs[pick] + u[:, 1]) * grid.cell_size
+    return out
+
+
+def make_scenario(nav: Any, *, n_queries: int = 1000, n_characters: int = N_CHARACTERS,
+                  collision_radius: float = COLLISION_RADIUS, seed: int = 0) -> dict[str, Any]:
+    """Characters and queries for the benchmark on ``nav`` (a :class:`~navkit.navmap.NavMap`).
+
+    Returns ``{"obstacles": (k, 3) circles, "starts": (n, 2), "goals": (n, 2)}``
+    in world metres. Characters are at least ``2 * collision_radius`` apart.
+    """
+    grid = nav.grid
+    rng = np.random.default_rng(seed)
+    walk = grid.walkable
+    if not walk.any():
+        raise ValueError(f"{grid.name or 'the level'} has no walkable cell")
+    chars: list[NDArray[np.float64]] = []
+    for _ in range(200 * max(1, n_characters)):
+        if len(chars) == n_characters:
+            break
+        p = _random_points(rng, walk, grid, 1)[0]
+        if all(math.hypot(*(p - q)) >= 2 * collision_radius for q in chars):
+            chars.append(p)
+    radius = nav.obstacle_radius(collision_radius)
+    obstacles = np.array([(p[0], p[1], radius) for p in chars], dtype=np.float64).reshape(-1, 3)
+    starts = _random_points(rng, walk, grid, n_queries)
+    goals = _random_points(rng, walk, grid, n_queries)
+    return {"obstacles": obstacles, "starts": starts, "goals": goals}
+
+
+def _race(fns: dict[str, Callable[[], Any]], repeat: int) -> dict[str, tuple[float, float]]:
+    """(best, median) wall seconds of each ``fn()`` over ``repeat`` rounds, GC off.
+
+    Every function runs once to warm up, then the rounds run them in turn, so
+    that a change in machine load affects every figure alike (the machines
+    this runs on are shared).
+    """
+    for fn in fns.values():
+        fn()
+    times: dict[str, list[float]] = {name: [] for name in fns}
+    gc_on = gc.isenabled()
+    gc.disable()
+    try:
+        for _ in range(max(1, repeat)):
+            for name, fn in fns.items():
+                t0 = time.perf_counter()
+                fn()
+                times[name].append(time.perf_counter() - t0)
+    finally:
+        if gc_on:
+            gc.enable()
+    return {name: (min(t), statistics.median(t)) for name, t in times.items()}
+
+
+def run(
+    level: str | Path | None = None,
+    *,
+    counts: tuple[int, ...] = (100, 1000),
+    n_characters: int = N_CHARACTERS,
+    repeat: int = 5,
+    seed: int = 0,
+    raster: bool = True,
+    raster_size: int = 1000,
+    raster_obstacles: int = 200,
+) -> dict[str, Any]:
+    """Run the benchmark; returns every figure as a JSON-ready dict (times in ms)."""
+    from .level import read_level
+    from .level.bench import benchmark_rasterize
+    from .level.raster import rasterize
+    from .navmap import NavMap
+
+    path = Path(level) if level is not None else default_level_path()
+    cfg = read_level(path)
+    t0 = time.perf_counter()
+    rasterize(cfg)
+    first_build_ms = (time.perf_counter() - t0) * 1e3
+
+    nav = NavMap(cfg, cache_size=0)
+    grid = nav.grid
+    n_max = max(counts)
+    sc = make_scenario(nav, n_queries=n_max, n_characters=n_characters, seed=seed)
+    obs, starts, goals = sc["obstacles"], sc["starts"], sc["goals"]
+    starts_l = [tuple(p) for p in starts.tolist()]
+    goals_l = [tuple(p) for p in goals.tolist()]
+
+    t0 = time.perf_counter()
+    res = [nav.find_path_to_nearest(starts_l[i], goals_l[i], obstacles=obs) for i in range(n_max)]
+    first_query_ms = (time.perf_counter() - t0) * 1e3  # the first call loads the kernels
+
+    def loop(query: Callable[..., Any], n: int, **kw: Any) -> Callable[[], None]:
+        def go() -> None:
+            for i in range(n):
+                query(starts_l[i], goals_l[i], obstacles=obs, **kw)
+        return go
+
+    pf = nav.pathfinder
+    cold = NavMap(cfg, cache_size=2 * n_max)
+    warm = NavMap(cfg, cache_size=2 * n_max)  # filled by the warm-up round
+
+    def cold_loop(n: int) -> Callable[[], None]:
+        fill = loop(cold.find_path_to_nearest, n)
+
+        def go() -> None:
+            cold.cache.clear()
+            fill()
+        return go
+
+    # the same searches as cell queries: snapped start to the end cell when
+    # found, else to the goal's own cell (the search exhausts the region)
+    keep = [i for i, r in enumerate(res) if r.start_cell is not None]
+    sc_cells = np.array([res[i].start_cell for i in keep], dtype=np.int64).reshape(-1, 2)
+    ec_cells = np.array([res[i].end_cell if res[i].found else grid.world_to_cell(*goals_l[i]) for i in keep],
+                        dtype=np.int64).reshape(-1, 2)
+    c0 = tuple(int(v) for v in sc_cells[0]) if len(sc_cells) else (0, 0)
+
+    def trivial(o: Any) -> Callable[[], None]:
+        def go() -> None:
+            for _ in range(n_max):
+                pf.find_path_cells(c0, c0, obstacles=o)
+        return go
+
+    notes = {
+        "navmap": "NavMap.find_path_to_nearest, cache off (the headline figure)",
+        "pathfinder": "Pathfinder.find_path_to_nearest directly",
+        "navmap_cache_cold": "NavMap with the path cache, every query a miss",
+        "navmap_cache_warm": "NavMap with the path cache, every query a hit",
+    }
+    fns: dict[str, Callable[[], Any]] = {}
+    for n in counts:
+        fns[f"navmap/{n}"] = loop(nav.find_path_to_nearest, n)
+        fns[f"pathfinder/{n}"] = loop(pf.find_path_to_nearest, n)
+        fns[f"navmap_cache_cold/{n}"] = cold_loop(n)
+        fns[f"navmap_cache_warm/{n}"] = loop(warm.find_path_to_nearest, n)
+    fns["nosmooth"] = loop(nav.find_path_to_nearest, n_max, smooth=False)
+    fns["search"] = lambda: pf.find_paths_batch(sc_cells, ec_cells, threads=1, obstacles=obs)
+    fns["batch"] = lambda: pf.find_paths_batch(sc_cells, ec_cells, obstacles=obs)
+    fns["trivial_obs"] = trivial(obs)
+    fns["trivial"] = trivial(None)
+    warm.cache.clear()
+    t = _race(fns, repeat)
+    warm_stats = warm.cache.stats
+
+    rows: dict[str, dict[str, Any]] = {}
+    for name, note in notes.items():
+        row: dict[str, Any] = {"note": note}
+        for n in counts:
+            best, med = t[f"{name}/{n}"]
+            row[str(n)] = {"best_ms": best * 1e3, "median_ms": med * 1e3, "us_per_query": best * 1e6 / n,
+                           "seed_ratio": (SEED_MS[n] / (best * 1e3)) if n in SEED_MS else None}
+        rows[name] = row
+
+    statuses: dict[str, int] = {}
+    for r in res:
+        statuses[r.status.name] = statuses.get(r.status.name, 0) + 1
+    expanded = np.array([r.expanded for r in res], dtype=np.int64)
+    us = 1e6 / n_max
+    total_s = t[f"navmap/{n_max}"][0]
+    breakdown = {
+        "queries": n_max,
+        "total_us": total_s * us,
+        "search_us": t["search"][0] * us,
+        "stamp_us": (t["trivial_obs"][0] - t["trivial"][0]) * us,
+        "smooth_us": (total_s - t["nosmooth"][0]) * us,
+        "batch_all_threads_us": t["batch"][0] * us,
+        "mean_expanded": float(expanded.mean()),
+        "ns_per_expansion": t["search"][0] * 1e9 / max(1, int(expanded.sum())),
+    }
+    breakdown["python_us"] = (breakdown["total_us"] - breakdown["search_us"] - breakdown["stamp_us"]
+                              - breakdown["smooth_us"])
+    build_s, _ = _race({"build": lambda: rasterize(cfg)}, repeat)["build"]
+
+    out: dict[str, Any] = {
+        "level": str(path),
+        "width": grid.width,
+        "depth": grid.depth,
+        "walkable_fraction": float(grid.walkable.mean()),
+        "characters": len(obs),
+        "obstacle_radius": float(obs[0, 2]) if len(obs) else None,
+        "seed": seed,
+        "repeat": repeat,
+        "level_build_ms": build_s * 1e3,
+        "level_first_build_ms": first_build_ms,
+        "first_run_ms": first_query_ms,
+        "statuses": statuses,
+        "rows": rows,
+        "breakdown": breakdown,
+        "cache_hit_stats": warm_stats,
+        "seed_ms": {str(k): v for k, v in SEED_MS.items()},
+        "target_ms_100": TARGET_MS_100,
+    }
+    if 100 in counts:
+        out["target_100_met"] = rows["navmap"]["100"]["best_ms"] <= TARGET_MS_100
+    if raster:
+        ras = benchmark_rasterize(seed=seed, size=raster_size, n_obstacles=raster_obstacles, repeat=max(1, repeat))
+        out["raster"] = {
+            "ms": ras["seconds"] * 1e3,
+            "median_ms": ras["median_seconds"] * 1e3,
+            "width": ras["width"],
+            "depth": ras["depth"],
+            "obstacles": ras["obstacles"],
+            "target_ms": TARGET_RASTER_MS,
+            "target_met": ras["seconds"] * 1e3 <= TARGET_RASTER_MS,
+        }
+    return out
+
+
+def _print(out: dict[str, Any], console: Any) -> None:
+    from rich.table import Table
+
+    counts = [k for k in out["rows"]["navmap"] if k != "note"]
+    t = Table(title=(f"seed 000 §10 benchmark: {out['width']}x{out['depth']} cells, {out['characters']} "
+                     f"characters (radius {out['obstacle_radius']:.3f} m), find-path-to-nearest + smoothing"))
+    t.add_column("run")
+    for n in counts:
+        t.add_column(f"{n} queries, ms", justify="right")
+        t.add_column("us/query", justify="right")
+        t.add_column("seed / this" if n in out["seed_ms"] else "", justify="right")
+    for row in out["rows"].values():
+        cells = []
+        for n in counts:
+            c = row[n]
+            ratio = "" if c["seed_ratio"] is None else f"{c['seed_ratio']:.1f}x"
+            cells += [f"{c['best_ms']:.2f}", f"{c['us_per_query']:.1f}", ratio]
+        t.add_row(row["note"], *cells)
+    seed_cells = []
+    for n in counts:
+        v = out["seed_ms"].get(n)
+        seed_cells += ["-" if v is None else f"{v:.0f}", "-" if v is None else f"{v * 1e3 / int(n):.0f}", ""]
+    t.add_row("seed C++ Release build (reference)", *seed_cells)
+    console.print(t)
+    if "target_100_met" in out:
+        got = out["rows"]["navmap"]["100"]["best_ms"]
+        style = "green" if out["target_100_met"] else "red"
+        console.print(f"target <= {out['target_ms_100']} ms for 100 queries: [{style}]{got:.2f} ms "
+                      f"({'met' if out['target_100_met'] else 'missed'})[/]")
+    b = out["breakdown"]
+    t2 = Table(title=f"where a query's time goes (mean over {b['queries']} queries, us)")
+    t2.add_column("part")
+    t2.add_column("us", justify="right")
+    t2.add_column("share", justify="right")
+    for label, key in (("A* search (find_paths_batch, 1 thread)", "search_us"),
+                       ("obstacle validation + stamping", "stamp_us"),
+                       ("smoothing", "smooth_us"),
+                       ("Python: snapping, results, facade", "python_us"),
+                       ("total", "total_us")):
+        t2.add_row(label, f"{b[key]:.1f}", f"{b[key] / b['total_us']:.0%}")
+    console.print(t2)
+    console.print(f"mean nodes expanded {b['mean_expanded']:.0f}, {b['ns_per_expansion']:.0f} ns per expansion; "
+                  f"find_paths_batch on all threads: {b['batch_all_threads_us']:.1f} us/query (no smoothing); "
+                  f"statuses {out['statuses']}")
+    console.print(f"level build (rasterize) {out['level_build_ms']:.2f} ms; first {b['queries']} queries after "
+                  f"import (kernel load included) {out['first_run_ms']:.1f} ms; "
+                  f"warm cache: {out['cache_hit_stats']}")
+    if "raster" in out:
+        r = out["raster"]
+        style = "green" if r["target_met"] else "red"
+        console.print(f"rasterize {r['width']}x{r['depth']} cells, {r['obstacles']} obstacles: "
+                      f"[{style}]{r['ms']:.1f} ms[/] (median {r['median_ms']:.1f}; target <= {r['target_ms']:.0f} ms)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="navkit bench-level", description=__doc__.split("\n\n")[0])
+    p.add_argument("--level", type=Path, default=None, help="level JSON (default: examples/levels/bench80.json)")
+    p.add_argument("--queries", type=int, nargs="+", default=[100, 1000], metavar="N",
+                   help="query counts to time (default: 100 1000)")
+    p.add_argument("--characters", type=int, default=N_CHARACTERS, help="characters in the level (default 20)")
+    p.add_argument("--repeat", type=int, default=5, help="timed runs per figure; the best counts (default 5)")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--no-raster", action="store_true", help="skip the 1000x1000 rasterization benchmark")
+    p.add_argument("--json", type=Path, default=None, metavar="OUT", help="also write the figures as JSON")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    from rich.console import Console
+
+    from .errors import NavkitError
+
+    args = build_parser().parse_args(argv)
+    console = Console()
+    if not console.is_terminal:
+        console = Console(width=140)
+    if any(q < 1 for q in args.queries) or args.repeat < 1 or args.characters < 0:
+        console.print("[red]--queries and --repeat must be >= 1, --characters >= 0[/red]")
+        return 2
+    try:
+        out = run(args.level, counts=tuple(sorted(set(args.queries))), n_characters=args.characters,
+                  repeat=args.repeat, seed=args.seed, raster=not args.no_raster)
+    except (OSError, NavkitError, ValueError) as exc:
+        console.print(f"[red]error: {exc}[/red]")
+        return 2
+    _print(out, console)
+    if args.json is not None:
+        args.json.write_text(json.dumps(out, indent=2) + "\n", encoding="utf-8")
+        console.print(f"wrote {args.json}")
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

@@ -1,0 +1,518 @@
+"""World-coordinate navigation for game code: :class:`NavMap` (seed 000 §2-§6).
+
+A :class:`NavMap` is the seed's ``PathFinder`` in Python: it holds one
+navigation map, answers path queries between world points ``(x, z)`` in
+metres, and takes the runtime edits a game makes: doors opening and closing
+(:meth:`NavMap.set_area_available`), furniture appearing and going
+(:meth:`NavMap.add_obstacle`), characters standing still for a while
+(:meth:`NavMap.add_occupant`), and each query's snapshot of the characters to
+walk around (``obstacles=``). Paths are cached (:mod:`navkit.cache`).
+
+>>> from navkit.level import parse_level
+>>> nav = NavMap(parse_level({
+...     "cellSize": 0.5, "agentRadius": 0.0, "objectPadding": 0.0,
+...     "areas": [
+...         {"name": "west", "polygon": [[0, 0], [4, 0], [4, 4], [0, 4]]},
+...         {"name": "east", "polygon": [[6, 0], [10, 0], [10, 4], [6, 4]]},
+...         {"name": "door", "available": False, "polygon": [[4, 1], [6, 1], [6, 3], [4, 3]]},
+...     ],
+... }))
+>>> nav.find_path((1, 2), (9, 2)).status.name
+'UNREACHABLE'
+>>> nav.set_area_available("door", True), nav.version
+(True, 1)
+>>> r = nav.find_path((1, 2), (9, 2))
+>>> r.status.name, r.waypoints.tolist()
+('FOUND', [[9.0, 2.0]])
+>>> blocker = Obstacle(5.0, 2.0, nav.obstacle_radius(0.45))
+>>> r = nav.find_path_to_nearest((1, 2), (9, 2), obstacles=[blocker])
+>>> r.status.name, r.waypoints.tolist()
+('NEAREST', [[4.25, 2.75]])
+
+Versions. :attr:`NavMap.version` counts *map* changes: area toggles and
+obstacle polygons added or removed (the changes seed 000 §9 replans on).
+Occupants are dynamic state, not map changes: adding or removing one bumps
+:attr:`NavMap.occupancy_version` instead. Both are part of every cache key.
+
+The :class:`~navkit.pathfinder.Pathfinder` underneath is rebuilt lazily on
+the first query after a map change (that allocates grid-sized buffers: once
+per change, never per query), and the live occupants are stamped into the
+new one.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import os
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from .cache import PathCache, obstacle_key
+from .errors import ConfigError, QueryError
+from .formats import load_grid, save_grid
+from .grid import NavGrid
+from .level import LevelConfig, NavLevel, block_obstacles, make_obstacle
+from .level.config import GridGeometry, ObstacleConfig, _unknown_message
+from .pathfinder import FIRST_WAYPOINT_TRIM, SNAP_RADIUS, Pathfinder
+from .results import PathResult, Status
+
+__all__ = ["NavMap", "Obstacle", "obstacle_radius"]
+
+_TOKENS = itertools.count(1)
+
+
+class Obstacle(NamedTuple):
+    """A dynamic obstacle: a circle in world metres (seed 000 §6)."""
+
+    x: float
+    z: float
+    radius: float
+
+
+def obstacle_radius(collision_radius: float, agent_radius: float, cell_size: float) -> float:
+    """Radius of a character's dynamic obstacle (seed 000 §6).
+
+    The character's full ``collision_radius``, inflated by the map's
+    ``agent_radius`` and one cell half-diagonal (``cell_size * sqrt(2) / 2``)
+    so that stamping by cell centres stays conservative.
+
+    >>> round(obstacle_radius(0.45, 0.45, 0.4), 6)
+    1.182843
+    """
+    vals = []
+    for name, v in (("collision_radius", collision_radius), ("agent_radius", agent_radius),
+                    ("cell_size", cell_size)):
+        try:
+            f = float(v)
+        except (TypeError, ValueError):
+            raise ConfigError(f"expected a number, got {v!r}", field=name) from None
+        if not math.isfinite(f) or f < 0:
+            raise ConfigError(f"expected a finite number >= 0, got {v!r}", field=name)
+        vals.append(f)
+    return vals[0] + vals[1] + vals[2] * math.sqrt(2.0) / 2.0
+
+
+class _GridLevel:
+    """What :class:`NavLevel` offers, for a grid without a polygon level.
+
+    There are no areas. Obstacle polygons can still be added and removed:
+    they block cells as the rasterizer does (centre inside, or within
+    ``agent_radius + objectPadding`` of an edge; the grid's ``agent_radius``
+    and its ``meta["objectPadding"]``, which ``.txt`` grids keep).
+    """
+
+    def __init__(self, grid: NavGrid):
+        self._base = grid
+        self._grid = grid
+        self._obstacles: dict[str, ObstacleConfig] = {}
+        self._version = 0
+        self._geometry = GridGeometry(grid.min_x, grid.min_z, grid.width, grid.depth, grid.cell_size)
+        try:
+            padding = float(grid.meta.get("objectPadding", 0.0))
+        except (TypeError, ValueError):
+            padding = 0.0
+        self.clearance = grid.agent_radius + (padding if math.isfinite(padding) and padding > 0 else 0.0)
+
+    @property
+    def grid(self) -> NavGrid:
+        return self._grid
+
+    @property
+    def version(self) -> int:
+        return self._version
+
+    @property
+    def area_names(self) -> tuple[str, ...]:
+        return ()
+
+    @property
+    def obstacle_names(self) -> tuple[str, ...]:
+        return tuple(self._obstacles)
+
+    def _no_areas(self, name: str) -> ConfigError:
+        label = self._base.name or "this map"
+        return ConfigError(
+            f"no area called {name!r}: {label} is a plain grid without navigation areas; "
+            "load the level's .json config to toggle areas",
+            field="name",
+        )
+
+    def is_area_available(self, name: str) -> bool:
+        raise self._no_areas(name)
+
+    def set_area_available(self, name: str, available: bool) -> bool:
+        raise self._no_areas(name)
+
+    def add_obstacle(self, name: str, polygon: Sequence[Sequence[float]]) -> None:
+        obs = make_obstacle(name, polygon)
+        if obs.name in self._obstacles:
+            raise ConfigError(f"an obstacle called {name!r} already exists", field="name")
+        walk = self._grid.walkable.copy()
+        block_obstacles(walk, self._geometry, [obs], self.clearance)
+        self._obstacles[obs.name] = obs
+        self._set(walk)
+
+    def remove_obstacle(self, name: str) -> None:
+        if name not in self._obstacles:
+            raise ConfigError(_unknown_message("obstacle", name, tuple(self._obstacles)), field="name")
+        del self._obstacles[name]
+        walk = self._base.walkable.copy()
+        block_obstacles(walk, self._geometry, list(self._obstacles.values()), self.clearance)
+        self._set(walk)
+
+    def _set(self, walk: NDArray[np.bool_]) -> None:
+        self._grid = self._base.with_walkable(walk)
+        self._version += 1
+
+
+def _read(path: str | os.PathLike[str]) -> NavLevel | NavGrid:
+    """A ``.json`` file as a polygon level, any other map file as a grid."""
+    p = Path(path)
+    if p.suffix.lower() == ".json":
+        return NavLevel.from_file(p)
+    return load_grid(p)
+
+
+class NavMap:
+    """One navigation map in world coordinates, with runtime edits and a path cache.
+
+    Parameters
+    ----------
+    source : NavGrid, LevelConfig, NavLevel, str or Path
+        The map. A :class:`~navkit.level.LevelConfig` or
+        :class:`~navkit.level.NavLevel` keeps its polygons, so areas can be
+        toggled (a NavLevel is shared: edits made to it directly are seen
+        too). A NavGrid has no areas. A path is read with :meth:`load`.
+    costs, connectivity, budget, snap_radius
+        Passed to the :class:`~navkit.pathfinder.Pathfinder` (defaults: the
+        seed's 10/14 costs, 8-connected, no budget, 8 m snapping).
+    cache_size : int
+        Paths kept in :attr:`cache` (LRU); ``0`` disables caching.
+    """
+
+    def __init__(
+        self,
+        source: NavGrid | LevelConfig | NavLevel | str | os.PathLike[str],
+        *,
+        costs: Any = "seed",
+        connectivity: int = 8,
+        budget: int | None = None,
+        snap_radius: float = SNAP_RADIUS,
+        cache_size: int = 1024,
+    ):
+        level: NavLevel | _GridLevel
+        if isinstance(source, (str, os.PathLike)):
+            source = _read(source)
+        if isinstance(source, NavLevel):
+            level = source
+        elif isinstance(source, LevelConfig):
+            level = NavLevel(source)
+        elif isinstance(source, NavGrid):
+            level = _GridLevel(source)
+        else:
+            raise ConfigError(
+                f"expected a NavGrid, LevelConfig, NavLevel or file path, got {type(source).__name__}",
+                field="source",
+            )
+        self._level = level
+        self._pf_args: dict[str, Any] = {
+            "costs": costs, "connectivity": connectivity, "budget": budget, "snap_radius": snap_radius,
+        }
+        #: The path cache (:class:`~navkit.cache.PathCache`); ``cache.stats`` for hits and misses.
+        self.cache = PathCache(cache_size)
+        self._token = next(_TOKENS)
+        self._occupants: dict[int, tuple[float, float, float]] = {}
+        self._pf_handles: dict[int, int] = {}
+        self._next_handle = 1
+        self._occ_version = 0
+        self._pf: Pathfinder | None = None
+        self._pf_version = -1
+        self._pathfinder()  # validates the options now
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str], **kwargs: Any) -> NavMap:
+        """Read a map file (any format :func:`~navkit.formats.load_grid` reads).
+
+        A ``.json`` level keeps its polygons (areas can be toggled); other
+        formats become a plain grid. ``kwargs`` go to the constructor.
+        """
+        return cls(_read(path), **kwargs)
+
+    # ------------------------------------------------------------ properties
+    @property
+    def grid(self) -> NavGrid:
+        """The current static grid (areas and obstacle polygons applied; no occupants)."""
+        return self._level.grid
+
+    @property
+    def level(self) -> NavLevel | None:
+        """The polygon level, or None for a plain grid."""
+        return self._level if isinstance(self._level, NavLevel) else None
+
+    @property
+    def version(self) -> int:
+        """Map changes so far: area toggles and obstacle polygons added or removed."""
+        return self._level.version
+
+    @property
+    def occupancy_version(self) -> int:
+        """Occupant changes so far (:meth:`add_occupant` and :meth:`remove_occupant`)."""
+        return self._occ_version
+
+    @property
+    def cell_size(self) -> float:
+        """Cell edge in metres."""
+        return self.grid.cell_size
+
+    @property
+    def agent_radius(self) -> float:
+        """The radius the map was eroded by, metres."""
+        return self.grid.agent_radius
+
+    @property
+    def floor_y(self) -> float:
+        """Height of every waypoint, metres."""
+        return self.grid.floor_y
+
+    @property
+    def area_names(self) -> tuple[str, ...]:
+        """Area names (empty for a plain grid)."""
+        return self._level.area_names
+
+    @property
+    def obstacle_names(self) -> tuple[str, ...]:
+        """Obstacle polygon names."""
+        return self._level.obstacle_names
+
+    @property
+    def occupants(self) -> dict[int, tuple[float, float, float]]:
+        """Live occupants: handle -> ``(x, z, radius)``."""
+        return dict(self._occupants)
+
+    @property
+    def pathfinder(self) -> Pathfinder:
+        """The Pathfinder for the current map version (occupants applied), for cell or batch queries."""
+        return self._pathfinder()
+
+    def _pathfinder(self) -> Pathfinder:
+        version = self._level.version
+        if self._pf is None or self._pf_version != version:
+            pf = Pathfinder(self._level.grid, **self._pf_args)
+            self._pf_handles = {h: pf.add_occupant(*c) for h, c in self._occupants.items()}
+            if self._pf is not None:
+                self.cache.invalidate()  # old entries can never hit again: free them
+            self._pf = pf
+            self._pf_version = version
+        return self._pf
+
+    # ------------------------------------------------------------ map edits
+    def set_area_available(self, name: str, available: bool) -> bool:
+        """Open or close area ``name`` (a door); returns whether anything changed.
+
+        Raises :class:`~navkit.errors.ConfigError` naming ``name`` for an
+        unknown area, and always on a plain grid (it has no areas).
+        """
+        return self._level.set_area_available(name, available)
+
+    def is_area_available(self, name: str) -> bool:
+        """Whether area ``name`` is open (ConfigError when unknown)."""
+        return self._level.is_area_available(name)
+
+    def add_obstacle(self, name: str, polygon: Sequence[Sequence[float]]) -> None:
+        """Add a static obstacle polygon ``[[x, z], ...]``, inflated like the level's obstacles."""
+        self._level.add_obstacle(name, polygon)
+
+    def remove_obstacle(self, name: str) -> None:
+        """Remove obstacle polygon ``name`` (ConfigError when unknown)."""
+        self._level.remove_obstacle(name)
+
+    def add_occupant(self, x: float, z: float, radius: float) -> int:
+        """Block the cells whose centres lie within ``radius`` of ``(x, z)`` until
+        :meth:`remove_occupant`; returns a handle. Overlapping occupants are
+        counted per cell, so removing one never frees a cell another covers."""
+        pf = self._pathfinder()
+        pf_handle = pf.add_occupant(x, z, radius)
+        handle = self._next_handle
+        self._next_handle += 1
+        self._occupants[handle] = pf.occupants[pf_handle]
+        self._pf_handles[handle] = pf_handle
+        self._occupancy_changed()
+        return handle
+
+    def remove_occupant(self, handle: int) -> None:
+        """Undo :meth:`add_occupant` (QueryError for an unknown handle)."""
+        if handle not in self._occupants:
+            raise QueryError(f"no occupant with handle {handle!r}")
+        pf = self._pathfinder()
+        pf.remove_occupant(self._pf_handles.pop(handle))
+        del self._occupants[handle]
+        self._occupancy_changed()
+
+    def _occupancy_changed(self) -> None:
+        self._occ_version += 1
+        self.cache.invalidate()
+
+    # --------------------------------------------------------------- helpers
+    def obstacle_radius(self, collision_radius: float) -> float:
+        """A character's obstacle radius on this map (seed 000 §6): see :func:`obstacle_radius`."""
+        return obstacle_radius(collision_radius, self.agent_radius, self.cell_size)
+
+    def is_walkable(self, x: float, z: float) -> bool:
+        """True when the cell containing world point ``(x, z)`` is walkable and not occupied."""
+        grid = self.grid
+        cell = grid.world_to_cell(float(x), float(z))
+        if not grid.is_walkable(*cell):
+            return False
+        # snapping returns the point's own cell exactly when that cell is free
+        return self._pathfinder().snap((x, z)) == cell
+
+    def snap(self, x: float, z: float) -> tuple[float, float] | None:
+        """Centre of the cell a query from ``(x, z)`` starts in: the point's own
+        cell when free, else the nearest free cell within the snap radius
+        (seed 000 §3); None when there is none."""
+        cell = self._pathfinder().snap((x, z))
+        return None if cell is None else self.grid.cell_center(*cell)
+
+    def save_grid(self, path: str | os.PathLike[str]) -> None:
+        """Write the current static grid (seed ``.txt`` or any format :func:`~navkit.formats.save_grid` writes)."""
+        save_grid(self.grid, path)
+
+    # --------------------------------------------------------------- queries
+    def find_path(
+        self,
+        start: ArrayLike,
+        end: ArrayLike,
+        *,
+        obstacles: ArrayLike | Sequence[Obstacle] | None = None,
+        smooth: bool = True,
+        budget: int | None = None,
+        window: Sequence[int] | None = None,
+    ) -> PathResult:
+        """Path between world points ``(x, z)`` (or ``(x, y, z)``), in metres.
+
+        As :meth:`Pathfinder.find_path <navkit.pathfinder.Pathfinder.find_path>`
+        (snapping, smoothing, first- and last-waypoint rules of seed 000 §3).
+        ``obstacles`` is this query's snapshot of dynamic obstacles: a
+        ``(k, 3)`` array of world circles ``(x, z, radius)`` or a sequence of
+        :class:`Obstacle`. An occupied destination snaps to a nearby free cell.
+        """
+        return self._query(start, end, False, obstacles, smooth, budget, window)
+
+    def find_path_to_nearest(
+        self,
+        start: ArrayLike,
+        end: ArrayLike,
+        *,
+        obstacles: ArrayLike | Sequence[Obstacle] | None = None,
+        smooth: bool = True,
+        budget: int | None = None,
+        window: Sequence[int] | None = None,
+    ) -> PathResult:
+        """Like :meth:`find_path`, but an unreachable goal gives the path to the
+        reachable cell closest to it (status NEAREST; seed 000 §5). One search,
+        with the obstacles: it never retries without them. A start with no
+        reachable neighbour gives no path."""
+        return self._query(start, end, True, obstacles, smooth, budget, window)
+
+    def _query(
+        self, start: ArrayLike, end: ArrayLike, nearest: bool, obstacles: Any, smooth: bool,
+        budget: int | None, window: Sequence[int] | None,
+    ) -> PathResult:
+        pf = self._pathfinder()
+        if not self.cache.enabled:
+            return pf.find_path(start, end, smooth=smooth, nearest=nearest, budget=budget, window=window,
+                                obstacles=obstacles)
+        grid = pf.grid
+        sw = _point(pf, start, "start")
+        ew = _point(pf, end, "end")
+        cs = grid.world_to_cell(*sw)
+        ce = grid.world_to_cell(*ew)
+        circles = None if obstacles is None else _as_circles(pf, obstacles)
+        limits = None if budget is None and window is None else pf._limits(budget, window)
+        key = (self._token, cs, ce, nearest, bool(smooth), limits, self._level.version, self._occ_version,
+               obstacle_key(circles))
+        entry = self.cache.get(key)
+        if entry is None:
+            # The search depends on the two cells only: plan from their
+            # centres, so that every point in them can share the result.
+            res = pf.find_path(grid.cell_center(*cs), grid.cell_center(*ce), smooth=smooth, nearest=nearest,
+                               budget=budget, window=window, obstacles=circles)
+            entry = _Entry(res, grid)
+            self.cache.put(key, entry)
+        return entry.at(sw, ew, ce, FIRST_WAYPOINT_TRIM * grid.cell_size)
+
+    def __repr__(self) -> str:
+        return (
+            f"NavMap({self.grid!r}, version={self.version}, occupants={len(self._occupants)}, "
+            f"cache={self.cache!r})"
+        )
+
+
+def _point(pf: Pathfinder, value: Any, name: str) -> tuple[float, float]:
+    """A world point ``(x, z)``: a tuple of two finite floats as is, anything else via the Pathfinder's parser."""
+    if type(value) is tuple and len(value) == 2:
+        x, z = value
+        if type(x) is float and type(z) is float and math.isfinite(x) and math.isfinite(z):
+            return (x, z)
+    return pf._world_arg(value, name)
+
+
+def _as_circles(pf: Pathfinder, obstacles: Any) -> NDArray[np.float64]:
+    """An obstacle snapshot as float64 (validated later, by the query itself)."""
+    try:
+        return np.asarray(obstacles, dtype=np.float64)
+    except (TypeError, ValueError):
+        return pf._circles(obstacles)  # raises the QueryError that explains
+
+
+class _Entry:
+    """A cached result planned between two cell centres, reusable for any points in those cells.
+
+    ``kept`` holds the waypoints before seed 000 §3's exact-point rules:
+    planned from the start cell's centre, the first waypoint was dropped
+    exactly when it was that centre and more followed (distance 0), so it
+    is put back here.
+    """
+
+    __slots__ = ("res", "kept", "x0", "z0")
+
+    def __init__(self, res: PathResult, grid: NavGrid):
+        res.cells.setflags(write=False)
+        self.res = res
+        self.kept: NDArray[np.float64] | None = None
+        self.x0 = self.z0 = 0.0
+        if not res.has_path or res.start_cell is None:
+            return
+        pts = res.waypoints
+        first = grid.cell_center(*res.start_cell)
+        if (float(pts[0, 0]), float(pts[0, 1])) != first:
+            kept = np.empty((len(pts) + 1, 2), dtype=np.float64)
+            kept[0] = first
+            kept[1:] = pts
+            kept.setflags(write=False)
+            pts = kept
+        self.kept = pts
+        self.x0, self.z0 = first
+
+    def at(self, sw: tuple[float, float], ew: tuple[float, float], ce: tuple[int, int],
+           trim: float) -> PathResult:
+        """The result for start ``sw`` and end ``ew`` (in cell ``ce``): seed 000 §3's
+        last waypoint (the exact end when its cell is the end cell) and first
+        waypoint (dropped within ``trim`` metres of the start) rules."""
+        res = self.res
+        pts = self.kept
+        if pts is None:
+            return res
+        if res.status == Status.FOUND and ce == res.end_cell:
+            pts = pts.copy()
+            pts[-1] = ew
+            pts.setflags(write=False)
+        if len(pts) > 1 and math.hypot(self.x0 - sw[0], self.z0 - sw[1]) <= trim:
+            pts = pts[1:]
+        return replace(res, waypoints=pts)
