@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.navkit-installed
 PYTEST := $(BIN)/python -m pytest
 
-.PHONY: setup demo test test-heavy bench lint typecheck clean
+.PHONY: setup chromium demo test test-heavy bench lint typecheck clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -15,17 +15,25 @@ $(STAMP): pyproject.toml
 
 setup: $(STAMP)
 
-## demo: path queries on a bundled Moving AI map and the example levels; PNGs in out/
+## chromium: Debian's browser for the viewer's browser tests (Playwright downloads nothing)
+chromium:
+	@test -x /usr/bin/chromium || (apt-get update && apt-get install -y chromium)
+
+## demo: path queries on a bundled Moving AI map and the example levels, then a
+## crowd of 60 NPCs crossing an interior whose door closes mid-run; PNGs in out/
 demo: $(STAMP)
 	$(BIN)/python examples/demo.py --out out
+	$(BIN)/navkit path examples/levels/interior.json --from -2,9 --to 24,4 --png out/interior_path.png
+	$(BIN)/navkit path examples/levels/outdoor.json --from 2,20 --to 58,12 --png out/outdoor_path.png
+	$(BIN)/navkit sim examples/scenes/interior_crowd.json --ticks 1500 --png out/interior_crowd.png
 
 ## test: the whole suite except the `heavy` marker (every Moving AI line; see test-heavy)
-test: $(STAMP)
-	$(PYTEST) -m "not heavy" -q
+test: $(STAMP) chromium
+	NAVKIT_REQUIRE_BROWSER=1 $(PYTEST) -m "not heavy" -q
 
 ## test-heavy: every scenario line of every Moving AI file
-test-heavy: $(STAMP)
-	$(PYTEST) -m heavy -q
+test-heavy: $(STAMP) chromium
+	NAVKIT_REQUIRE_BROWSER=1 $(PYTEST) -m heavy -q
 
 ## bench: navkit against pyastar2d, tcod, python-pathfinding, networkx, scikit-image
 bench: $(STAMP)

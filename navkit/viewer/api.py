@@ -1,0 +1,452 @@
+"""The viewer's HTTP and WebSocket endpoints, and the validation of everything they receive.
+
+Every endpoint answers JSON (the grid is raw bytes). A bad request gets a
+4xx answer ``{"error": {"status", "code", "message", "field"}}`` and changes
+nothing: arguments are validated completely before the state is touched,
+and every change runs under the state's lock.
+
+=======================================  ==============================================================
+endpoint                                 what it does
+=======================================  ==============================================================
+``GET /api/info``                        map geometry, algorithms, areas, obstacles, scene, limits
+``GET /api/grid``                        one byte per cell (``[z, x]`` order): 0 blocked, ``k`` walkable
+                                         with weight ``legend[k-1]``; headers ``X-Navkit-Width``,
+                                         ``X-Navkit-Depth``, ``X-Navkit-Version``, ``X-Navkit-Legend``
+``POST /api/path``                       ``{"start": [x, z], "goal": [x, z], "algorithm": "astar"}``
+                                         (cells): raw and smoothed path, nearest cell, cost, nodes
+                                         expanded, time, expanded-cell heat map
+``POST /api/areas``                      ``{"name": N, "available": B}``: open / close an area (door)
+``POST /api/obstacles``                  ``{"polygon": [[x, z], ...], "name"?: N}`` (world metres)
+``DELETE /api/obstacles/{name}``         remove an obstacle
+``GET /api/sim``                         the simulation now (full frame)
+``POST /api/sim/play``, ``/pause``       start / stop the live simulation
+``POST /api/sim/step``                   ``{"ticks": n}`` (pauses first)
+``POST /api/sim/speed``                  ``{"speed": s}``: ticks per second = tick rate x s
+``POST /api/sim/reset``                  reload the scene file
+``POST /api/sim/target``                 ``{"id": ID, "target": [x, z]}``: walk a character somewhere
+``GET /api/sim/characters/{id}``         one character's full state
+``POST /api/replay``                     upload a ``navkit sim --record`` file (JSON lines)
+``GET /api/replay``, ``DELETE``          the loaded replay; forget it
+``WS /ws/sim``                           a full frame on connect, then one frame per batch of ticks
+=======================================  ==============================================================
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from ..errors import NavkitError
+from ..grid import NavGrid
+from .state import LIMITS, ViewerState, parse_replay
+
+__all__ = ["ApiError", "error_body", "ROUTES_DOC"]
+
+ROUTES_DOC = __doc__
+
+_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.: ")
+
+
+class ApiError(Exception):
+    """A request the viewer refuses: HTTP ``status``, a ``code`` word, a message, the field."""
+
+    def __init__(self, status: int, message: str, *, code: str | None = None, field: str | None = None):
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.code = code or {400: "bad_request", 404: "not_found", 405: "method_not_allowed", 409: "conflict",
+                             413: "too_large", 415: "unsupported_media_type"}.get(status, "error")
+        self.field = field
+
+
+def error_body(status: int, message: str, code: str, field: str | None = None) -> dict[str, Any]:
+    return {"error": {"status": status, "code": code, "message": message, "field": field}}
+
+
+def _show(v: Any) -> str:
+    text = repr(v)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _state(request: Request | WebSocket) -> ViewerState:
+    st: ViewerState = request.app.state.viewer
+    return st
+
+
+def _ok(obj: Any, status: int = 200) -> JSONResponse:
+    return JSONResponse(obj, status_code=status)
+
+
+# -------------------------------------------------------------- validation
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not allowed")
+
+
+async def read_json(request: Request, *, allow_empty: bool = False) -> dict[str, Any]:
+    """The request's JSON object body (Content-Type application/json)."""
+    body = await request.body()
+    if not body.strip():
+        if allow_empty:
+            return {}
+        raise ApiError(400, "expected a JSON object body")
+    ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if ctype != "application/json":
+        raise ApiError(415, f"expected Content-Type: application/json, got {ctype or 'none'!r}")
+    if len(body) > LIMITS["bodyBytes"]:
+        raise ApiError(413, f"request body over {LIMITS['bodyBytes']} bytes")
+    try:
+        obj = json.loads(body, parse_constant=_reject_constant)
+    except (ValueError, UnicodeDecodeError) as e:
+        raise ApiError(400, f"invalid JSON: {e}") from None
+    if not isinstance(obj, dict):
+        raise ApiError(400, f"expected a JSON object, got {type(obj).__name__}")
+    return obj
+
+
+def check_keys(obj: dict[str, Any], required: Sequence[str], optional: Sequence[str] = ()) -> None:
+    for k in required:
+        if k not in obj:
+            raise ApiError(400, f"missing {k!r}", field=k)
+    for k in obj:
+        if k not in required and k not in optional:
+            allowed = ", ".join(map(repr, (*required, *optional))) or "none"
+            raise ApiError(400, f"unknown key {_show(k)} (allowed: {allowed})", field=str(k)[:64])
+
+
+def check_cell(v: Any, fld: str, grid: NavGrid) -> tuple[int, int]:
+    """A cell ``[x, z]`` of two integers inside the grid."""
+    if (
+        not isinstance(v, list)
+        or len(v) != 2
+        or any(isinstance(c, bool) or not isinstance(c, int) for c in v)
+    ):
+        raise ApiError(400, f"expected a cell [x, z] of two integers, got {_show(v)}", field=fld)
+    x, z = v
+    if not grid.in_bounds(x, z):
+        raise ApiError(
+            400,
+            f"cell ({x}, {z}) is outside the {grid.width}x{grid.depth} grid "
+            f"(x in [0, {grid.width - 1}], z in [0, {grid.depth - 1}])",
+            field=fld,
+        )
+    return (int(x), int(z))
+
+
+def _number(v: Any, fld: str) -> float:
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+        raise ApiError(400, f"expected a finite number, got {_show(v)}", field=fld)
+    return float(v)
+
+
+def check_point(v: Any, fld: str, grid: NavGrid, *, margin_cells: float = 8.0) -> tuple[float, float]:
+    """A world point ``[x, z]`` in metres, on the grid or within ``margin_cells`` of it."""
+    if not isinstance(v, list) or len(v) != 2:
+        raise ApiError(400, f"expected a world point [x, z], got {_show(v)}", field=fld)
+    x = _number(v[0], f"{fld}[0]")
+    z = _number(v[1], f"{fld}[1]")
+    m = margin_cells * grid.cell_size
+    if not (grid.min_x - m <= x <= grid.max_x + m and grid.min_z - m <= z <= grid.max_z + m):
+        raise ApiError(
+            400,
+            f"point ({x:g}, {z:g}) lies outside the map (x in [{grid.min_x:g}, {grid.max_x:g}], "
+            f"z in [{grid.min_z:g}, {grid.max_z:g}] metres)",
+            field=fld,
+        )
+    return (x, z)
+
+
+def check_polygon(v: Any, fld: str, grid: NavGrid) -> list[list[float]]:
+    n = LIMITS["polygonPoints"]
+    if not isinstance(v, list) or not 3 <= len(v) <= n:
+        raise ApiError(400, f"expected a list of 3 to {n} points [x, z], got {_show(v)}", field=fld)
+    return [list(check_point(p, f"{fld}[{i}]", grid)) for i, p in enumerate(v)]
+
+
+def check_name(v: Any, fld: str) -> str:
+    n = LIMITS["nameLength"]
+    if not isinstance(v, str) or not 1 <= len(v) <= n:
+        raise ApiError(400, f"expected a name of 1 to {n} characters, got {_show(v)}", field=fld)
+    return v
+
+
+def check_known(name: str, known: Sequence[str], what: str, fld: str, status: int = 400) -> str:
+    if name not in known:
+        if not known:
+            raise ApiError(status, f"no {what} called {_show(name)}: this map has none", field=fld)
+        listed = ", ".join(map(repr, known[:20])) + (", ..." if len(known) > 20 else "")
+        raise ApiError(status, f"no {what} called {_show(name)} (known: {listed})", field=fld)
+    return name
+
+
+def check_bool(v: Any, fld: str) -> bool:
+    if not isinstance(v, bool):
+        raise ApiError(400, f"expected true or false, got {_show(v)}", field=fld)
+    return v
+
+
+def check_int(v: Any, fld: str, lo: int, hi: int) -> int:
+    if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
+        raise ApiError(400, f"expected an integer in [{lo}, {hi}], got {_show(v)}", field=fld)
+    return v
+
+
+def _scene(st: ViewerState) -> None:
+    if st.loc is None:
+        raise ApiError(409, f"{st.name} is a map, not a scene: there is no simulation", code="not_a_scene")
+
+
+# ------------------------------------------------------------------- map
+async def info(request: Request) -> Response:
+    st = _state(request)
+    async with st.lock:
+        return _ok(st.info())
+
+
+async def grid(request: Request) -> Response:
+    st = _state(request)
+    async with st.lock:
+        version, data, legend = st.grid_bytes()
+        g = st.nav.grid
+        headers = {
+            "X-Navkit-Width": str(g.width),
+            "X-Navkit-Depth": str(g.depth),
+            "X-Navkit-Version": str(version),
+            "X-Navkit-Legend": ",".join(map(str, legend)),
+            "Cache-Control": "no-store",
+        }
+    return Response(data, media_type="application/octet-stream", headers=headers)
+
+
+async def path(request: Request) -> Response:
+    st = _state(request)
+    body = await read_json(request)
+    check_keys(body, ("start", "goal"), ("algorithm",))
+    async with st.lock:
+        g = st.nav.grid
+        start = check_cell(body["start"], "start", g)
+        goal = check_cell(body["goal"], "goal", g)
+        algo = body.get("algorithm", "astar")
+        infos = {a.name: a for a in st.searcher.algorithms(st.nav.pathfinder)}
+        if not isinstance(algo, str) or algo not in infos:
+            raise ApiError(400, f"algorithm must be one of {', '.join(map(repr, infos))}, got {_show(algo)}",
+                           field="algorithm")
+        if not infos[algo].available:
+            raise ApiError(400, f"algorithm {algo!r} does not apply here: {infos[algo].reason}", field="algorithm")
+        out = await asyncio.to_thread(st.find_path, start, goal, algo)
+    return _ok(out)
+
+
+async def set_area(request: Request) -> Response:
+    st = _state(request)
+    body = await read_json(request)
+    check_keys(body, ("name", "available"))
+    name = check_name(body["name"], "name")
+    available = check_bool(body["available"], "available")
+    async with st.lock:
+        check_known(name, list(st.nav.area_names), "area", "name")
+        out = await asyncio.to_thread(st.set_area, name, available)
+    await st.broadcast({"type": "map", "version": out["version"]})
+    return _ok(out)
+
+
+async def add_obstacle(request: Request) -> Response:
+    st = _state(request)
+    body = await read_json(request)
+    check_keys(body, ("polygon",), ("name",))
+    name = check_name(body["name"], "name") if "name" in body else None
+    if name is not None and not set(name) <= _NAME_CHARS:
+        raise ApiError(400, "a name may hold letters, digits, spaces and _ - . : only", field="name")
+    async with st.lock:
+        polygon = check_polygon(body["polygon"], "polygon", st.nav.grid)
+        if name is None:
+            name = st.new_obstacle_name()
+        elif name in st.nav.obstacle_names:
+            raise ApiError(409, f"an obstacle called {name!r} already exists", field="name")
+        out = await asyncio.to_thread(st.add_obstacle, name, polygon)
+    await st.broadcast({"type": "map", "version": out["version"]})
+    return _ok(out, 201)
+
+
+async def remove_obstacle(request: Request) -> Response:
+    st = _state(request)
+    name = check_name(request.path_params["name"], "name")
+    async with st.lock:
+        check_known(name, list(st.nav.obstacle_names), "obstacle", "name", status=404)
+        out = await asyncio.to_thread(st.remove_obstacle, name)
+    await st.broadcast({"type": "map", "version": out["version"]})
+    return _ok(out)
+
+
+# ------------------------------------------------------------ simulation
+async def sim_get(request: Request) -> Response:
+    st = _state(request)
+    _scene(st)
+    async with st.lock:
+        return _ok(st.frame(full=True))
+
+
+async def sim_play(request: Request) -> Response:
+    st = _state(request)
+    _scene(st)
+    check_keys(await read_json(request, allow_empty=True), ())
+    async with st.lock:
+        st.playing = True
+        st.wake.set()
+        out = st.sim_summary()
+    await st.broadcast({"type": "status", **out})
+    return _ok(out)
+
+
+async def sim_pause(request: Request) -> Response:
+    st = _state(request)
+    _scene(st)
+    check_keys(await read_json(request, allow_empty=True), ())
+    async with st.lock:
+        st.playing = False
+        out = st.sim_summary()
+    await st.broadcast({"type": "status", **out})
+    return _ok(out)
+
+
+async def sim_step(request: Request) -> Response:
+    st = _state(request)
+    _scene(st)
+    body = await read_json(request, allow_empty=True)
+    check_keys(body, (), ("ticks",))
+    ticks = check_int(body.get("ticks", 1), "ticks", 1, LIMITS["stepTicks"])
+    async with st.lock:
+        st.playing = False
+        await asyncio.to_thread(st.step, ticks)
+        frame = st.frame()
+        out = st.frame(full=True)
+    await st.broadcast(frame)
+    return _ok(out)
+
+
+async def sim_speed(request: Request) -> Response:
+    st = _state(request)
+    _scene(st)
+    body = await read_json(request)
+    check_keys(body, ("speed",))
+    v = body["speed"]
+    lo, hi = LIMITS["minSpeed"], LIMITS["maxSpeed"]
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or not lo <= v <= hi:
+        raise ApiError(400, f"expected a number in [{lo}, {hi}], got {_show(v)}", field="speed")
+    async with st.lock:
+        st.speed = float(v)
+        out = st.sim_summary()
+    await st.broadcast({"type": "status", **out})
+    return _ok(out)
+
+
+async def sim_reset(request: Request) -> Response:
+    st = _state(request)
+    _scene(st)
+    check_keys(await read_json(request, allow_empty=True), ())
+    async with st.lock:
+        await asyncio.to_thread(st.reset)
+        frame = st.frame()
+        out = st.frame(full=True)
+    await st.broadcast({**frame, "reset": True})
+    return _ok(out)
+
+
+async def sim_target(request: Request) -> Response:
+    st = _state(request)
+    _scene(st)
+    body = await read_json(request)
+    check_keys(body, ("id", "target"))
+    raw = body["id"]
+    if isinstance(raw, bool) or not isinstance(raw, (str, int)):
+        raise ApiError(400, f"expected a character ID (a string or an integer), got {_show(raw)}", field="id")
+    async with st.lock:
+        assert st.loc is not None
+        if raw not in st.loc:
+            raise ApiError(400, f"no character with ID {_show(raw)}", field="id")
+        point = check_point(body["target"], "target", st.nav.grid, margin_cells=0.0)
+        c = st.loc.character(raw)
+        out = await asyncio.to_thread(st.set_target, c, point)
+    return _ok(out)
+
+
+async def sim_character(request: Request) -> Response:
+    st = _state(request)
+    _scene(st)
+    raw = request.path_params["cid"]
+    if not 1 <= len(raw) <= 256:
+        raise ApiError(400, "expected a character ID of 1 to 256 characters", field="id")
+    async with st.lock:
+        try:
+            c = st.find_character(raw)
+        except NavkitError as e:
+            raise ApiError(404, str(e), field="id") from None
+        return _ok(st.character_detail(c))
+
+
+# ---------------------------------------------------------------- replay
+async def replay_get(request: Request) -> Response:
+    st = _state(request)
+    if st.replay is None:
+        raise ApiError(404, "no replay loaded: POST a `navkit sim --record` file to /api/replay", code="no_replay")
+    return _ok(st.replay)
+
+
+async def replay_post(request: Request) -> Response:
+    st = _state(request)
+    ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if ctype not in ("application/x-ndjson", "application/jsonl", "application/json-lines", "text/plain",
+                     "application/octet-stream"):
+        raise ApiError(415, f"expected a JSON-lines body (application/x-ndjson), got {ctype or 'none'!r}")
+    body = await request.body()
+    if len(body) > LIMITS["replayBytes"]:
+        raise ApiError(413, f"replay over {LIMITS['replayBytes']} bytes")
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ApiError(400, f"replay is not UTF-8 text: {e.reason}") from None
+    replay = await asyncio.to_thread(parse_replay, text)
+    async with st.lock:
+        st.replay = replay
+    return _ok(replay)
+
+
+async def replay_delete(request: Request) -> Response:
+    st = _state(request)
+    async with st.lock:
+        had = st.replay is not None
+        st.replay = None
+    return _ok({"deleted": had})
+
+
+# ------------------------------------------------------------- websocket
+async def sim_socket(ws: WebSocket) -> None:
+    st = _state(ws)
+    if st.loc is None:
+        await ws.close(code=4409, reason="not a scene")
+        return
+    if len(st.clients) >= LIMITS["wsClients"]:
+        await ws.close(code=1013, reason="too many viewers")
+        return
+    await ws.accept()
+    try:
+        async with st.lock:
+            snapshot = st.frame(full=True)
+            st.clients.add(ws)
+        await ws.send_text(json.dumps(snapshot, allow_nan=False, separators=(",", ":")))
+        while True:
+            # the page sends nothing that matters; reading notices the close
+            # (uvicorn's ws_max_size bounds what a client can push)
+            msg = await ws.receive()
+            if msg.get("type") == "websocket.disconnect":
+                break
+    except (WebSocketDisconnect, RuntimeError):
+        pass
+    finally:
+        st.clients.discard(ws)

@@ -1,0 +1,1011 @@
+// navkit viewer: the page. Plain ES module, no build step, no network but
+// this page's own server.
+//
+// Drawing: the grid is painted once per map version into a canvas at one
+// pixel per cell and blitted scaled (imageSmoothingEnabled = false), so pan
+// and zoom cost one drawImage however large the map. Overlays (heat map,
+// polygons, paths, characters) are drawn per frame, only where visible.
+//
+// Coordinates: cell (x, z) covers [x, x+1) x [z, z+1) in "cell space"; world
+// (wx, wz) metres map to ((wx - minX) / cellSize, (wz - minZ) / cellSize).
+// Screen = offset + cell * scale (CSS pixels). +Z points down, as in
+// navkit.render and Moving AI files.
+
+const $ = (id) => document.getElementById(id);
+
+const COLORS = {
+  background: "#1c1e24",
+  walkable: [236, 236, 230],
+  blocked: [38, 40, 48],
+  heavy: [122, 84, 40],
+  raw: "#1b3a8a",
+  smooth: "#f03e3e",
+  start: "#2f9e44",
+  goal: "#e03131",
+  nearest: "#f08c00",
+  areaOpen: "rgba(47,158,68,0.9)",
+  areaClosed: "rgba(224,49,49,0.95)",
+  obstacle: "rgba(245,159,0,0.95)",
+  obstacleAdded: "rgba(174,62,201,0.95)",
+  state: { w: "#2f9e44", b: "#e03131", r: "#f08c00", i: "#868e96", x: "#495057" },
+  charPath: "rgba(25,113,194,0.85)",
+  selected: "#ffd43b",
+};
+
+// ------------------------------------------------------------------ state
+const S = {
+  ready: false,
+  info: null,
+  grid: null, // {w, d, cs, minX, minZ, version, legend, codes}
+  gridImage: null,
+  view: { scale: 1, ox: 0, oy: 0 },
+  tool: "path",
+  start: null,
+  goal: null,
+  result: null,
+  heatImage: null,
+  queryCount: 0,
+  mapLoads: 0,
+  pending: 0,
+  polys: [], // {kind, name, available, path: Path2D, bbox, rings}
+  sim: null, // live simulation
+  frames: 0,
+  selected: null,
+  replay: null, // {data, index, playing}
+  drawn: { raw: [], smooth: [], characters: 0, nearest: null, query: 0, mapLoads: 0 },
+  errors: [],
+};
+window.navkit = S;
+
+const canvas = $("view");
+const ctx = canvas.getContext("2d");
+let dpr = window.devicePixelRatio || 1;
+let redrawQueued = false;
+
+// ------------------------------------------------------------------- http
+async function api(method, url, body, contentType = "application/json") {
+  const opts = { method, headers: {} };
+  if (body !== undefined) {
+    opts.body = contentType === "application/json" ? JSON.stringify(body) : body;
+    opts.headers["Content-Type"] = contentType;
+  }
+  S.pending++;
+  try {
+    const r = await fetch(url, opts);
+    const ctype = r.headers.get("content-type") || "";
+    const data = ctype.includes("application/json") ? await r.json() : await r.arrayBuffer();
+    if (!r.ok) {
+      const err = (data && data.error) || { message: `${r.status} ${r.statusText}` };
+      const e = new Error(err.message + (err.field ? ` (${err.field})` : ""));
+      e.response = err;
+      throw e;
+    }
+    return { data, headers: r.headers };
+  } finally {
+    S.pending--;
+  }
+}
+
+let toastTimer = null;
+function toast(message, kind = "error") {
+  const el = $("toast");
+  el.textContent = message;
+  el.className = kind === "error" ? "" : "info";
+  el.hidden = false;
+  if (kind === "error") S.errors.push(message);
+  clearTimeout(toastTimer);
+  toastTimer = setTimeout(() => { el.hidden = true; }, 4000);
+}
+
+// -------------------------------------------------------------- map data
+function mix(a, b, t) {
+  return [0, 1, 2].map((i) => Math.round(a[i] + (b[i] - a[i]) * t));
+}
+
+function legendColors(legend) {
+  const maxW = Math.max(...legend);
+  return legend.map((w) => {
+    if (maxW <= 1) return COLORS.walkable;
+    const t = Math.log(w) / Math.log(maxW);
+    return mix(COLORS.walkable, COLORS.heavy, 0.85 * t);
+  });
+}
+
+async function loadInfo() {
+  const { data } = await api("GET", "/api/info");
+  S.info = data;
+  const g = data.grid;
+  $("map-name").textContent = `${data.name} (${data.kind})`;
+  $("map-meta").textContent =
+    `${g.width}×${g.depth} cells · ${g.cellSize} m · ${g.walkable.toLocaleString()} walkable · costs ${data.costs.name} · version ${data.version}`;
+  fillAlgorithms(data.algorithms, data.defaultAlgorithm);
+  fillAreas(data.areas);
+  fillObstacles(data.obstacles);
+  buildPolygons(data.areas, data.obstacles);
+  const scene = data.kind === "scene";
+  $("sec-sim").hidden = !scene;
+  $("tool-inspect-label").hidden = !scene;
+  $("show-char-paths").parentElement.hidden = !scene;
+}
+
+async function loadGrid() {
+  const { data, headers } = await api("GET", "/api/grid");
+  const codes = new Uint8Array(data);
+  const w = +headers.get("X-Navkit-Width");
+  const d = +headers.get("X-Navkit-Depth");
+  const legend = (headers.get("X-Navkit-Legend") || "1").split(",").map(Number);
+  const g = S.info.grid;
+  S.grid = { w, d, cs: g.cellSize, minX: g.minX, minZ: g.minZ, version: +headers.get("X-Navkit-Version"), legend, codes };
+  const cols = legendColors(legend);
+  const off = document.createElement("canvas");
+  off.width = w;
+  off.height = d;
+  const octx = off.getContext("2d");
+  const img = octx.createImageData(w, d);
+  const px = img.data;
+  for (let i = 0, n = w * d; i < n; i++) {
+    const c = codes[i];
+    const rgb = c === 0 ? COLORS.blocked : cols[c - 1] || COLORS.walkable;
+    const j = i * 4;
+    px[j] = rgb[0]; px[j + 1] = rgb[1]; px[j + 2] = rgb[2]; px[j + 3] = 255;
+  }
+  octx.putImageData(img, 0, 0);
+  S.gridImage = typeof createImageBitmap === "function" ? await createImageBitmap(off) : off;
+  fillLegend(legend, cols);
+  await composeHeat();
+  S.mapLoads++;
+}
+
+async function reloadMap() {
+  await loadInfo();
+  await loadGrid();
+  requestRedraw();
+}
+
+function fillLegend(legend, cols) {
+  const box = $("legend");
+  box.textContent = "";
+  $("sec-legend").hidden = legend.length <= 1 && legend[0] === 1;
+  legend.forEach((w, i) => {
+    const span = document.createElement("span");
+    const sw = document.createElement("span");
+    sw.className = "swatch";
+    sw.style.background = `rgb(${cols[i].join(",")})`;
+    span.append(sw, `×${w}`);
+    box.append(span);
+  });
+}
+
+function fillAlgorithms(list, def) {
+  const sel = $("algorithm");
+  const prev = sel.value;
+  sel.textContent = "";
+  for (const a of list) {
+    const o = document.createElement("option");
+    o.value = a.name;
+    o.textContent = a.available ? a.label : `${a.label} (n/a)`;
+    o.disabled = !a.available;
+    if (!a.available) o.title = a.reason;
+    sel.append(o);
+  }
+  const keep = list.find((a) => a.name === prev && a.available);
+  sel.value = keep ? prev : def;
+}
+
+function fillAreas(areas) {
+  const box = $("areas");
+  box.textContent = "";
+  $("sec-areas").hidden = areas.length === 0;
+  for (const a of areas) {
+    const label = document.createElement("label");
+    const cb = document.createElement("input");
+    cb.type = "checkbox";
+    cb.checked = a.available;
+    cb.dataset.area = a.name;
+    cb.id = `area-${a.name}`;
+    cb.addEventListener("change", () => toggleArea(a.name, cb.checked, cb));
+    label.append(cb, a.name + (a.weight !== 1 ? ` (×${a.weight})` : ""));
+    box.append(label);
+  }
+}
+
+function fillObstacles(obstacles) {
+  const box = $("obstacles");
+  box.textContent = "";
+  $("obstacle-count").textContent = `(${obstacles.length})`;
+  for (const o of obstacles) {
+    const div = document.createElement("div");
+    div.className = "item";
+    const name = document.createElement("span");
+    name.textContent = o.name + (o.added ? " ·added" : "");
+    const b = document.createElement("button");
+    b.type = "button";
+    b.textContent = "remove";
+    b.dataset.obstacle = o.name;
+    b.addEventListener("click", () => removeObstacle(o.name));
+    div.append(name, b);
+    box.append(div);
+  }
+}
+
+function worldToCell(x, z) {
+  const g = S.info.grid;
+  return [(x - g.minX) / g.cellSize, (z - g.minZ) / g.cellSize];
+}
+
+function ringBBox(ring, bb) {
+  for (const [x, z] of ring) {
+    bb[0] = Math.min(bb[0], x); bb[1] = Math.min(bb[1], z);
+    bb[2] = Math.max(bb[2], x); bb[3] = Math.max(bb[3], z);
+  }
+  return bb;
+}
+
+function buildPolygons(areas, obstacles) {
+  const polys = [];
+  const add = (kind, item, rings) => {
+    const cellRings = rings.map((r) => r.map(([x, z]) => worldToCell(x, z)));
+    const path = new Path2D();
+    for (const r of cellRings) {
+      r.forEach(([x, z], i) => (i ? path.lineTo(x, z) : path.moveTo(x, z)));
+      path.closePath();
+    }
+    const bbox = ringBBox(cellRings[0], [Infinity, Infinity, -Infinity, -Infinity]);
+    polys.push({ kind, name: item.name, available: item.available, added: item.added, path, bbox, rings });
+  };
+  for (const a of areas) add("area", a, [a.polygon, ...(a.holes || [])]);
+  for (const o of obstacles) add("obstacle", o, [o.polygon]);
+  S.polys = polys;
+}
+
+function pointInRing(x, z, ring) {
+  let inside = false;
+  for (let i = 0, j = ring.length - 1; i < ring.length; j = i++) {
+    const [xi, zi] = ring[i];
+    const [xj, zj] = ring[j];
+    if ((zi > z) !== (zj > z) && x < ((xj - xi) * (z - zi)) / (zj - zi) + xi) inside = !inside;
+  }
+  return inside;
+}
+
+// ------------------------------------------------------------------ view
+function resize() {
+  dpr = window.devicePixelRatio || 1;
+  const r = canvas.getBoundingClientRect();
+  canvas.width = Math.max(1, Math.round(r.width * dpr));
+  canvas.height = Math.max(1, Math.round(r.height * dpr));
+  requestRedraw();
+}
+
+function fitView() {
+  if (!S.grid) return;
+  const r = canvas.getBoundingClientRect();
+  const pad = 16;
+  const scale = Math.max(0.01, Math.min((r.width - 2 * pad) / S.grid.w, (r.height - 2 * pad) / S.grid.d));
+  S.view.scale = scale;
+  S.view.ox = (r.width - S.grid.w * scale) / 2;
+  S.view.oy = (r.height - S.grid.d * scale) / 2;
+  requestRedraw();
+}
+
+function clientToCell(clientX, clientY) {
+  const r = canvas.getBoundingClientRect();
+  const v = S.view;
+  return [(clientX - r.left - v.ox) / v.scale, (clientY - r.top - v.oy) / v.scale];
+}
+
+// page coordinates of a cell's centre (tests click here)
+function cellToClient(x, z) {
+  const r = canvas.getBoundingClientRect();
+  const v = S.view;
+  return [r.left + v.ox + (x + 0.5) * v.scale, r.top + v.oy + (z + 0.5) * v.scale];
+}
+S.cellToClient = cellToClient;
+S.fitView = fitView;
+
+function zoomAt(clientX, clientY, factor) {
+  const r = canvas.getBoundingClientRect();
+  const v = S.view;
+  const sx = clientX - r.left;
+  const sy = clientY - r.top;
+  const ns = Math.min(512, Math.max(0.02, v.scale * factor));
+  const f = ns / v.scale;
+  v.ox = sx - (sx - v.ox) * f;
+  v.oy = sy - (sy - v.oy) * f;
+  v.scale = ns;
+  requestRedraw();
+}
+
+function visibleCells() {
+  const r = canvas.getBoundingClientRect();
+  const v = S.view;
+  return [-v.ox / v.scale, -v.oy / v.scale, (r.width - v.ox) / v.scale, (r.height - v.oy) / v.scale];
+}
+
+function boxVisible(bb, vis, pad = 0) {
+  return !(bb[2] + pad < vis[0] || bb[0] - pad > vis[2] || bb[3] + pad < vis[1] || bb[1] - pad > vis[3]);
+}
+
+// ------------------------------------------------------------------ draw
+function requestRedraw() {
+  if (redrawQueued) return;
+  redrawQueued = true;
+  requestAnimationFrame(() => {
+    redrawQueued = false;
+    draw();
+  });
+}
+S.requestRedraw = requestRedraw;
+S.draw = () => draw();
+
+function heatColor(v) {
+  // 1..255 -> blue, cyan, yellow, red
+  const t = (v - 1) / 254;
+  const stops = [[49, 99, 210], [34, 184, 207], [250, 218, 94], [232, 89, 12]];
+  const p = t * (stops.length - 1);
+  const i = Math.min(stops.length - 2, Math.floor(p));
+  return mix(stops[i], stops[i + 1], p - i);
+}
+
+// The heat map is blended into a copy of the grid image (one pixel per cell),
+// so a frame still draws a single bitmap and heat and grid never disagree by
+// a pixel at fractional zoom.
+async function buildHeat(heat) {
+  S.heatData = heat && heat.count ? heat : null;
+  await composeHeat();
+}
+
+async function composeHeat() {
+  S.heatImage = null;
+  const heat = S.heatData;
+  if (!heat || !S.gridImage || heat.x0 + heat.w > S.grid.w || heat.z0 + heat.h > S.grid.d) return;
+  const bytes = Uint8Array.from(atob(heat.data), (c) => c.charCodeAt(0));
+  const layer = document.createElement("canvas");
+  layer.width = heat.w;
+  layer.height = heat.h;
+  const lctx = layer.getContext("2d");
+  const img = lctx.createImageData(heat.w, heat.h);
+  const lut = new Array(256);
+  for (let v = 1; v < 256; v++) lut[v] = heatColor(v);
+  for (let i = 0; i < bytes.length; i++) {
+    const v = bytes[i];
+    if (!v) continue;
+    const c = lut[v];
+    const j = i * 4;
+    img.data[j] = c[0]; img.data[j + 1] = c[1]; img.data[j + 2] = c[2]; img.data[j + 3] = 255;
+  }
+  lctx.putImageData(img, 0, 0);
+  const off = document.createElement("canvas");
+  off.width = S.grid.w;
+  off.height = S.grid.d;
+  const octx = off.getContext("2d");
+  octx.imageSmoothingEnabled = false;
+  octx.drawImage(S.gridImage, 0, 0);
+  octx.globalAlpha = 0.55;
+  octx.drawImage(layer, heat.x0, heat.z0);
+  S.heatImage = typeof createImageBitmap === "function" ? await createImageBitmap(off) : off;
+}
+
+function polyline(points, lineWidth, color, dash) {
+  if (points.length < 2) return;
+  ctx.beginPath();
+  points.forEach(([x, z], i) => (i ? ctx.lineTo(x, z) : ctx.moveTo(x, z)));
+  ctx.lineWidth = lineWidth;
+  ctx.strokeStyle = color;
+  ctx.setLineDash(dash || []);
+  ctx.stroke();
+  ctx.setLineDash([]);
+}
+
+function marker(x, z, radius, fill, shape = "circle") {
+  ctx.beginPath();
+  if (shape === "diamond") {
+    ctx.moveTo(x, z - radius); ctx.lineTo(x + radius, z); ctx.lineTo(x, z + radius); ctx.lineTo(x - radius, z);
+    ctx.closePath();
+  } else {
+    ctx.arc(x, z, radius, 0, Math.PI * 2);
+  }
+  ctx.fillStyle = fill;
+  ctx.fill();
+  ctx.lineWidth = 1.5 / S.view.scale;
+  ctx.strokeStyle = "#fff";
+  ctx.stroke();
+}
+
+function draw() {
+  const v = S.view;
+  ctx.setTransform(1, 0, 0, 1, 0, 0);
+  ctx.fillStyle = COLORS.background;
+  ctx.fillRect(0, 0, canvas.width, canvas.height);
+  if (!S.grid || !S.gridImage) return;
+  ctx.setTransform(dpr * v.scale, 0, 0, dpr * v.scale, dpr * v.ox, dpr * v.oy);
+  ctx.imageSmoothingEnabled = false;
+  const heatOn = $("show-heat").checked && S.heatImage && !S.replayActive;
+  ctx.drawImage(heatOn ? S.heatImage : S.gridImage, 0, 0);
+  const px = 1 / v.scale; // one CSS pixel in cell units
+  ctx.lineWidth = px;
+  ctx.strokeStyle = "#5c5f66";
+  ctx.strokeRect(-px / 2, -px / 2, S.grid.w + px, S.grid.d + px);
+  const vis = visibleCells();
+  // what this frame drew, for tests: query = the number of answered queries it shows
+  const drawn = { raw: [], smooth: [], characters: 0, nearest: null, query: S.queryCount, mapLoads: S.mapLoads };
+
+  if ($("show-polygons").checked) {
+    for (const p of S.polys) {
+      if (!boxVisible(p.bbox, vis, 1)) continue;
+      let color;
+      if (p.kind === "area") color = p.available ? COLORS.areaOpen : COLORS.areaClosed;
+      else color = p.added ? COLORS.obstacleAdded : COLORS.obstacle;
+      ctx.lineWidth = 1.5 * px;
+      ctx.strokeStyle = color;
+      ctx.setLineDash(p.kind === "area" && !p.available ? [6 * px, 4 * px] : []);
+      ctx.stroke(p.path);
+      if (p.kind === "area" && !p.available) {
+        ctx.fillStyle = "rgba(224,49,49,0.12)";
+        ctx.fill(p.path, "evenodd");
+      }
+    }
+    ctx.setLineDash([]);
+  }
+  const res = S.result;
+  if (res && res.hasPath) {
+    if ($("show-raw").checked) {
+      const pts = res.cells.map(([x, z]) => [x + 0.5, z + 0.5]);
+      polyline(pts, Math.max(1.5 * px, 0.12), COLORS.raw);
+      drawn.raw = res.cells.map((c) => [c[0], c[1]]);
+    }
+    if ($("show-smooth").checked) {
+      const pts = res.smoothed.map(([x, z]) => [x + 0.5, z + 0.5]);
+      polyline(pts, Math.max(3 * px, 0.2), COLORS.smooth);
+      drawn.smooth = res.smoothed.map((c) => [c[0], c[1]]);
+    }
+  }
+  const mr = Math.max(5 * px, 0.35);
+  if (S.start) marker(S.start[0] + 0.5, S.start[1] + 0.5, mr, COLORS.start);
+  if (S.goal) marker(S.goal[0] + 0.5, S.goal[1] + 0.5, mr, COLORS.goal);
+  if (res && res.nearest && res.endCell) {
+    const [ex, ez] = res.endCell;
+    polyline([[ex + 0.5, ez + 0.5], [res.goal[0] + 0.5, res.goal[1] + 0.5]], 1.5 * px, COLORS.nearest, [4 * px, 3 * px]);
+    marker(ex + 0.5, ez + 0.5, mr * 1.2, COLORS.nearest, "diamond");
+    drawn.nearest = [ex, ez];
+  }
+  drawn.characters = drawCharacters(vis, px);
+  S.drawn = drawn;
+}
+
+function drawCharacters(vis, px) {
+  let crowd = null;
+  if (S.replayActive && S.replay) crowd = replayCrowd();
+  else if (S.sim && S.sim.ids) crowd = S.sim;
+  if (!crowd) return 0;
+  const g = S.info.grid;
+  const inv = 1 / g.cellSize;
+  const showPaths = $("show-char-paths").checked && crowd === S.sim;
+  let n = 0;
+  const ids = crowd.ids;
+  for (let i = 0; i < ids.length; i++) {
+    const cx = (crowd.pos[2 * i] - g.minX) * inv;
+    const cz = (crowd.pos[2 * i + 1] - g.minZ) * inv;
+    const r = Math.max(crowd.radii[i] * inv, 2 * px);
+    if (cx + r < vis[0] || cx - r > vis[2] || cz + r < vis[1] || cz - r > vis[3]) {
+      if (!showPaths) continue;
+    }
+    if (showPaths) {
+      const path = crowd.paths[i];
+      const k = crowd.wp[i];
+      if (path && k < path.length) {
+        const pts = [[cx, cz]];
+        for (let j = k; j < path.length; j++) pts.push(worldToCell(path[j][0], path[j][1]));
+        polyline(pts, 1.5 * px, COLORS.charPath, [5 * px, 3 * px]);
+        const [tx, tz] = pts[pts.length - 1];
+        const t = 3 * px;
+        polyline([[tx - t, tz - t], [tx + t, tz + t]], 1.5 * px, COLORS.charPath);
+        polyline([[tx - t, tz + t], [tx + t, tz - t]], 1.5 * px, COLORS.charPath);
+      }
+    }
+    if (cx + r < vis[0] || cx - r > vis[2] || cz + r < vis[1] || cz - r > vis[3]) continue;
+    const st = crowd.state[i] || "i";
+    ctx.beginPath();
+    ctx.arc(cx, cz, r, 0, Math.PI * 2);
+    ctx.fillStyle = COLORS.state[st] || COLORS.state.i;
+    ctx.globalAlpha = 0.8;
+    ctx.fill();
+    ctx.globalAlpha = 1;
+    const sel = S.selected !== null && ids[i] === S.selected;
+    ctx.lineWidth = (sel ? 3 : 1) * px;
+    ctx.strokeStyle = sel ? COLORS.selected : "#111";
+    ctx.stroke();
+    if (crowd.facing) {
+      const f = crowd.facing[i];
+      polyline([[cx, cz], [cx + Math.cos(f) * r, cz + Math.sin(f) * r]], 1.5 * px, "#111");
+    }
+    if (S.view.scale * r > 14) {
+      ctx.fillStyle = "#111";
+      ctx.font = `${11 * px}px system-ui, sans-serif`;
+      ctx.textAlign = "center";
+      ctx.fillText(String(ids[i]), cx, cz - r - 3 * px);
+    }
+    n++;
+  }
+  return n;
+}
+
+// ----------------------------------------------------------------- paths
+function showResult() {
+  const r = S.result;
+  const fmt = (v) => (v === null || v === undefined ? "–" : v.toLocaleString(undefined, { maximumFractionDigits: 3 }));
+  $("r-endpoints").textContent = S.start
+    ? `(${S.start.join(", ")}) → ${S.goal ? `(${S.goal.join(", ")})` : "click a goal"}`
+    : "click a start cell";
+  if (!r) {
+    for (const id of ["r-status", "r-cost", "r-expanded", "r-time", "r-length"]) $(id).textContent = "–";
+    return;
+  }
+  let status = r.status;
+  if (r.nearest && r.endCell) status += ` → nearest (${r.endCell.join(", ")})`;
+  $("r-status").textContent = status;
+  $("r-cost").textContent = fmt(r.cost);
+  $("r-expanded").textContent = `${fmt(r.expanded)}${r.resolvedAlgorithm !== r.algorithm ? ` (${r.resolvedAlgorithm})` : ""}`;
+  $("r-time").textContent = `${r.timeMs.toFixed(2)} ms` + (r.extra && r.extra.buildMs ? ` + build ${r.extra.buildMs.toFixed(0)} ms` : "");
+  $("r-length").textContent = r.hasPath ? `${r.cells.length} cells, ${r.smoothed.length} waypoints` : "none";
+}
+
+async function runQuery() {
+  if (!S.start || !S.goal) return;
+  const body = { start: S.start, goal: S.goal, algorithm: $("algorithm").value };
+  try {
+    const { data } = await api("POST", "/api/path", body);
+    // ignore answers to queries that are no longer current
+    if (data.start[0] !== S.start[0] || data.start[1] !== S.start[1] || !S.goal
+        || data.goal[0] !== S.goal[0] || data.goal[1] !== S.goal[1]) return;
+    S.result = data;
+    await buildHeat(data.heat);
+  } catch (e) {
+    S.result = null;
+    await buildHeat(null);
+    toast(e.message);
+  }
+  S.queryCount++;
+  showResult();
+  requestRedraw();
+}
+S.runQuery = runQuery;
+
+function pickCell(cx, cz) {
+  const x = Math.floor(cx);
+  const z = Math.floor(cz);
+  if (!S.grid || x < 0 || z < 0 || x >= S.grid.w || z >= S.grid.d) return null;
+  return [x, z];
+}
+
+function onPathClick(cell, shift) {
+  if (shift && S.start) {
+    S.goal = cell;
+  } else if (!S.start || S.goal) {
+    S.start = cell;
+    S.goal = null;
+    S.result = null;
+    S.heatData = null;
+    S.heatImage = null;
+  } else {
+    S.goal = cell;
+  }
+  showResult();
+  requestRedraw();
+  if (S.start && S.goal) runQuery();
+}
+
+// ------------------------------------------------------------- map edits
+async function afterMapChange() {
+  await reloadMap();
+  if (S.start && S.goal) await runQuery();
+}
+
+async function toggleArea(name, available, cb) {
+  try {
+    await api("POST", "/api/areas", { name, available });
+    await afterMapChange();
+  } catch (e) {
+    if (cb) cb.checked = !available;
+    toast(e.message);
+  }
+}
+
+async function removeObstacle(name) {
+  try {
+    await api("DELETE", `/api/obstacles/${encodeURIComponent(name)}`);
+    await afterMapChange();
+  } catch (e) {
+    toast(e.message);
+  }
+}
+
+async function onObstacleClick(cx, cz) {
+  const g = S.info.grid;
+  const wx = g.minX + cx * g.cellSize;
+  const wz = g.minZ + cz * g.cellSize;
+  // topmost obstacle under the cursor: remove it
+  for (let i = S.polys.length - 1; i >= 0; i--) {
+    const p = S.polys[i];
+    if (p.kind === "obstacle" && pointInRing(wx, wz, p.rings[0])) return removeObstacle(p.name);
+  }
+  const cell = pickCell(cx, cz);
+  if (!cell) return;
+  const n = Math.min(64, Math.max(1, Math.round(+$("obstacle-size").value || 4)));
+  const half = (n * g.cellSize) / 2;
+  const mx = g.minX + (cell[0] + 0.5) * g.cellSize;
+  const mz = g.minZ + (cell[1] + 0.5) * g.cellSize;
+  const polygon = [[mx - half, mz - half], [mx + half, mz - half], [mx + half, mz + half], [mx - half, mz + half]];
+  try {
+    await api("POST", "/api/obstacles", { polygon });
+    await afterMapChange();
+  } catch (e) {
+    toast(e.message);
+  }
+}
+
+// ------------------------------------------------------------ simulation
+let socket = null;
+let inspectTimer = null;
+
+function connectSim() {
+  const proto = location.protocol === "https:" ? "wss" : "ws";
+  socket = new WebSocket(`${proto}://${location.host}/ws/sim`);
+  $("conn").textContent = "connecting…";
+  socket.onopen = () => { $("conn").textContent = "live"; };
+  socket.onclose = () => {
+    $("conn").textContent = "disconnected, retrying…";
+    setTimeout(connectSim, 1000);
+  };
+  socket.onmessage = (ev) => {
+    let msg;
+    try { msg = JSON.parse(ev.data); } catch { return; }
+    onSimMessage(msg);
+  };
+}
+
+function onSimMessage(msg) {
+  if (msg.type === "frame") applyFrame(msg);
+  else if (msg.type === "status") applyStatus(msg);
+  else if (msg.type === "map") maybeReloadMap(msg.version);
+  else if (msg.type === "error") {
+    if (S.sim) S.sim.playing = false;
+    updateSimPanel();
+    toast(msg.message);
+  }
+}
+
+function applyStatus(st) {
+  if (!S.sim) return;
+  S.sim.playing = st.playing;
+  S.sim.speed = st.speed;
+  updateSimPanel();
+}
+
+let mapReloading = false;
+async function maybeReloadMap(version) {
+  if (!S.grid || version === S.grid.version || mapReloading) return;
+  mapReloading = true;
+  try {
+    await afterMapChange();
+  } finally {
+    mapReloading = false;
+  }
+}
+
+function applyFrame(f) {
+  if (f.full) {
+    S.sim = {
+      ids: f.ids, kinds: f.kinds, radii: f.radii, pos: [], facing: [], state: "", wp: [],
+      paths: new Array(f.ids.length).fill(null), tick: f.tick, playing: f.playing, speed: f.speed, history: [],
+    };
+  } else if (!S.sim || !S.sim.ids) {
+    return; // diffs before the first full frame
+  }
+  const sim = S.sim;
+  sim.pos = f.pos;
+  sim.facing = f.facing;
+  sim.state = f.state;
+  sim.wp = f.wp;
+  sim.tick = f.tick;
+  sim.playing = f.playing;
+  sim.speed = f.speed;
+  sim.stats = f.stats;
+  for (const [k, path] of Object.entries(f.paths || {})) sim.paths[+k] = path;
+  sim.history.push(f.tick);
+  if (sim.history.length > 50) sim.history.shift();
+  S.frames++;
+  if (f.reset) {
+    S.selected = null;
+    $("sec-inspect").hidden = true;
+  }
+  updateSimPanel();
+  maybeReloadMap(f.version);
+  requestRedraw();
+}
+
+function updateSimPanel() {
+  const sim = S.sim;
+  if (!sim) return;
+  $("sim-tick").textContent = sim.tick;
+  $("sim-count").textContent = sim.ids.length;
+  const counts = { w: 0, b: 0, r: 0, i: 0, x: 0 };
+  for (const c of sim.state) counts[c] = (counts[c] || 0) + 1;
+  $("sim-states").textContent = `${counts.w} walk · ${counts.b} blocked · ${counts.r} retry · ${counts.i} idle`;
+  const s = sim.stats || {};
+  $("sim-stats").textContent = `${s.arrivals ?? 0} / ${s.blockedStops ?? 0} / ${s.retries ?? 0}`;
+  $("sim-play").classList.toggle("active", !!sim.playing);
+  $("sim-pause").classList.toggle("active", !sim.playing);
+  const sel = $("sim-speed");
+  if (String(+sel.value) !== String(sim.speed)) {
+    const opt = [...sel.options].find((o) => +o.value === sim.speed);
+    if (opt) sel.value = opt.value;
+  }
+}
+
+async function simCommand(action, body) {
+  try {
+    const { data } = await api("POST", `/api/sim/${action}`, body);
+    if (data.type === "frame") applyFrame(data);
+    else applyStatus(data);
+  } catch (e) {
+    toast(e.message);
+  }
+}
+
+function pickCharacter(cx, cz) {
+  const crowd = S.sim;
+  if (!crowd || !crowd.ids) return null;
+  const g = S.info.grid;
+  const wx = g.minX + cx * g.cellSize;
+  const wz = g.minZ + cz * g.cellSize;
+  let best = null;
+  let bestD = Infinity;
+  for (let i = 0; i < crowd.ids.length; i++) {
+    const dx = crowd.pos[2 * i] - wx;
+    const dz = crowd.pos[2 * i + 1] - wz;
+    const d = Math.hypot(dx, dz);
+    const reach = Math.max(crowd.radii[i], 6 / S.view.scale * g.cellSize);
+    if (d <= reach && d < bestD) { best = crowd.ids[i]; bestD = d; }
+  }
+  return best;
+}
+
+async function inspect(id) {
+  S.selected = id;
+  $("sec-inspect").hidden = id === null;
+  requestRedraw();
+  if (id === null) return;
+  $("inspect-id").textContent = String(id);
+  await refreshInspector();
+}
+
+async function refreshInspector() {
+  if (S.selected === null) return;
+  try {
+    const { data } = await api("GET", `/api/sim/characters/${encodeURIComponent(String(S.selected))}`);
+    $("inspect").textContent = JSON.stringify(data, null, 1);
+    S.inspected = data;
+  } catch (e) {
+    $("inspect").textContent = e.message;
+  }
+}
+
+// ---------------------------------------------------------------- replay
+function replayCrowd() {
+  const rp = S.replay;
+  const f = rp.data.frames[rp.index];
+  if (!f) return null;
+  const seg = rp.data.segments[f.segment];
+  return {
+    ids: seg.ids, radii: seg.radii, pos: f.pos, facing: null,
+    state: [...f.anim].map((c) => (c === "1" ? "w" : "i")).join(""), wp: [], paths: [],
+  };
+}
+
+function setReplay(data) {
+  S.replay = { data, index: 0, playing: false };
+  S.replayActive = data.frames.length > 0;
+  $("replay-controls").hidden = false;
+  const sl = $("replay-slider");
+  sl.max = Math.max(0, data.frames.length - 1);
+  sl.value = 0;
+  showReplayTick();
+  requestRedraw();
+}
+
+function showReplayTick() {
+  const rp = S.replay;
+  if (!rp) return;
+  const f = rp.data.frames[rp.index];
+  $("replay-tick").textContent = f ? `tick ${f.tick} (${rp.index + 1}/${rp.data.frames.length})` : "no ticks";
+}
+
+let replayTimer = null;
+function replayPlay() {
+  const rp = S.replay;
+  if (!rp) return;
+  rp.playing = !rp.playing;
+  $("replay-play").textContent = rp.playing ? "Pause" : "Play";
+  clearInterval(replayTimer);
+  if (!rp.playing) return;
+  const f = rp.data.frames[rp.index];
+  const rate = f ? rp.data.segments[f.segment].tickRate : 20;
+  replayTimer = setInterval(() => {
+    if (rp.index >= rp.data.frames.length - 1) { replayPlay(); return; }
+    rp.index++;
+    $("replay-slider").value = rp.index;
+    showReplayTick();
+    requestRedraw();
+  }, 1000 / rate);
+}
+
+async function loadReplayFile(file) {
+  if (!file) return;
+  try {
+    const text = await file.text();
+    const { data } = await api("POST", "/api/replay", text, "application/x-ndjson");
+    setReplay(data);
+    toast(`replay: ${data.frames.length} ticks`, "info");
+  } catch (e) {
+    toast(e.message);
+  }
+}
+
+// ----------------------------------------------------------------- input
+function wireInput() {
+  let down = null;
+  canvas.addEventListener("pointerdown", (e) => {
+    canvas.setPointerCapture(e.pointerId);
+    down = { x: e.clientX, y: e.clientY, ox: S.view.ox, oy: S.view.oy, button: e.button, moved: false };
+  });
+  canvas.addEventListener("pointermove", (e) => {
+    const [cx, cz] = clientToCell(e.clientX, e.clientY);
+    if (S.info) {
+      const g = S.info.grid;
+      const x = Math.floor(cx);
+      const z = Math.floor(cz);
+      let txt = `cell (${x}, ${z}) · world (${(g.minX + cx * g.cellSize).toFixed(2)}, ${(g.minZ + cz * g.cellSize).toFixed(2)})`;
+      if (S.grid && x >= 0 && z >= 0 && x < S.grid.w && z < S.grid.d) {
+        const c = S.grid.codes[z * S.grid.w + x];
+        txt += c ? ` · walkable ×${S.grid.legend[c - 1]}` : " · blocked";
+      }
+      $("cursor").textContent = txt;
+    }
+    if (!down) return;
+    const dx = e.clientX - down.x;
+    const dy = e.clientY - down.y;
+    if (!down.moved && Math.hypot(dx, dy) > 4) {
+      down.moved = true;
+      canvas.classList.add("panning");
+    }
+    if (down.moved) {
+      S.view.ox = down.ox + dx;
+      S.view.oy = down.oy + dy;
+      requestRedraw();
+    }
+  });
+  canvas.addEventListener("pointerup", (e) => {
+    const d = down;
+    down = null;
+    canvas.classList.remove("panning");
+    if (!d || d.moved || d.button !== 0 || !S.grid) return;
+    const [cx, cz] = clientToCell(e.clientX, e.clientY);
+    if (S.tool === "path") {
+      const cell = pickCell(cx, cz);
+      if (cell) onPathClick(cell, e.shiftKey);
+    } else if (S.tool === "obstacle") {
+      onObstacleClick(cx, cz);
+    } else if (S.tool === "inspect") {
+      inspect(pickCharacter(cx, cz));
+    }
+  });
+  canvas.addEventListener("pointercancel", () => { down = null; canvas.classList.remove("panning"); });
+  canvas.addEventListener("contextmenu", async (e) => {
+    e.preventDefault();
+    if (S.tool !== "inspect" || S.selected === null || !S.info) return;
+    const [cx, cz] = clientToCell(e.clientX, e.clientY);
+    const g = S.info.grid;
+    const target = [g.minX + cx * g.cellSize, g.minZ + cz * g.cellSize];
+    try {
+      await api("POST", "/api/sim/target", { id: S.selected, target });
+      refreshInspector();
+    } catch (err) {
+      toast(err.message);
+    }
+  });
+  canvas.addEventListener("wheel", (e) => {
+    e.preventDefault();
+    const unit = e.deltaMode === 1 ? 16 : e.deltaMode === 2 ? 400 : 1;
+    zoomAt(e.clientX, e.clientY, Math.exp(-e.deltaY * unit * 0.0015));
+  }, { passive: false });
+  window.addEventListener("keydown", (e) => {
+    if (e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement) return;
+    if (e.key === "f" || e.key === "F") fitView();
+    else if (e.key === "+" || e.key === "=") zoomAt(...centre(), 1.25);
+    else if (e.key === "-") zoomAt(...centre(), 0.8);
+    else if (e.key === " " && S.sim) { e.preventDefault(); simCommand(S.sim.playing ? "pause" : "play"); }
+  });
+  window.addEventListener("resize", resize);
+
+  for (const el of document.querySelectorAll("input[name=tool]")) {
+    el.addEventListener("change", () => { S.tool = el.value; toolHint(); });
+  }
+  for (const id of ["show-heat", "show-raw", "show-smooth", "show-polygons", "show-char-paths"]) {
+    $(id).addEventListener("change", requestRedraw);
+  }
+  $("algorithm").addEventListener("change", () => runQuery());
+  $("fit-view").addEventListener("click", fitView);
+  $("sim-play").addEventListener("click", () => simCommand("play"));
+  $("sim-pause").addEventListener("click", () => simCommand("pause"));
+  $("sim-step").addEventListener("click", () => simCommand("step", { ticks: 1 }));
+  $("sim-reset").addEventListener("click", () => simCommand("reset"));
+  $("sim-speed").addEventListener("change", () => simCommand("speed", { speed: +$("sim-speed").value }));
+  $("replay-file").addEventListener("change", (e) => loadReplayFile(e.target.files[0]));
+  $("replay-slider").addEventListener("input", (e) => {
+    if (!S.replay) return;
+    S.replay.index = +e.target.value;
+    S.replayActive = true;
+    showReplayTick();
+    requestRedraw();
+  });
+  $("replay-play").addEventListener("click", replayPlay);
+  $("replay-close").addEventListener("click", async () => {
+    if (S.replay && S.replay.playing) replayPlay();
+    S.replay = null;
+    S.replayActive = false;
+    $("replay-controls").hidden = true;
+    $("replay-file").value = "";
+    requestRedraw();
+    try { await api("DELETE", "/api/replay"); } catch { /* already gone */ }
+  });
+}
+
+function centre() {
+  const r = canvas.getBoundingClientRect();
+  return [r.left + r.width / 2, r.top + r.height / 2];
+}
+
+function toolHint() {
+  const hints = {
+    path: "Click a start cell, then a goal (shift-click: new goal). Drag to pan, wheel to zoom.",
+    obstacle: "Click to drop a square obstacle; click an obstacle to remove it.",
+    inspect: "Click a character to inspect it; right-click to send it somewhere.",
+  };
+  $("tool-hint").textContent = hints[S.tool] || "";
+  $("obstacle-size-row").hidden = S.tool !== "obstacle";
+}
+
+// ------------------------------------------------------------------ main
+async function main() {
+  wireInput();
+  toolHint();
+  resize();
+  try {
+    await loadInfo();
+    await loadGrid();
+  } catch (e) {
+    toast(`cannot load the map: ${e.message}`);
+    return;
+  }
+  fitView();
+  showResult();
+  if (S.info.kind === "scene") {
+    // the simulation's controls and inspector go first
+    $("sec-tools").after($("sec-sim"), $("sec-inspect"));
+    connectSim();
+    inspectTimer = setInterval(() => { if (S.selected !== null && S.sim && S.sim.playing) refreshInspector(); }, 500);
+  }
+  if (S.info.replay) {
+    try {
+      const { data } = await api("GET", "/api/replay");
+      setReplay(data);
+    } catch (e) {
+      toast(e.message);
+    }
+  }
+  S.ready = true;
+  requestRedraw();
+}
+
+main();
