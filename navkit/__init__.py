@@ -11,6 +11,7 @@ from __future__ import annotations
 from .cache import PathCache
 from .costs import EXACT, SEED, CostModel
 from .errors import ConfigError, FormatError, NavkitError, QueryError
+from .flow import FlowField, FlowFieldCache
 from .formats import load_grid, read_scenarios, save_grid
 from .grid import NavGrid
 from .hpa import HPAStar
@@ -27,6 +28,8 @@ __all__ = [
     "HPAStar",
     "NavMap",
     "PathCache",
+    "FlowField",
+    "FlowFieldCache",
     "obstacle_radius",
     "PathResult",
     "BatchResult",

@@ -640,6 +640,7 @@ from .cli_level import register as _register_level  # noqa: E402
 _register_level(app)
 from .cli_sim import register as _register_sim; _register_sim(app)  # noqa: E402, E702, I001
 from .cli_view import register as _register_view; _register_view(app)  # noqa: E402, E702, I001
+from .cli_flow import register as _register_flow; _register_flow(app)  # noqa: E402, E702, I001
 
 
 def main() -> None:

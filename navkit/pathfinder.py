@@ -63,9 +63,10 @@ _INT64_SAFE = 1 << 62
 class Workspace:
     """Reusable search buffers for a padded grid of ``n`` nodes (``rows`` copies for threads)."""
 
-    def __init__(self, n: int, rows: int | None = None):
+    def __init__(self, n: int, rows: int | None = None, heap_extra: int = 0):
         shape: tuple[int, ...] = (n,) if rows is None else (rows, n)
-        hshape: tuple[int, ...] = (n + 8,) if rows is None else (rows, n + 8)
+        h = n + 8 + heap_extra  # JPS needs heap_extra = _kernels.jps.heap_reserve(wp, hp)
+        hshape: tuple[int, ...] = (h,) if rows is None else (rows, h)
         self.n = n
         self.g = np.zeros(shape, dtype=np.int64)
         self.parent = np.zeros(shape, dtype=np.int32)
@@ -182,13 +183,20 @@ class Pathfinder:
         # JPS state, built on first use: packed rows/columns of self._cells,
         # the nodes an overlay query cleared, a cell buffer for paths
         self._jps: tuple[Any, ...] | None = None
+        self._jps_nd: NDArray[np.int64] | None = None  # per-node search state, see _kernels.jps
+        self._jps_gen = 0
+        self._jps_batch: tuple[NDArray[np.int64], NDArray[np.int64]] | None = None
         self._jps_saved: NDArray[np.int32] | None = None
         self._jps_cells: NDArray[np.int32] | None = None
         self._jps_pts: NDArray[np.float64] | None = None
         # plain ints: numba types them as int64 like np.int64, but dispatches faster
-        self._jps_model = (int(self.costs.card), int(self.costs.diag), int(self._nbits))
+        xb, cb = _jps.key_bits(self._wp, self._hp)
+        self._jps_model = (int(self.costs.card), int(self.costs.diag), xb, cb)
+        # JPS's heap keys pack (h << cb) | (z << xb | x): usable when they fit
+        self._jps_fits = cb <= 31 and h_max < 1 << (62 - cb)
         self._geo_t = (float(grid.min_x), float(grid.min_z), float(grid.cell_size))
-        self._ws = Workspace(n)
+        self._heap_extra = _jps.heap_reserve(self._wp, self._hp)
+        self._ws = Workspace(n, heap_extra=self._heap_extra)
         self._stats = np.zeros(_search.STATS_SIZE, dtype=np.int64)
         self._batch_ws: Workspace | None = None
 
@@ -381,7 +389,7 @@ class Pathfinder:
         box = (slice(z0, z1 + 1), slice(x0, x1 + 1))
         cells[box] = np.where(occ[box] > 0, 0, static[box])
         if self._jps is not None:
-            _jps.repack_box(self._cells, self._jps, np.int64(x0), np.int64(z0), np.int64(x1), np.int64(z1))
+            _jps.repack_box(self._cells, self._jps, self._hp, x0, z0, x1, z1)
 
     def _run(
         self, s: int, g: int, budget: int | None, window: Sequence[int] | None, hmul: int
@@ -411,8 +419,8 @@ class Pathfinder:
         if bits is None:
             nwr = _jps.words_per_line(self._wp)
             nwc = _jps.words_per_line(self._hp)
-            rows = np.zeros(self._hp * nwr, dtype=np.int64)
-            cols = np.zeros(self._wp * nwc, dtype=np.int64)
+            rows = np.zeros(_jps.bits_size(self._hp, self._wp), dtype=np.int64)
+            cols = np.zeros(_jps.bits_size(self._wp, self._hp), dtype=np.int64)
             _jps.pack(self._cells, self._wp, self._hp, rows, nwr, cols, nwc)
             bits = self._jps = (rows, cols, int(self._wp), int(nwr), int(nwc))
         return bits
@@ -431,7 +439,7 @@ class Pathfinder:
     def _jps_unblock(self, bits: tuple[Any, ...], k: int) -> None:
         if k > 0:
             assert self._jps_saved is not None
-            _jps.overlay_restore(bits, self._jps_saved, k)
+            _jps.overlay_restore(bits, self._hp, self._jps_saved, k)
 
     def _jps_query(
         self, s: tuple[int, int], g: tuple[int, int], *, smooth: bool, nearest: bool, budget: int | None
@@ -459,16 +467,16 @@ class Pathfinder:
             cbuf = self._jps_cells = np.zeros((1024, 2), dtype=np.int32)
             pbuf = self._jps_pts = np.zeros((1024, 2), dtype=np.float64)
         ws = self._ws
-        gen = int(ws.gens[0]) + 1
-        if gen >= _GEN_LIMIT:
-            gen = ws.next_gen()
-        else:
-            ws.gens[0] = gen
+        nd = self._jps_nd
+        gen = self._jps_gen + 1
+        if nd is None or gen >= _GEN_LIMIT:
+            nd = self._jps_nd = np.zeros(2 * self._wp * self._hp, dtype=np.int64)
+            gen = 1
+        self._jps_gen = gen
         out = (ws.path, cbuf, pbuf, self._geo_t)
         k = self._jps_block(bits) if self._mark > 0 else 0
         try:
-            m = _jps.jps_path(bits, self._jps_model, (ws.g, ws.parent, ws.tag, ws.hf, ws.hk, gen),
-                              (sn, gn, b, nearest), self._stats, out)
+            m = _jps.jps_path(bits, self._jps_model, (nd, ws.hf, ws.hk, gen), (sn, gn, b, nearest), self._stats, out)
         finally:
             if k:
                 self._jps_unblock(bits, k)
@@ -564,7 +572,7 @@ class Pathfinder:
         if algorithm == "astar" or algorithm == "dijkstra":
             return algorithm
         if algorithm == "auto":
-            return "jps" if self.grid.weights is None and self.connectivity == 8 else "astar"
+            return "jps" if self.grid.weights is None and self.connectivity == 8 and self._jps_fits else "astar"
         if algorithm == "jps":
             if self.grid.weights is not None:
                 raise QueryError(
@@ -575,6 +583,12 @@ class Pathfinder:
                 raise QueryError(
                     "JPS needs an 8-connected grid, but this Pathfinder is 4-connected; "
                     "use algorithm='astar' (or 'auto', which picks A* here)"
+                )
+            if not self._jps_fits:
+                raise QueryError(
+                    f"JPS's 64-bit queue keys cannot hold the heuristic values of a {self.grid.width}x"
+                    f"{self.grid.depth} grid with these step costs; use smaller costs (e.g. costs='seed') "
+                    "or algorithm='astar'"
                 )
             return algorithm
         raise QueryError(f"algorithm must be one of {', '.join(map(repr, ALGORITHMS))}, got {algorithm!r}")
@@ -813,19 +827,23 @@ class Pathfinder:
         budget: int | None = None,
         threads: int | None = None,
         obstacles: ArrayLike | None = None,
+        algorithm: str = "astar",
     ) -> BatchResult:
         """Answer ``starts[i] -> goals[i]`` (cells, shape (n, 2)) on all cores.
 
         Answers (cost, status, expansions, paths) are identical to
-        :meth:`find_path_cells` for each pair. ``threads`` defaults to
-        numba's thread count.
+        :meth:`find_path_cells` with the same ``algorithm`` for each pair
+        (``"astar"``, ``"dijkstra"``, ``"jps"`` or ``"auto"``; JPS paths are
+        the full cell chains). ``threads`` defaults to numba's thread count.
         """
+        algorithm = self.resolve_algorithm(algorithm)
         with self._overlay_for(obstacles):
-            return self._batch(starts, goals, return_paths=return_paths, budget=budget, threads=threads)
+            return self._batch(starts, goals, return_paths=return_paths, budget=budget, threads=threads,
+                               algorithm=algorithm)
 
     def _batch(
         self, starts: ArrayLike, goals: ArrayLike, *, return_paths: bool, budget: int | None,
-        threads: int | None,
+        threads: int | None, algorithm: str = "astar",
     ) -> BatchResult:
         s = self._cells_array(starts, "starts")
         g = self._cells_array(goals, "goals")
@@ -843,24 +861,33 @@ class Pathfinder:
         gn = ((g[:, 1] + 1) * self._wp + g[:, 0] + 1).astype(np.int64)
         ws = self._batch_ws
         if ws is None or ws.g.shape[0] < nthreads:
-            ws = self._batch_ws = Workspace(self._wp * self._hp, rows=nthreads)
+            ws = self._batch_ws = Workspace(self._wp * self._hp, rows=nthreads, heap_extra=self._heap_extra)
         rows = tuple(a[:nthreads] for a in ws.rows())
         gens = ws.gens[:nthreads]
         stats = np.zeros((n, _search.STATS_SIZE), dtype=np.int64)
-        grid, ovl, model, lim = self._grid_tuple(), self._overlay(), self._model(self._wmin), self._limits(budget, None)
         path_parts: list[NDArray[np.int32]] = []
-        astar_many = _batch.batch_kernel(self.grid.weights is not None, self._mark > 0, False, self.connectivity == 8)
+        if algorithm == "jps":
+            search_many = self._jps_many(nthreads, ws, budget)
+        else:
+            hmul = 0 if algorithm == "dijkstra" else self._wmin
+            grid, ovl, model = self._grid_tuple(), self._overlay(), self._model(hmul)
+            lim = self._limits(budget, None)
+            kernel = _batch.batch_kernel(self.grid.weights is not None, self._mark > 0, False, self.connectivity == 8)
+
+            def search_many(*args: Any) -> None:
+                kernel(grid, ovl, model, lim, rows, gens, *args)
+
+        astar_many = search_many
         if not return_paths:
             ws.reserve_gens(n // nthreads + 1)
-            astar_many(grid, ovl, model, lim, rows, gens, sn, gn, stats, np.zeros((0, 1), np.int32),
-                              np.zeros(1, np.int64))
+            astar_many(sn, gn, stats, np.zeros((0, 1), np.int32), np.zeros(1, np.int64))
         else:
             paths = ws.path[:nthreads]
             plen = np.zeros(nthreads, dtype=np.int64)
             for lo in range(0, n, nthreads):
                 hi = min(n, lo + nthreads)
                 ws.reserve_gens(1)
-                astar_many(grid, ovl, model, lim, rows, gens, sn[lo:hi], gn[lo:hi], stats[lo:hi], paths, plen)
+                astar_many(sn[lo:hi], gn[lo:hi], stats[lo:hi], paths, plen)
                 for t in range(hi - lo):
                     path_parts.append(self._nodes_to_cells(paths[t, : plen[t]]))
         status = stats[:, _search.ST_STATUS].astype(np.uint8)
@@ -874,6 +901,29 @@ class Pathfinder:
             cells = np.concatenate(path_parts) if path_parts else np.zeros((0, 2), np.int32)
         return BatchResult(status=status, cost=cost, cost_int=cost_int, expanded=stats[:, _search.ST_EXPANDED].copy(),
                            generated=stats[:, _search.ST_GENERATED].copy(), path_offsets=offsets, path_cells=cells)
+
+    def _jps_many(self, nthreads: int, ws: Workspace, budget: int | None) -> Any:
+        """A ``search_many(starts, goals, stats, paths, plen)`` running JPS on ``nthreads`` threads."""
+        b = self.budget if budget is None else self._check_budget(budget)
+        size = 2 * self._wp * self._hp
+        state = self._jps_batch
+        if state is None or state[0].shape[0] < nthreads:
+            state = self._jps_batch = (np.zeros((nthreads, size), dtype=np.int64), np.zeros(nthreads, dtype=np.int64))
+        nd2, gens2 = state[0][:nthreads], state[1][:nthreads]
+        wsa = (nd2, ws.hf[:nthreads], ws.hk[:nthreads])
+        bits = self._jps_bits()
+
+        def search_many(sn: Any, gn: Any, stats: Any, paths: Any, plen: Any) -> None:
+            if int(gens2.max()) + len(sn) // nthreads + 1 >= _GEN_LIMIT:
+                nd2.fill(0)
+                gens2.fill(0)
+            k = self._jps_block(bits)
+            try:
+                _jps.jps_many(bits, self._jps_model, wsa, gens2, b, sn, gn, stats, paths, plen)
+            finally:
+                self._jps_unblock(bits, k)
+
+        return search_many
 
     def _cells_array(self, value: ArrayLike, name: str) -> NDArray[np.int64]:
         arr = np.asarray(value)

@@ -1,0 +1,720 @@
+"""Jump Point Search on bit-packed rows: 8-connected, no corner cutting, uniform cost.
+
+The rules are A*'s (a diagonal step needs both side cells free; every
+passable cell costs the same), so JPS returns A*'s optimal integer cost; only
+the chosen path may differ among equally short ones.
+
+Pruning (Harabor & Grastien 2011, in the variant that forbids corner
+cutting, as in warthog's and PathFinding.js's "no obstacles" JPS):
+
+* arriving at ``x`` by a straight move in direction ``d``, the natural
+  successor is ``x + d``; the side cell ``x + s`` (``s`` perpendicular to
+  ``d``) is *forced* when it is free and ``x - d + s``, the cell behind it,
+  is blocked: then ``x + s`` and ``x + d + s`` become successors too;
+* arriving by a diagonal move ``(dx, dz)`` the successors are the two straight
+  directions ``dx``, ``dz`` and the diagonal itself; a diagonal move never has
+  forced neighbours when corners cannot be cut;
+* the start expands in all eight directions.
+
+A straight jump runs until the cell ahead is blocked (no jump point), a
+forced neighbour appears (that cell is a jump point) or the goal lies on the
+way. A diagonal jump steps one cell at a time and runs a straight jump along
+each of its two components from every cell; it does not push those diagonal
+cells but the straight jump points found from them, with the diagonal's
+start as their parent, and runs on to the end of the diagonal (Harabor &
+Grastien 2014, "Improving Jump Point Search": pruning intermediate nodes).
+
+Block-based scanning (same paper): the walkable grid is stored as bit-packed
+lines, rows for horizontal jumps and columns (the transposed grid) for
+vertical ones, so a straight jump tests 64 cells per step with a count of
+trailing (or, backwards, leading) zeros. Beside each word of passable bits
+``r`` the line keeps two words of *forced* bits, one per direction of travel:
+bit ``i`` is set when a side cell at ``i`` is free and the side cell one
+step behind (``i - 1`` going forwards, ``i + 1`` going backwards) is
+blocked. The first set bit of ``~r | forced`` is where the jump ends: a jump
+point when that cell is passable, a dead end when it is blocked.
+
+``bits = (rows, cols, wp, nwr, nwc)``
+    ``rows``: int64, flat, three words per position: padded row ``z``, word
+    ``w`` (``w = 1 + (x >> 6)`` holds cell ``x`` at bit ``x & 63``) lives at
+    ``3 * (z * nwr + w)``: passable bits, forward-forced bits,
+    backward-forced bits. Word 0 and word ``nwr - 1`` of every line are
+    guards (always 0). ``cols`` is the same for the transposed grid (line
+    ``x``, bit ``z``, ``nwc`` words per column). Dynamic obstacles are not a
+    separate overlay here: the caller clears their bits for the query and
+    restores them after (:func:`overlay_block` / :func:`overlay_restore`).
+``model = (card, diag, xb, cb)``
+    Step costs and the layout of a node *code* ``(z << xb) | x``: ``xb`` bits
+    hold a padded ``x``, ``cb`` bits a code. Codes sort like linear indices
+    ``z * wp + x`` (so tie-breaks agree with A*'s) but decode with shifts,
+    which keeps integer division out of the search loop. Heap keys pack
+    ``(h << cb) | code``; the caller checks that they fit (:func:`key_bits`).
+``ws = (nd, hf, hk, gen)``
+    ``nd``: int64, two words per padded node (by linear index),
+    ``(tag << 32) | parent code`` and ``g``, side by side so that one cache
+    line serves a node (the search touches few nodes, far apart);
+    ``tag == 2 * gen`` open, ``2 * gen + 1`` closed, smaller unseen. The
+    parent links jump points; the trace interpolates the cells between
+    them. ``hf``/``hk``: the heap of :mod:`navkit._kernels.heap`, capacity
+    at least ``len(nd) // 2 + heap_reserve(wp, hp)``.
+
+Queue order and statistics are those of :mod:`navkit._kernels.search`:
+smallest ``f``, then larger ``g``, then lower node index; ``expanded`` counts
+jump points popped and expanded, ``generated`` jump points pushed (the start
+included).
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from .._numba_config import njit
+from .heap import heap_pop, heap_push, heapify
+from .search import (
+    BUDGET_EXHAUSTED,
+    FOUND,
+    ST_BEST,
+    ST_BEST_COST,
+    ST_COST,
+    ST_END,
+    ST_EXPANDED,
+    ST_GENERATED,
+    ST_STATUS,
+    STATS_SIZE,
+    UNREACHABLE,
+    _heuristic,
+)
+
+NO_START = 5
+NO_GOAL = 6
+
+_LOW63 = np.int64(0x7FFFFFFFFFFFFFFF)
+_LOW32 = np.int64(0xFFFFFFFF)
+_MASK64 = (1 << 64) - 1
+
+if numba.config.DISABLE_JIT:  # pragma: no cover - exercised by the NUMBA_DISABLE_JIT test run
+
+    def _ctz(v):  # type: ignore[no-untyped-def]
+        u = int(v) & _MASK64
+        return (u & -u).bit_length() - 1
+
+    def _clz(v):  # type: ignore[no-untyped-def]
+        return 64 - (int(v) & _MASK64).bit_length()
+
+else:
+    from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
+
+    @njit(inline="always")
+    def _ctz(v):  # type: ignore[no-untyped-def]
+        return trailing_zeros(v)
+
+    @njit(inline="always")
+    def _clz(v):  # type: ignore[no-untyped-def]
+        return leading_zeros(v)
+
+
+def words_per_line(length: int) -> int:
+    """Words of one packed line of ``length`` cells, the two guard words included."""
+    return (length + 63) // 64 + 2
+
+
+def key_bits(wp: int, hp: int) -> tuple[int, int]:
+    """``(xb, cb)`` of :data:`model` for a padded ``wp`` x ``hp`` grid."""
+    xb = max(1, int(wp - 1).bit_length())
+    zb = max(1, int(hp - 1).bit_length())
+    return xb, xb + zb
+
+
+def heap_reserve(wp: int, hp: int) -> int:
+    """Heap entries beyond one per node that a JPS search needs.
+
+    One expansion pushes at most two jump points per diagonal step, four
+    diagonals of at most ``min(wp, hp)`` steps plus four straight jumps; the
+    search makes room for that many before each expansion (dropping stale
+    entries), so the push itself never checks: a call out of the inlined
+    jump code costs about a third of the search's speed.
+    """
+    return 8 * min(wp, hp) + 16
+
+
+def bits_size(lines: int, length: int) -> int:
+    """Length of the int64 array holding ``lines`` packed lines of ``length`` cells."""
+    return 3 * lines * words_per_line(length)
+
+
+# ------------------------------------------------------------------ packing
+@njit(inline="always")
+def _refresh(b, nw, nl, line, w):  # type: ignore[no-untyped-def]
+    """Recompute the forced words of ``line``, word ``w``, from its two side lines."""
+    if line < 1 or line > nl - 2 or w < 1 or w > nw - 2:
+        return
+    ku = 3 * ((line - 1) * nw + w)
+    kd = 3 * ((line + 1) * nw + w)
+    u = b[ku]
+    d = b[kd]
+    # the side cells one position behind: i - 1 going forwards, i + 1 backwards
+    up = (u << 1) | ((b[ku - 3] >> 63) & 1)
+    dp = (d << 1) | ((b[kd - 3] >> 63) & 1)
+    un = ((u >> 1) & _LOW63) | (b[ku + 3] << 63)
+    dn = ((d >> 1) & _LOW63) | (b[kd + 3] << 63)
+    k = 3 * (line * nw + w)
+    b[k + 1] = (u & ~up) | (d & ~dp)
+    b[k + 2] = (u & ~un) | (d & ~dn)
+
+
+@njit
+def pack(cells, wp, hp, rows, nwr, cols, nwc):  # type: ignore[no-untyped-def]
+    """Pack the padded ``cells`` (nonzero = passable) into ``rows`` and ``cols``."""
+    for i in range(rows.shape[0]):
+        rows[i] = 0
+    for i in range(cols.shape[0]):
+        cols[i] = 0
+    one = np.int64(1)
+    for z in range(hp):
+        for x in range(wp):
+            if cells[z * wp + x] != 0:
+                rows[3 * (z * nwr + 1 + (x >> 6))] |= one << (x & 63)
+                cols[3 * (x * nwc + 1 + (z >> 6))] |= one << (z & 63)
+    for z in range(hp):
+        for w in range(nwr):
+            _refresh(rows, nwr, hp, z, w)
+    for x in range(wp):
+        for w in range(nwc):
+            _refresh(cols, nwc, wp, x, w)
+
+
+@njit(inline="always")
+def _set(bits, hp, x, z, on):  # type: ignore[no-untyped-def]
+    """Set or clear padded cell ``(x, z)`` and refresh the forced words it feeds."""
+    rows, cols, wp, nwr, nwc = bits
+    one = np.int64(1)
+    i = 3 * (z * nwr + 1 + (x >> 6))
+    j = 3 * (x * nwc + 1 + (z >> 6))
+    if on:
+        rows[i] |= one << (x & 63)
+        cols[j] |= one << (z & 63)
+    else:
+        rows[i] &= ~(one << (x & 63))
+        cols[j] &= ~(one << (z & 63))
+    # the cell is a side cell of rows z - 1, z + 1 (at x - 1 .. x + 1) and of
+    # columns x - 1, x + 1 (at z - 1 .. z + 1)
+    wa = 1 + ((x - 1) >> 6)
+    wb = 1 + ((x + 1) >> 6)
+    for line in (z - 1, z + 1):
+        _refresh(rows, nwr, hp, line, wa)
+        if wb != wa:
+            _refresh(rows, nwr, hp, line, wb)
+    wa = 1 + ((z - 1) >> 6)
+    wb = 1 + ((z + 1) >> 6)
+    for line in (x - 1, x + 1):
+        _refresh(cols, nwc, wp, line, wa)
+        if wb != wa:
+            _refresh(cols, nwc, wp, line, wb)
+
+
+@njit(inline="always")
+def _free(rows, nwr, x, z):  # type: ignore[no-untyped-def]
+    return (rows[3 * (z * nwr + 1 + (x >> 6))] >> (x & 63)) & 1
+
+
+@njit
+def repack_box(cells, bits, hp, x0, z0, x1, z1):  # type: ignore[no-untyped-def]
+    """Re-read the padded cells ``x0..x1`` x ``z0..z1`` (inclusive) into ``bits``."""
+    rows, _cols, wp, nwr, _nwc = bits
+    for z in range(z0, z1 + 1):
+        for x in range(x0, x1 + 1):
+            on = cells[z * wp + x] != 0
+            if on != (_free(rows, nwr, x, z) != 0):
+                _set(bits, hp, x, z, on)
+
+
+@njit
+def overlay_block(bits, marks, mark, hp, geo, circles, saved):  # type: ignore[no-untyped-def]
+    """Clear the bits of the cells with ``marks == mark`` near the ``circles``.
+
+    ``geo = (min_x, min_z, cell_size)``; the cells examined are each circle's
+    bounding box plus one cell (``geometry.stamp_circles`` marks only cells
+    inside that box). The padded nodes actually cleared go to ``saved``
+    (capacity: the number of padded nodes); returns their count for
+    :func:`overlay_restore`.
+    """
+    rows, _cols, wp, nwr, _nwc = bits
+    min_x, min_z, cs = geo
+    k = 0
+    for c in range(circles.shape[0]):
+        cx = circles[c, 0]
+        cz = circles[c, 1]
+        r = circles[c, 2]
+        # padded coordinates: cell + 1
+        x0 = int(np.floor((cx - r - min_x) / cs))
+        x1 = int(np.ceil((cx + r - min_x) / cs)) + 2
+        z0 = int(np.floor((cz - r - min_z) / cs))
+        z1 = int(np.ceil((cz + r - min_z) / cs)) + 2
+        if x0 < 1:
+            x0 = 1
+        if z0 < 1:
+            z0 = 1
+        if x1 > wp - 2:
+            x1 = wp - 2
+        if z1 > hp - 2:
+            z1 = hp - 2
+        for z in range(z0, z1 + 1):
+            for x in range(x0, x1 + 1):
+                q = z * wp + x
+                if marks[q] == mark and _free(rows, nwr, x, z):
+                    _set(bits, hp, x, z, False)
+                    saved[k] = q
+                    k += 1
+    return k
+
+
+@njit
+def overlay_restore(bits, hp, saved, k):  # type: ignore[no-untyped-def]
+    """Set again the bits :func:`overlay_block` cleared."""
+    wp = bits[2]
+    for i in range(k):
+        q = saved[i]
+        _set(bits, hp, q % wp, q // wp, True)
+
+
+# ---------------------------------------------------------------- scanning
+@njit(inline="always")
+def _scan_fwd(b, lb, x):  # type: ignore[no-untyped-def]
+    """First position ``> x`` on the line at word offset ``lb`` that is blocked
+    or has a forced side cell: the position when it is passable (a jump
+    point), minus the position when it is blocked (a dead end)."""
+    i = x + 1
+    w = 1 + (i >> 6)
+    mask = np.int64(-1) << (i & 63)
+    while True:
+        k = 3 * (lb + w)
+        r = b[k]
+        ev = (~r | b[k + 1]) & mask
+        if ev != 0:
+            j = _ctz(ev)
+            pos = ((w - 1) << 6) + j
+            if (r >> j) & 1:
+                return pos
+            return -pos
+        mask = np.int64(-1)
+        w += 1
+
+
+@njit(inline="always")
+def _scan_bwd(b, lb, x):  # type: ignore[no-untyped-def]
+    """:func:`_scan_fwd` towards lower positions (first event ``< x``)."""
+    i = x - 1
+    w = 1 + (i >> 6)
+    mask = ~(np.int64(-2) << (i & 63))
+    while True:
+        k = 3 * (lb + w)
+        r = b[k]
+        ev = (~r | b[k + 2]) & mask
+        if ev != 0:
+            j = 63 - _clz(ev)
+            pos = ((w - 1) << 6) + j
+            if (r >> j) & 1:
+                return pos
+            return -pos
+        mask = np.int64(-1)
+        w -= 1
+
+
+@njit(inline="always")
+def _sign(v):  # type: ignore[no-untyped-def]
+    return (v > 0) - (v < 0)
+
+
+@njit(inline="always")
+def _jump_straight(rows, cols, nwr, nwc, x, z, dx, dz, gx, gz):  # type: ignore[no-untyped-def]
+    """Straight jump from ``(x, z)``: the jump point's position along the line
+    (``x`` for a horizontal move, ``z`` for a vertical one), or -1."""
+    if dz == 0:
+        if dx > 0:
+            e = _scan_fwd(rows, z * nwr, x)
+            if gz == z and x < gx <= abs(e):
+                return gx
+        else:
+            e = _scan_bwd(rows, z * nwr, x)
+            if gz == z and abs(e) <= gx < x:
+                return gx
+    else:
+        if dz > 0:
+            e = _scan_fwd(cols, x * nwc, z)
+            if gx == x and z < gz <= abs(e):
+                return gz
+        else:
+            e = _scan_bwd(cols, x * nwc, z)
+            if gx == x and abs(e) <= gz < z:
+                return gz
+    return e if e > 0 else -1
+
+
+# ------------------------------------------------------------------ search
+@njit
+def _compact(hf, hk, size, nd, open_tag, wp, xb, cb):  # type: ignore[no-untyped-def]
+    """Drop stale heap entries (closed nodes, superseded costs); returns the new size."""
+    mask = (np.int64(1) << cb) - 1
+    xmask = (np.int64(1) << xb) - 1
+    k = 0
+    for i in range(size):
+        c = hk[i] & mask
+        n = (c >> xb) * wp + (c & xmask)
+        if (nd[2 * n] >> 32) == open_tag and hf[i] - (hk[i] >> cb) == nd[2 * n + 1]:
+            hf[k] = hf[i]
+            hk[k] = hk[i]
+            k += 1
+    heapify(hf, hk, k)
+    return k
+
+
+@njit(inline="always")
+def _offer(ws, ctx, p, ng, q, qx, qz, size, generated):  # type: ignore[no-untyped-def]
+    """Offer node ``q`` = ``(qx, qz)`` at cost ``ng`` with parent code ``p``; returns ``(size, generated)``."""
+    nd, hf, hk, _gen = ws
+    open_tag, closed_tag, _goal, gx, gz, card, diag, xb, cb, wp = ctx
+    tq = nd[2 * q] >> 32
+    if tq == closed_tag:
+        return size, generated
+    if tq == open_tag and ng >= nd[2 * q + 1]:
+        return size, generated
+    nd[2 * q] = (open_tag << 32) | p
+    nd[2 * q + 1] = ng
+    h = _heuristic(qx, qz, gx, gz, card, diag, True, 1)
+    return heap_push(hf, hk, size, ng + h, (h << cb) | (qz << xb) | qx), generated + 1
+
+
+@njit(inline="always")
+def _straight(bits, ws, ctx, p, px, pz, gc, dx, dz, size, generated):  # type: ignore[no-untyped-def]
+    """Straight jump from ``p`` in direction ``(dx, dz)``; offers the jump point found."""
+    rows, cols, wp, nwr, nwc = bits
+    gx = ctx[3]
+    gz = ctx[4]
+    card = ctx[5]
+    pos = _jump_straight(rows, cols, nwr, nwc, px, pz, dx, dz, gx, gz)
+    if pos >= 0:
+        if dz == 0:
+            n = pos - px if dx > 0 else px - pos
+            return _offer(ws, ctx, p, gc + n * card, pz * wp + pos, pos, pz, size, generated)
+        n = pos - pz if dz > 0 else pz - pos
+        return _offer(ws, ctx, p, gc + n * card, pos * wp + px, px, pos, size, generated)
+    return size, generated
+
+
+@njit(inline="always")
+def _diagonal(bits, ws, ctx, p, px, pz, gc, dx, dz, size, generated):  # type: ignore[no-untyped-def]
+    """Diagonal jump from ``p`` in direction ``(dx, dz)`` to the end of the
+    diagonal, offering every straight jump point found off it (and the goal)."""
+    rows, cols, wp, nwr, nwc = bits
+    goal = ctx[2]
+    gx = ctx[3]
+    gz = ctx[4]
+    card = ctx[5]
+    diag = ctx[6]
+    x = px + dx
+    z = pz + dz
+    if _free(rows, nwr, x, z) == 0 or _free(rows, nwr, x, pz) == 0 or _free(rows, nwr, px, z) == 0:
+        return size, generated
+    gd = gc + diag
+    while True:
+        if x == gx and z == gz:
+            return _offer(ws, ctx, p, gd, goal, gx, gz, size, generated)
+        if dx > 0:
+            eh = _scan_fwd(rows, z * nwr, x)
+        else:
+            eh = _scan_bwd(rows, z * nwr, x)
+        if dz > 0:
+            ev = _scan_fwd(cols, x * nwc, z)
+        else:
+            ev = _scan_bwd(cols, x * nwc, z)
+        if gz == z and ((dx > 0 and x < gx <= abs(eh)) or (dx < 0 and abs(eh) <= gx < x)):
+            n = gx - x if dx > 0 else x - gx
+            size, generated = _offer(ws, ctx, p, gd + n * card, goal, gx, gz, size, generated)
+        elif eh > 0:
+            n = eh - x if dx > 0 else x - eh
+            size, generated = _offer(ws, ctx, p, gd + n * card, z * wp + eh, eh, z, size, generated)
+        if gx == x and ((dz > 0 and z < gz <= abs(ev)) or (dz < 0 and abs(ev) <= gz < z)):
+            n = gz - z if dz > 0 else z - gz
+            size, generated = _offer(ws, ctx, p, gd + n * card, goal, gx, gz, size, generated)
+        elif ev > 0:
+            n = ev - z if dz > 0 else z - ev
+            size, generated = _offer(ws, ctx, p, gd + n * card, ev * wp + x, x, ev, size, generated)
+        # the next diagonal step needs both side cells: the two scans just tested them
+        if eh == -(x + dx) or ev == -(z + dz) or _free(rows, nwr, x + dx, z + dz) == 0:
+            return size, generated
+        x += dx
+        z += dz
+        gd += diag
+
+
+@njit(inline="always")
+def jps_body(bits, model, ws, start, goal, budget, stats):  # type: ignore[no-untyped-def]
+    """The search; fills ``stats`` like :func:`navkit._kernels.search.astar_body`.
+
+    A node's parent is reached by diagonal steps followed by straight ones;
+    its arrival direction is the straight part's (the diagonal when there is
+    none). Start or goal blocked: status NO_START / NO_GOAL, and only
+    ``stats[ST_STATUS]`` and ``stats[ST_COST] = -1`` are written.
+    """
+    rows, cols, wp, nwr, nwc = bits
+    card, diag, xb, cb = model
+    nd, hf, hk, gen = ws
+    open_tag = np.int64(2 * gen)
+    closed_tag = np.int64(2 * gen + 1)
+    mask = (np.int64(1) << cb) - 1
+    xmask = (np.int64(1) << xb) - 1
+
+    gx = goal % wp
+    gz = goal // wp
+    sx = start % wp
+    sz = start // wp
+    if _free(rows, nwr, sx, sz) == 0:
+        stats[ST_STATUS] = NO_START
+        stats[ST_COST] = -1
+        return NO_START
+    if _free(rows, nwr, gx, gz) == 0:
+        stats[ST_STATUS] = NO_GOAL
+        stats[ST_COST] = -1
+        return NO_GOAL
+    ctx = (open_tag, closed_tag, goal, gx, gz, card, diag, xb, cb, wp)
+    hp = nd.shape[0] // 2 // wp
+    room = hf.shape[0] - (8 * (wp if wp < hp else hp) + 8)
+    scode = (sz << xb) | sx
+    nd[2 * start] = (open_tag << 32) | scode
+    nd[2 * start + 1] = 0
+    h0 = _heuristic(sx, sz, gx, gz, card, diag, True, 1)
+    size = heap_push(hf, hk, 0, h0, (h0 << cb) | scode)
+
+    expanded = 0
+    generated = 1
+    best = start
+    best_d2 = (sx - gx) * (sx - gx) + (sz - gz) * (sz - gz)
+    status = UNREACHABLE
+
+    while size > 0:
+        fc = hf[0]
+        k = hk[0]
+        size = heap_pop(hf, hk, size)
+        pc = k & mask
+        px = pc & xmask
+        pz = pc >> xb
+        p = pz * wp + px
+        gc = fc - (k >> cb)
+        e0 = nd[2 * p]
+        if (e0 >> 32) != open_tag or gc != nd[2 * p + 1]:
+            continue  # stale entry
+        nd[2 * p] = (closed_tag << 32) | (e0 & _LOW32)
+        expanded += 1
+        d2 = (px - gx) * (px - gx) + (pz - gz) * (pz - gz)
+        if d2 < best_d2 or (d2 == best_d2 and p < best):
+            best_d2 = d2
+            best = p
+        if p == goal:
+            status = FOUND
+            break
+        if expanded >= budget:
+            status = BUDGET_EXHAUSTED
+            break
+        if size > room:
+            size = _compact(hf, hk, size, nd, open_tag, wp, xb, cb)
+
+        # directions to explore: bit (dz + 1) * 3 + (dx + 1)
+        qc = e0 & _LOW32
+        if qc == pc:
+            dirs = 0x1EF  # the start: all eight
+        else:
+            qz = qc >> xb
+            qx = qc & xmask
+            ax = px - qx
+            az = pz - qz
+            if ax < 0:
+                ax = -ax
+            if az < 0:
+                az = -az
+            dx = 0 if az > ax else _sign(px - qx)
+            dz = 0 if ax > az else _sign(pz - qz)
+            dirs = 1 << ((dz + 1) * 3 + dx + 1)
+            if dx != 0 and dz != 0:
+                dirs |= (1 << (4 + dx)) | (1 << (4 + 3 * dz))
+            elif dz == 0:
+                for s in (-1, 1):
+                    if _free(rows, nwr, px, pz + s) and not _free(rows, nwr, px - dx, pz + s):
+                        dirs |= (1 << ((s + 1) * 3 + 1)) | (1 << ((s + 1) * 3 + dx + 1))
+            else:
+                for s in (-1, 1):
+                    if _free(rows, nwr, px + s, pz) and not _free(rows, nwr, px + s, pz - dz):
+                        dirs |= (1 << ((dz + 1) * 3 + s + 1)) | (1 << (3 + s + 1))
+
+        # one call per direction with literal steps, so each inlined copy is specialised
+        if dirs & (1 << 5):
+            size, generated = _straight(bits, ws, ctx, pc, px, pz, gc, 1, 0, size, generated)
+        if dirs & (1 << 3):
+            size, generated = _straight(bits, ws, ctx, pc, px, pz, gc, -1, 0, size, generated)
+        if dirs & (1 << 7):
+            size, generated = _straight(bits, ws, ctx, pc, px, pz, gc, 0, 1, size, generated)
+        if dirs & (1 << 1):
+            size, generated = _straight(bits, ws, ctx, pc, px, pz, gc, 0, -1, size, generated)
+        if dirs & (1 << 8):
+            size, generated = _diagonal(bits, ws, ctx, pc, px, pz, gc, 1, 1, size, generated)
+        if dirs & (1 << 6):
+            size, generated = _diagonal(bits, ws, ctx, pc, px, pz, gc, -1, 1, size, generated)
+        if dirs & (1 << 2):
+            size, generated = _diagonal(bits, ws, ctx, pc, px, pz, gc, 1, -1, size, generated)
+        if dirs & 1:
+            size, generated = _diagonal(bits, ws, ctx, pc, px, pz, gc, -1, -1, size, generated)
+
+    stats[ST_STATUS] = status
+    stats[ST_EXPANDED] = expanded
+    stats[ST_GENERATED] = generated
+    stats[ST_BEST] = best
+    stats[ST_BEST_COST] = nd[2 * best + 1]
+    if status == FOUND:
+        stats[ST_END] = goal
+        stats[ST_COST] = nd[2 * goal + 1]
+    else:
+        stats[ST_END] = best
+        stats[ST_COST] = -1
+    return status
+
+
+# ------------------------------------------------------------------- paths
+@njit(inline="always")
+def _fill(nodes, i, q, wp, room, cells, pts, geo):  # type: ignore[no-untyped-def]
+    """Store padded node ``q`` as path entry ``i`` (in cells/pts too when ``room``)."""
+    nodes[i] = q
+    if room:
+        x = q % wp - 1
+        z = q // wp - 1
+        cells[i, 0] = x
+        cells[i, 1] = z
+        min_x, min_z, cs = geo
+        # the formula of NavGrid.cells_to_world, so the floats are identical
+        pts[i, 0] = min_x + (np.float64(x) + 0.5) * cs
+        pts[i, 1] = min_z + (np.float64(z) + 0.5) * cs
+
+
+@njit(inline="always")
+def jps_trace_body(nd, wp, xb, start, end, nodes, cells, pts, geo):  # type: ignore[no-untyped-def]
+    """Write the full cell chain ``start .. end`` into ``nodes`` (padded nodes,
+    capacity: all nodes); returns its length ``m``. When ``cells`` and ``pts``
+    hold ``m`` rows, they get the unpadded ``(x, z)`` cells and their world
+    centres (``geo = (min_x, min_z, cell_size)``); otherwise see
+    :func:`nodes_to_cells`. Between two jump points the chain takes its
+    diagonal steps first, then the straight ones."""
+    xmask = (np.int64(1) << xb) - 1
+    total = 1
+    p = end
+    while p != start:
+        qc = nd[2 * p] & _LOW32
+        q = (qc >> xb) * wp + (qc & xmask)
+        ax = p % wp - q % wp
+        az = p // wp - q // wp
+        if ax < 0:
+            ax = -ax
+        if az < 0:
+            az = -az
+        total += ax if ax > az else az
+        p = q
+    room = cells.shape[0] >= total and pts.shape[0] >= total
+    i = total - 1
+    p = end
+    cx = p % wp
+    cz = p // wp
+    _fill(nodes, i, p, wp, room, cells, pts, geo)
+    while p != start:
+        qc = nd[2 * p] & _LOW32
+        tx = qc & xmask
+        tz = qc >> xb
+        q = tz * wp + tx
+        while cx != tx or cz != tz:
+            ddx = tx - cx
+            ddz = tz - cz
+            adx = ddx if ddx > 0 else -ddx
+            adz = ddz if ddz > 0 else -ddz
+            if adx >= adz:
+                cx += _sign(ddx)
+            if adz >= adx:
+                cz += _sign(ddz)
+            i -= 1
+            _fill(nodes, i, cz * wp + cx, wp, room, cells, pts, geo)
+        p = q
+    return total
+
+
+@njit
+def nodes_to_cells(nodes, m, wp, cells, pts, geo):  # type: ignore[no-untyped-def]
+    """Cells and world centres of ``nodes[:m]`` (for paths longer than the buffers)."""
+    for i in range(m):
+        _fill(nodes, i, nodes[i], wp, True, cells, pts, geo)
+
+
+# ----------------------------------------------------------------- kernels
+@njit
+def jps(bits, model, ws, start, goal, budget, stats):  # type: ignore[no-untyped-def]
+    """One JPS query ``start -> goal`` (padded nodes); returns the status.
+
+    Leaves the jump-point parent chain of ``stats[ST_END]`` in ``ws[0]`` for
+    :func:`jps_trace_body`.
+    """
+    return jps_body(bits, model, ws, start, goal, budget, stats)
+
+
+@njit
+def jps_path(bits, model, ws, query, stats, out):  # type: ignore[no-untyped-def]
+    """:func:`jps` and the path in one call (one dispatch per query).
+
+    ``query = (start, goal, budget, to_best)``; ``out = (nodes, cells, pts,
+    geo)`` as in :func:`jps_trace_body`. Traces to the goal when found, else
+    (``to_best``, budget run out) to the expanded jump point closest to the
+    goal when that is not the start; returns the path length (0: no path).
+    """
+    start, goal, budget, to_best = query
+    nodes, cells, pts, geo = out
+    status = jps_body(bits, model, ws, start, goal, budget, stats)
+    if status == FOUND:
+        return jps_trace_body(ws[0], bits[2], model[2], start, goal, nodes, cells, pts, geo)
+    if to_best and status == BUDGET_EXHAUSTED and stats[ST_BEST] != start:
+        return jps_trace_body(ws[0], bits[2], model[2], start, stats[ST_BEST], nodes, cells, pts, geo)
+    return 0
+
+
+@njit(parallel=True)
+def jps_many(bits, model, wsa, gens, budget, starts, goals, out_stats, paths, path_len):  # type: ignore[no-untyped-def]
+    """Many JPS queries on one grid, as ``batch.astar_many`` does for A*.
+
+    ``wsa = (nd, hf, hk)`` with one row per thread, ``gens`` each thread's
+    generation (advanced here); query ``i`` runs on thread ``i % nthreads``,
+    so answers do not depend on the thread count. When ``paths`` has one row
+    per thread and ``len(starts) <= nthreads``, thread ``t`` writes its full
+    cell chain (padded nodes) into ``paths[t]`` and its length into
+    ``path_len[t]``.
+    """
+    wp = bits[2]
+    nd2, hf2, hk2 = wsa
+    nthreads = nd2.shape[0]
+    n = starts.shape[0]
+    want_paths = paths.shape[0] == nthreads and n <= nthreads
+    no_cells = np.zeros((0, 2), dtype=np.int32)
+    no_pts = np.zeros((0, 2), dtype=np.float64)
+    for t in numba.prange(nthreads):
+        stats = np.zeros(STATS_SIZE, dtype=np.int64)
+        for i in range(t, n, nthreads):
+            gens[t] += 1
+            ws = (nd2[t], hf2[t], hk2[t], gens[t])
+            status = jps_body(bits, model, ws, starts[i], goals[i], budget, stats)
+            if status == NO_START or status == NO_GOAL:
+                for k in range(STATS_SIZE):
+                    out_stats[i, k] = 0
+                out_stats[i, ST_STATUS] = status
+                out_stats[i, ST_COST] = -1
+            else:
+                for k in range(STATS_SIZE):
+                    out_stats[i, k] = stats[k]
+            if want_paths:
+                if status == FOUND:
+                    path_len[t] = jps_trace_body(nd2[t], wp, model[2], starts[i], goals[i], paths[t], no_cells,
+                                                 no_pts, (0.0, 0.0, 1.0))
+                else:
+                    path_len[t] = 0
+    return n
