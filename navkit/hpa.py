@@ -66,6 +66,7 @@ from ._kernels import hpa as _k
 from .costs import CostModel, cost_model
 from .errors import ConfigError, QueryError
 from .grid import NavGrid
+from .pathfinder import _pad
 from .results import BatchResult, PathResult, Status
 
 __all__ = ["HPAStar", "HPAStats", "UpdateReport", "DEFAULT_CLUSTER_SIZE", "DEFAULT_ENTRANCE_GAP"]
@@ -134,13 +135,6 @@ class UpdateReport:
     changed_cells: int
     touched_clusters: int
     mode: str
-
-
-def _pad(arr: NDArray[Any], dtype: Any, fill: int) -> NDArray[Any]:
-    d, w = arr.shape
-    out = np.full((d + 2, w + 2), fill, dtype=dtype)
-    out[1:-1, 1:-1] = arr
-    return out.ravel()
 
 
 class HPAStar:
