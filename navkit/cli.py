@@ -103,6 +103,7 @@ ALGORITHMS: dict[str, Algorithm] = {
         batch=lambda pf, s, g: pf.find_paths_batch(s, g),
     ),
     "dijkstra": Algorithm(single=lambda pf, s, g: pf.find_path_cells(s, g, algorithm="dijkstra")),
+    "jps": Algorithm(single=lambda pf, s, g: pf.find_path_cells(s, g, algorithm="jps"), batch=lambda pf, s, g: pf.find_paths_batch(s, g, algorithm="jps")),  # noqa: E501
     "hpa": Algorithm(single=_hpa_single, optimal=False),
 }
 

@@ -194,6 +194,7 @@ class Pathfinder:
         self._jps_model = (int(self.costs.card), int(self.costs.diag), xb, cb)
         # JPS's heap keys pack (h << cb) | (z << xb | x): usable when they fit
         self._jps_fits = cb <= 31 and h_max < 1 << (62 - cb)
+        self._jps_usable = self._jps_fits and grid.weights is None and connectivity == 8
         self._geo_t = (float(grid.min_x), float(grid.min_z), float(grid.cell_size))
         self._heap_extra = _jps.heap_reserve(self._wp, self._hp)
         self._ws = Workspace(n, heap_extra=self._heap_extra)
@@ -556,6 +557,8 @@ class Pathfinder:
         g = self._cell_arg(goal, "goal")
         if obstacles is None:
             self._set_overlay(None)
+            if (algorithm == "jps" or algorithm == "auto") and window is None and self._jps_usable:
+                return self._jps_query(s, g, smooth=smooth, nearest=nearest, budget=budget)  # fast path
             return self._cell_query(s, g, smooth=smooth, nearest=nearest, budget=budget, window=window,
                                     algorithm=algorithm)
         with self._overlay_for(obstacles):
@@ -572,7 +575,7 @@ class Pathfinder:
         if algorithm == "astar" or algorithm == "dijkstra":
             return algorithm
         if algorithm == "auto":
-            return "jps" if self.grid.weights is None and self.connectivity == 8 and self._jps_fits else "astar"
+            return "jps" if self._jps_usable else "astar"
         if algorithm == "jps":
             if self.grid.weights is not None:
                 raise QueryError(
@@ -673,6 +676,7 @@ class Pathfinder:
         budget: int | None = None,
         window: Sequence[int] | None = None,
         obstacles: ArrayLike | None = None,
+        algorithm: str = "astar",
     ) -> PathResult:
         """Path between two world points ``(x, z)`` (or ``(x, y, z)``), in metres.
 
@@ -684,16 +688,21 @@ class Pathfinder:
         with the obstacles, never retried without them (seed 000 §5).
         ``obstacles`` are world circles ``(k, 3)`` as in :meth:`find_path_cells`;
         snapping avoids them too, so an occupied destination resolves to a
-        nearby free cell.
+        nearby free cell. ``algorithm`` is as in :meth:`find_path_cells`
+        (``"jps"``/``"auto"``: same cost, the string-pulled waypoints may
+        follow another optimal path); an end outside the grid is always
+        searched with A*.
         """
         sw = self._world_arg(start, "start")
         ew = self._world_arg(end, "end")
+        algorithm = self.resolve_algorithm(algorithm)
         with self._overlay_for(obstacles):
-            return self._find_path(sw, ew, smooth=smooth, nearest=nearest, budget=budget, window=window)
+            return self._find_path(sw, ew, smooth=smooth, nearest=nearest, budget=budget, window=window,
+                                   algorithm=algorithm)
 
     def _find_path(
         self, sw: tuple[float, float], ew: tuple[float, float], *, smooth: bool, nearest: bool,
-        budget: int | None, window: Sequence[int] | None,
+        budget: int | None, window: Sequence[int] | None, algorithm: str = "astar",
     ) -> PathResult:
         fy = self.grid.floor_y
         s = self._snap_world(*sw)
@@ -708,12 +717,12 @@ class Pathfinder:
                 raise QueryError(f"end {ew} lies more than {_FAR_CELLS} cells outside the grid")
             if self.grid.in_bounds(*g):
                 res = self._cell_query(s, g, smooth=smooth, nearest=True, budget=budget, window=window,
-                                       algorithm="astar")
+                                       algorithm=algorithm)
             else:
                 res = self._border_goal_query(s, g, smooth=smooth, budget=budget, window=window)
         else:
             res = self._cell_query(s, g, smooth=smooth, nearest=nearest, budget=budget, window=window,
-                                   algorithm="astar")
+                                   algorithm=algorithm)
         if not res.has_path:
             return res
         pts = np.array(res.waypoints, dtype=np.float64)
@@ -919,7 +928,7 @@ class Pathfinder:
                 gens2.fill(0)
             k = self._jps_block(bits)
             try:
-                _jps.jps_many(bits, self._jps_model, wsa, gens2, b, sn, gn, stats, paths, plen)
+                _jps.run_many(bits, self._jps_model, wsa, gens2, b, sn, gn, stats, paths, plen)
             finally:
                 self._jps_unblock(bits, k)
 

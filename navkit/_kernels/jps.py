@@ -323,7 +323,7 @@ def _scan_bwd(b, lb, x):  # type: ignore[no-untyped-def]
 
 @njit(inline="always")
 def _sign(v):  # type: ignore[no-untyped-def]
-    return (v > 0) - (v < 0)
+    return 1 if v > 0 else (-1 if v < 0 else 0)
 
 
 @njit(inline="always")
@@ -580,12 +580,12 @@ def jps_body(bits, model, ws, start, goal, budget, stats):  # type: ignore[no-un
 
 # ------------------------------------------------------------------- paths
 @njit(inline="always")
-def _fill(nodes, i, q, wp, room, cells, pts, geo):  # type: ignore[no-untyped-def]
-    """Store padded node ``q`` as path entry ``i`` (in cells/pts too when ``room``)."""
-    nodes[i] = q
+def _fill(nodes, i, px, pz, wp, room, cells, pts, geo):  # type: ignore[no-untyped-def]
+    """Store padded cell ``(px, pz)`` as path entry ``i`` (in cells/pts too when ``room``)."""
+    nodes[i] = pz * wp + px
     if room:
-        x = q % wp - 1
-        z = q // wp - 1
+        x = px - 1
+        z = pz - 1
         cells[i, 0] = x
         cells[i, 1] = z
         min_x, min_z, cs = geo
@@ -605,23 +605,28 @@ def jps_trace_body(nd, wp, xb, start, end, nodes, cells, pts, geo):  # type: ign
     xmask = (np.int64(1) << xb) - 1
     total = 1
     p = end
+    px = p % wp
+    pz = p // wp
     while p != start:
         qc = nd[2 * p] & _LOW32
-        q = (qc >> xb) * wp + (qc & xmask)
-        ax = p % wp - q % wp
-        az = p // wp - q // wp
+        qx = qc & xmask
+        qz = qc >> xb
+        ax = px - qx
+        az = pz - qz
         if ax < 0:
             ax = -ax
         if az < 0:
             az = -az
         total += ax if ax > az else az
-        p = q
+        p = qz * wp + qx
+        px = qx
+        pz = qz
     room = cells.shape[0] >= total and pts.shape[0] >= total
     i = total - 1
     p = end
     cx = p % wp
     cz = p // wp
-    _fill(nodes, i, p, wp, room, cells, pts, geo)
+    _fill(nodes, i, cx, cz, wp, room, cells, pts, geo)
     while p != start:
         qc = nd[2 * p] & _LOW32
         tx = qc & xmask
@@ -637,16 +642,22 @@ def jps_trace_body(nd, wp, xb, start, end, nodes, cells, pts, geo):  # type: ign
             if adz >= adx:
                 cz += _sign(ddz)
             i -= 1
-            _fill(nodes, i, cz * wp + cx, wp, room, cells, pts, geo)
+            _fill(nodes, i, cx, cz, wp, room, cells, pts, geo)
         p = q
     return total
+
+
+@njit
+def jps_trace(nd, wp, xb, start, end, nodes, cells, pts):  # type: ignore[no-untyped-def]
+    """:func:`jps_trace_body` as a kernel (world centres with unit geometry)."""
+    return jps_trace_body(nd, wp, xb, start, end, nodes, cells, pts, (0.0, 0.0, 1.0))
 
 
 @njit
 def nodes_to_cells(nodes, m, wp, cells, pts, geo):  # type: ignore[no-untyped-def]
     """Cells and world centres of ``nodes[:m]`` (for paths longer than the buffers)."""
     for i in range(m):
-        _fill(nodes, i, nodes[i], wp, True, cells, pts, geo)
+        _fill(nodes, i, nodes[i] % wp, nodes[i] // wp, wp, True, cells, pts, geo)
 
 
 # ----------------------------------------------------------------- kernels
@@ -655,7 +666,8 @@ def jps(bits, model, ws, start, goal, budget, stats):  # type: ignore[no-untyped
     """One JPS query ``start -> goal`` (padded nodes); returns the status.
 
     Leaves the jump-point parent chain of ``stats[ST_END]`` in ``ws[0]`` for
-    :func:`jps_trace_body`.
+    :func:`jps_trace`. The other kernels call this one rather than inline
+    the search again (compile time).
     """
     return jps_body(bits, model, ws, start, goal, budget, stats)
 
@@ -671,7 +683,7 @@ def jps_path(bits, model, ws, query, stats, out):  # type: ignore[no-untyped-def
     """
     start, goal, budget, to_best = query
     nodes, cells, pts, geo = out
-    status = jps_body(bits, model, ws, start, goal, budget, stats)
+    status = jps(bits, model, ws, start, goal, budget, stats)
     if status == FOUND:
         return jps_trace_body(ws[0], bits[2], model[2], start, goal, nodes, cells, pts, geo)
     if to_best and status == BUDGET_EXHAUSTED and stats[ST_BEST] != start:
@@ -679,42 +691,63 @@ def jps_path(bits, model, ws, query, stats, out):  # type: ignore[no-untyped-def
     return 0
 
 
-@njit(parallel=True)
-def jps_many(bits, model, wsa, gens, budget, starts, goals, out_stats, paths, path_len):  # type: ignore[no-untyped-def]
-    """Many JPS queries on one grid, as ``batch.astar_many`` does for A*.
+@njit
+def jps_seq(bits, model, ws, starts, goals, budget, out_stats):  # type: ignore[no-untyped-def]
+    """Queries ``starts[i] -> goals[i]`` one after another; query ``i`` runs
+    under generation ``ws[3] + i`` (the caller reserves them). Rows whose
+    start or goal is blocked get NO_START / NO_GOAL and zeros. Runs without
+    the GIL: :func:`run_many` spreads a batch over a thread pool."""
+    nd, hf, hk, gen = ws
+    stats = np.zeros(STATS_SIZE, dtype=np.int64)
+    for i in range(starts.shape[0]):
+        status = jps(bits, model, (nd, hf, hk, gen + i), starts[i], goals[i], budget, stats)
+        if status == NO_START or status == NO_GOAL:
+            for k in range(STATS_SIZE):
+                out_stats[i, k] = 0
+            out_stats[i, ST_STATUS] = status
+            out_stats[i, ST_COST] = -1
+        else:
+            for k in range(STATS_SIZE):
+                out_stats[i, k] = stats[k]
+    return starts.shape[0]
+
+
+def run_many(bits, model, wsa, gens, budget, starts, goals, out_stats, paths, path_len):  # type: ignore[no-untyped-def]
+    """Many JPS queries on one grid, as ``batch.batch_kernel`` runs A*.
 
     ``wsa = (nd, hf, hk)`` with one row per thread, ``gens`` each thread's
-    generation (advanced here); query ``i`` runs on thread ``i % nthreads``,
-    so answers do not depend on the thread count. When ``paths`` has one row
-    per thread and ``len(starts) <= nthreads``, thread ``t`` writes its full
-    cell chain (padded nodes) into ``paths[t]`` and its length into
-    ``path_len[t]``.
+    last generation (advanced here; the caller reserves room). Thread ``t``
+    answers queries ``t, t + nthreads, ...``, so answers do not depend on the
+    thread count. When ``paths`` has one row per thread and
+    ``len(starts) <= nthreads``, thread ``t`` writes its query's full cell
+    chain (padded nodes) into ``paths[t]`` and its length into
+    ``path_len[t]`` (0 without a path).
     """
-    wp = bits[2]
+    from .batch import _pool
+
     nd2, hf2, hk2 = wsa
     nthreads = nd2.shape[0]
     n = starts.shape[0]
     want_paths = paths.shape[0] == nthreads and n <= nthreads
     no_cells = np.zeros((0, 2), dtype=np.int32)
     no_pts = np.zeros((0, 2), dtype=np.float64)
-    for t in numba.prange(nthreads):
-        stats = np.zeros(STATS_SIZE, dtype=np.int64)
-        for i in range(t, n, nthreads):
-            gens[t] += 1
-            ws = (nd2[t], hf2[t], hk2[t], gens[t])
-            status = jps_body(bits, model, ws, starts[i], goals[i], budget, stats)
-            if status == NO_START or status == NO_GOAL:
-                for k in range(STATS_SIZE):
-                    out_stats[i, k] = 0
-                out_stats[i, ST_STATUS] = status
-                out_stats[i, ST_COST] = -1
-            else:
-                for k in range(STATS_SIZE):
-                    out_stats[i, k] = stats[k]
-            if want_paths:
-                if status == FOUND:
-                    path_len[t] = jps_trace_body(nd2[t], wp, model[2], starts[i], goals[i], paths[t], no_cells,
-                                                 no_pts, (0.0, 0.0, 1.0))
-                else:
-                    path_len[t] = 0
+
+    def work(t: int) -> None:
+        st = np.ascontiguousarray(starts[t::nthreads])
+        gl = np.ascontiguousarray(goals[t::nthreads])
+        rows = np.zeros((st.shape[0], STATS_SIZE), dtype=np.int64)
+        jps_seq(bits, model, (nd2[t], hf2[t], hk2[t], int(gens[t]) + 1), st, gl, budget, rows)
+        gens[t] += st.shape[0]
+        out_stats[t::nthreads] = rows
+        if want_paths and st.shape[0]:
+            found = rows[0, ST_STATUS] == FOUND
+            path_len[t] = (jps_trace(nd2[t], bits[2], model[2], st[0], gl[0], paths[t], no_cells, no_pts)
+                           if found else 0)
+
+    if min(nthreads, n) <= 1:
+        for t in range(nthreads):
+            work(t)
+    else:
+        for f in [_pool().submit(work, t) for t in range(nthreads)]:
+            f.result()
     return n
