@@ -296,7 +296,7 @@ def test_scen_every_and_limit(random_scen: tuple[Path, Path, int]) -> None:
 
 def test_scen_bad_inputs_exit_2(random_scen: tuple[Path, Path, int], tmp_path: Path) -> None:
     map_path, scen, _ = random_scen
-    r = invoke("scen", scen, "--algorithm", "jps")
+    r = invoke("scen", scen, "--algorithm", "no-such-algorithm")
     assert r.exit_code == 2 and "--algorithm" in r.stderr
     r = invoke("scen", scen, "--algorithm", "dijkstra", "--batch")
     assert r.exit_code == 2 and "--batch" in r.stderr
