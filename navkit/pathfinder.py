@@ -18,6 +18,10 @@ entered, octile heuristic on the same integers scaled by the smallest weight.
 The queue pops the smallest ``f``, then the larger ``g``, then the lower
 linear cell index, so every run on every machine expands the same nodes.
 
+``algorithm="jps"`` runs Jump Point Search under the same rules (A*'s cost,
+far fewer nodes; uniform-cost 8-connected grids), ``"auto"`` picks it where
+it applies: see ``docs/jps.md``.
+
 A :class:`Pathfinder` owns one reusable workspace: a query allocates nothing
 grid-sized. It is therefore not thread-safe; use one per thread, or
 :meth:`Pathfinder.find_paths_batch`, which runs queries on all cores.
@@ -185,7 +189,8 @@ class Pathfinder:
         self._jps: tuple[Any, ...] | None = None
         self._jps_nd: NDArray[np.int64] | None = None  # per-node search state, see _kernels.jps
         self._jps_gen = 0
-        self._jps_batch: tuple[NDArray[np.int64], NDArray[np.int64]] | None = None
+        self._jps_batch: tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]] | None = None
+        self._jps_cand: NDArray[np.int64] | None = None
         self._jps_saved: NDArray[np.int32] | None = None
         self._jps_cells: NDArray[np.int32] | None = None
         self._jps_pts: NDArray[np.float64] | None = None
@@ -440,7 +445,7 @@ class Pathfinder:
     def _jps_unblock(self, bits: tuple[Any, ...], k: int) -> None:
         if k > 0:
             assert self._jps_saved is not None
-            _jps.overlay_restore(bits, self._hp, self._jps_saved, k)
+            _jps.overlay_restore(bits, self._hp, self._geo_t, self._overlay_circles, self._jps_saved, k)
 
     def _jps_query(
         self, s: tuple[int, int], g: tuple[int, int], *, smooth: bool, nearest: bool, budget: int | None
@@ -472,16 +477,18 @@ class Pathfinder:
         gen = self._jps_gen + 1
         if nd is None or gen >= _GEN_LIMIT:
             nd = self._jps_nd = np.zeros(2 * self._wp * self._hp, dtype=np.int64)
+            self._jps_cand = np.zeros(3 * self._heap_extra, dtype=np.int64)
             gen = 1
         self._jps_gen = gen
         out = (ws.path, cbuf, pbuf, self._geo_t)
         k = self._jps_block(bits) if self._mark > 0 else 0
         try:
-            m = _jps.jps_path(bits, self._jps_model, (nd, ws.hf, ws.hk, gen), (sn, gn, b, nearest), self._stats, out)
+            m = _jps.jps_path(bits, self._jps_model, (nd, ws.hf, ws.hk, gen, self._jps_cand), (sn, gn, b, nearest),
+                              self._stats, out)
         finally:
             if k:
                 self._jps_unblock(bits, k)
-        st = self._stats
+        st = self._stats.tolist()
         code = _STATUS[st[0]]
         if code is Status.NO_START:
             return PathResult(code, start_cell=s, floor_y=fy)
@@ -490,7 +497,7 @@ class Pathfinder:
                                     algorithm="astar")
         if code is Status.NO_GOAL:
             return PathResult(code, start_cell=s, floor_y=fy)
-        expanded, generated = int(st[_search.ST_EXPANDED]), int(st[_search.ST_GENERATED])
+        expanded, generated = st[_search.ST_EXPANDED], st[_search.ST_GENERATED]
         if m == 0:
             return PathResult(code, expanded=expanded, generated=generated, start_cell=s, floor_y=fy)
         if m > len(cbuf):
@@ -499,9 +506,9 @@ class Pathfinder:
             pbuf = self._jps_pts = np.zeros((size, 2), dtype=np.float64)
             _jps.nodes_to_cells(ws.path, m, self._wp, cbuf, pbuf, self._geo_t)
         if code is Status.FOUND:
-            end, cost_int = gn, int(st[_search.ST_COST])
+            end, cost_int = gn, st[_search.ST_COST]
         else:
-            end, cost_int = int(st[_search.ST_BEST]), int(st[_search.ST_BEST_COST])
+            end, cost_int = st[_search.ST_BEST], st[_search.ST_BEST_COST]
         cells = cbuf[:m].copy()
         if smooth:
             kept = self._smooth_nodes(ws.path[:m])
@@ -676,7 +683,7 @@ class Pathfinder:
         budget: int | None = None,
         window: Sequence[int] | None = None,
         obstacles: ArrayLike | None = None,
-        algorithm: str = "astar",
+        algorithm: str = "auto",
     ) -> PathResult:
         """Path between two world points ``(x, z)`` (or ``(x, y, z)``), in metres.
 
@@ -688,10 +695,12 @@ class Pathfinder:
         with the obstacles, never retried without them (seed 000 §5).
         ``obstacles`` are world circles ``(k, 3)`` as in :meth:`find_path_cells`;
         snapping avoids them too, so an occupied destination resolves to a
-        nearby free cell. ``algorithm`` is as in :meth:`find_path_cells`
-        (``"jps"``/``"auto"``: same cost, the string-pulled waypoints may
-        follow another optimal path); an end outside the grid is always
-        searched with A*.
+        nearby free cell. ``algorithm`` is as in :meth:`find_path_cells`,
+        but defaults to ``"auto"``: Jump Point Search on an unweighted
+        8-connected grid (the same cost as A*, though the string-pulled
+        waypoints may follow another optimal path; ``budget`` then counts
+        jump points), A* otherwise; pass ``algorithm="astar"`` for A*'s own
+        path. An end outside the grid is always searched with A*.
         """
         sw = self._world_arg(start, "start")
         ew = self._world_arg(end, "end")
@@ -886,17 +895,16 @@ class Pathfinder:
             def search_many(*args: Any) -> None:
                 kernel(grid, ovl, model, lim, rows, gens, *args)
 
-        astar_many = search_many
         if not return_paths:
             ws.reserve_gens(n // nthreads + 1)
-            astar_many(sn, gn, stats, np.zeros((0, 1), np.int32), np.zeros(1, np.int64))
+            search_many(sn, gn, stats, np.zeros((0, 1), np.int32), np.zeros(1, np.int64))
         else:
             paths = ws.path[:nthreads]
             plen = np.zeros(nthreads, dtype=np.int64)
             for lo in range(0, n, nthreads):
                 hi = min(n, lo + nthreads)
                 ws.reserve_gens(1)
-                astar_many(sn[lo:hi], gn[lo:hi], stats[lo:hi], paths, plen)
+                search_many(sn[lo:hi], gn[lo:hi], stats[lo:hi], paths, plen)
                 for t in range(hi - lo):
                     path_parts.append(self._nodes_to_cells(paths[t, : plen[t]]))
         status = stats[:, _search.ST_STATUS].astype(np.uint8)
@@ -917,9 +925,10 @@ class Pathfinder:
         size = 2 * self._wp * self._hp
         state = self._jps_batch
         if state is None or state[0].shape[0] < nthreads:
-            state = self._jps_batch = (np.zeros((nthreads, size), dtype=np.int64), np.zeros(nthreads, dtype=np.int64))
+            state = self._jps_batch = (np.zeros((nthreads, size), dtype=np.int64), np.zeros(nthreads, dtype=np.int64),
+                                       np.zeros((nthreads, 3 * self._heap_extra), dtype=np.int64))
         nd2, gens2 = state[0][:nthreads], state[1][:nthreads]
-        wsa = (nd2, ws.hf[:nthreads], ws.hk[:nthreads])
+        wsa = (nd2, ws.hf[:nthreads], ws.hk[:nthreads], state[2][:nthreads])
         bits = self._jps_bits()
 
         def search_many(sn: Any, gn: Any, stats: Any, paths: Any, plen: Any) -> None:

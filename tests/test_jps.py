@@ -532,3 +532,22 @@ def test_every_scenario_line(movingai):
     print(f"JPS: {total} lines in {time.perf_counter() - t0:.1f} s")
     assert total > 0
     assert not bad, f"{len(bad)} of {total} lines differ:\n" + "\n".join(bad[:40])
+
+
+# --------------------------------------------------------------------------- benchmark script
+def test_bench_jps_smoke(movingai, tmp_path, capsys):
+    import json
+
+    from navkit import bench_jps
+
+    out = tmp_path / "jps.json"
+    assert bench_jps.main(["--data", str(movingai), "--maps", "den520d", "--queries", "4", "--rounds", "1",
+                           "--json", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "den520d" in text and ("PASS" in text or "MISS" in text)
+    data = json.loads(out.read_text())
+    row = data["maps"][0]
+    assert row["queries"] == 4 and row["optimal"]["jps"] == 4 and row["jps_cost_equals_astar"] == 4
+    assert row["expanded"]["jps_median"] > 0 and row["median_us"]["jps"] > 0
+    assert bench_jps.main(["--data", str(tmp_path / "nowhere")]) == 2
+    assert bench_jps.main(["--data", str(movingai), "--queries", "0"]) == 2
