@@ -68,7 +68,7 @@ from .cache import obstacle_key
 from .costs import CostModel, cost_model
 from .errors import ConfigError, QueryError
 from .grid import NavGrid
-from .pathfinder import Pathfinder, _pad
+from .pathfinder import Pathfinder, _pad, as_circles
 
 __all__ = [
     "FlowField",
@@ -191,23 +191,7 @@ class _Workspace:
 
 
 def _check_circles(obstacles: ArrayLike, name: str = "obstacles") -> NDArray[np.float64]:
-    try:
-        arr = np.asarray(obstacles, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise QueryError(f"{name} must be an (k, 3) array of world circles (x, z, radius)") from None
-    if arr.ndim == 1 and arr.size == 3:
-        arr = arr.reshape(1, 3)
-    if arr.size == 0:
-        return np.zeros((0, 3), dtype=np.float64)
-    if arr.ndim != 2 or arr.shape[1] != 3:
-        raise QueryError(f"{name} must have shape (k, 3) = (x, z, radius) per circle, got {arr.shape}")
-    bad = ~np.isfinite(arr).all(axis=1)
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raise QueryError(f"{name}[{i}] = {arr[i].tolist()} is not finite")
-    if np.any(arr[:, 2] < 0):
-        i = int(np.flatnonzero(arr[:, 2] < 0)[0])
-        raise QueryError(f"{name}[{i}] has a negative radius {arr[i, 2]}")
+    arr = as_circles(obstacles, name)
     out = np.array(arr, dtype=np.float64, order="C", copy=True)  # never freeze the caller's array
     out.setflags(write=False)
     return out

@@ -109,6 +109,30 @@ def _pad(arr: NDArray[Any], dtype: Any, fill: int) -> NDArray[Any]:
     return out.ravel()
 
 
+def as_circles(obstacles: ArrayLike, name: str = "obstacles") -> NDArray[np.float64]:
+    """Validate world circles: a C-contiguous float64 ``(k, 3)`` array of
+    ``(x, z, radius)``; a single ``(x, z, r)`` triple is accepted. Non-finite
+    values or a negative radius raise :class:`QueryError` naming the row."""
+    try:
+        arr = np.asarray(obstacles, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise QueryError(f"{name} must be an (k, 3) array of world circles (x, z, radius)") from None
+    if arr.ndim == 1 and arr.size == 3:
+        arr = arr.reshape(1, 3)
+    if arr.size == 0:
+        return np.zeros((0, 3), dtype=np.float64)
+    if arr.ndim != 2 or arr.shape[1] != 3:
+        raise QueryError(f"{name} must have shape (k, 3) = (x, z, radius) per circle, got {arr.shape}")
+    bad = ~np.isfinite(arr).all(axis=1)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise QueryError(f"{name}[{i}] = {arr[i].tolist()} is not finite")
+    if np.any(arr[:, 2] < 0):
+        i = int(np.flatnonzero(arr[:, 2] < 0)[0])
+        raise QueryError(f"{name}[{i}] has a negative radius {arr[i, 2]}")
+    return np.ascontiguousarray(arr)
+
+
 class Pathfinder:
     """Exact, deterministic path queries on one grid.
 
@@ -301,23 +325,7 @@ class Pathfinder:
 
     # ---------------------------------------------------- dynamic obstacles
     def _circles(self, obstacles: ArrayLike, name: str = "obstacles") -> NDArray[np.float64]:
-        try:
-            arr = np.asarray(obstacles, dtype=np.float64)
-        except (TypeError, ValueError):
-            raise QueryError(f"{name} must be an (k, 3) array of world circles (x, z, radius)") from None
-        if arr.ndim == 1 and arr.size == 3:
-            arr = arr.reshape(1, 3)
-        if arr.size == 0:
-            return np.zeros((0, 3), dtype=np.float64)
-        if arr.ndim != 2 or arr.shape[1] != 3:
-            raise QueryError(f"{name} must have shape (k, 3) = (x, z, radius) per circle, got {arr.shape}")
-        if not np.all(np.isfinite(arr)):
-            i = int(np.flatnonzero(~np.isfinite(arr).all(axis=1))[0])
-            raise QueryError(f"{name}[{i}] = {arr[i].tolist()} is not finite")
-        if np.any(arr[:, 2] < 0):
-            i = int(np.flatnonzero(arr[:, 2] < 0)[0])
-            raise QueryError(f"{name}[{i}] has a negative radius {arr[i, 2]}")
-        return np.ascontiguousarray(arr)
+        return as_circles(obstacles, name)
 
     def _stamp_args(self) -> tuple[Any, ...]:
         g = self.grid
