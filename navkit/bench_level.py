@@ -20,9 +20,10 @@ Windows Release build: 15 ms and 176 ms). Here:
   (best of ``--repeat`` runs, garbage collector off), after one warm-up run.
 
 Beside the headline figure it times the same queries through the
-:class:`~navkit.pathfinder.Pathfinder` directly, through the path cache (cold
-and warm), and splits a query's time into search, obstacle stamping,
-smoothing and the rest (Python). It also times the rasterizer on a
+:class:`~navkit.pathfinder.Pathfinder` directly, with A* instead of the
+default JPS, through the path cache (cold and warm), and splits a query's
+time into the JPS search, the rest of the one-call kernel
+(:mod:`navkit._kernels.query`), smoothing and the Python around the kernel. It also times the rasterizer on a
 1000 x 1000-cell level with 200 obstacles
 (:func:`navkit.level.bench.benchmark_rasterize`).
 """
@@ -133,6 +134,7 @@ def run(
     raster_obstacles: int = 200,
 ) -> dict[str, Any]:
     """Run the benchmark; returns every figure as a JSON-ready dict (times in ms)."""
+    from ._kernels import query as _query
     from .level import read_level
     from .level.bench import benchmark_rasterize
     from .level.raster import rasterize
@@ -180,19 +182,13 @@ def run(
     sc_cells = np.array([res[i].start_cell for i in keep], dtype=np.int64).reshape(-1, 2)
     ec_cells = np.array([res[i].end_cell if res[i].found else grid.world_to_cell(*goals_l[i]) for i in keep],
                         dtype=np.int64).reshape(-1, 2)
-    c0 = tuple(int(v) for v in sc_cells[0]) if len(sc_cells) else (0, 0)
-
-    def trivial(o: Any) -> Callable[[], None]:
-        def go() -> None:
-            for _ in range(n_max):
-                pf.find_path_cells(c0, c0, obstacles=o)
-        return go
 
     notes = {
         "navmap": "NavMap.find_path_to_nearest, cache off (the headline figure)",
         "pathfinder": "Pathfinder.find_path_to_nearest directly",
         "navmap_cache_cold": "NavMap with the path cache, every query a miss",
         "navmap_cache_warm": "NavMap with the path cache, every query a hit",
+        "pathfinder_astar": "Pathfinder.find_path_to_nearest(algorithm='astar'), step by step",
     }
     fns: dict[str, Callable[[], Any]] = {}
     for n in counts:
@@ -200,11 +196,25 @@ def run(
         fns[f"pathfinder/{n}"] = loop(pf.find_path_to_nearest, n)
         fns[f"navmap_cache_cold/{n}"] = cold_loop(n)
         fns[f"navmap_cache_warm/{n}"] = loop(warm.find_path_to_nearest, n)
-    fns["nosmooth"] = loop(nav.find_path_to_nearest, n_max, smooth=False)
-    fns["search"] = lambda: pf.find_paths_batch(sc_cells, ec_cells, threads=1, obstacles=obs)
-    fns["batch"] = lambda: pf.find_paths_batch(sc_cells, ec_cells, obstacles=obs)
-    fns["trivial_obs"] = trivial(obs)
-    fns["trivial"] = trivial(None)
+        fns[f"pathfinder_astar/{n}"] = loop(pf.find_path_to_nearest, n, algorithm="astar")
+    # the one-call kernel alone (navkit._kernels.query.world_jps), with and
+    # without smoothing, and the searches alone (JPS, the batch API, 1 thread)
+    big = 1 << 62
+    qs = [(a[0], a[1], b[0], b[1], big, True, True) for a, b in zip(starts_l[:n_max], goals_l[:n_max], strict=True)]
+    qs_raw = [q[:6] + (False,) for q in qs]
+
+    def kernel(queries: list[tuple[Any, ...]]) -> Callable[[], None]:
+        def go() -> None:
+            fx = pf._fx if pf._fx is not None else pf._fused_args()
+            res = pf._qres
+            for q in queries:
+                _query.world_jps(fx, obs, q, res)
+        return go
+
+    fns["kernel"] = kernel(qs)
+    fns["kernel_nosmooth"] = kernel(qs_raw)
+    fns["search"] = lambda: pf.find_paths_batch(sc_cells, ec_cells, threads=1, obstacles=obs, algorithm="jps")
+    fns["batch"] = lambda: pf.find_paths_batch(sc_cells, ec_cells, obstacles=obs, algorithm="jps")
     warm.cache.clear()
     t = _race(fns, repeat)
     warm_stats = warm.cache.stats
@@ -224,18 +234,19 @@ def run(
     expanded = np.array([r.expanded for r in res], dtype=np.int64)
     us = 1e6 / n_max
     total_s = t[f"navmap/{n_max}"][0]
+    kernel_s = t["kernel"][0]
+    raw_s = t["kernel_nosmooth"][0]
     breakdown = {
         "queries": n_max,
         "total_us": total_s * us,
+        "kernel_us": kernel_s * us,
         "search_us": t["search"][0] * us,
-        "stamp_us": (t["trivial_obs"][0] - t["trivial"][0]) * us,
-        "smooth_us": (total_s - t["nosmooth"][0]) * us,
+        "smooth_us": (kernel_s - raw_s) * us,
         "batch_all_threads_us": t["batch"][0] * us,
         "mean_expanded": float(expanded.mean()),
-        "ns_per_expansion": t["search"][0] * 1e9 / max(1, int(expanded.sum())),
     }
-    breakdown["python_us"] = (breakdown["total_us"] - breakdown["search_us"] - breakdown["stamp_us"]
-                              - breakdown["smooth_us"])
+    breakdown["rest_of_kernel_us"] = (raw_s - t["search"][0]) * us
+    breakdown["python_us"] = breakdown["total_us"] - breakdown["kernel_us"]
     build_s, _ = _race({"build": lambda: rasterize(cfg)}, repeat)["build"]
 
     out: dict[str, Any] = {
@@ -307,16 +318,15 @@ def _print(out: dict[str, Any], console: Any) -> None:
     t2.add_column("part")
     t2.add_column("us", justify="right")
     t2.add_column("share", justify="right")
-    for label, key in (("A* search (find_paths_batch, 1 thread)", "search_us"),
-                       ("obstacle validation + stamping", "stamp_us"),
-                       ("smoothing", "smooth_us"),
-                       ("Python: snapping, results, facade", "python_us"),
+    for label, key in (("JPS search (find_paths_batch, 1 thread)", "search_us"),
+                       ("rest of the kernel: overlay, snapping, chain, waypoints, call", "rest_of_kernel_us"),
+                       ("smoothing (in the kernel)", "smooth_us"),
+                       ("Python: arguments, result objects, facade", "python_us"),
                        ("total", "total_us")):
         t2.add_row(label, f"{b[key]:.1f}", f"{b[key] / b['total_us']:.0%}")
     console.print(t2)
-    console.print(f"mean nodes expanded {b['mean_expanded']:.0f}, {b['ns_per_expansion']:.0f} ns per expansion; "
-                  f"find_paths_batch on all threads: {b['batch_all_threads_us']:.1f} us/query (no smoothing); "
-                  f"statuses {out['statuses']}")
+    console.print(f"mean jump points expanded {b['mean_expanded']:.0f}; find_paths_batch (JPS) on all threads: "
+                  f"{b['batch_all_threads_us']:.1f} us/query (no smoothing); statuses {out['statuses']}")
     console.print(f"level build (rasterize) {out['level_build_ms']:.2f} ms; first {b['queries']} queries after "
                   f"import (kernel load included) {out['first_run_ms']:.1f} ms; "
                   f"warm cache: {out['cache_hit_stats']}")

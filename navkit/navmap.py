@@ -46,7 +46,6 @@ import itertools
 import math
 import os
 from collections.abc import Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -60,7 +59,7 @@ from .grid import NavGrid
 from .level import LevelConfig, NavLevel, block_obstacles, make_obstacle
 from .level.config import GridGeometry, ObstacleConfig, _unknown_message
 from .pathfinder import FIRST_WAYPOINT_TRIM, SNAP_RADIUS, Pathfinder
-from .results import PathResult, Status
+from .results import PathResult, Status, with_waypoints
 
 __all__ = ["NavMap", "Obstacle", "obstacle_radius"]
 
@@ -233,6 +232,9 @@ class NavMap:
         self._occ_version = 0
         self._pf: Pathfinder | None = None
         self._pf_version = -1
+        self._okey_raw: bytes | None = None  # the last obstacle snapshot and its cache key
+        self._okey_shape: tuple[int, ...] = ()
+        self._okey: Any = None
         self._pathfinder()  # validates the options now
 
     @classmethod
@@ -424,19 +426,20 @@ class NavMap:
         self, start: ArrayLike, end: ArrayLike, nearest: bool, obstacles: Any, smooth: bool,
         budget: int | None, window: Sequence[int] | None,
     ) -> PathResult:
-        pf = self._pathfinder()
+        pf = self._pf
+        if pf is None or self._pf_version != self._level.version:
+            pf = self._pathfinder()
         if not self.cache.enabled:
-            return pf.find_path(start, end, smooth=smooth, nearest=nearest, budget=budget, window=window,
-                                obstacles=obstacles)
+            return pf._world_query(start, end, smooth, nearest, budget, window, obstacles, "auto")
         grid = pf.grid
-        sw = _point(pf, start, "start")
-        ew = _point(pf, end, "end")
+        sw = pf._world_arg(start, "start")
+        ew = pf._world_arg(end, "end")
         cs = grid.world_to_cell(*sw)
         ce = grid.world_to_cell(*ew)
         circles = None if obstacles is None else _as_circles(pf, obstacles)
         limits = None if budget is None and window is None else pf._limits(budget, window)
         key = (self._token, cs, ce, nearest, bool(smooth), limits, self._level.version, self._occ_version,
-               obstacle_key(circles))
+               self._obstacle_key(circles))
         entry = self.cache.get(key)
         if entry is None:
             # The search depends on the two cells only: plan from their
@@ -447,20 +450,24 @@ class NavMap:
             self.cache.put(key, entry)
         return entry.at(sw, ew, ce, FIRST_WAYPOINT_TRIM * grid.cell_size)
 
+    def _obstacle_key(self, circles: NDArray[np.float64] | None) -> Any:
+        """:func:`~navkit.cache.obstacle_key`, remembered for the last snapshot (the
+        same characters are asked about many times per tick; the raw bytes
+        compare in a fraction of the sort the key needs)."""
+        if circles is None:
+            return None
+        raw = circles.tobytes()
+        if raw == self._okey_raw and circles.shape == self._okey_shape:
+            return self._okey
+        key = obstacle_key(circles)
+        self._okey_raw, self._okey_shape, self._okey = raw, circles.shape, key
+        return key
+
     def __repr__(self) -> str:
         return (
             f"NavMap({self.grid!r}, version={self.version}, occupants={len(self._occupants)}, "
             f"cache={self.cache!r})"
         )
-
-
-def _point(pf: Pathfinder, value: Any, name: str) -> tuple[float, float]:
-    """A world point ``(x, z)``: a tuple of two finite floats as is, anything else via the Pathfinder's parser."""
-    if type(value) is tuple and len(value) == 2:
-        x, z = value
-        if type(x) is float and type(z) is float and math.isfinite(x) and math.isfinite(z):
-            return (x, z)
-    return pf._world_arg(value, name)
 
 
 def _as_circles(pf: Pathfinder, obstacles: Any) -> NDArray[np.float64]:
@@ -515,4 +522,4 @@ class _Entry:
             pts.setflags(write=False)
         if len(pts) > 1 and math.hypot(self.x0 - sw[0], self.z0 - sw[1]) <= trim:
             pts = pts[1:]
-        return replace(res, waypoints=pts)
+        return with_waypoints(res, pts)

@@ -33,6 +33,7 @@ import math
 import os
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from typing import Any
 
 import numba
@@ -42,11 +43,12 @@ from numpy.typing import ArrayLike, NDArray
 from ._kernels import batch as _batch
 from ._kernels import geometry as _geo
 from ._kernels import jps as _jps
+from ._kernels import query as _query
 from ._kernels import search as _search
 from .costs import CostModel, cost_model
 from .errors import ConfigError, QueryError
 from .grid import NavGrid
-from .results import BatchResult, PathResult, Status
+from .results import BatchResult, PathResult, Status, make_path_result
 
 __all__ = ["Pathfinder", "Workspace", "SNAP_RADIUS", "FIRST_WAYPOINT_TRIM"]
 
@@ -59,6 +61,8 @@ FIRST_WAYPOINT_TRIM = 0.75
 ALGORITHMS = ("astar", "dijkstra", "jps", "auto")
 
 _GEN_LIMIT = (1 << 30) - 2
+_F64 = np.dtype(np.float64)
+_NO_CIRCLES = np.zeros((0, 3), dtype=np.float64)
 _STATUS = tuple(Status(i) for i in range(len(Status)))
 _FAR_CELLS = 1 << 30
 _INT64_SAFE = 1 << 62
@@ -78,16 +82,25 @@ class Workspace:
         self.hf = np.zeros(hshape, dtype=np.int64)
         self.hk = np.zeros(hshape, dtype=np.int64)
         self.gens = np.zeros(1 if rows is None else rows, dtype=np.int64)
+        self._gen0 = 0
         self.path = np.zeros(shape, dtype=np.int32)
         self.smooth = np.zeros(n, dtype=np.int32) if rows is None else np.zeros(0, dtype=np.int32)
 
     def next_gen(self) -> int:
-        """Start a new search: bump the generation (clearing tags on wrap-around)."""
-        if self.gens.max() >= _GEN_LIMIT:
-            self.tag.fill(0)
-            self.gens.fill(0)
-        self.gens[0] += 1
-        return int(self.gens[0])
+        """Start a new search in row 0: bump its generation (clearing the tags on
+        wrap-around). A kernel may advance ``gens[0]`` too (it is then re-read)."""
+        gen = self._gen0 + 1
+        if gen >= _GEN_LIMIT or self.gens[0] != self._gen0:
+            if gen >= _GEN_LIMIT or self.gens.max() >= _GEN_LIMIT:
+                self.tag.fill(0)
+                self.gens.fill(0)
+            gen = int(self.gens[0]) + 1
+        self.gens[0] = self._gen0 = gen
+        return gen
+
+    def sync_gen(self) -> None:
+        """Re-read ``gens[0]`` (a kernel that starts its own searches advances it)."""
+        self._gen0 = int(self.gens[0])
 
     def reserve_gens(self, per_row: int) -> None:
         """Make sure every row can run ``per_row`` more searches without wrapping."""
@@ -112,7 +125,8 @@ def _pad(arr: NDArray[Any], dtype: Any, fill: int) -> NDArray[Any]:
 def as_circles(obstacles: ArrayLike, name: str = "obstacles") -> NDArray[np.float64]:
     """Validate world circles: a C-contiguous float64 ``(k, 3)`` array of
     ``(x, z, radius)``; a single ``(x, z, r)`` triple is accepted. Non-finite
-    values or a negative radius raise :class:`QueryError` naming the row."""
+    values, a negative radius or values beyond ``+-1e15`` m raise
+    :class:`QueryError` naming the row."""
     try:
         arr = np.asarray(obstacles, dtype=np.float64)
     except (TypeError, ValueError):
@@ -130,6 +144,10 @@ def as_circles(obstacles: ArrayLike, name: str = "obstacles") -> NDArray[np.floa
     if np.any(arr[:, 2] < 0):
         i = int(np.flatnonzero(arr[:, 2] < 0)[0])
         raise QueryError(f"{name}[{i}] has a negative radius {arr[i, 2]}")
+    far = (np.abs(arr) > _geo.MAX_COORD).any(axis=1)
+    if far.any():
+        i = int(np.flatnonzero(far)[0])
+        raise QueryError(f"{name}[{i}] = {arr[i].tolist()} lies beyond +-{_geo.MAX_COORD:g} m")
     return np.ascontiguousarray(arr)
 
 
@@ -181,7 +199,8 @@ class Pathfinder:
         self._occ: NDArray[np.int32] | None = None
         self._occupants: dict[int, tuple[float, float, float]] = {}
         self._next_handle = 1
-        self._mark_counter = 0
+        # [last JPS generation, last overlay mark], shared with the one-call query's kernel
+        self._counters = np.zeros(2, dtype=np.int64)
         if grid.weights is not None:
             self._weights = _pad(grid.weights, np.int32, 1)
             walk_w = grid.weights[grid.walkable]
@@ -212,12 +231,22 @@ class Pathfinder:
         # the nodes an overlay query cleared, a cell buffer for paths
         self._jps: tuple[Any, ...] | None = None
         self._jps_nd: NDArray[np.int64] | None = None  # per-node search state, see _kernels.jps
-        self._jps_gen = 0
         self._jps_batch: tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]] | None = None
         self._jps_cand: NDArray[np.int64] | None = None
         self._jps_saved: NDArray[np.int32] | None = None
-        self._jps_cells: NDArray[np.int32] | None = None
-        self._jps_pts: NDArray[np.float64] | None = None
+        # path buffers (cells, centres, waypoints), grown on demand; see _path_buffers
+        self._jps_cells = np.zeros((1024, 2), dtype=np.int32)
+        self._jps_pts = np.zeros((1024, 2), dtype=np.float64)
+        self._wpts = np.zeros((1024, 2), dtype=np.float64)
+        # the one-call world query (_kernels.query): static arguments, built on first use
+        self._fx: tuple[Any, ...] | None = None
+        self._fused = True  # False: world JPS queries take the step-by-step Python path (tests compare both)
+        self._qres = np.zeros(_query.RES_SIZE, dtype=np.int64)
+        # its standing overlay: [mark, cells cleared from the JPS rows, circles]
+        # and those circles (see _kernels.query); released before anything
+        # else reads the rows (_jps_bits) or writes the marks (_next_mark)
+        self._ov = np.zeros(3, dtype=np.int64)
+        self._ov_circles = np.zeros((64, 3), dtype=np.float64)
         # plain ints: numba types them as int64 like np.int64, but dispatches faster
         xb, cb = _jps.key_bits(self._wp, self._hp)
         self._jps_model = (int(self.costs.card), int(self.costs.diag), xb, cb)
@@ -225,6 +254,7 @@ class Pathfinder:
         self._jps_fits = cb <= 31 and h_max < 1 << (62 - cb)
         self._jps_usable = self._jps_fits and grid.weights is None and connectivity == 8
         self._geo_t = (float(grid.min_x), float(grid.min_z), float(grid.cell_size))
+        self._card = int(self.costs.card)
         self._heap_extra = _jps.heap_reserve(self._wp, self._hp)
         self._ws = Workspace(n, heap_extra=self._heap_extra)
         self._stats = np.zeros(_search.STATS_SIZE, dtype=np.int64)
@@ -305,6 +335,10 @@ class Pathfinder:
 
     @staticmethod
     def _world_arg(value: Any, name: str) -> tuple[float, float]:
+        if type(value) is tuple and len(value) == 2:  # the common case, without numpy
+            x, z = value
+            if type(x) is float and type(z) is float and math.isfinite(x) and math.isfinite(z):
+                return value
         try:
             arr = np.asarray(value, dtype=np.float64)
         except (TypeError, ValueError):
@@ -341,13 +375,19 @@ class Pathfinder:
         if len(circles) == 0:
             return
         self._overlay_circles = circles
-        self._mark_counter += 1
-        if self._mark_counter >= _GEN_LIMIT:
+        mark = self._next_mark()
+        _geo.stamp_circles(self._marks, np.int32(mark), *self._stamp_args(), circles, self._marks, np.int32(0))
+        self._mark = mark
+
+    def _next_mark(self) -> int:
+        """A fresh overlay mark (clearing the marks when the counter wraps around)."""
+        self._release_overlay()
+        mark = int(self._counters[1]) + 1
+        if mark >= _GEN_LIMIT:
             self._marks.fill(0)
-            self._mark_counter = 1
-        _geo.stamp_circles(self._marks, np.int32(self._mark_counter), *self._stamp_args(), circles,
-                           self._marks, np.int32(0))
-        self._mark = self._mark_counter
+            mark = 1
+        self._counters[1] = mark
+        return mark
 
     @contextmanager
     def _overlay_for(self, obstacles: ArrayLike | None) -> Iterator[None]:
@@ -403,7 +443,7 @@ class Pathfinder:
         box = (slice(z0, z1 + 1), slice(x0, x1 + 1))
         cells[box] = np.where(occ[box] > 0, 0, static[box])
         if self._jps is not None:
-            _jps.repack_box(self._cells, self._jps, self._hp, x0, z0, x1, z1)
+            _jps.repack_box(self._cells, self._jps_bits(), self._hp, x0, z0, x1, z1)
 
     def _run(
         self, s: int, g: int, budget: int | None, window: Sequence[int] | None, hmul: int
@@ -428,15 +468,19 @@ class Pathfinder:
     # ------------------------------------------------------------------ JPS
     def _jps_bits(self) -> tuple[Any, ...]:
         """Packed rows and columns of the effective cells (built on first use,
-        kept in sync by :meth:`add_occupant` / :meth:`remove_occupant`)."""
+        kept in sync by :meth:`add_occupant` / :meth:`remove_occupant`), with
+        the one-call query's standing overlay released."""
         bits = self._jps
-        if bits is None:
-            nwr = _jps.words_per_line(self._wp)
-            nwc = _jps.words_per_line(self._hp)
-            rows = np.zeros(_jps.bits_size(self._hp, self._wp), dtype=np.int64)
-            cols = np.zeros(_jps.bits_size(self._wp, self._hp), dtype=np.int64)
-            _jps.pack(self._cells, self._wp, self._hp, rows, nwr, cols, nwc)
-            bits = self._jps = (rows, cols, int(self._wp), int(nwr), int(nwc))
+        if bits is not None:
+            if self._ov[0]:
+                self._release_overlay()
+            return bits
+        nwr = _jps.words_per_line(self._wp)
+        nwc = _jps.words_per_line(self._hp)
+        rows = np.zeros(_jps.bits_size(self._hp, self._wp), dtype=np.int64)
+        cols = np.zeros(_jps.bits_size(self._wp, self._hp), dtype=np.int64)
+        _jps.pack(self._cells, self._wp, self._hp, rows, nwr, cols, nwc)
+        bits = self._jps = (rows, cols, int(self._wp), int(nwr), int(nwc))
         return bits
 
     def _jps_block(self, bits: tuple[Any, ...]) -> int:
@@ -445,10 +489,42 @@ class Pathfinder:
         Costs time in proportion to the circles' bounding boxes, not the grid."""
         if self._mark <= 0 or self._overlay_circles is None:
             return 0
+        return int(_jps.overlay_block(bits, self._marks, np.int32(self._mark), self._hp, self._geo_t,
+                                      self._overlay_circles, self._jps_saved_buffer()))
+
+    def _release_overlay(self) -> None:
+        """Restore the JPS rows under the one-call query's standing overlay (:meth:`_world_jps`)."""
+        if self._ov[0] and self._jps is not None:
+            _query.release(self._jps, self._hp, self._geo_t, self._ov, self._ov_circles, self._jps_saved_buffer())
+        self._ov[:] = 0
+
+    def _jps_saved_buffer(self) -> NDArray[np.int32]:
         if self._jps_saved is None:
             self._jps_saved = np.zeros(self._wp * self._hp, dtype=np.int32)
-        return int(_jps.overlay_block(bits, self._marks, np.int32(self._mark), self._hp, self._geo_t,
-                                      self._overlay_circles, self._jps_saved))
+        return self._jps_saved
+
+    def _jps_next_gen(self, count: int = 1) -> int:
+        """Start ``count`` JPS searches: allocate their per-node state on first use,
+        reserve generations ``gen .. gen + count - 1`` (clearing the state when
+        they wrap around); returns ``gen``."""
+        gen = int(self._counters[0]) + 1
+        if self._jps_nd is None:
+            self._jps_nd = np.zeros(2 * self._wp * self._hp, dtype=np.int64)
+            self._jps_cand = np.zeros(3 * self._heap_extra, dtype=np.int64)
+            gen = 1
+        elif gen + count > _GEN_LIMIT:
+            self._jps_nd.fill(0)
+            gen = 1
+        self._counters[0] = gen + count - 1
+        return gen
+
+    def _path_buffers(self, need: int) -> None:
+        """Grow the path buffers to hold a chain of ``need`` cells."""
+        size = max(need, 2 * len(self._jps_cells))
+        self._jps_cells = np.zeros((size, 2), dtype=np.int32)
+        self._jps_pts = np.zeros((size, 2), dtype=np.float64)
+        self._wpts = np.zeros((size, 2), dtype=np.float64)
+        self._fx = None  # it holds the old buffers
 
     def _jps_unblock(self, bits: tuple[Any, ...], k: int) -> None:
         if k > 0:
@@ -464,30 +540,25 @@ class Pathfinder:
         path than A*'s). ``cells`` is the full cell chain, interpolated
         between jump points; ``expanded``/``generated`` count jump points.
         ``budget`` counts jump-point expansions. With ``nearest=True``: a
-        found goal gives JPS's path; an unreachable or blocked goal is
-        answered by A* (the nearest reachable cell needs every reachable
-        cell, which JPS never visits), so the answer is A*'s; a budget run out
-        gives the path to the expanded jump point closest to the goal, as
-        A* does with its expanded cells. (A ``window`` query is answered by
-        A*: see :meth:`_cell_query`.)
+        found goal gives JPS's path; for an unreachable or blocked goal a
+        flood of the start's region finds the reachable cell closest to the
+        goal (the cell an exhaustive A* picks: seed 000 §5's rule) and JPS
+        finds the path to it (status NEAREST; ``expanded`` and
+        ``generated`` add the flooded cells); with a budget smaller than the
+        grid, A* answers instead, as its budget decides which cells count;
+        a budget run out gives the path to the expanded jump point closest
+        to the goal, as A* does with its expanded cells. (A ``window`` query
+        is answered by A*: see :meth:`_cell_query`.)
         """
         fy = self.grid.floor_y
         b = self.budget if budget is None else self._check_budget(budget)
         sn = (s[1] + 1) * self._wp + s[0] + 1
         gn = (g[1] + 1) * self._wp + g[0] + 1
-        bits = self._jps if self._jps is not None else self._jps_bits()
+        bits = self._jps_bits()
         cbuf, pbuf = self._jps_cells, self._jps_pts
-        if cbuf is None or pbuf is None:
-            cbuf = self._jps_cells = np.zeros((1024, 2), dtype=np.int32)
-            pbuf = self._jps_pts = np.zeros((1024, 2), dtype=np.float64)
         ws = self._ws
+        gen = self._jps_next_gen()
         nd = self._jps_nd
-        gen = self._jps_gen + 1
-        if nd is None or gen >= _GEN_LIMIT:
-            nd = self._jps_nd = np.zeros(2 * self._wp * self._hp, dtype=np.int64)
-            self._jps_cand = np.zeros(3 * self._heap_extra, dtype=np.int64)
-            gen = 1
-        self._jps_gen = gen
         out = (ws.path, cbuf, pbuf, self._geo_t)
         k = self._jps_block(bits) if self._mark > 0 else 0
         try:
@@ -501,17 +572,28 @@ class Pathfinder:
         if code is Status.NO_START:
             return PathResult(code, start_cell=s, floor_y=fy)
         if nearest and (code is Status.UNREACHABLE or code is Status.NO_GOAL):
-            return self._cell_query(s, g, smooth=smooth, nearest=True, budget=budget, window=None,
-                                    algorithm="astar")
+            if b < self._wp * self._hp:  # a budget A* could run out of: A*'s answer
+                return self._cell_query(s, g, smooth=smooth, nearest=True, budget=budget, window=None,
+                                        algorithm="astar")
+            # the reachable cell an exhaustive A* would pick, then JPS to it
+            expanded, generated = st[_search.ST_EXPANDED], st[_search.ST_GENERATED]
+            best, flooded = _geo.reachable_nearest(self._cells, self._overlay(), np.int64(self._wp), np.int64(sn),
+                                                   np.int64(gn % self._wp), np.int64(gn // self._wp), ws.tag,
+                                                   np.int64(ws.next_gen()), ws.path)
+            if best == sn:
+                return PathResult(Status.UNREACHABLE, expanded=expanded + flooded, generated=generated + flooded,
+                                  start_cell=s, floor_y=fy)
+            res = self._jps_query(s, self._cell(int(best)), smooth=smooth, nearest=False, budget=budget)
+            return replace(res, status=Status.NEAREST, expanded=expanded + flooded + res.expanded,
+                           generated=generated + flooded + res.generated)
         if code is Status.NO_GOAL:
             return PathResult(code, start_cell=s, floor_y=fy)
         expanded, generated = st[_search.ST_EXPANDED], st[_search.ST_GENERATED]
         if m == 0:
             return PathResult(code, expanded=expanded, generated=generated, start_cell=s, floor_y=fy)
         if m > len(cbuf):
-            size = max(m, 2 * len(cbuf))
-            cbuf = self._jps_cells = np.zeros((size, 2), dtype=np.int32)
-            pbuf = self._jps_pts = np.zeros((size, 2), dtype=np.float64)
+            self._path_buffers(m)
+            cbuf, pbuf = self._jps_cells, self._jps_pts
             _jps.nodes_to_cells(ws.path, m, self._wp, cbuf, pbuf, self._geo_t)
         if code is Status.FOUND:
             end, cost_int = gn, st[_search.ST_COST]
@@ -710,9 +792,23 @@ class Pathfinder:
         jump points), A* otherwise; pass ``algorithm="astar"`` for A*'s own
         path. An end outside the grid is always searched with A*.
         """
+        return self._world_query(start, end, smooth, nearest, budget, window, obstacles, algorithm)
+
+    def _world_query(
+        self, start: ArrayLike, end: ArrayLike, smooth: bool, nearest: bool, budget: int | None,
+        window: Sequence[int] | None, obstacles: ArrayLike | None, algorithm: str,
+    ) -> PathResult:
+        """:meth:`find_path` with positional arguments (the facades call this)."""
         sw = self._world_arg(start, "start")
         ew = self._world_arg(end, "end")
-        algorithm = self.resolve_algorithm(algorithm)
+        if algorithm != "jps":
+            algorithm = self.resolve_algorithm(algorithm)
+        if algorithm == "jps" and window is None and self._fused:
+            if not self._jps_usable:
+                self.resolve_algorithm(algorithm)  # raises the error that explains
+            res = self._world_jps(sw, ew, smooth, nearest, budget, obstacles)
+            if res is not None:
+                return res
         with self._overlay_for(obstacles):
             return self._find_path(sw, ew, smooth=smooth, nearest=nearest, budget=budget, window=window,
                                    algorithm=algorithm)
@@ -756,6 +852,77 @@ class Pathfinder:
             end_cell=res.end_cell, floor_y=fy,
         )
 
+    def _world_jps(
+        self, sw: tuple[float, float], ew: tuple[float, float], smooth: bool, nearest: bool,
+        budget: int | None, obstacles: ArrayLike | None,
+    ) -> PathResult | None:
+        """:meth:`_find_path` with JPS in one kernel call (:func:`navkit._kernels.query.world_jps`):
+        the same answer, without the interpreter between the steps. None for
+        the queries it leaves to :meth:`_find_path` (an end outside the grid)."""
+        circles = _NO_CIRCLES
+        if obstacles is not None:
+            if (type(obstacles) is np.ndarray and obstacles.ndim == 2 and obstacles.shape[1] == 3
+                    and obstacles.dtype == _F64 and obstacles.flags.c_contiguous):
+                circles = obstacles  # its values are checked by the kernel
+            else:
+                circles = as_circles(obstacles)
+            if len(circles) > len(self._ov_circles):
+                self._release_overlay()
+                self._ov_circles = np.zeros((2 * len(circles), 3), dtype=np.float64)
+                self._fx = None
+        fx = self._fx if self._fx is not None else self._fused_args()
+        q = (sw[0], sw[1], ew[0], ew[1], self.budget if budget is None else self._check_budget(budget),
+             bool(nearest), bool(smooth))
+        res = self._qres
+        code = _query.world_jps(fx, circles, q, res)
+        while code == _query.NEED_ROOM:
+            self._path_buffers(int(res[_query.R_NCELLS]))
+            code = _query.world_jps(self._fused_args(), circles, q, res)
+        if code == _query.FALLBACK:
+            return None
+        if code == _query.BAD_CIRCLE:
+            as_circles(circles)  # raises the QueryError naming the row
+            raise AssertionError("unreachable")  # pragma: no cover
+        r = res.tolist()
+        fy = self.grid.floor_y
+        status = _STATUS[code]
+        s = r[_query.R_START]
+        start_cell = None if s < 0 else (s % self._wp - 1, s // self._wp - 1)
+        m = r[_query.R_NCELLS]
+        if m == 0:
+            if code == Status.NO_START or code == Status.NO_GOAL:
+                return PathResult(status, start_cell=start_cell, floor_y=fy)
+            return PathResult(status, expanded=r[_query.R_EXPANDED], generated=r[_query.R_GENERATED],
+                              start_cell=start_cell, floor_y=fy)
+        first = r[_query.R_FIRST]
+        pts = self._wpts[first : first + r[_query.R_NPTS]].copy()
+        pts.setflags(write=False)
+        e = r[_query.R_END]
+        cost_int = r[_query.R_COST]
+        return make_path_result(status, self._jps_cells[:m].copy(), pts, cost_int / self._card, cost_int,
+                                r[_query.R_EXPANDED], r[_query.R_GENERATED], start_cell,
+                                (e % self._wp - 1, e // self._wp - 1), fy)
+
+    def _fused_args(self) -> tuple[Any, ...]:
+        """The static arguments of :func:`navkit._kernels.query.world_jps` (built once:
+        every array in it is updated in place, never replaced)."""
+        bits = self._jps_bits()
+        if self._jps_nd is None:
+            self._jps_next_gen()
+        ws = self._ws
+        ws.sync_gen()
+        g = self.grid
+        rings = int(math.floor(self.snap_radius / g.cell_size + 1e-9))
+        self._fx = (
+            bits, self._jps_model, (self._jps_nd, ws.hf, ws.hk, self._jps_cand), self._grid_tuple(),
+            self._model(self._wmin), (ws.g, ws.parent, ws.tag, ws.gens),
+            (int(self._wp), int(self._hp), rings),
+            (float(g.min_x), float(g.min_z), float(g.cell_size), FIRST_WAYPOINT_TRIM * g.cell_size),
+            (self._marks, self._jps_saved_buffer(), self._stats, self._ov, self._ov_circles, self._counters),
+            (ws.path, ws.smooth, self._jps_cells, self._wpts),
+        )
+        return self._fx
+
     def _border_goal_query(
         self, s: tuple[int, int], g: tuple[int, int], *, smooth: bool, budget: int | None,
         window: Sequence[int] | None,
@@ -788,9 +955,19 @@ class Pathfinder:
                           cost=cost_int / self.costs.card, cost_int=cost_int, expanded=expanded,
                           generated=generated, start_cell=s, end_cell=self._cell(best), floor_y=fy)
 
-    def find_path_to_nearest(self, start: ArrayLike, end: ArrayLike, **kwargs: Any) -> PathResult:
+    def find_path_to_nearest(
+        self,
+        start: ArrayLike,
+        end: ArrayLike,
+        *,
+        smooth: bool = True,
+        budget: int | None = None,
+        window: Sequence[int] | None = None,
+        obstacles: ArrayLike | None = None,
+        algorithm: str = "auto",
+    ) -> PathResult:
         """:meth:`find_path` with ``nearest=True`` (seed 000 §5)."""
-        return self.find_path(start, end, nearest=True, **kwargs)
+        return self._world_query(start, end, smooth, True, budget, window, obstacles, algorithm)
 
     # ------------------------------------------------------------- geometry
     def line_of_sight(self, a: ArrayLike, b: ArrayLike) -> bool:

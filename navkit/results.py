@@ -105,6 +105,28 @@ class PathResult:
         )
 
 
+def make_path_result(status: Status, cells: NDArray[np.int32], waypoints: NDArray[np.float64], cost: float,
+                     cost_int: int, expanded: int, generated: int, start_cell: tuple[int, int] | None,
+                     end_cell: tuple[int, int] | None, floor_y: float) -> PathResult:
+    """A :class:`PathResult` from values already of the right types, without the
+    frozen dataclass's per-field ``object.__setattr__`` (a third of the time;
+    for the one-call world query, whose whole budget is a few microseconds)."""
+    res = object.__new__(PathResult)
+    res.__dict__.update(status=status, cells=cells, waypoints=waypoints, cost=cost, cost_int=cost_int,
+                        expanded=expanded, generated=generated, start_cell=start_cell, end_cell=end_cell,
+                        floor_y=floor_y)
+    return res
+
+
+def with_waypoints(res: PathResult, waypoints: NDArray[np.float64]) -> PathResult:
+    """A copy of ``res`` with other waypoints (``dataclasses.replace`` costs ten
+    times more: it re-runs ``__init__``)."""
+    out = object.__new__(PathResult)
+    out.__dict__.update(res.__dict__)
+    out.__dict__["waypoints"] = waypoints
+    return out
+
+
 @dataclass(frozen=True, eq=False)
 class BatchResult:
     """Answers to many queries on one grid; row ``i`` answers query ``i``.

@@ -10,6 +10,9 @@ import numpy as np
 
 from .._numba_config import njit
 
+#: World coordinates and radii of obstacle circles must lie within +-MAX_COORD metres.
+MAX_COORD = 1e15
+
 
 @njit(inline="always")
 def _free(cells, marks, mark, q):  # type: ignore[no-untyped-def]
@@ -135,34 +138,41 @@ def nearest_free(cells, overlay, wp, hp, cx, cz, radius):  # type: ignore[no-unt
     return best
 
 
+@njit(inline="always")
+def circle_cells(x, z, r, min_x, min_z, cell_size, w, d):  # type: ignore[no-untyped-def]
+    """The cells ``(x0, z0, x1, z1)`` (inclusive, unpadded, clipped to a
+    ``w`` x ``d`` grid) whose centres may lie in the world circle ``(x, z, r)``;
+    ``x0 > x1`` when none do. Clipped while still floats, so any finite
+    circle is safe."""
+    fx0 = np.ceil((x - r - min_x) / cell_size - 0.5)
+    fx1 = np.floor((x + r - min_x) / cell_size - 0.5)
+    fz0 = np.ceil((z - r - min_z) / cell_size - 0.5)
+    fz1 = np.floor((z + r - min_z) / cell_size - 0.5)
+    if not (fx1 >= 0 and fz1 >= 0 and fx0 <= w - 1 and fz0 <= d - 1 and fx0 <= fx1 and fz0 <= fz1):
+        return 0, 0, -1, -1
+    x0 = 0 if fx0 < 0 else int(fx0)
+    z0 = 0 if fz0 < 0 else int(fz0)
+    x1 = w - 1 if fx1 > w - 1 else int(fx1)
+    z1 = d - 1 if fz1 > d - 1 else int(fz1)
+    return x0, z0, x1, z1
+
+
 @njit
 def stamp_circles(marks, mark, wp, hp, min_x, min_z, cell_size, circles, counts, delta):  # type: ignore[no-untyped-def]
     """Mark every cell whose centre lies within a circle (closed disc).
 
-    ``circles`` is ``(k, 3)`` world ``(x, z, radius)``. With ``delta == 0``
-    the cells get ``marks[i] = mark`` (a per-query overlay); otherwise
-    ``counts[i] += delta`` (long-lived occupancy counters). Returns the number
-    of cells touched.
+    ``circles`` is ``(k, 3)`` world ``(x, z, radius)``, finite, radius >= 0,
+    coordinates within ``MAX_COORD`` (so squares cannot overflow). With
+    ``delta == 0`` the cells get ``marks[i] = mark`` (a per-query overlay);
+    otherwise ``counts[i] += delta`` (long-lived occupancy counters). Returns
+    the number of cells touched.
     """
     touched = 0
-    w = wp - 2
-    d = hp - 2
     for c in range(circles.shape[0]):
         x = circles[c, 0]
         z = circles[c, 1]
         r = circles[c, 2]
-        x0 = int(np.ceil((x - r - min_x) / cell_size - 0.5))
-        x1 = int(np.floor((x + r - min_x) / cell_size - 0.5))
-        z0 = int(np.ceil((z - r - min_z) / cell_size - 0.5))
-        z1 = int(np.floor((z + r - min_z) / cell_size - 0.5))
-        if x0 < 0:
-            x0 = 0
-        if z0 < 0:
-            z0 = 0
-        if x1 > w - 1:
-            x1 = w - 1
-        if z1 > d - 1:
-            z1 = d - 1
+        x0, z0, x1, z1 = circle_cells(x, z, r, min_x, min_z, cell_size, wp - 2, hp - 2)
         r2 = r * r
         for cz in range(z0, z1 + 1):
             dz = min_z + (cz + 0.5) * cell_size - z
@@ -176,3 +186,41 @@ def stamp_circles(marks, mark, wp, hp, min_x, min_z, cell_size, circles, counts,
                         counts[q] += delta
                     touched += 1
     return touched
+
+
+@njit
+def reachable_nearest(cells, overlay, wp, start, gx, gz, tag, gen, queue):  # type: ignore[no-untyped-def]
+    """The cell reachable from padded node ``start`` closest to padded cell ``(gx, gz)``.
+
+    Returns ``(best, count)``: the padded node with the smallest squared
+    distance (ties to the lower index) among the ``count`` reachable cells.
+    A flood over the four straight neighbours: under the corner rule a
+    diagonal step needs both side cells free, so 8-connected reachability is
+    4-connected reachability. ``best`` is then the cell an exhaustive A*
+    (find-path-to-nearest, seed 000 §5) picks. ``tag`` (int32) is marked
+    ``2 * gen`` on visited cells (an A* workspace with a fresh generation);
+    ``queue`` (int32) holds every padded node.
+    """
+    marks, mark = overlay
+    seen = np.int32(2 * gen)
+    head = 0
+    tail = 1
+    queue[0] = start
+    tag[start] = seen
+    best = start
+    best_d2 = (start % wp - gx) ** 2 + (start // wp - gz) ** 2
+    while head < tail:
+        p = queue[head]
+        head += 1
+        pz = p // wp
+        px = p - pz * wp
+        d2 = (px - gx) * (px - gx) + (pz - gz) * (pz - gz)
+        if d2 < best_d2 or (d2 == best_d2 and p < best):
+            best_d2 = d2
+            best = p
+        for q in (p + 1, p - 1, p + wp, p - wp):
+            if tag[q] != seen and _free(cells, marks, mark, q):
+                tag[q] = seen
+                queue[tail] = q
+                tail += 1
+    return best, tail

@@ -72,6 +72,7 @@ import numba
 import numpy as np
 
 from .._numba_config import njit
+from .geometry import circle_cells
 from .heap import heap_pop, heap_push, heapify
 from .search import (
     BUDGET_EXHAUSTED,
@@ -237,18 +238,12 @@ def repack_box(cells, bits, hp, x0, z0, x1, z1):  # type: ignore[no-untyped-def]
 
 @njit(inline="always")
 def _circle_box(circle, wp, hp, geo):  # type: ignore[no-untyped-def]
-    """Padded cells ``(x0, z0, x1, z1)`` of a world circle's bounding box plus
-    one cell, clipped to the grid (``geometry.stamp_circles`` marks only cells
-    inside it); ``geo = (min_x, min_z, cell_size)``."""
+    """Padded cells ``(x0, z0, x1, z1)`` that ``geometry.stamp_circles`` may
+    mark for a world circle (``geometry.circle_cells``), clipped to the grid;
+    ``geo = (min_x, min_z, cell_size)``."""
     min_x, min_z, cs = geo
-    cx = circle[0]
-    cz = circle[1]
-    r = circle[2]
-    x0 = max(int(np.floor((cx - r - min_x) / cs)), 1)
-    x1 = min(int(np.ceil((cx + r - min_x) / cs)) + 2, wp - 2)
-    z0 = max(int(np.floor((cz - r - min_z) / cs)), 1)
-    z1 = min(int(np.ceil((cz + r - min_z) / cs)) + 2, hp - 2)
-    return x0, z0, x1, z1
+    x0, z0, x1, z1 = circle_cells(circle[0], circle[1], circle[2], min_x, min_z, cs, wp - 2, hp - 2)
+    return x0 + 1, z0 + 1, x1 + 1, z1 + 1  # padded; empty when x0 > x1
 
 
 @njit

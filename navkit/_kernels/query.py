@@ -1,0 +1,514 @@
+"""One world-coordinate path query in one kernel call (the JPS fast path of
+:meth:`navkit.pathfinder.Pathfinder.find_path`).
+
+Through the Python layer a query spends about 40 us in the interpreter on
+top of the search (snapping, stamping, validating, tracing, smoothing,
+waypoint rules: each a call). :func:`world_jps` does all of it in one call,
+on buffers the Pathfinder owns:
+
+1. validate the query's obstacle circles, stamp them under a fresh overlay
+   mark (seed 000 §6) and clear their cells from the JPS rows, unless the same
+   circles are stamped already (the *standing overlay*, below);
+2. snap start and end to walkable cells (square rings, seed 000 §3);
+3. Jump Point Search; for find-path-to-nearest with an unreachable or blocked
+   goal, a flood of the start's region picks the reachable cell closest to
+   the goal (the cell an exhaustive A* picks, seed 000 §5) and JPS runs to
+   it; with a budget smaller than the grid, A* answers, as on the Python path;
+4. the full cell chain, string-pulling (seed 000 §4, line of sight read from
+   the packed rows), world waypoints with the first/last waypoint rules
+   (seed 000 §3).
+
+It answers what the Python path answers (the tests compare both on random
+queries); the queries it leaves to Python (an end outside the grid) come back
+as :data:`FALLBACK` before any search.
+
+``fx = (bits, jmodel, jarr, grid, amodel, aarr, geo_i, geo_f, st, out)``: the
+Pathfinder's arrays, updated in place between calls:
+
+* ``bits``, ``jmodel``: the JPS rows and model (:mod:`navkit._kernels.jps`);
+  ``jarr = (nd, hf, hk, cand)`` its search state;
+* ``grid``, ``amodel``: A*'s grid and model tuples
+  (:mod:`navkit._kernels.search`); ``aarr = (g, parent, tag, gens)``: A*'s
+  workspace (the heap is JPS's) and its generation counter;
+* ``geo_i = (wp, hp, snap_rings)``, ``geo_f = (min_x, min_z, cell_size,
+  trim)`` (``trim`` in metres);
+* ``st = (marks, saved, stats, ov, ov_circles, counters)``: the overlay
+  marks, scratch for :func:`navkit._kernels.jps.overlay_block`, a search
+  statistics buffer, the standing overlay ``ov = [mark, cleared, k]`` (mark 0:
+  none) with its ``k`` circles in ``ov_circles``, and ``counters = [last JPS
+  generation, last overlay mark]``;
+* ``out = (nodes, smooth_nodes, cells, wpts)``: ``nodes`` and
+  ``smooth_nodes`` (int32) hold every padded node; ``cells`` (int32) gets the
+  chain, ``wpts`` (float64) the waypoints, both ``(cap, 2)``.
+
+The standing overlay: a game asks many paths against one snapshot of its
+characters per tick, so the circles stay stamped and cleared from the rows
+after the query. A query with the same circles reuses them as they are; other
+circles replace them; a query without circles restores the rows. Anything
+else that reads the rows or writes the marks calls :func:`release` first.
+
+``circles``: this query's ``(k, 3)`` world circles (``k = 0``: none).
+``q = (sx, sz, ex, ez, budget, nearest, smooth)``: world points in metres.
+``res``: int64, :data:`RES_SIZE` entries, see ``R_*``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._numba_config import njit
+from . import search as _search
+from .geometry import MAX_COORD, nearest_free, reachable_nearest, stamp_circles
+from .jps import _ctz, jps_path, overlay_block, overlay_restore
+from .search import (
+    FOUND,
+    NO_GOAL,
+    NO_START,
+    ST_BEST,
+    ST_BEST_COST,
+    ST_COST,
+    ST_EXPANDED,
+    ST_GENERATED,
+    ST_STATUS,
+    STATS_SIZE,
+    UNREACHABLE,
+    WINDOW_EXHAUSTED,
+    trace,
+)
+
+NEAREST = 4
+#: The query needs the Python path (an end outside the grid, ...); nothing was searched.
+FALLBACK = 7
+#: A circle has a non-finite value or a negative radius; ``res[R_INDEX]`` is its row.
+BAD_CIRCLE = 8
+#: The chain does not fit ``out``'s ``(cap, 2)`` buffers; ``res[R_NCELLS]`` is its length.
+NEED_ROOM = 9
+
+R_STATUS = 0
+R_EXPANDED = 1
+R_GENERATED = 2
+R_COST = 3
+R_START = 4
+R_END = 5
+R_NCELLS = 6
+R_FIRST = 7
+R_NPTS = 8
+R_INDEX = 9
+RES_SIZE = 10
+
+#: Generation counters wrap before this (tags are int32 ``2 * gen + 1``).
+GEN_LIMIT = (1 << 30) - 2
+#: Cells beyond which a coordinate is clamped before it becomes an integer.
+_CLAMP = float(1 << 40)
+
+# The A* this kernel falls back to: uniform cost, overlay on, 8-connected.
+_ASTAR = _search.astar_kernel(False, True, False, True)
+
+
+@njit(inline="always")
+def _cell(w, lo, cs):  # type: ignore[no-untyped-def]
+    """``floor((w - lo) / cs)`` as NavGrid.world_to_cell computes it, clamped to +-2**40."""
+    f = np.floor((w - lo) / cs)
+    if f < -_CLAMP:
+        f = -_CLAMP
+    elif f > _CLAMP:
+        f = _CLAMP
+    return np.int64(f)
+
+
+@njit(inline="always")
+def _snap(cells, marks, mark, wp, hp, rings, cx, cz):  # type: ignore[no-untyped-def]
+    """Pathfinder._snap_world on a cell ``(cx, cz)``: the padded node, or -1."""
+    if 0 <= cx < wp - 2 and 0 <= cz < hp - 2:
+        q = (cz + 1) * wp + cx + 1
+        if cells[q] != 0 and not (mark > 0 and marks[q] == mark):
+            return q
+    lim = (wp if wp > hp else hp) + rings + 2
+    if cx < -lim:
+        cx = -lim
+    elif cx > lim:
+        cx = lim
+    if cz < -lim:
+        cz = -lim
+    elif cz > lim:
+        cz = lim
+    return nearest_free(cells, (marks, mark), wp, hp, cx + 1, cz + 1, rings)
+
+
+@njit(inline="always")
+def _valid_circles(circles):  # type: ignore[no-untyped-def]
+    """-1 when every circle is finite, within MAX_COORD and has radius >= 0,
+    else the first bad row (the checks of :func:`navkit.pathfinder.as_circles`)."""
+    for c in range(circles.shape[0]):
+        x = circles[c, 0]
+        z = circles[c, 1]
+        r = circles[c, 2]
+        if not (abs(x) <= MAX_COORD and abs(z) <= MAX_COORD and 0 <= r <= MAX_COORD):
+            return c
+    return -1
+
+
+@njit(inline="always")
+def _centre(pts, i, node, wp, min_x, min_z, cs):  # type: ignore[no-untyped-def]
+    """World centre of a padded node into ``pts[i]`` (NavGrid.cells_to_world's formula)."""
+    pts[i, 0] = min_x + (np.float64(node % wp - 1) + 0.5) * cs
+    pts[i, 1] = min_z + (np.float64(node // wp - 1) + 0.5) * cs
+
+
+# ------------------------------------------------------- line of sight on bits
+@njit(inline="always")
+def _span_blocked(b, nw, line, x0, x1):  # type: ignore[no-untyped-def]
+    """The first blocked position in ``x0..x1`` (inclusive) of packed line
+    ``line``, or -1 when all are passable."""
+    base = 3 * line * nw
+    w0 = 1 + (x0 >> 6)
+    w1 = 1 + (x1 >> 6)
+    lo = np.int64(-1) << (x0 & 63)
+    hi = np.int64(-1) if (x1 & 63) == 63 else ~(np.int64(-1) << ((x1 & 63) + 1))
+    for w in range(w0, w1 + 1):
+        m = np.int64(-1)
+        if w == w0:
+            m &= lo
+        if w == w1:
+            m &= hi
+        holes = ~b[base + 3 * w] & m
+        if holes != 0:
+            return ((w - 1) << 6) + _ctz(holes)
+    return -1
+
+
+@njit(inline="always")
+def _los_lines(b, nw, ax, az, bx, bz):  # type: ignore[no-untyped-def]
+    """Line of sight between the centres of ``(ax, az)`` and ``(bx, bz)`` on
+    packed lines indexed by ``z``: in each line the span of cells whose closed
+    square meets the segment must be passable. Returns -1 when clear, else a
+    blocked cell of the set as ``(z << 32) | x``."""
+    if az == bz:
+        x = _span_blocked(b, nw, az, min(ax, bx), max(ax, bx))
+        return -1 if x < 0 else (az << 32) | x
+    if az > bz:
+        ax, bx = bx, ax
+        az, bz = bz, az
+    dx = bx - ax
+    d = 2 * (bz - az)  # positions are measured in 1/d cells
+    for z in range(az, bz + 1):
+        # the segment's part with z' in [z - 1/2, z + 1/2], in half cells
+        z0 = 2 * z - 1 if 2 * z - 1 > 2 * az else 2 * az
+        z1 = 2 * z + 1 if 2 * z + 1 < 2 * bz else 2 * bz
+        xa = ax * d + (z0 - 2 * az) * dx
+        xb = ax * d + (z1 - 2 * az) * dx
+        lo = xa if xa < xb else xb
+        hi = xb if xa < xb else xa
+        # cells x with x - 1/2 <= hi / d and x + 1/2 >= lo / d
+        x = _span_blocked(b, nw, z, -((d - 2 * lo) // (2 * d)), (2 * hi + d) // (2 * d))
+        if x >= 0:
+            return (z << 32) | x
+    return -1
+
+
+@njit(inline="always")
+def _los_blocker(bits, ax, az, bx, bz):  # type: ignore[no-untyped-def]
+    """-1 when the segment between the centres of padded cells ``a`` and ``b``
+    is clear, else a blocked cell ``(z << 32) | x`` whose closed square meets it."""
+    rows, cols, _wp, nwr, nwc = bits
+    # cheap rejection first: the cells holding the points at 1/4, 1/2 and 3/4
+    # of the segment belong to the set (their closed squares hold a point of it)
+    dx = bx - ax
+    dz = bz - az
+    for k in (2, 1, 3):
+        x = (4 * ax + k * dx + 2) >> 2
+        z = (4 * az + k * dz + 2) >> 2
+        if (rows[3 * (z * nwr + 1 + (x >> 6))] >> (x & 63)) & 1 == 0:
+            return (z << 32) | x
+    if abs(dx) >= abs(dz):
+        return _los_lines(rows, nwr, ax, az, bx, bz)
+    c = _los_lines(cols, nwc, az, ax, bz, bx)  # transposed: (x << 32) | z
+    return -1 if c < 0 else ((c & 0xFFFFFFFF) << 32) | (c >> 32)
+
+
+@njit(inline="always")
+def _meets(ax, az, bx, bz, cx, cz):  # type: ignore[no-untyped-def]
+    """True when the segment between the centres of cells ``a`` and ``b`` meets
+    the closed square of cell ``c`` (exact: separating axes in half cells)."""
+    if (ax < cx and bx < cx) or (ax > cx and bx > cx) or (az < cz and bz < cz) or (az > cz and bz > cz):
+        return False
+    dx = bx - ax
+    dz = bz - az
+    # twice the cross product (b - a) x (corner - a) at the four corners
+    px = 2 * (cx - ax)
+    pz = 2 * (cz - az)
+    c0 = dx * (pz - 1) - dz * (px - 1)
+    c1 = dx * (pz - 1) - dz * (px + 1)
+    c2 = dx * (pz + 1) - dz * (px - 1)
+    c3 = dx * (pz + 1) - dz * (px + 1)
+    lo = min(min(c0, c1), min(c2, c3))
+    hi = max(max(c0, c1), max(c2, c3))
+    return lo <= 0 <= hi
+
+
+@njit
+def line_of_sight_bits(bits, a, b):  # type: ignore[no-untyped-def]
+    """:func:`navkit._kernels.geometry.line_of_sight` on JPS rows and columns
+    (the same cells: every cell whose closed square meets the segment, which
+    is the supercover walk with its corner rule), one packed line at a time:
+    along the rows for flat segments, along the columns for steep ones."""
+    wp = bits[2]
+    a = np.int64(a)
+    b = np.int64(b)
+    return _los_blocker(bits, a % wp, a // wp, b % wp, b // wp) < 0
+
+
+@njit(inline="always")
+def _string_pull_bits(bits, path, cells, n, out):  # type: ignore[no-untyped-def]
+    """:func:`navkit._kernels.geometry.string_pull` with :func:`line_of_sight_bits`;
+    ``cells[:n]`` are the path's unpadded ``(x, z)``.
+
+    Same answer, fewer walks: every failed sight line leaves the blocked cell
+    it met, and a later candidate whose segment meets the last of those cells
+    is rejected without a walk (path neighbours mostly hide behind the same
+    corner).
+    """
+    if n == 0:
+        return 0
+    m = 0
+    anchor = 0
+    out[m] = path[0]
+    m += 1
+    while anchor < n - 1:
+        ax = np.int64(cells[anchor, 0]) + 1  # int64 also without the JIT
+        az = np.int64(cells[anchor, 1]) + 1
+        nxt = anchor + 1
+        j = n - 1
+        cx = np.int64(-1)
+        cz = np.int64(-1)
+        while j > anchor + 1:
+            qx = np.int64(cells[j, 0]) + 1
+            qz = np.int64(cells[j, 1]) + 1
+            if cx < 0 or not _meets(ax, az, qx, qz, cx, cz):
+                c = _los_blocker(bits, ax, az, qx, qz)
+                if c < 0:
+                    nxt = j
+                    break
+                cx = c & 0xFFFFFFFF
+                cz = c >> 32
+            j -= 1
+        out[m] = path[nxt]
+        m += 1
+        anchor = nxt
+    return m
+
+
+@njit
+def string_pull_bits(bits, path, cells, n, out):  # type: ignore[no-untyped-def]
+    """:func:`_string_pull_bits` as a kernel (for the tests)."""
+    return _string_pull_bits(bits, path, cells, n, out)
+
+
+# ------------------------------------------------------------------- overlay
+@njit
+def release(bits, hp, geo, ov, ov_circles, saved):  # type: ignore[no-untyped-def]
+    """Restore the JPS rows under the standing overlay ``ov`` and retire it."""
+    if ov[0] > 0:
+        overlay_restore(bits, hp, geo, ov_circles[: ov[2]], saved, ov[1])
+    ov[0] = 0
+    ov[1] = 0
+    ov[2] = 0
+
+
+@njit(inline="always")
+def _next_gens(fx):  # type: ignore[no-untyped-def]
+    """Reserve this query's two JPS generations and one A* generation
+    (clearing the state they tag when a counter wraps around)."""
+    nd = fx[2][0]
+    tag = fx[5][2]
+    agens = fx[5][3]
+    counters = fx[8][5]
+    jgen = counters[0] + 1
+    if jgen + 1 >= GEN_LIMIT:
+        nd[:] = 0
+        jgen = 1
+    counters[0] = jgen + 1
+    agen = agens[0] + 1
+    if agen >= GEN_LIMIT:
+        tag[:] = 0
+        agens[:] = 0
+        agen = 1
+    agens[0] = agen
+    return jgen, agen
+
+
+@njit(inline="always")
+def _overlay(fx, circles):  # type: ignore[no-untyped-def]
+    """Make ``circles`` the standing overlay; returns its mark (0: none) or
+    ``-1 - row`` for an invalid circle (the overlay is then retired)."""
+    bits = fx[0]
+    wp, hp, _rings = fx[6]
+    min_x, min_z, cs, _trim = fx[7]
+    marks, saved, _stats, ov, ov_circles, counters = fx[8]
+    n = circles.shape[0]
+    if n > 0 and ov[0] > 0 and ov[2] == n:
+        same = True
+        for i in range(n):
+            for j in range(3):
+                if circles[i, j] != ov_circles[i, j]:
+                    same = False
+        if same:
+            return ov[0]
+    release(bits, hp, (min_x, min_z, cs), ov, ov_circles, saved)
+    if n == 0:
+        return 0
+    mark = counters[1] + 1
+    if mark >= GEN_LIMIT:
+        marks[:] = 0
+        mark = 1
+    bad = _valid_circles(circles)
+    if bad >= 0:
+        return -1 - bad
+    stamp_circles(marks, mark, wp, hp, min_x, min_z, cs, circles, marks, 0)
+    counters[1] = mark
+    ov[1] = overlay_block(bits, marks, mark, hp, (min_x, min_z, cs), circles, saved)
+    for i in range(n):
+        for j in range(3):
+            ov_circles[i, j] = circles[i, j]
+    ov[2] = n
+    ov[0] = mark
+    return mark
+
+
+@njit
+def _search_and_path(fx, mark, jgen, agen, s, g, budget, nearest, res):  # type: ignore[no-untyped-def]
+    """Step 3 and the chain: returns ``(status, end, cost, m)`` (``m = 0``: no path)."""
+    bits, jmodel, jarr, grid, amodel, aarr, geo_i, geo_f, st, out = fx
+    marks, _saved, stats, _ov, _ovc, _counters = st
+    nodes, _sn, cells_out, pts_out = out  # the chain's centres go to wpts
+    wp, hp, _rings = geo_i
+    min_x, min_z, cs, _trim = geo_f
+    nd, jhf, jhk, cand = jarr
+    for i in range(STATS_SIZE):
+        stats[i] = 0
+    m = jps_path(bits, jmodel, (nd, jhf, jhk, jgen, cand), (s, g, budget, nearest), stats,
+                 (nodes, cells_out, pts_out, (min_x, min_z, cs)))
+    status = stats[ST_STATUS]
+    if nearest and (status == UNREACHABLE or status == NO_GOAL) and budget >= nd.shape[0] // 2:
+        # find-path-to-nearest: the reachable cell closest to the goal (what
+        # an exhaustive A* picks), then JPS to it
+        count = stats[ST_EXPANDED]
+        gen_count = stats[ST_GENERATED]
+        best, flooded = reachable_nearest(grid[0], (marks, mark), wp, s, g % wp, g // wp, aarr[2], agen, nodes)
+        if best == s:
+            res[R_EXPANDED] = count + flooded
+            res[R_GENERATED] = gen_count + flooded
+            return UNREACHABLE, s, -1, 0
+        m = jps_path(bits, jmodel, (nd, jhf, jhk, jgen + 1, cand), (s, best, budget, False), stats,
+                     (nodes, cells_out, pts_out, (min_x, min_z, cs)))
+        res[R_EXPANDED] = count + flooded + stats[ST_EXPANDED]
+        res[R_GENERATED] = gen_count + flooded + stats[ST_GENERATED]
+        return NEAREST, best, stats[ST_COST], m
+    if nearest and (status == UNREACHABLE or status == NO_GOAL):
+        # ... with a budget: A* over the same cells and overlay, as the Python path does
+        g_arr, parent, tag, _gens = aarr
+        _ASTAR(grid, (marks, mark), amodel, (budget, np.int64(-1), np.int64(-1), np.int64(-1), np.int64(-1)),
+               (g_arr, parent, tag, jhf, jhk, agen), s, g, stats)
+        status = stats[ST_STATUS]
+        res[R_EXPANDED] = stats[ST_EXPANDED]
+        res[R_GENERATED] = stats[ST_GENERATED]
+        if status == FOUND:
+            end = g
+            cost = stats[ST_COST]
+        elif stats[ST_BEST] != s:
+            end = stats[ST_BEST]
+            cost = stats[ST_BEST_COST]
+            if status == UNREACHABLE or status == WINDOW_EXHAUSTED:
+                status = NEAREST
+        else:
+            return status, s, -1, 0
+        m = trace(parent, s, end, nodes)
+        if m <= cells_out.shape[0]:
+            for i in range(m):
+                cells_out[i, 0] = nodes[i] % wp - 1
+                cells_out[i, 1] = nodes[i] // wp - 1
+                _centre(pts_out, i, nodes[i], wp, min_x, min_z, cs)
+        return status, end, cost, m
+    res[R_EXPANDED] = stats[ST_EXPANDED]
+    res[R_GENERATED] = stats[ST_GENERATED]
+    if m == 0:
+        return status, s, -1, 0
+    if status == FOUND:
+        return status, g, stats[ST_COST], m
+    return status, stats[ST_BEST], stats[ST_BEST_COST], m
+
+
+@njit
+def world_jps(fx, circles, q, res):  # type: ignore[no-untyped-def]
+    """The whole query (see the module docstring); returns ``res[R_STATUS]``.
+
+    ``res``: status (a :class:`navkit.results.Status` code or FALLBACK /
+    BAD_CIRCLE / NEED_ROOM), expanded, generated, integer cost (-1: none),
+    snapped start and end node (-1: none), chain length, first waypoint row
+    and waypoint count in ``wpts``, bad circle row.
+    """
+    grid = fx[3]
+    cells = grid[0]
+    marks = fx[8][0]
+    sx, sz, ex, ez, budget, nearest, smooth = q
+    nodes, snodes, cells_out, wpts = fx[9]
+    wp, hp, rings = fx[6]
+    min_x, min_z, cs, trim = fx[7]
+    for i in range(RES_SIZE):
+        res[i] = 0
+    res[R_COST] = -1
+    res[R_START] = -1
+    res[R_END] = -1
+    mark = _overlay(fx, circles)
+    if mark < 0:
+        res[R_STATUS] = BAD_CIRCLE
+        res[R_INDEX] = -1 - mark
+        return BAD_CIRCLE
+    s = _snap(cells, marks, mark, wp, hp, rings, _cell(sx, min_x, cs), _cell(sz, min_z, cs))
+    if s < 0:
+        res[R_STATUS] = NO_START
+        return NO_START
+    res[R_START] = s
+    ecx = _cell(ex, min_x, cs)
+    ecz = _cell(ez, min_z, cs)
+    g = _snap(cells, marks, mark, wp, hp, rings, ecx, ecz)
+    if g < 0:
+        if not nearest:
+            res[R_STATUS] = NO_GOAL
+            return NO_GOAL
+        if not (0 <= ecx < wp - 2 and 0 <= ecz < hp - 2):
+            res[R_STATUS] = FALLBACK
+            return FALLBACK
+        g = (ecz + 1) * wp + ecx + 1
+    jgen, agen = _next_gens(fx)
+    status, end, cost, m = _search_and_path(fx, mark, jgen, agen, s, g, budget, nearest, res)
+    res[R_STATUS] = status
+    if m == 0:
+        return status
+    res[R_COST] = cost
+    res[R_END] = end
+    res[R_NCELLS] = m
+    if m > cells_out.shape[0]:
+        res[R_STATUS] = NEED_ROOM
+        return NEED_ROOM
+    # waypoints: the string-pulled chain's cell centres, or the chain's
+    if smooth:  # (wpts holds the chain's centres, read nowhere below)
+        n = _string_pull_bits(fx[0], nodes, cells_out, m, snodes)
+        for i in range(n):
+            _centre(wpts, i, snodes[i], wp, min_x, min_z, cs)
+    else:
+        n = m
+    # seed 000 §3: the exact end when its cell is the end cell; the first
+    # waypoint dropped within trim metres of the start
+    if status == FOUND and (ecz + 1) * wp + ecx + 1 == end and 0 <= ecx < wp - 2 and 0 <= ecz < hp - 2:
+        wpts[n - 1, 0] = ex
+        wpts[n - 1, 1] = ez
+    first = 0
+    if n > 1 and np.hypot(wpts[0, 0] - sx, wpts[0, 1] - sz) <= trim:
+        first = 1
+    res[R_FIRST] = first
+    res[R_NPTS] = n - first
+    return status
+
+
+__all__ = ["world_jps", "release", "FALLBACK", "BAD_CIRCLE", "NEED_ROOM", "RES_SIZE"]
