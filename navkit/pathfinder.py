@@ -79,6 +79,7 @@ class Workspace:
         self.g = np.zeros(shape, dtype=np.int64)
         self.parent = np.zeros(shape, dtype=np.int32)
         self.tag = np.zeros(shape, dtype=np.int32)
+        self.pos = np.zeros(shape, dtype=np.int32)  # A*'s heap slot of each open node
         self.hf = np.zeros(hshape, dtype=np.int64)
         self.hk = np.zeros(hshape, dtype=np.int64)
         self.gens = np.zeros(1 if rows is None else rows, dtype=np.int64)
@@ -109,10 +110,10 @@ class Workspace:
             self.gens.fill(0)
 
     def single(self, gen: int) -> tuple[Any, ...]:
-        return (self.g, self.parent, self.tag, self.hf, self.hk, np.int64(gen))
+        return (self.g, self.parent, self.tag, self.pos, self.hf, self.hk, np.int64(gen))
 
     def rows(self) -> tuple[Any, ...]:
-        return (self.g, self.parent, self.tag, self.hf, self.hk)
+        return (self.g, self.parent, self.tag, self.pos, self.hf, self.hk)
 
 
 def _pad(arr: NDArray[Any], dtype: Any, fill: int) -> NDArray[Any]:
@@ -915,7 +916,7 @@ class Pathfinder:
         rings = int(math.floor(self.snap_radius / g.cell_size + 1e-9))
         self._fx = (
             bits, self._jps_model, (self._jps_nd, ws.hf, ws.hk, self._jps_cand), self._grid_tuple(),
-            self._model(self._wmin), (ws.g, ws.parent, ws.tag, ws.gens),
+            self._model(self._wmin), (ws.g, ws.parent, ws.tag, ws.pos, ws.gens),
             (int(self._wp), int(self._hp), rings),
             (float(g.min_x), float(g.min_z), float(g.cell_size), FIRST_WAYPOINT_TRIM * g.cell_size),
             (self._marks, self._jps_saved_buffer(), self._stats, self._ov, self._ov_circles, self._counters),

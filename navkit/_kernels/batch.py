@@ -38,7 +38,7 @@ def batch_kernel(weighted: bool, use_marks: bool, window: bool, eight: bool) -> 
     """``run(grid, overlay, model, limits, wsa, gens, starts, goals, out_stats, paths, path_len)``.
 
     Answers ``starts[i] -> goals[i]`` (padded nodes). ``wsa = (g, parent,
-    tag, hf, hk)`` with one row per thread; ``gens`` holds each thread's last
+    tag, pos, hf, hk)`` with one row per thread; ``gens`` holds each thread's last
     generation (advanced here; the caller reserves room). ``out_stats`` has
     shape ``(n, STATS_SIZE)``. When ``paths`` has one row per thread and
     ``len(starts) <= nthreads``, thread ``t`` writes its query's path into
@@ -48,7 +48,7 @@ def batch_kernel(weighted: bool, use_marks: bool, window: bool, eight: bool) -> 
 
     def run(grid: Any, overlay: Any, model: Any, limits: Any, wsa: Any, gens: Any, starts: Any, goals: Any,
             out_stats: Any, paths: Any, path_len: Any) -> int:
-        g2, parent2, tag2, hf2, hk2 = wsa
+        g2, parent2, tag2, pos2, hf2, hk2 = wsa
         nthreads = g2.shape[0]
         n = starts.shape[0]
         want_paths = paths.shape[0] == nthreads and n <= nthreads
@@ -57,8 +57,8 @@ def batch_kernel(weighted: bool, use_marks: bool, window: bool, eight: bool) -> 
             st = np.ascontiguousarray(starts[t::nthreads])
             gl = np.ascontiguousarray(goals[t::nthreads])
             rows = np.zeros((st.shape[0], STATS_SIZE), dtype=np.int64)
-            ws = (g2[t], parent2[t], tag2[t], hf2[t], hk2[t], np.int64(gens[t] + 1))
-            seq(grid, overlay, model, limits, ws, st, gl, rows)
+            ws = (g2[t], parent2[t], tag2[t], pos2[t], hf2[t], hk2[t], np.int64(gens[t] + 1))
+            seq(grid, overlay, model, limits, ws, st, gl, rows, np.zeros(STATS_SIZE, dtype=np.int64))
             gens[t] += st.shape[0]
             out_stats[t::nthreads] = rows
             if want_paths and st.shape[0]:

@@ -83,3 +83,76 @@ def heapify(hf, hk, size):  # type: ignore[no-untyped-def]
     while i >= 0:
         heap_sift_down(hf, hk, size, i)
         i -= 1
+
+
+# ------------------------------------------------------------------ indexed heap
+# A* keeps at most one entry per node and lowers it in place when it finds a
+# cheaper path (decrease-key): no stale entries to pop and skip, a smaller
+# heap. ``pos[node]`` is the node's slot; ``mask`` extracts the node from a
+# key. Comparisons use ``&``/``|`` rather than ``and``/``or`` so that they
+# compile to selects instead of unpredictable branches.
+
+
+@njit(inline="always")
+def key_less(fa, ka, fb, kb):  # type: ignore[no-untyped-def]
+    """:func:`entry_less` without short-circuit branches."""
+    return (fa < fb) | ((fa == fb) & (ka < kb))
+
+
+@njit(inline="always")
+def iheap_sift_up(hf, hk, pos, mask, i, f, k):  # type: ignore[no-untyped-def]
+    """Put ``(f, k)`` at slot ``i`` (a new last slot, or the slot of an entry
+    whose ``f`` just fell) and move it up; keeps ``pos`` current."""
+    while i > 0:
+        parent = (i - 1) >> 2
+        pf = hf[parent]
+        pk = hk[parent]
+        if key_less(f, k, pf, pk):
+            hf[i] = pf
+            hk[i] = pk
+            pos[pk & mask] = i
+            i = parent
+        else:
+            break
+    hf[i] = f
+    hk[i] = k
+    pos[k & mask] = i
+
+
+@njit(inline="always")
+def iheap_pop(hf, hk, pos, mask, size):  # type: ignore[no-untyped-def]
+    """Remove the top entry (the caller read it first); returns the new size."""
+    size -= 1
+    if size == 0:
+        return 0
+    f = hf[size]
+    k = hk[size]
+    i = 0
+    while True:
+        c = 4 * i + 1
+        if c >= size:
+            break
+        end = c + 4
+        if end > size:
+            end = size
+        bf = hf[c]
+        bk = hk[c]
+        b = c
+        for j in range(c + 1, end):
+            jf = hf[j]
+            jk = hk[j]
+            if key_less(jf, jk, bf, bk):
+                bf = jf
+                bk = jk
+                b = j
+        if key_less(bf, bk, f, k):
+            hf[i] = bf
+            hk[i] = bk
+            pos[bk & mask] = i
+            i = b
+        else:
+            break
+    hf[i] = f
+    hk[i] = k
+    pos[k & mask] = i
+    return size

@@ -28,8 +28,8 @@ Pathfinder's arrays, updated in place between calls:
 * ``bits``, ``jmodel``: the JPS rows and model (:mod:`navkit._kernels.jps`);
   ``jarr = (nd, hf, hk, cand)`` its search state;
 * ``grid``, ``amodel``: A*'s grid and model tuples
-  (:mod:`navkit._kernels.search`); ``aarr = (g, parent, tag, gens)``: A*'s
-  workspace (the heap is JPS's) and its generation counter;
+  (:mod:`navkit._kernels.search`); ``aarr = (g, parent, tag, pos, gens)``:
+  A*'s workspace (the heap is JPS's) and its generation counter;
 * ``geo_i = (wp, hp, snap_rings)``, ``geo_f = (min_x, min_z, cell_size,
   trim)`` (``trim`` in metres);
 * ``st = (marks, saved, stats, ov, ov_circles, counters)``: the overlay
@@ -321,7 +321,7 @@ def _next_gens(fx):  # type: ignore[no-untyped-def]
     (clearing the state they tag when a counter wraps around)."""
     nd = fx[2][0]
     tag = fx[5][2]
-    agens = fx[5][3]
+    agens = fx[5][4]
     counters = fx[8][5]
     jgen = counters[0] + 1
     if jgen + 1 >= GEN_LIMIT:
@@ -406,9 +406,9 @@ def _search_and_path(fx, mark, jgen, agen, s, g, budget, nearest, res):  # type:
         return NEAREST, best, stats[ST_COST], m
     if nearest and (status == UNREACHABLE or status == NO_GOAL):
         # ... with a budget: A* over the same cells and overlay, as the Python path does
-        g_arr, parent, tag, _gens = aarr
+        g_arr, parent, tag, apos, _gens = aarr
         _ASTAR(grid, (marks, mark), amodel, (budget, np.int64(-1), np.int64(-1), np.int64(-1), np.int64(-1)),
-               (g_arr, parent, tag, jhf, jhk, agen), s, g, stats)
+               (g_arr, parent, tag, apos, jhf, jhk, agen), s, g, stats)
         status = stats[ST_STATUS]
         res[R_EXPANDED] = stats[ST_EXPANDED]
         res[R_GENERATED] = stats[ST_GENERATED]

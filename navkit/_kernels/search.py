@@ -16,13 +16,20 @@ Arguments are grouped in tuples so signatures stay short:
 ``limits = (budget, wx0, wz0, wx1, wz1)``
     Expansion budget and an inclusive window in padded coordinates
     (``wx0 < 0``: no window).
-``ws = (g, parent, tag, hf, hk, gen)``
+``ws = (g, parent, tag, pos, hf, hk, gen)``
     Workspace: ``tag[i] == 2*gen`` means open, ``2*gen + 1`` closed, anything
-    smaller unseen. The heap arrays ``hf``/``hk`` need capacity
-    ``len(cells) + 8``; stale entries are dropped when it fills.
+    smaller unseen. ``pos`` (int32) is an open node's heap slot: A* keeps one
+    entry per node and lowers it in place (decrease-key), so the heap arrays
+    ``hf``/``hk`` need capacity ``len(cells)``. :func:`distance_field` keeps
+    stale entries instead (capacity ``len(cells) + 8``, dropped when full).
 
 Queue order: smallest ``f``, then largest ``g`` (smallest ``h``), then lowest
-node index; see :mod:`navkit._kernels.heap`.
+node index; see :mod:`navkit._kernels.heap`. A successor whose ``f`` equals
+its parent's (the heuristic fell by the step cost) has a smaller ``h`` than
+every other entry at that ``f``, so the best such successor is the very next
+node in that order: it skips the heap (the *fast lane*), unless an entry
+lowered during the same expansion beats it, which then sits at the heap's
+root and swaps with it. The expansion order is exactly the heap's.
 """
 
 from __future__ import annotations
@@ -30,7 +37,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._numba_config import njit
-from .heap import heap_pop, heap_push, heapify
+from .heap import heap_pop, heap_push, heapify, iheap_pop, iheap_sift_up
 
 FOUND = 0
 UNREACHABLE = 1
@@ -81,7 +88,8 @@ def _passable(cells, marks, mark, use_marks, win, wx0, wz0, wx1, wz1, q, qx, qz)
 @njit(inline="always")
 def _relax(g, parent, tag, hf, hk, weights, weighted, open_tag, closed_tag,  # type: ignore[no-untyped-def]
            p, gc, q, qx, qz, gx, gz, step, card, diag, eight, hmul, nbits, size):
-    """Offer node ``q`` at cost ``gc + step`` (times its weight); returns the heap size."""
+    """Offer node ``q`` at cost ``gc + step`` (times its weight), as a new heap
+    entry (stale ones stay: see :func:`_compact`); returns the heap size."""
     tq = tag[q]
     if tq == closed_tag:
         return size
@@ -95,6 +103,44 @@ def _relax(g, parent, tag, hf, hk, weights, weighted, open_tag, closed_tag,  # t
     tag[q] = open_tag
     h = _heuristic(qx, qz, gx, gz, card, diag, eight, hmul)
     return heap_push(hf, hk, size, ng + h, (h << nbits) | q)
+
+
+@njit(inline="always")
+def _offer(g, parent, tag, pos, hf, hk, weights, weighted, open_tag, closed_tag,  # type: ignore[no-untyped-def]
+           p, gc, fc, q, qx, qz, gx, gz, step, card, diag, eight, hmul, nbits, size, lane):
+    """A*'s relaxation of node ``q`` at cost ``gc + step`` (times its weight):
+    a new node enters the heap or the fast lane (``lane``: the key of the
+    best successor at ``f == fc`` so far, -1 for none), a cheaper path lowers
+    its heap entry in place. Returns ``(size, lane, 1 if q got a new g)``."""
+    tq = tag[q]
+    if tq == closed_tag:
+        return size, lane, 0
+    if weighted:
+        step = step * weights[q]
+    ng = gc + step
+    was_open = tq == open_tag
+    if was_open and ng >= g[q]:
+        return size, lane, 0
+    g[q] = ng
+    parent[q] = p
+    tag[q] = open_tag
+    h = _heuristic(qx, qz, gx, gz, card, diag, eight, hmul)
+    mask = (np.int64(1) << nbits) - 1
+    k = (h << nbits) | q
+    f = ng + h
+    if was_open:
+        iheap_sift_up(hf, hk, pos, mask, pos[q], f, k)
+        return size, lane, 1
+    if f == fc:
+        if lane < 0:
+            return size, k, 1
+        if k < lane:
+            iheap_sift_up(hf, hk, pos, mask, size, f, lane)
+            return size + 1, k, 1
+        iheap_sift_up(hf, hk, pos, mask, size, f, k)
+        return size + 1, lane, 1
+    iheap_sift_up(hf, hk, pos, mask, size, f, k)
+    return size + 1, lane, 1
 
 
 @njit
@@ -122,12 +168,11 @@ def astar_body(grid, overlay, model, limits, ws, start, goal, stats,  # type: ig
     marks, mark = overlay
     card, diag, _eight, hmul = model
     budget, wx0, wz0, wx1, wz1 = limits
-    g, parent, tag, hf, hk, gen = ws
+    g, parent, tag, pos, hf, hk, gen = ws
     use_marks = general and mark > 0
     win = general and wx0 >= 0
     open_tag = np.int32(2 * gen)
     closed_tag = np.int32(2 * gen + 1)
-    cap = hf.shape[0]
     mask = (np.int64(1) << nbits) - 1
 
     gx = goal % wp
@@ -138,7 +183,9 @@ def astar_body(grid, overlay, model, limits, ws, start, goal, stats,  # type: ig
     parent[start] = start
     tag[start] = open_tag
     h0 = _heuristic(sx, sz, gx, gz, card, diag, eight, hmul)
-    size = heap_push(hf, hk, 0, h0, (h0 << nbits) | start)
+    size = 0
+    lane = (h0 << nbits) | start  # the start is the first node out
+    fc = h0
 
     expanded = 0
     generated = 1
@@ -146,14 +193,25 @@ def astar_body(grid, overlay, model, limits, ws, start, goal, stats,  # type: ig
     best_d2 = (sx - gx) * (sx - gx) + (sz - gz) * (sz - gz)
     status = UNREACHABLE
 
-    while size > 0:
-        fc = hf[0]
-        k = hk[0]
-        size = heap_pop(hf, hk, size)
+    while True:
+        if lane >= 0:
+            if size > 0 and hf[0] == fc and hk[0] < lane:
+                # lowered to f == fc in the last expansion: it beats the lane
+                # and is the root; the lane's entry beats the rest, so swap
+                k = hk[0]
+                hk[0] = lane
+                pos[lane & mask] = 0
+            else:
+                k = lane
+            lane = np.int64(-1)
+        elif size > 0:
+            fc = hf[0]
+            k = hk[0]
+            size = iheap_pop(hf, hk, pos, mask, size)
+        else:
+            break
         p = k & mask
         gc = fc - (k >> nbits)
-        if tag[p] != open_tag or gc != g[p]:
-            continue  # stale entry
         tag[p] = closed_tag
         expanded += 1
         pz = p // wp
@@ -168,48 +226,56 @@ def astar_body(grid, overlay, model, limits, ws, start, goal, stats,  # type: ig
         if expanded >= budget:
             status = BUDGET_EXHAUSTED
             break
-        if size + 8 > cap:
-            size = _compact(hf, hk, size, tag, g, open_tag, nbits)
-        before = size
 
         okE = _passable(cells, marks, mark, use_marks, win, wx0, wz0, wx1, wz1, p + 1, px + 1, pz)
         okW = _passable(cells, marks, mark, use_marks, win, wx0, wz0, wx1, wz1, p - 1, px - 1, pz)
         okS = _passable(cells, marks, mark, use_marks, win, wx0, wz0, wx1, wz1, p + wp, px, pz + 1)
         okN = _passable(cells, marks, mark, use_marks, win, wx0, wz0, wx1, wz1, p - wp, px, pz - 1)
         if okE:
-            size = _relax(g, parent, tag, hf, hk, weights, weighted, open_tag, closed_tag,
-                          p, gc, p + 1, px + 1, pz, gx, gz, card, card, diag, eight, hmul, nbits, size)
+            size, lane, d = _offer(g, parent, tag, pos, hf, hk, weights, weighted, open_tag, closed_tag,
+                                   p, gc, fc, p + 1, px + 1, pz, gx, gz, card, card, diag, eight, hmul, nbits,
+                                   size, lane)
+            generated += d
         if okW:
-            size = _relax(g, parent, tag, hf, hk, weights, weighted, open_tag, closed_tag,
-                          p, gc, p - 1, px - 1, pz, gx, gz, card, card, diag, eight, hmul, nbits, size)
+            size, lane, d = _offer(g, parent, tag, pos, hf, hk, weights, weighted, open_tag, closed_tag,
+                                   p, gc, fc, p - 1, px - 1, pz, gx, gz, card, card, diag, eight, hmul, nbits,
+                                   size, lane)
+            generated += d
         if okS:
-            size = _relax(g, parent, tag, hf, hk, weights, weighted, open_tag, closed_tag,
-                          p, gc, p + wp, px, pz + 1, gx, gz, card, card, diag, eight, hmul, nbits, size)
+            size, lane, d = _offer(g, parent, tag, pos, hf, hk, weights, weighted, open_tag, closed_tag,
+                                   p, gc, fc, p + wp, px, pz + 1, gx, gz, card, card, diag, eight, hmul, nbits,
+                                   size, lane)
+            generated += d
         if okN:
-            size = _relax(g, parent, tag, hf, hk, weights, weighted, open_tag, closed_tag,
-                          p, gc, p - wp, px, pz - 1, gx, gz, card, card, diag, eight, hmul, nbits, size)
+            size, lane, d = _offer(g, parent, tag, pos, hf, hk, weights, weighted, open_tag, closed_tag,
+                                   p, gc, fc, p - wp, px, pz - 1, gx, gz, card, card, diag, eight, hmul, nbits,
+                                   size, lane)
+            generated += d
         if eight:
             if okE and okS and _passable(cells, marks, mark, use_marks, win, wx0, wz0, wx1, wz1,
                                          p + wp + 1, px + 1, pz + 1):
-                size = _relax(g, parent, tag, hf, hk, weights, weighted, open_tag, closed_tag,
-                              p, gc, p + wp + 1, px + 1, pz + 1, gx, gz, diag, card, diag, eight, hmul,
-                              nbits, size)
+                size, lane, d = _offer(g, parent, tag, pos, hf, hk, weights, weighted, open_tag, closed_tag,
+                                       p, gc, fc, p + wp + 1, px + 1, pz + 1, gx, gz, diag, card, diag, eight,
+                                       hmul, nbits, size, lane)
+                generated += d
             if okW and okS and _passable(cells, marks, mark, use_marks, win, wx0, wz0, wx1, wz1,
                                          p + wp - 1, px - 1, pz + 1):
-                size = _relax(g, parent, tag, hf, hk, weights, weighted, open_tag, closed_tag,
-                              p, gc, p + wp - 1, px - 1, pz + 1, gx, gz, diag, card, diag, eight, hmul,
-                              nbits, size)
+                size, lane, d = _offer(g, parent, tag, pos, hf, hk, weights, weighted, open_tag, closed_tag,
+                                       p, gc, fc, p + wp - 1, px - 1, pz + 1, gx, gz, diag, card, diag, eight,
+                                       hmul, nbits, size, lane)
+                generated += d
             if okE and okN and _passable(cells, marks, mark, use_marks, win, wx0, wz0, wx1, wz1,
                                          p - wp + 1, px + 1, pz - 1):
-                size = _relax(g, parent, tag, hf, hk, weights, weighted, open_tag, closed_tag,
-                              p, gc, p - wp + 1, px + 1, pz - 1, gx, gz, diag, card, diag, eight, hmul,
-                              nbits, size)
+                size, lane, d = _offer(g, parent, tag, pos, hf, hk, weights, weighted, open_tag, closed_tag,
+                                       p, gc, fc, p - wp + 1, px + 1, pz - 1, gx, gz, diag, card, diag, eight,
+                                       hmul, nbits, size, lane)
+                generated += d
             if okW and okN and _passable(cells, marks, mark, use_marks, win, wx0, wz0, wx1, wz1,
                                          p - wp - 1, px - 1, pz - 1):
-                size = _relax(g, parent, tag, hf, hk, weights, weighted, open_tag, closed_tag,
-                              p, gc, p - wp - 1, px - 1, pz - 1, gx, gz, diag, card, diag, eight, hmul,
-                              nbits, size)
-        generated += size - before
+                size, lane, d = _offer(g, parent, tag, pos, hf, hk, weights, weighted, open_tag, closed_tag,
+                                       p, gc, fc, p - wp - 1, px - 1, pz - 1, gx, gz, diag, card, diag, eight,
+                                       hmul, nbits, size, lane)
+                generated += d
 
     if status == UNREACHABLE and win:
         status = WINDOW_EXHAUSTED
@@ -239,13 +305,18 @@ def _make_astar(weighted: bool, general: bool, eight: bool):  # type: ignore[no-
     cache files after it, and variants sharing a name could be linked in
     place of one another when loaded from the disk cache. Closure values are
     plain bools, so the cache key is the same in every process.
+
+    Compiled without numba's reference counting (``_nrt=False``): the kernel
+    allocates nothing, and the counting of the arrays passed to the inlined
+    helpers, which numba does not always prune from a loop this large, cost
+    up to half the speed.
     """
 
     def astar(grid, overlay, model, limits, ws, start, goal, stats):  # type: ignore[no-untyped-def]
         return astar_body(grid, overlay, model, limits, ws, start, goal, stats, weighted, general, eight)
 
     astar.__name__ = astar.__qualname__ = "astar_" + variant_name(weighted, general, eight)
-    return njit(astar)
+    return njit(astar, _nrt=False)
 
 
 def _make_astar_seq(weighted: bool, general: bool, eight: bool):  # type: ignore[no-untyped-def]
@@ -253,15 +324,16 @@ def _make_astar_seq(weighted: bool, general: bool, eight: bool):  # type: ignore
 
     ``ws``'s generation is the first query's; query ``i`` uses ``gen + i``
     (the caller reserves them). Rows of ``out_stats`` whose start or goal is
-    blocked get status ``NO_START`` / ``NO_GOAL``. Runs without the GIL, so a
-    thread pool spreads a batch over cores (see :mod:`navkit._kernels.batch`).
+    blocked get status ``NO_START`` / ``NO_GOAL``. ``stats`` is scratch
+    (``STATS_SIZE`` int64). Runs without the GIL, so a thread pool spreads a
+    batch over cores (see :mod:`navkit._kernels.batch`); allocates nothing,
+    so it is compiled without reference counting, like the single kernel.
     """
 
-    def astar_seq(grid, overlay, model, limits, ws, starts, goals, out_stats):  # type: ignore[no-untyped-def]
+    def astar_seq(grid, overlay, model, limits, ws, starts, goals, out_stats, stats):  # type: ignore[no-untyped-def]
         cells = grid[0]
         marks, mark = overlay
-        g, parent, tag, hf, hk, gen = ws
-        stats = np.zeros(STATS_SIZE, dtype=np.int64)
+        g, parent, tag, pos, hf, hk, gen = ws
         for i in range(starts.shape[0]):
             s = starts[i]
             gl = goals[i]
@@ -271,14 +343,14 @@ def _make_astar_seq(weighted: bool, general: bool, eight: bool):  # type: ignore
                 out_stats[i, ST_STATUS] = NO_START if s_blocked else NO_GOAL
                 out_stats[i, ST_COST] = -1
                 continue
-            astar_body(grid, overlay, model, limits, (g, parent, tag, hf, hk, gen + i), s, gl, stats,
+            astar_body(grid, overlay, model, limits, (g, parent, tag, pos, hf, hk, gen + i), s, gl, stats,
                        weighted, general, eight)
             for k in range(STATS_SIZE):
                 out_stats[i, k] = stats[k]
         return starts.shape[0]
 
     astar_seq.__name__ = astar_seq.__qualname__ = "astar_seq_" + variant_name(weighted, general, eight)
-    return njit(astar_seq)
+    return njit(astar_seq, _nrt=False)
 
 
 def variant_name(weighted: bool, general: bool, eight: bool) -> str:
@@ -325,7 +397,7 @@ def distance_field(grid, overlay, model, ws, sources, dist):  # type: ignore[no-
     cells, weights, wp, weighted, nbits = grid
     marks, mark = overlay
     card, diag, eight, _hmul = model
-    g, parent, tag, hf, hk, gen = ws
+    g, parent, tag, _pos, hf, hk, gen = ws
     use_marks = mark > 0
     open_tag = np.int32(2 * gen)
     closed_tag = np.int32(2 * gen + 1)
