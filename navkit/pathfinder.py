@@ -241,6 +241,7 @@ class Pathfinder:
         self._wpts = np.zeros((1024, 2), dtype=np.float64)
         # the one-call world query (_kernels.query): static arguments, built on first use
         self._fx: tuple[Any, ...] | None = None
+        self._cum: NDArray[np.int64] | None = None  # running path costs for weighted smoothing
         self._fused = True  # False: world JPS queries take the step-by-step Python path (tests compare both)
         self._qres = np.zeros(_query.RES_SIZE, dtype=np.int64)
         # its standing overlay: [mark, cells cleared from the JPS rows, circles]
@@ -462,9 +463,20 @@ class Pathfinder:
         n = _search.trace(self._ws.parent, np.int64(s), np.int64(end), self._ws.path)
         return self._ws.path[:n]
 
-    def _smooth_nodes(self, nodes: NDArray[np.int32]) -> NDArray[np.int32]:
-        m = _geo.string_pull(self._cells, self._overlay(), np.int64(self._wp), nodes, len(nodes), self._ws.smooth)
-        return self._ws.smooth[:m]
+    def _smooth_nodes(self, nodes: NDArray[np.int32], out: NDArray[np.int32] | None = None) -> NDArray[np.int32]:
+        """String-pull padded ``nodes`` (seed 000 §4) into ``out`` (default: the
+        workspace buffer); on weighted terrain a shortcut must not cost more
+        than the path it replaces (:func:`navkit._kernels.geometry.string_pull_weighted`)."""
+        buf = self._ws.smooth if out is None else out
+        if self.grid.weights is None:
+            m = _geo.string_pull(self._cells, self._overlay(), np.int64(self._wp), nodes, len(nodes), buf)
+        else:
+            if self._cum is None or len(self._cum) < len(nodes):
+                self._cum = np.zeros(max(len(nodes), self._wp * self._hp), dtype=np.int64)
+            m = _geo.string_pull_weighted(self._cells, self._overlay(), np.int64(self._wp), self._weights,
+                                          np.int64(self.costs.card), np.int64(self.costs.diag), nodes, len(nodes),
+                                          buf, self._cum)
+        return buf[:m]
 
     # ------------------------------------------------------------------ JPS
     def _jps_bits(self) -> tuple[Any, ...]:
@@ -980,12 +992,14 @@ class Pathfinder:
                                        np.int64(self._node(ca)), np.int64(self._node(cb))))
 
     def smooth_cells(self, cells: ArrayLike) -> NDArray[np.int32]:
-        """String-pull a cell path (seed 000 §4); returns the kept cells, shape (k, 2)."""
+        """String-pull a cell path (seed 000 §4); returns the kept cells, shape (k, 2).
+
+        On weighted terrain ``cells`` should be a chain of neighbours (a
+        search's path): a shortcut is kept only when it costs no more than
+        the steps it replaces."""
         arr = self._cells_array(cells, "cells")
         nodes = ((arr[:, 1] + 1) * self._wp + arr[:, 0] + 1).astype(np.int32)
-        out = np.empty(len(nodes), dtype=np.int32)
-        m = _geo.string_pull(self._cells, self._overlay(), np.int64(self._wp), nodes, len(nodes), out)
-        return self._nodes_to_cells(out[:m])
+        return self._nodes_to_cells(self._smooth_nodes(nodes, np.empty(len(nodes), dtype=np.int32)))
 
     # --------------------------------------------------------------- fields
     def distance_field(

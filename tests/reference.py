@@ -32,6 +32,7 @@ __all__ = [
     "is_valid_path",
     "path_cost",
     "brute_line_of_sight",
+    "segment_mean_weight",
     "reachable_nearest",
     "brute_snap",
     "reference_astar",
@@ -198,6 +199,32 @@ def brute_line_of_sight(walkable: np.ndarray, a: Sequence[int], b: Sequence[int]
             if not (_walk(walk, x1, z0) and _walk(walk, x0, z1)):
                 return False
     return True
+
+
+def segment_mean_weight(weights: np.ndarray, a: Sequence[int], b: Sequence[int]) -> Fraction:
+    """Mean terrain weight along the segment between the centres of cells ``a``
+    and ``b``: each open piece between consecutive grid-line crossings (as in
+    :func:`brute_line_of_sight`) counts its cell's weight times its share of
+    the segment; exact rational arithmetic."""
+    w = np.asarray(weights)
+    ax, az = Fraction(int(a[0])) + Fraction(1, 2), Fraction(int(a[1])) + Fraction(1, 2)
+    bx, bz = Fraction(int(b[0])) + Fraction(1, 2), Fraction(int(b[1])) + Fraction(1, 2)
+    dx, dz = bx - ax, bz - az
+    if dx == 0 and dz == 0:
+        return Fraction(int(w[int(a[1]), int(a[0])]))
+
+    def crossings(p0: Fraction, d: Fraction) -> set[Fraction]:
+        if d == 0:
+            return set()
+        lo, hi = min(p0, p0 + d), max(p0, p0 + d)
+        return {(Fraction(k) - p0) / d for k in range(floor(lo) + 1, floor(hi) + 1)}
+
+    cuts = sorted({Fraction(0), Fraction(1)} | crossings(ax, dx) | crossings(az, dz))
+    total = Fraction(0)
+    for t0, t1 in pairwise(cuts):
+        t = (t0 + t1) / 2
+        total += int(w[floor(az + t * dz), floor(ax + t * dx)]) * (t1 - t0)
+    return total
 
 
 def reachable_nearest(dist: np.ndarray, goal: Sequence[int]) -> tuple[int, int]:

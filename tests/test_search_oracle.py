@@ -24,6 +24,7 @@ from reference import (
     path_cost,
     reachable_nearest,
     reference_astar,
+    segment_mean_weight,
 )
 
 import navkit
@@ -294,10 +295,29 @@ def test_line_of_sight_cases(blocked, a, b, want):
     assert make_pf(walk, None).line_of_sight(a, b) == want
 
 
-def check_smoothing(walk: np.ndarray, raw: np.ndarray, kept: np.ndarray) -> None:
+def shortcut_ok(walk: np.ndarray, weights: np.ndarray | None, raw: list[tuple[int, int]], i0: int, i1: int,
+                card: int = 10, diag: int = 14) -> bool:
+    """May the string pull go straight from raw[i0] to raw[i1]? In sight, and on
+    weighted terrain no dearer than the steps it replaces: the segment's mean
+    weight (exact) times the cost model's charge for its displacement on
+    uniform terrain, against the steps' costs times the weights entered."""
+    if not brute_line_of_sight(walk, raw[i0], raw[i1]):
+        return False
+    if weights is None:
+        return True
+    steps = raw[i0 : i1 + 1]
+    path = sum((card if abs(p[0] - q[0]) + abs(p[1] - q[1]) == 1 else diag) * int(weights[q[1], q[0]])
+               for p, q in pairwise(steps))
+    adx, adz = abs(raw[i1][0] - raw[i0][0]), abs(raw[i1][1] - raw[i0][1])
+    octile = card * (max(adx, adz) - min(adx, adz)) + diag * min(adx, adz)
+    return segment_mean_weight(weights, raw[i0], raw[i1]) * octile <= path
+
+
+def check_smoothing(walk: np.ndarray, raw: np.ndarray, kept: np.ndarray, weights: np.ndarray | None = None) -> None:
     """Seed 000 §4: kept cells are a subsequence of the raw path from its first to
     its last cell, each in sight of the previous, and each the *furthest* raw cell
-    in sight of the previous one."""
+    in sight of the previous one (on weighted terrain: the furthest whose
+    shortcut costs no more than the path, :func:`shortcut_ok`; seed costs)."""
     raw_l, kept_l = as_cells(raw), as_cells(kept)
     if not raw_l:
         assert kept_l == []
@@ -312,9 +332,10 @@ def check_smoothing(walk: np.ndarray, raw: np.ndarray, kept: np.ndarray) -> None
         pos.append(i)
         i += 1
     for i0, i1 in pairwise(pos):
-        assert brute_line_of_sight(walk, raw_l[i0], raw_l[i1])
+        if i1 > i0 + 1:
+            assert shortcut_ok(walk, weights, raw_l, i0, i1)
         for k in range(i1 + 1, len(raw_l)):
-            assert not brute_line_of_sight(walk, raw_l[i0], raw_l[k]), "a further cell was in sight"
+            assert not shortcut_ok(walk, weights, raw_l, i0, k), "a further cell qualified"
 
 
 @fixed(150)
@@ -333,10 +354,35 @@ def test_smoothing_keeps_furthest_visible_cells(case, conn, data):
             continue
         kept = pf.smooth_cells(raw.cells)
         assert kept.dtype == np.int32 and kept.shape[1] == 2
-        check_smoothing(walk, raw.cells, kept)
+        check_smoothing(walk, raw.cells, kept, weights)
         np.testing.assert_array_equal(sm.waypoints, kept + 0.5)
         # any list of cells can be string-pulled, e.g. the reversed path
-        check_smoothing(walk, raw.cells[::-1], pf.smooth_cells(raw.cells[::-1].copy()))
+        check_smoothing(walk, raw.cells[::-1], pf.smooth_cells(raw.cells[::-1].copy()), weights)
+        if weights is not None:
+            # with every weight 1 the weighted rule is the plain one
+            ones = make_pf(walk, np.ones_like(weights), "seed", conn)
+            np.testing.assert_array_equal(ones.smooth_cells(raw.cells), make_pf(walk, None, "seed", conn)
+                                          .smooth_cells(raw.cells))
+
+
+def test_weighted_smoothing_stays_on_the_road():
+    """A road (weight 1) around grass (weight 3): the raw path follows the road
+    and so do the shortcuts; on uniform terrain the same query cuts across."""
+    walk = np.ones((20, 20), bool)
+    w = np.full((20, 20), 3, np.int32)
+    w[0:2, :] = 1
+    w[:, 18:20] = 1
+    for costs in ("seed", "exact"):
+        pf = make_pf(walk, w, costs)
+        r = pf.find_path_cells((0, 0), (19, 19), smooth=True)
+        pts = r.waypoints
+        for p, q in pairwise(pts):
+            # every cell the straight leg crosses is road
+            for t in np.linspace(0, 1, 400):
+                x, z = p + t * (q - p)
+                assert w[int(np.floor(z)), int(np.floor(x))] == 1, (p, q)
+        flat = make_pf(walk, None, costs).find_path_cells((0, 0), (19, 19), smooth=True)
+        assert len(flat.waypoints) == 2
 
 
 def test_smooth_cells_edge_cases():
@@ -786,7 +832,7 @@ def test_world_queries_snap_trim_and_exact_end(case, cs, origin, data):
     assert r.cost_int == int(dist[g[1], g[0]])
     assert is_valid_path(walk, r.cells) and as_cells(r.cells[[0, -1]]) == [s, g]
     kept = pf.smooth_cells(r.cells)
-    check_smoothing(walk, r.cells, kept)
+    check_smoothing(walk, r.cells, kept, weights)
     pts = np.column_stack([min_x + (kept[:, 0] + 0.5) * cs, min_z + (kept[:, 1] + 0.5) * cs])
     if ecell == g:  # the end's own cell is walkable: the path ends exactly at the end point
         pts[-1] = ew

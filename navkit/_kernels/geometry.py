@@ -15,6 +15,17 @@ MAX_COORD = 1e15
 
 
 @njit(inline="always")
+def closer(p, px, pz, gx, gz, best, best_d2):  # type: ignore[no-untyped-def]
+    """``(best, best_d2)`` after looking at node ``p`` at ``(px, pz)``: the node
+    nearest to ``(gx, gz)`` by squared distance, ties to the lower index (seed
+    000 §5's find-path-to-nearest rule)."""
+    d2 = (px - gx) * (px - gx) + (pz - gz) * (pz - gz)
+    if d2 < best_d2 or (d2 == best_d2 and p < best):
+        return p, d2
+    return best, best_d2
+
+
+@njit(inline="always")
 def _free(cells, marks, mark, q):  # type: ignore[no-untyped-def]
     return cells[q] != 0 and not (mark > 0 and marks[q] == mark)
 
@@ -94,6 +105,103 @@ def string_pull(cells, overlay, wp, path, n, out):  # type: ignore[no-untyped-de
             if line_of_sight(cells, overlay, wp, path[anchor], path[j]):
                 nxt = j
                 break
+            j -= 1
+        out[m] = path[nxt]
+        m += 1
+        anchor = nxt
+    return m
+
+
+@njit(inline="always")
+def segment_weight(weights, wp, a, b):  # type: ignore[no-untyped-def]
+    """The weights along the segment between the centres of padded nodes
+    ``a`` and ``b``, exactly: ``(acc, scale)`` with ``acc / scale`` the mean
+    weight, each cell's weight counted by the fraction of the segment inside
+    it (cells met at a corner only count zero). Integers: the segment's
+    parameter at every cell border is a multiple of ``1 / scale``."""
+    ax = a % wp
+    az = a // wp
+    bx = b % wp
+    bz = b // wp
+    adx = abs(bx - ax)
+    adz = abs(bz - az)
+    sx = 1 if bx > ax else -1
+    sz = 1 if bz > az else -1
+    if adx == 0 and adz == 0:
+        return np.int64(weights[a]), np.int64(1)
+    # scaled parameter of the next vertical / horizontal border and the step
+    # between borders; a direction with no borders never comes first
+    if adx != 0 and adz != 0:
+        scale = 2 * adx * adz
+        tx, dtx, tz, dtz = adz, 2 * adz, adx, 2 * adx
+    elif adx != 0:
+        scale = 2 * adx
+        tx, dtx, tz, dtz = 1, 2, scale + 1, 0
+    else:
+        scale = 2 * adz
+        tx, dtx, tz, dtz = scale + 1, 0, 1, 2
+    t = 0
+    acc = 0
+    x = ax
+    z = az
+    while True:
+        tn = min(min(tx, tz), scale)
+        acc += weights[z * wp + x] * (tn - t)
+        if tn >= scale:
+            break
+        t = tn
+        if tx < tz:
+            x += sx
+            tx += dtx
+        elif tz < tx:
+            z += sz
+            tz += dtz
+        else:  # through a corner: the side cells get no length
+            x += sx
+            z += sz
+            tx += dtx
+            tz += dtz
+    return acc, np.int64(scale)
+
+
+@njit
+def string_pull_weighted(cells, overlay, wp, weights, card, diag, path, n, out, cum):  # type: ignore[no-untyped-def]
+    """:func:`string_pull` on weighted terrain: a node in sight is kept only
+    when the straight segment to it costs no more than the path it replaces.
+    The segment costs its mean weight (:func:`segment_weight`) times what the
+    cost model charges for its displacement on uniform terrain
+    (``card * (long - short) + diag * short``); the path costs its steps
+    times the weights of the cells entered. On uniform terrain any grid path
+    costs at least that much, so every node in sight qualifies and this is
+    :func:`string_pull`'s rule. ``cum`` (int64, ``n`` entries) is scratch for
+    the path's running cost. The comparison multiplies exact integers in
+    floating point: equal costs compare equal on every machine.
+    """
+    if n == 0:
+        return 0
+    cum[0] = 0
+    for i in range(1, n):
+        d = path[i] - path[i - 1]
+        step = card if (d == 1 or d == -1 or d == wp or d == -wp) else diag
+        cum[i] = cum[i - 1] + step * weights[path[i]]
+    m = 0
+    anchor = 0
+    out[m] = path[0]
+    m += 1
+    while anchor < n - 1:
+        nxt = anchor + 1
+        j = n - 1
+        a = path[anchor]
+        while j > anchor + 1:
+            b = path[j]
+            if line_of_sight(cells, overlay, wp, a, b):
+                acc, scale = segment_weight(weights, wp, a, b)
+                adx = abs(b % wp - a % wp)
+                adz = abs(b // wp - a // wp)
+                octile = card * (max(adx, adz) - min(adx, adz)) + diag * min(adx, adz)
+                if np.float64(acc) * np.float64(octile) <= np.float64(cum[j] - cum[anchor]) * np.float64(scale):
+                    nxt = j
+                    break
             j -= 1
         out[m] = path[nxt]
         m += 1
@@ -213,11 +321,7 @@ def reachable_nearest(cells, overlay, wp, start, gx, gz, tag, gen, queue):  # ty
         p = queue[head]
         head += 1
         pz = p // wp
-        px = p - pz * wp
-        d2 = (px - gx) * (px - gx) + (pz - gz) * (pz - gz)
-        if d2 < best_d2 or (d2 == best_d2 and p < best):
-            best_d2 = d2
-            best = p
+        best, best_d2 = closer(p, p - pz * wp, pz, gx, gz, best, best_d2)
         for q in (p + 1, p - 1, p + wp, p - wp):
             if tag[q] != seen and _free(cells, marks, mark, q):
                 tag[q] = seen

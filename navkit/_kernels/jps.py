@@ -72,7 +72,7 @@ import numba
 import numpy as np
 
 from .._numba_config import njit
-from .geometry import circle_cells
+from .geometry import circle_cells, closer
 from .heap import heap_pop, heap_push, heapify
 from .search import (
     BUDGET_EXHAUSTED,
@@ -545,10 +545,7 @@ def jps_body(bits, model, ws, start, goal, budget, stats):  # type: ignore[no-un
             continue  # stale entry
         nd[2 * p] = (closed_tag << 32) | (e0 & _LOW32)
         expanded += 1
-        d2 = (px - gx) * (px - gx) + (pz - gz) * (pz - gz)
-        if d2 < best_d2 or (d2 == best_d2 and p < best):
-            best_d2 = d2
-            best = p
+        best, best_d2 = closer(p, px, pz, gx, gz, best, best_d2)
         if p == goal:
             status = FOUND
             break

@@ -37,6 +37,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._numba_config import njit
+from .geometry import closer
 from .heap import heap_pop, heap_push, heapify, iheap_pop, iheap_sift_up
 
 FOUND = 0
@@ -216,10 +217,7 @@ def astar_body(grid, overlay, model, limits, ws, start, goal, stats,  # type: ig
         expanded += 1
         pz = p // wp
         px = p - pz * wp
-        d2 = (px - gx) * (px - gx) + (pz - gz) * (pz - gz)
-        if d2 < best_d2 or (d2 == best_d2 and p < best):
-            best_d2 = d2
-            best = p
+        best, best_d2 = closer(p, px, pz, gx, gz, best, best_d2)
         if p == goal:
             status = FOUND
             break
