@@ -20,8 +20,7 @@ Arguments are grouped in tuples so signatures stay short:
     Workspace: ``tag[i] == 2*gen`` means open, ``2*gen + 1`` closed, anything
     smaller unseen. ``pos`` (int32) is an open node's heap slot: A* keeps one
     entry per node and lowers it in place (decrease-key), so the heap arrays
-    ``hf``/``hk`` need capacity ``len(cells)``. :func:`distance_field` keeps
-    stale entries instead (capacity ``len(cells) + 8``, dropped when full).
+    ``hf``/``hk`` need capacity ``len(cells)``; so does :func:`distance_field`.
 
 Queue order: smallest ``f``, then largest ``g`` (smallest ``h``), then lowest
 node index; see :mod:`navkit._kernels.heap`. A successor whose ``f`` equals
@@ -38,7 +37,7 @@ import numpy as np
 
 from .._numba_config import njit
 from .geometry import closer
-from .heap import heap_pop, heap_push, heapify, iheap_pop, iheap_sift_up
+from .heap import heapify, iheap_pop, iheap_sift_up
 
 FOUND = 0
 UNREACHABLE = 1
@@ -84,26 +83,6 @@ def _passable(cells, marks, mark, use_marks, win, wx0, wz0, wx1, wz1, q, qx, qz)
     if win and (qx < wx0 or qx > wx1 or qz < wz0 or qz > wz1):
         return False
     return True
-
-
-@njit(inline="always")
-def _relax(g, parent, tag, hf, hk, weights, weighted, open_tag, closed_tag,  # type: ignore[no-untyped-def]
-           p, gc, q, qx, qz, gx, gz, step, card, diag, eight, hmul, nbits, size):
-    """Offer node ``q`` at cost ``gc + step`` (times its weight), as a new heap
-    entry (stale ones stay: see :func:`_compact`); returns the heap size."""
-    tq = tag[q]
-    if tq == closed_tag:
-        return size
-    if weighted:
-        step = step * weights[q]
-    ng = gc + step
-    if tq == open_tag and ng >= g[q]:
-        return size
-    g[q] = ng
-    parent[q] = p
-    tag[q] = open_tag
-    h = _heuristic(qx, qz, gx, gz, card, diag, eight, hmul)
-    return heap_push(hf, hk, size, ng + h, (h << nbits) | q)
 
 
 @njit(inline="always")
@@ -391,16 +370,17 @@ def distance_field(grid, overlay, model, ws, sources, dist):  # type: ignore[no-
 
     Writes each padded node's integer cost into ``dist`` (-1 where unreachable)
     and returns the number of nodes settled. ``model``'s ``hmul`` is ignored.
+    The queue is A*'s indexed heap (one entry per node, lowered in place),
+    keyed by ``(cost, node)``.
     """
     cells, weights, wp, weighted, nbits = grid
     marks, mark = overlay
     card, diag, eight, _hmul = model
-    g, parent, tag, _pos, hf, hk, gen = ws
+    g, parent, tag, pos, hf, hk, gen = ws
     use_marks = mark > 0
     open_tag = np.int32(2 * gen)
     closed_tag = np.int32(2 * gen + 1)
-    cap = hf.shape[0]
-    zero = np.int64(0)
+    mask = (np.int64(1) << nbits) - 1
     for i in range(dist.shape[0]):
         dist[i] = -1
 
@@ -410,19 +390,16 @@ def distance_field(grid, overlay, model, ws, sources, dist):  # type: ignore[no-
             g[s] = 0
             parent[s] = s
             tag[s] = open_tag
-            size = heap_push(hf, hk, size, zero, np.int64(s))
+            iheap_sift_up(hf, hk, pos, mask, size, np.int64(0), np.int64(s))
+            size += 1
     settled = 0
     while size > 0:
         gc = hf[0]
         p = hk[0]
-        size = heap_pop(hf, hk, size)
-        if tag[p] != open_tag or gc != g[p]:
-            continue
+        size = iheap_pop(hf, hk, pos, mask, size)
         tag[p] = closed_tag
         dist[p] = gc
         settled += 1
-        if size + 8 > cap:
-            size = _compact(hf, hk, size, tag, g, open_tag, nbits)
         okE = _passable(cells, marks, mark, use_marks, False, 0, 0, 0, 0, p + 1, 0, 0)
         okW = _passable(cells, marks, mark, use_marks, False, 0, 0, 0, 0, p - 1, 0, 0)
         okS = _passable(cells, marks, mark, use_marks, False, 0, 0, 0, 0, p + wp, 0, 0)
@@ -446,9 +423,25 @@ def distance_field(grid, overlay, model, ws, sources, dist):  # type: ignore[no-
                 q, ok, step = p - wp - 1, okW and okN, diag
             if ok and k >= 4:
                 ok = _passable(cells, marks, mark, use_marks, False, 0, 0, 0, 0, q, 0, 0)
-            if ok:
-                size = _relax(g, parent, tag, hf, hk, weights, weighted, open_tag, closed_tag,
-                              p, gc, q, zero, zero, zero, zero, step, card, diag, eight, zero, nbits, size)
+            if not ok:
+                continue
+            tq = tag[q]
+            if tq == closed_tag:
+                continue
+            if weighted:
+                step = step * weights[q]
+            ng = gc + step
+            if tq == open_tag:
+                if ng >= g[q]:
+                    continue
+                i = pos[q]  # lower its entry in place
+            else:
+                i = size  # a new entry
+                size += 1
+            g[q] = ng
+            parent[q] = p
+            tag[q] = open_tag
+            iheap_sift_up(hf, hk, pos, mask, i, ng, np.int64(q))
     return settled
 
 
