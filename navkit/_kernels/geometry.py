@@ -85,33 +85,6 @@ def line_of_sight(cells, overlay, wp, a, b):  # type: ignore[no-untyped-def]
     return True
 
 
-@njit
-def string_pull(cells, overlay, wp, path, n, out):  # type: ignore[no-untyped-def]
-    """Seed 000 §4: from each anchor keep the furthest path node in sight.
-
-    ``path[:n]`` holds padded nodes; the kept nodes go to ``out``; returns
-    their count (always keeps the first and last node).
-    """
-    if n == 0:
-        return 0
-    m = 0
-    anchor = 0
-    out[m] = path[0]
-    m += 1
-    while anchor < n - 1:
-        nxt = anchor + 1
-        j = n - 1
-        while j > anchor + 1:
-            if line_of_sight(cells, overlay, wp, path[anchor], path[j]):
-                nxt = j
-                break
-            j -= 1
-        out[m] = path[nxt]
-        m += 1
-        anchor = nxt
-    return m
-
-
 @njit(inline="always")
 def segment_weight(weights, wp, a, b):  # type: ignore[no-untyped-def]
     """The weights along the segment between the centres of padded nodes
@@ -164,6 +137,55 @@ def segment_weight(weights, wp, a, b):  # type: ignore[no-untyped-def]
     return acc, np.int64(scale)
 
 
+@njit(inline="always")
+def _string_pull(cells, overlay, wp, path, n, out, weights, card, diag, cum, weighted):  # type: ignore[no-untyped-def]
+    """The string pull of :func:`string_pull` and :func:`string_pull_weighted`
+    (``weighted`` is a compile-time constant)."""
+    if n == 0:
+        return 0
+    if weighted:
+        cum[0] = 0
+        for i in range(1, n):
+            d = path[i] - path[i - 1]
+            step = card if (d == 1 or d == -1 or d == wp or d == -wp) else diag
+            cum[i] = cum[i - 1] + step * weights[path[i]]
+    m = 0
+    anchor = 0
+    out[m] = path[0]
+    m += 1
+    while anchor < n - 1:
+        nxt = anchor + 1
+        j = n - 1
+        a = path[anchor]
+        while j > anchor + 1:
+            b = path[j]
+            ok = line_of_sight(cells, overlay, wp, a, b)
+            if ok and weighted:
+                acc, scale = segment_weight(weights, wp, a, b)
+                adx = abs(b % wp - a % wp)
+                adz = abs(b // wp - a // wp)
+                octile = card * (max(adx, adz) - min(adx, adz)) + diag * min(adx, adz)
+                ok = np.float64(acc) * np.float64(octile) <= np.float64(cum[j] - cum[anchor]) * np.float64(scale)
+            if ok:
+                nxt = j
+                break
+            j -= 1
+        out[m] = path[nxt]
+        m += 1
+        anchor = nxt
+    return m
+
+
+@njit
+def string_pull(cells, overlay, wp, path, n, out):  # type: ignore[no-untyped-def]
+    """Seed 000 §4: from each anchor keep the furthest path node in sight.
+
+    ``path[:n]`` holds padded nodes; the kept nodes go to ``out``; returns
+    their count (always keeps the first and last node).
+    """
+    return _string_pull(cells, overlay, wp, path, n, out, path, 0, 0, out, False)
+
+
 @njit
 def string_pull_weighted(cells, overlay, wp, weights, card, diag, path, n, out, cum):  # type: ignore[no-untyped-def]
     """:func:`string_pull` on weighted terrain: a node in sight is kept only
@@ -177,36 +199,7 @@ def string_pull_weighted(cells, overlay, wp, weights, card, diag, path, n, out, 
     the path's running cost. The comparison multiplies exact integers in
     floating point: equal costs compare equal on every machine.
     """
-    if n == 0:
-        return 0
-    cum[0] = 0
-    for i in range(1, n):
-        d = path[i] - path[i - 1]
-        step = card if (d == 1 or d == -1 or d == wp or d == -wp) else diag
-        cum[i] = cum[i - 1] + step * weights[path[i]]
-    m = 0
-    anchor = 0
-    out[m] = path[0]
-    m += 1
-    while anchor < n - 1:
-        nxt = anchor + 1
-        j = n - 1
-        a = path[anchor]
-        while j > anchor + 1:
-            b = path[j]
-            if line_of_sight(cells, overlay, wp, a, b):
-                acc, scale = segment_weight(weights, wp, a, b)
-                adx = abs(b % wp - a % wp)
-                adz = abs(b // wp - a // wp)
-                octile = card * (max(adx, adz) - min(adx, adz)) + diag * min(adx, adz)
-                if np.float64(acc) * np.float64(octile) <= np.float64(cum[j] - cum[anchor]) * np.float64(scale):
-                    nxt = j
-                    break
-            j -= 1
-        out[m] = path[nxt]
-        m += 1
-        anchor = nxt
-    return m
+    return _string_pull(cells, overlay, wp, path, n, out, weights, card, diag, cum, True)
 
 
 @njit
