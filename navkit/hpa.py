@@ -63,6 +63,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from ._kernels import geometry as _geo
 from ._kernels import hpa as _k
+from ._kernels.search import GEN_LIMIT as _GEN_LIMIT
 from .costs import CostModel, cost_model
 from .errors import ConfigError, QueryError
 from .grid import NavGrid
@@ -78,7 +79,6 @@ __all__ = ["HPAStar", "HPAStats", "UpdateReport", "DEFAULT_CLUSTER_SIZE", "DEFAU
 DEFAULT_CLUSTER_SIZE = 32
 DEFAULT_ENTRANCE_GAP = 16
 _MAX_CLUSTER_SIZE = 256
-_GEN_LIMIT = (1 << 30) - 2
 _INT64_SAFE = 1 << 62
 #: Cluster count from which build kernels run threaded.
 _PARALLEL_MIN = 32

@@ -60,7 +60,7 @@ FIRST_WAYPOINT_TRIM = 0.75
 #: Values of the ``algorithm`` argument of the cell and world queries.
 ALGORITHMS = ("astar", "dijkstra", "jps", "auto")
 
-_GEN_LIMIT = (1 << 30) - 2
+_GEN_LIMIT = _search.GEN_LIMIT
 _F64 = np.dtype(np.float64)
 _NO_CIRCLES = np.zeros((0, 3), dtype=np.float64)
 _STATUS = tuple(Status(i) for i in range(len(Status)))
@@ -98,10 +98,6 @@ class Workspace:
             gen = int(self.gens[0]) + 1
         self.gens[0] = self._gen0 = gen
         return gen
-
-    def sync_gen(self) -> None:
-        """Re-read ``gens[0]`` (a kernel that starts its own searches advances it)."""
-        self._gen0 = int(self.gens[0])
 
     def reserve_gens(self, per_row: int) -> None:
         """Make sure every row can run ``per_row`` more searches without wrapping."""
@@ -191,6 +187,7 @@ class Pathfinder:
         self.connectivity = connectivity
         self.budget = self._check_budget(budget)
         self.snap_radius = float(snap_radius)
+        self._snap_rings = int(math.floor(self.snap_radius / grid.cell_size + 1e-9))  # square rings within it
         self._wp = grid.width + 2
         self._hp = grid.depth + 2
         n = self._wp * self._hp
@@ -256,7 +253,6 @@ class Pathfinder:
         self._jps_fits = cb <= 31 and h_max < 1 << (62 - cb)
         self._jps_usable = self._jps_fits and grid.weights is None and connectivity == 8
         self._geo_t = (float(grid.min_x), float(grid.min_z), float(grid.cell_size))
-        self._card = int(self.costs.card)
         self._heap_extra = _jps.heap_reserve(self._wp, self._hp)
         self._ws = Workspace(n, heap_extra=self._heap_extra)
         self._stats = np.zeros(_search.STATS_SIZE, dtype=np.int64)
@@ -763,17 +759,11 @@ class Pathfinder:
 
     def _snap_world(self, wx: float, wz: float) -> tuple[int, int] | None:
         cx, cz = self.grid.world_to_cell(wx, wz)
-        if self._free((cx, cz)):
-            return (cx, cz)
-        radius = int(math.floor(self.snap_radius / self.grid.cell_size + 1e-9))  # rings within snap_radius
-        # clamp far-away points so the ring arithmetic stays in int64 and bounded
-        lim = max(self._wp, self._hp) + radius + 2
-        cx = min(max(cx, -lim), lim)
-        cz = min(max(cz, -lim), lim)
-        node = _geo.nearest_free(
-            self._cells, self._overlay(), np.int64(self._wp), np.int64(self._hp),
-            np.int64(cx + 1), np.int64(cz + 1), np.int64(radius),
-        )
+        # far-away cells: clamped to int64-safe values (geometry.snap_cell clamps further)
+        cx = min(max(cx, -_FAR_CELLS), _FAR_CELLS)
+        cz = min(max(cz, -_FAR_CELLS), _FAR_CELLS)
+        node = _geo.snap_cell(self._cells, self._overlay(), np.int64(self._wp), np.int64(self._hp),
+                              np.int64(self._snap_rings), np.int64(cx), np.int64(cz))
         return None if node < 0 else self._cell(int(node))
 
     def find_path(
@@ -814,11 +804,8 @@ class Pathfinder:
         """:meth:`find_path` with positional arguments (the facades call this)."""
         sw = self._world_arg(start, "start")
         ew = self._world_arg(end, "end")
-        if algorithm != "jps":
-            algorithm = self.resolve_algorithm(algorithm)
+        algorithm = self.resolve_algorithm(algorithm)
         if algorithm == "jps" and window is None and self._fused:
-            if not self._jps_usable:
-                self.resolve_algorithm(algorithm)  # raises the error that explains
             res = self._world_jps(sw, ew, smooth, nearest, budget, obstacles)
             if res is not None:
                 return res
@@ -912,7 +899,7 @@ class Pathfinder:
         pts.setflags(write=False)
         e = r[_query.R_END]
         cost_int = r[_query.R_COST]
-        return make_path_result(status, self._jps_cells[:m].copy(), pts, cost_int / self._card, cost_int,
+        return make_path_result(status, self._jps_cells[:m].copy(), pts, cost_int / self.costs.card, cost_int,
                                 r[_query.R_EXPANDED], r[_query.R_GENERATED], start_cell,
                                 (e % self._wp - 1, e // self._wp - 1), fy)
 
@@ -923,13 +910,11 @@ class Pathfinder:
         if self._jps_nd is None:
             self._jps_next_gen()
         ws = self._ws
-        ws.sync_gen()
         g = self.grid
-        rings = int(math.floor(self.snap_radius / g.cell_size + 1e-9))
         self._fx = (
             bits, self._jps_model, (self._jps_nd, ws.hf, ws.hk, self._jps_cand), self._grid_tuple(),
             self._model(self._wmin), (ws.g, ws.parent, ws.tag, ws.pos, ws.gens),
-            (int(self._wp), int(self._hp), rings),
+            (int(self._wp), int(self._hp), self._snap_rings),
             (float(g.min_x), float(g.min_z), float(g.cell_size), FIRST_WAYPOINT_TRIM * g.cell_size),
             (self._marks, self._jps_saved_buffer(), self._stats, self._ov, self._ov_circles, self._counters),
             (ws.path, ws.smooth, self._jps_cells, self._wpts),

@@ -203,6 +203,29 @@ def string_pull_weighted(cells, overlay, wp, weights, card, diag, path, n, out, 
 
 
 @njit
+def snap_cell(cells, overlay, wp, hp, rings, cx, cz):  # type: ignore[no-untyped-def]
+    """Seed 000 §3 snapping of the unpadded cell ``(cx, cz)`` (anywhere, even far
+    outside the grid): its padded node when free, else the nearest free node
+    within ``rings`` square rings (:func:`nearest_free`), else -1."""
+    marks, mark = overlay
+    if 0 <= cx < wp - 2 and 0 <= cz < hp - 2:
+        q = (cz + 1) * wp + cx + 1
+        if _free(cells, marks, mark, q):
+            return q
+    # clamp far-away cells so the ring arithmetic stays small
+    lim = (wp if wp > hp else hp) + rings + 2
+    if cx < -lim:
+        cx = -lim
+    elif cx > lim:
+        cx = lim
+    if cz < -lim:
+        cz = -lim
+    elif cz > lim:
+        cz = lim
+    return nearest_free(cells, overlay, wp, hp, cx + 1, cz + 1, rings)
+
+
+@njit
 def nearest_free(cells, overlay, wp, hp, cx, cz, radius):  # type: ignore[no-untyped-def]
     """Nearest free padded node to padded cell ``(cx, cz)`` within Chebyshev ``radius``.
 

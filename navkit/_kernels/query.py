@@ -58,10 +58,12 @@ import numpy as np
 
 from .._numba_config import njit
 from . import search as _search
-from .geometry import MAX_COORD, nearest_free, reachable_nearest, stamp_circles
-from .jps import _ctz, jps_path, overlay_block, overlay_restore
+from .geometry import MAX_COORD, reachable_nearest, snap_cell, stamp_circles
+from .jps import _ctz, jps_path, nodes_to_cells, overlay_block, overlay_restore
 from .search import (
     FOUND,
+    GEN_LIMIT,
+    NEAREST,
     NO_GOAL,
     NO_START,
     ST_BEST,
@@ -76,7 +78,6 @@ from .search import (
     trace,
 )
 
-NEAREST = 4
 #: The query needs the Python path (an end outside the grid, ...); nothing was searched.
 FALLBACK = 7
 #: A circle has a non-finite value or a negative radius; ``res[R_INDEX]`` is its row.
@@ -96,8 +97,6 @@ R_NPTS = 8
 R_INDEX = 9
 RES_SIZE = 10
 
-#: Generation counters wrap before this (tags are int32 ``2 * gen + 1``).
-GEN_LIMIT = (1 << 30) - 2
 #: Cells beyond which a coordinate is clamped before it becomes an integer.
 _CLAMP = float(1 << 40)
 
@@ -114,25 +113,6 @@ def _cell(w, lo, cs):  # type: ignore[no-untyped-def]
     elif f > _CLAMP:
         f = _CLAMP
     return np.int64(f)
-
-
-@njit(inline="always")
-def _snap(cells, marks, mark, wp, hp, rings, cx, cz):  # type: ignore[no-untyped-def]
-    """Pathfinder._snap_world on a cell ``(cx, cz)``: the padded node, or -1."""
-    if 0 <= cx < wp - 2 and 0 <= cz < hp - 2:
-        q = (cz + 1) * wp + cx + 1
-        if cells[q] != 0 and not (mark > 0 and marks[q] == mark):
-            return q
-    lim = (wp if wp > hp else hp) + rings + 2
-    if cx < -lim:
-        cx = -lim
-    elif cx > lim:
-        cx = lim
-    if cz < -lim:
-        cz = -lim
-    elif cz > lim:
-        cz = lim
-    return nearest_free(cells, (marks, mark), wp, hp, cx + 1, cz + 1, rings)
 
 
 @njit(inline="always")
@@ -424,10 +404,7 @@ def _search_and_path(fx, mark, jgen, agen, s, g, budget, nearest, res):  # type:
             return status, s, -1, 0
         m = trace(parent, s, end, nodes)
         if m <= cells_out.shape[0]:
-            for i in range(m):
-                cells_out[i, 0] = nodes[i] % wp - 1
-                cells_out[i, 1] = nodes[i] // wp - 1
-                _centre(pts_out, i, nodes[i], wp, min_x, min_z, cs)
+            nodes_to_cells(nodes, m, wp, cells_out, pts_out, (min_x, min_z, cs))
         return status, end, cost, m
     res[R_EXPANDED] = stats[ST_EXPANDED]
     res[R_GENERATED] = stats[ST_GENERATED]
@@ -464,14 +441,14 @@ def world_jps(fx, circles, q, res):  # type: ignore[no-untyped-def]
         res[R_STATUS] = BAD_CIRCLE
         res[R_INDEX] = -1 - mark
         return BAD_CIRCLE
-    s = _snap(cells, marks, mark, wp, hp, rings, _cell(sx, min_x, cs), _cell(sz, min_z, cs))
+    s = snap_cell(cells, (marks, mark), wp, hp, rings, _cell(sx, min_x, cs), _cell(sz, min_z, cs))
     if s < 0:
         res[R_STATUS] = NO_START
         return NO_START
     res[R_START] = s
     ecx = _cell(ex, min_x, cs)
     ecz = _cell(ez, min_z, cs)
-    g = _snap(cells, marks, mark, wp, hp, rings, ecx, ecz)
+    g = snap_cell(cells, (marks, mark), wp, hp, rings, ecx, ecz)
     if g < 0:
         if not nearest:
             res[R_STATUS] = NO_GOAL

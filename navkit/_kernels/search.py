@@ -43,6 +43,7 @@ FOUND = 0
 UNREACHABLE = 1
 BUDGET_EXHAUSTED = 2
 WINDOW_EXHAUSTED = 3
+NEAREST = 4  # find-path-to-nearest reached the reachable cell closest to the goal
 
 # stats layout written by astar()
 ST_STATUS = 0
@@ -57,6 +58,9 @@ STATS_SIZE = 8
 # statuses written for queries rejected before the search (see navkit.results.Status)
 NO_START = 5
 NO_GOAL = 6
+
+#: Generation counters (workspace tags, overlay marks) wrap before this: tags are int32 ``2 * gen + 1``.
+GEN_LIMIT = (1 << 30) - 2
 
 
 @njit(inline="always")
