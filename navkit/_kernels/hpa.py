@@ -37,7 +37,7 @@ import numpy as np
 
 from .._numba_config import njit
 from .heap import heap_pop, heap_push
-from .search import _compact
+from .search import _compact, _heuristic
 
 #: Transition on the east / west / south / north border of its cluster.
 BIT_E = 1
@@ -214,21 +214,6 @@ def fill_nodes(cells, geo, gap, clusters, node_off, node_cell, node_bits):  # ty
 
 
 # ----------------------------------------------------------------- Dijkstra
-@njit(inline="always")
-def _octile(ax, az, bx, bz, card, diag, eight, hmul):  # type: ignore[no-untyped-def]
-    dx = ax - bx
-    if dx < 0:
-        dx = -dx
-    dz = az - bz
-    if dz < 0:
-        dz = -dz
-    if not eight:
-        return card * (dx + dz) * hmul
-    if dx < dz:
-        return (card * dz + (diag - card) * dx) * hmul
-    return (card * dx + (diag - card) * dz) * hmul
-
-
 @njit
 def box_dijkstra(grid, geo, model, box, stride, reverse, src, target, ntarget, goal, hmul,  # type: ignore[no-untyped-def]
                  g, closed, code, hf, hk):
@@ -266,7 +251,7 @@ def box_dijkstra(grid, geo, model, box, stride, reverse, src, target, ntarget, g
     code[l0] = SRC_CODE
     h0 = np.int64(0)
     if hmul > 0:
-        h0 = _octile(sx, sz, gx, gz, card, diag, eight, hmul)
+        h0 = _heuristic(sx, sz, gx, gz, card, diag, eight, hmul)
     size = heap_push(hf, hk, 0, h0, np.int64(l0))
     remaining = ntarget
     settled = 0
@@ -283,7 +268,7 @@ def box_dijkstra(grid, geo, model, box, stride, reverse, src, target, ntarget, g
         z = bz0 + lz
         gl = f
         if hmul > 0:
-            gl = f - _octile(x, z, gx, gz, card, diag, eight, hmul)
+            gl = f - _heuristic(x, z, gx, gz, card, diag, eight, hmul)
         if gl != g[li]:
             continue
         closed[li] = 1
@@ -339,7 +324,7 @@ def box_dijkstra(grid, geo, model, box, stride, reverse, src, target, ntarget, g
             code[q] = k
             fq = ng
             if hmul > 0:
-                fq = ng + _octile(x + _MDX[k], z + _MDZ[k], gx, gz, card, diag, eight, hmul)
+                fq = ng + _heuristic(x + _MDX[k], z + _MDZ[k], gx, gz, card, diag, eight, hmul)
             size = heap_push(hf, hk, size, fq, np.int64(q))
     return settled
 
@@ -732,7 +717,7 @@ def query(grid, geo, model, graph, qws, aws, s, t, out, info):  # type: ignore[n
         cst = s_cost[j - n0s]
         if cst < 0:
             continue
-        h = _octile(node_x[j], node_z[j], tx, tz, card, diag, eight, hmul)
+        h = _heuristic(node_x[j], node_z[j], tx, tz, card, diag, eight, hmul)
         ag[j] = cst
         apar[j] = -1
         atag[j] = open_tag
@@ -767,7 +752,7 @@ def query(grid, geo, model, graph, qws, aws, s, t, out, info):  # type: ignore[n
             ng = gu + w
             if tv == open_tag and ng >= ag[v]:
                 continue
-            h = _octile(node_x[v], node_z[v], tx, tz, card, diag, eight, hmul)
+            h = _heuristic(node_x[v], node_z[v], tx, tz, card, diag, eight, hmul)
             ag[v] = ng
             apar[v] = u
             atag[v] = open_tag
