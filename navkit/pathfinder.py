@@ -71,7 +71,10 @@ _INT64_SAFE = 1 << 62
 class Workspace:
     """Reusable search buffers for a padded grid of ``n`` nodes (``rows`` copies for threads)."""
 
-    def __init__(self, n: int, rows: int | None = None, heap_extra: int = 0):
+    #: Largest ring of the level queue: 2**16 entries per stream.
+    MAX_RING_BITS = 16
+
+    def __init__(self, n: int, rows: int | None = None, heap_extra: int = 0, ring_bits: int | None = None):
         shape: tuple[int, ...] = (n,) if rows is None else (rows, n)
         h = n + 8 + heap_extra  # JPS needs heap_extra = _kernels.jps.heap_reserve(wp, hp)
         hshape: tuple[int, ...] = (h,) if rows is None else (rows, h)
@@ -86,6 +89,18 @@ class Workspace:
         self._gen0 = 0
         self.path = np.zeros(shape, dtype=np.int32)
         self.smooth = np.zeros(n, dtype=np.int32) if rows is None else np.zeros(0, dtype=np.int32)
+        # the level queue's streams (see _kernels.search): a ring per f step,
+        # as long as the grid up to 2**16 (a full ring makes the query rerun
+        # on the heap); untouched pages cost nothing until a search uses them
+        if ring_bits is None:
+            ring_bits = min(max(int(n - 1).bit_length(), 6), self.MAX_RING_BITS)
+        self.ring_bits = int(ring_bits)
+        rlen = _search.NSTREAMS << self.ring_bits
+        self.rf = np.zeros((rlen,) if rows is None else (rows, rlen), dtype=np.int64)
+        self.rk = np.zeros((rlen,) if rows is None else (rows, rlen), dtype=np.int64)
+        nht = _search.HT_SIZE
+        self.ht = np.zeros((nht,) if rows is None else (rows, nht), dtype=np.int64)
+        self.came = np.zeros(shape, dtype=np.uint8)  # the move-mask bit back to each node's parent
 
     def next_gen(self) -> int:
         """Start a new search in row 0: bump its generation (clearing the tags on
@@ -108,8 +123,12 @@ class Workspace:
     def single(self, gen: int) -> tuple[Any, ...]:
         return (self.g, self.parent, self.tag, self.pos, self.hf, self.hk, np.int64(gen))
 
+    def rings(self, offsets: NDArray[np.int64], moves: NDArray[np.uint8]) -> tuple[Any, ...]:
+        """The level queue's ``rings`` tuple (row 0) for these ``f`` steps and move masks."""
+        return (self.rf, self.rk, self.ht, offsets, np.int64(self.ring_bits), moves, self.came)
+
     def rows(self) -> tuple[Any, ...]:
-        return (self.g, self.parent, self.tag, self.pos, self.hf, self.hk)
+        return (self.g, self.parent, self.tag, self.pos, self.hf, self.hk, self.rf, self.rk, self.ht, self.came)
 
 
 def _pad(arr: NDArray[Any], dtype: Any, fill: int) -> NDArray[Any]:
@@ -257,6 +276,12 @@ class Pathfinder:
         self._ws = Workspace(n, heap_extra=self._heap_extra)
         self._stats = np.zeros(_search.STATS_SIZE, dtype=np.int64)
         self._batch_ws: Workspace | None = None
+        # A* on uniform grids uses the level queue (False: the heap; tests compare both)
+        self._level_queue = True
+        self._offsets: dict[int, NDArray[np.int64]] = {}
+        # each node's legal moves (see _kernels.search.move_masks), kept in step with self._cells
+        self._moves = np.zeros(n, dtype=np.uint8)
+        self._update_moves(1, 1, self._wp - 2, self._hp - 2)
 
     # ------------------------------------------------------------ internals
     @staticmethod
@@ -440,20 +465,45 @@ class Pathfinder:
         occ = self._occ.reshape(self._hp, self._wp)
         box = (slice(z0, z1 + 1), slice(x0, x1 + 1))
         cells[box] = np.where(occ[box] > 0, 0, static[box])
+        self._update_moves(x0 - 1, z0 - 1, x1 + 1, z1 + 1)  # the box's neighbours' diagonals change too
         if self._jps is not None:
             _jps.repack_box(self._cells, self._jps_bits(), self._hp, x0, z0, x1, z1)
 
     def _run(
         self, s: int, g: int, budget: int | None, window: Sequence[int] | None, hmul: int
     ) -> NDArray[np.int64]:
+        weighted = self.grid.weights is not None
+        level = not weighted and self._level_queue
+        args = (self._grid_tuple(), self._overlay(), self._model(hmul), self._limits(budget, window))
         gen = self._ws.next_gen()
-        kernel = _search.astar_kernel(self.grid.weights is not None, self._mark > 0, window is not None,
-                                      self.connectivity == 8)
-        kernel(
-            self._grid_tuple(), self._overlay(), self._model(hmul), self._limits(budget, window),
-            self._ws.single(gen), np.int64(s), np.int64(g), self._stats,
-        )
+        kernel = _search.astar_kernel(weighted, self._mark > 0, window is not None, self.connectivity == 8, level)
+        status = kernel(*args, self._ws.single(gen), self._rings(hmul), np.int64(s), np.int64(g), self._stats)
+        if status == _search.RETRY:  # a ring of the level queue overflowed: the same search on the heap
+            gen = self._ws.next_gen()
+            kernel = _search.astar_kernel(weighted, self._mark > 0, window is not None, self.connectivity == 8, False)
+            kernel(*args, self._ws.single(gen), self._rings(hmul), np.int64(s), np.int64(g), self._stats)
         return self._stats
+
+    def _stream_offsets(self, hmul: int) -> NDArray[np.int64]:
+        """The level queue's ``f`` steps for A* (``hmul`` 1) or Dijkstra (0); unused by the heap."""
+        offs = self._offsets.get(hmul)
+        if offs is None:
+            if self.grid.weights is None:
+                offs = _search.stream_offsets(self.costs.card, self.costs.diag, self.connectivity == 8, hmul)
+            else:
+                offs = np.full(_search.NSTREAMS, -1, dtype=np.int64)
+            offs = self._offsets[hmul] = offs
+        return offs
+
+    def _rings(self, hmul: int) -> tuple[Any, ...]:
+        return self._ws.rings(self._stream_offsets(hmul), self._moves)
+
+    def _update_moves(self, x0: int, z0: int, x1: int, z1: int) -> None:
+        """Recompute the move masks of padded columns ``x0..x1``, rows ``z0..z1``
+        (clamped to the interior) after their cells changed."""
+        _search.move_masks(self._cells, np.int64(self._wp), np.int64(max(x0, 1)), np.int64(max(z0, 1)),
+                           np.int64(min(x1, self._wp - 2)), np.int64(min(z1, self._hp - 2)),
+                           self.connectivity == 8, self._moves)
 
     def _trace(self, s: int, end: int) -> NDArray[np.int32]:
         n = _search.trace(self._ws.parent, np.int64(s), np.int64(end), self._ws.path)
@@ -1069,16 +1119,19 @@ class Pathfinder:
         gens = ws.gens[:nthreads]
         stats = np.zeros((n, _search.STATS_SIZE), dtype=np.int64)
         path_parts: list[NDArray[np.int32]] = []
+        hmul = 0 if algorithm == "dijkstra" else self._wmin
         if algorithm == "jps":
             search_many = self._jps_many(nthreads, ws, budget)
         else:
-            hmul = 0 if algorithm == "dijkstra" else self._wmin
             grid, ovl, model = self._grid_tuple(), self._overlay(), self._model(hmul)
             lim = self._limits(budget, None)
-            kernel = _batch.batch_kernel(self.grid.weights is not None, self._mark > 0, False, self.connectivity == 8)
+            weighted = self.grid.weights is not None
+            kernel = _batch.batch_kernel(weighted, self._mark > 0, False, self.connectivity == 8,
+                                         not weighted and self._level_queue)
+            queue = (self._stream_offsets(hmul), ws.ring_bits, self._moves)
 
             def search_many(*args: Any) -> None:
-                kernel(grid, ovl, model, lim, rows, gens, *args)
+                kernel(grid, ovl, model, lim, rows, gens, queue, *args)
 
         if not return_paths:
             ws.reserve_gens(n // nthreads + 1)
@@ -1092,6 +1145,13 @@ class Pathfinder:
                 search_many(sn[lo:hi], gn[lo:hi], stats[lo:hi], paths, plen)
                 for t in range(hi - lo):
                     path_parts.append(self._nodes_to_cells(paths[t, : plen[t]]))
+        for i in np.flatnonzero(stats[:, _search.ST_STATUS] == _search.RETRY).tolist():
+            # a ring of the level queue overflowed: the single query (it reruns on the heap)
+            stats[i] = self._run(int(sn[i]), int(gn[i]), budget, None, hmul)
+            if return_paths:
+                found = stats[i, _search.ST_STATUS] == _search.FOUND
+                path_parts[i] = self._nodes_to_cells(self._trace(int(sn[i]), int(gn[i])) if found
+                                                     else np.zeros(0, np.int32))
         status = stats[:, _search.ST_STATUS].astype(np.uint8)
         cost_int = np.where(status == Status.FOUND, stats[:, _search.ST_COST], -1)
         cost = np.where(cost_int >= 0, cost_int / self.costs.card, np.inf)

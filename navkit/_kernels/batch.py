@@ -34,21 +34,26 @@ def _pool() -> ThreadPoolExecutor:
         return _POOL
 
 
-def batch_kernel(weighted: bool, use_marks: bool, window: bool, eight: bool) -> Callable[..., int]:
-    """``run(grid, overlay, model, limits, wsa, gens, starts, goals, out_stats, paths, path_len)``.
+def batch_kernel(weighted: bool, use_marks: bool, window: bool, eight: bool,
+                 level: bool | None = None) -> Callable[..., int]:
+    """``run(grid, overlay, model, limits, wsa, gens, queue, starts, goals, out_stats, paths, path_len)``.
 
     Answers ``starts[i] -> goals[i]`` (padded nodes). ``wsa = (g, parent,
-    tag, pos, hf, hk)`` with one row per thread; ``gens`` holds each thread's last
-    generation (advanced here; the caller reserves room). ``out_stats`` has
-    shape ``(n, STATS_SIZE)``. When ``paths`` has one row per thread and
+    tag, pos, hf, hk, rf, rk, ht, came)`` with one row per thread; ``gens`` holds
+    each thread's last generation (advanced here; the caller reserves room);
+    ``queue = (offsets, ring_bits, moves)`` for the level queue (``level``, default
+    without terrain weights; see :func:`~navkit._kernels.search.astar_kernel`).
+    ``out_stats`` has shape ``(n, STATS_SIZE)``; rows with status ``RETRY``
+    must be repeated on the heap. When ``paths`` has one row per thread and
     ``len(starts) <= nthreads``, thread ``t`` writes its query's path into
     ``paths[t]`` and the length into ``path_len[t]`` (0 without a path).
     """
-    seq = astar_seq_kernel(weighted, use_marks, window, eight)
+    seq = astar_seq_kernel(weighted, use_marks, window, eight, level)
 
-    def run(grid: Any, overlay: Any, model: Any, limits: Any, wsa: Any, gens: Any, starts: Any, goals: Any,
-            out_stats: Any, paths: Any, path_len: Any) -> int:
-        g2, parent2, tag2, pos2, hf2, hk2 = wsa
+    def run(grid: Any, overlay: Any, model: Any, limits: Any, wsa: Any, gens: Any, queue: Any, starts: Any,
+            goals: Any, out_stats: Any, paths: Any, path_len: Any) -> int:
+        g2, parent2, tag2, pos2, hf2, hk2, rf2, rk2, ht2, came2 = wsa
+        offsets, ring_bits, moves = queue
         nthreads = g2.shape[0]
         n = starts.shape[0]
         want_paths = paths.shape[0] == nthreads and n <= nthreads
@@ -58,7 +63,8 @@ def batch_kernel(weighted: bool, use_marks: bool, window: bool, eight: bool) -> 
             gl = np.ascontiguousarray(goals[t::nthreads])
             rows = np.zeros((st.shape[0], STATS_SIZE), dtype=np.int64)
             ws = (g2[t], parent2[t], tag2[t], pos2[t], hf2[t], hk2[t], np.int64(gens[t] + 1))
-            seq(grid, overlay, model, limits, ws, st, gl, rows, np.zeros(STATS_SIZE, dtype=np.int64))
+            rings = (rf2[t], rk2[t], ht2[t], offsets, np.int64(ring_bits), moves, came2[t])
+            seq(grid, overlay, model, limits, ws, rings, st, gl, rows, np.zeros(STATS_SIZE, dtype=np.int64))
             gens[t] += st.shape[0]
             out_stats[t::nthreads] = rows
             if want_paths and st.shape[0]:

@@ -9,7 +9,16 @@ sequence never depends on insertion order.
 
 from __future__ import annotations
 
+import numpy as np
+
 from .._numba_config import njit
+
+
+@njit(inline="always")
+def uidx(i):  # type: ignore[no-untyped-def]
+    """``i`` (>= 0) as an unsigned index: numba then compiles no negative-index
+    wrap-around (a shift, a mask and an add per access in the hot loops)."""
+    return np.uint64(i)
 
 
 @njit(inline="always")
@@ -26,38 +35,46 @@ def key_less(fa, ka, fb, kb):  # type: ignore[no-untyped-def]
 
 
 @njit(inline="always")
-def _sift_up(hf, hk, i, f, k, pos, mask, track):  # type: ignore[no-untyped-def]
+def _sift_up(hf, hk, i, f, k, pos, mask, track, pairs):  # type: ignore[no-untyped-def]
     """Put ``(f, k)`` at slot ``i`` and move it up; with ``track`` (a
-    compile-time constant) keep ``pos`` current (the indexed heap below)."""
+    compile-time constant) keep ``pos`` current (the indexed heap below).
+    Without ``pairs`` (also constant) the heap is ``hk`` alone, ordered by
+    key (the key heap below); ``hf`` and ``f`` are ignored."""
     while i > 0:
         parent = (i - 1) >> 2
-        pf = hf[parent]
-        pk = hk[parent]
-        if key_less(f, k, pf, pk):
-            hf[i] = pf
-            hk[i] = pk
+        pk = hk[uidx(parent)]
+        if pairs:
+            pf = hf[uidx(parent)]
+            less = key_less(f, k, pf, pk)
+        else:
+            less = k < pk
+        if less:
+            if pairs:
+                hf[uidx(i)] = pf
+            hk[uidx(i)] = pk
             if track:
-                pos[pk & mask] = i
+                pos[uidx(pk & mask)] = i
             i = parent
         else:
             break
-    hf[i] = f
-    hk[i] = k
+    if pairs:
+        hf[uidx(i)] = f
+    hk[uidx(i)] = k
     if track:
-        pos[k & mask] = i
+        pos[uidx(k & mask)] = i
 
 
 @njit(inline="always")
 def heap_push(hf, hk, size, f, k):  # type: ignore[no-untyped-def]
     """Insert ``(f, k)``; returns the new size. Capacity is the caller's job."""
-    _sift_up(hf, hk, size, f, k, hk, 0, False)
+    _sift_up(hf, hk, size, f, k, hk, 0, False, True)
     return size + 1
 
 
 @njit(inline="always")
-def _sift_down(hf, hk, size, i, f, k, pos, mask, track):  # type: ignore[no-untyped-def]
-    """Put ``(f, k)`` at slot ``i`` and move it down; with ``track`` (a
-    compile-time constant) keep ``pos`` current (the indexed heap below)."""
+def _sift_down(hf, hk, size, i, f, k, pos, mask, track, pairs):  # type: ignore[no-untyped-def]
+    """Put ``(f, k)`` at slot ``i`` and move it down; ``track`` and ``pairs``
+    as in :func:`_sift_up`."""
     while True:
         c = 4 * i + 1
         if c >= size:
@@ -65,34 +82,45 @@ def _sift_down(hf, hk, size, i, f, k, pos, mask, track):  # type: ignore[no-unty
         end = c + 4
         if end > size:
             end = size
-        bf = hf[c]
-        bk = hk[c]
+        bf = hf[uidx(c)] if pairs else f
+        bk = hk[uidx(c)]
         b = c
         for j in range(c + 1, end):
-            jf = hf[j]
-            jk = hk[j]
-            if key_less(jf, jk, bf, bk):
-                bf = jf
+            jk = hk[uidx(j)]
+            if pairs:
+                jf = hf[uidx(j)]
+                less = key_less(jf, jk, bf, bk)
+            else:
+                less = jk < bk
+            if less:
+                if pairs:
+                    bf = jf
                 bk = jk
                 b = j
-        if key_less(bf, bk, f, k):
-            hf[i] = bf
-            hk[i] = bk
+        if pairs:
+            less = key_less(bf, bk, f, k)
+        else:
+            less = bk < k
+        if less:
+            if pairs:
+                hf[uidx(i)] = bf
+            hk[uidx(i)] = bk
             if track:
-                pos[bk & mask] = i
+                pos[uidx(bk & mask)] = i
             i = b
         else:
             break
-    hf[i] = f
-    hk[i] = k
+    if pairs:
+        hf[uidx(i)] = f
+    hk[uidx(i)] = k
     if track:
-        pos[k & mask] = i
+        pos[uidx(k & mask)] = i
 
 
 @njit(inline="always")
 def heap_sift_down(hf, hk, size, i):  # type: ignore[no-untyped-def]
     """Restore the heap below position ``i``."""
-    _sift_down(hf, hk, size, i, hf[i], hk[i], hk, 0, False)
+    _sift_down(hf, hk, size, i, hf[i], hk[i], hk, 0, False, True)
 
 
 @njit(inline="always")
@@ -126,7 +154,7 @@ def heapify(hf, hk, size):  # type: ignore[no-untyped-def]
 def iheap_sift_up(hf, hk, pos, mask, i, f, k):  # type: ignore[no-untyped-def]
     """Put ``(f, k)`` at slot ``i`` (a new last slot, or the slot of an entry
     whose ``f`` just fell) and move it up; keeps ``pos`` current."""
-    _sift_up(hf, hk, i, f, k, pos, mask, True)
+    _sift_up(hf, hk, i, f, k, pos, mask, True, True)
 
 
 @njit(inline="always")
@@ -134,5 +162,27 @@ def iheap_pop(hf, hk, pos, mask, size):  # type: ignore[no-untyped-def]
     """Remove the top entry (the caller read it first); returns the new size."""
     size -= 1
     if size > 0:
-        _sift_down(hf, hk, size, 0, hf[size], hk[size], pos, mask, True)
+        _sift_down(hf, hk, size, 0, hf[size], hk[size], pos, mask, True, True)
+    return size
+
+
+# ------------------------------------------------------------------ key heap
+# One int64 array ordered by key alone: A*'s entries of the current ``f``
+# level (see navkit._kernels.search), whose keys ``(h << bits) | node`` then
+# decide the order.
+
+
+@njit(inline="always")
+def kheap_push(hk, size, k):  # type: ignore[no-untyped-def]
+    """Insert key ``k``; returns the new size."""
+    _sift_up(hk, hk, size, k, k, hk, 0, False, False)
+    return size + 1
+
+
+@njit(inline="always")
+def kheap_pop(hk, size):  # type: ignore[no-untyped-def]
+    """Remove the smallest key (the caller read ``hk[0]``); returns the new size."""
+    size -= 1
+    if size > 0:
+        _sift_down(hk, hk, size, 0, hk[size], hk[size], hk, 0, False, False)
     return size

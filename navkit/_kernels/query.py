@@ -100,8 +100,9 @@ RES_SIZE = 10
 #: Cells beyond which a coordinate is clamped before it becomes an integer.
 _CLAMP = float(1 << 40)
 
-# The A* this kernel falls back to: uniform cost, overlay on, 8-connected.
-_ASTAR = _search.astar_kernel(False, True, False, True)
+# The A* this kernel falls back to: uniform cost, overlay on, 8-connected, on
+# the heap (the level queue's rings are not part of this kernel's arguments).
+_ASTAR = _search.astar_kernel(False, True, False, True, False)
 
 
 @njit(inline="always")
@@ -388,7 +389,7 @@ def _search_and_path(fx, mark, jgen, agen, s, g, budget, nearest, res):  # type:
         # ... with a budget: A* over the same cells and overlay, as the Python path does
         g_arr, parent, tag, apos, _gens = aarr
         _ASTAR(grid, (marks, mark), amodel, (budget, np.int64(-1), np.int64(-1), np.int64(-1), np.int64(-1)),
-               (g_arr, parent, tag, apos, jhf, jhk, agen), s, g, stats)
+               (g_arr, parent, tag, apos, jhf, jhk, agen), (jhf, jhk, jhf, jhf, np.int64(0), grid[0], grid[0]), s, g, stats)
         status = stats[ST_STATUS]
         res[R_EXPANDED] = stats[ST_EXPANDED]
         res[R_GENERATED] = stats[ST_GENERATED]

@@ -22,22 +22,52 @@ Arguments are grouped in tuples so signatures stay short:
     entry per node and lowers it in place (decrease-key), so the heap arrays
     ``hf``/``hk`` need capacity ``len(cells)``; so does :func:`distance_field`.
 
+``rings = (rf, rk, ht, offs, rbits, moves, came)``
+    The level queue (uniform-cost grids, see below): ``NSTREAMS`` ring
+    buffers of ``1 << rbits`` entries each, laid end to end in ``rf`` (f) and
+    ``rk`` (key); ``ht`` holds their heads, their tails (running counts), the
+    ``f`` of each head, then a small scratch (``HT_SIZE`` int64);
+    ``offs[j]`` is stream ``j``'s ``f`` step (-1: unused), from
+    :func:`stream_offsets`. ``moves`` (uint8) is each node's move mask
+    (:func:`move_masks`), ``came`` (uint8, a workspace array) the mask bit of
+    the move back to its parent.
+
 Queue order: smallest ``f``, then largest ``g`` (smallest ``h``), then lowest
-node index; see :mod:`navkit._kernels.heap`. A successor whose ``f`` equals
-its parent's (the heuristic fell by the step cost) has a smaller ``h`` than
-every other entry at that ``f``, so the best such successor is the very next
-node in that order: it skips the heap (the *fast lane*), unless an entry
-lowered during the same expansion beats it, which then sits at the heap's
-root and swaps with it. The expansion order is exactly the heap's.
+node index; see :mod:`navkit._kernels.heap`. Two queues give this order.
+
+*The indexed heap* (terrain weights): one entry per node, lowered in place
+(decrease-key). A successor whose ``f`` equals its parent's (the heuristic
+fell by the step cost) has a smaller ``h`` than every other entry at that
+``f``, so the best such successor is the very next node in that order: it
+skips the heap (the *fast lane*), unless an entry lowered during the same
+expansion beats it, which then sits at the heap's root and swaps with it.
+
+*The level queue* (uniform cost): a successor's ``f`` exceeds the expanded
+node's ``f`` (the current level ``fc``, which never falls) by 0 or one of a
+few fixed steps (five for octile costs: ``2c - d``, ``d``, ``2c``,
+``2d - 2c``, ``2d``; :func:`stream_offsets`), so entries appended to one FIFO
+per step come out in ``f`` order: the next level is the smallest ``f`` at the
+streams' heads. An entry alone at its level comes out directly; a level of
+several moves to a small key heap (the *level heap*, in ``hk``) that orders
+them by key; successors at ``f == fc`` join it directly, being smaller than
+all that remain. A cheaper path appends a new entry and leaves the old one
+stale (skipped: its node is closed or its ``g`` has changed). Pops cost a few
+comparisons instead of a sift through the open list. A full ring stops the
+search with status ``RETRY``; the caller repeats it on the heap. Both queues
+expand the very same nodes in the very same order. On static cells (no
+overlay, no window) successors come from the node's move mask without the
+move back to its parent, which is closed.
 """
 
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import NDArray
 
 from .._numba_config import njit
 from .geometry import closer
-from .heap import heapify, iheap_pop, iheap_sift_up
+from .heap import heapify, iheap_pop, iheap_sift_up, kheap_pop, kheap_push, uidx
+from .prefetch import prefetch
 
 FOUND = 0
 UNREACHABLE = 1
@@ -58,9 +88,47 @@ STATS_SIZE = 8
 # statuses written for queries rejected before the search (see navkit.results.Status)
 NO_START = 5
 NO_GOAL = 6
+#: internal: the level queue's ring overflowed; the caller reruns the query on the heap
+RETRY = 7
+
+#: The level queue's stream count (octile costs need five ``f`` steps).
+NSTREAMS = 5
+#: ``ht`` holds the streams' heads, their tails, their heads' ``f``, then a
+#: scratch of four values per successor of the node being expanded.
+HEAD_F = 2 * NSTREAMS
+SUCC = 3 * NSTREAMS
+HT_SIZE = SUCC + 4 * 8
+#: The head ``f`` of an empty stream (larger than any ``f``).
+_NO_F = np.int64(np.iinfo(np.int64).max)
 
 #: Generation counters (workspace tags, overlay marks) wrap before this: tags are int32 ``2 * gen + 1``.
 GEN_LIMIT = (1 << 30) - 2
+
+
+@njit
+def move_masks(cells, wp, x0, z0, x1, z1, eight, out):  # type: ignore[no-untyped-def]
+    """Write the legal moves of every node in padded columns ``x0..x1`` and
+    rows ``z0..z1`` (inclusive, inside the border) into ``out`` (uint8): bit
+    ``d`` is set when move ``d`` (E, W, S, N, then SE, SW, NE, NW when
+    ``eight``) leads to a passable cell, diagonals only past two passable
+    cardinals (the corner rule); blocked nodes get 0. The level queue's
+    kernels read one byte per expansion instead of testing eight cells."""
+    for z in range(z0, z1 + 1):
+        for x in range(x0, x1 + 1):
+            p = z * wp + x
+            m = 0
+            if cells[p] != 0:
+                e = cells[p + 1] != 0
+                w = cells[p - 1] != 0
+                so = cells[p + wp] != 0
+                no = cells[p - wp] != 0
+                m = np.int64(e) | (np.int64(w) << 1) | (np.int64(so) << 2) | (np.int64(no) << 3)
+                if eight:
+                    m |= np.int64(e and so and cells[p + wp + 1] != 0) << 4
+                    m |= np.int64(w and so and cells[p + wp - 1] != 0) << 5
+                    m |= np.int64(e and no and cells[p - wp + 1] != 0) << 6
+                    m |= np.int64(w and no and cells[p - wp - 1] != 0) << 7
+            out[p] = m
 
 
 @njit(inline="always")
@@ -127,6 +195,151 @@ def _offer(g, parent, tag, pos, hf, hk, weights, weighted, open_tag, closed_tag,
     return size + 1, lane, 1
 
 
+@njit(inline="always")
+def _settle(g, parent, tag, came, ht, n, open_tag, closed_tag, p, gc, q, qx, qz, step, back):  # type: ignore[no-untyped-def]
+    """The level queue's relaxation, first half: when ``q`` is not closed and
+    ``gc + step`` beats its ``g``, record the new ``g``, parent and ``came``
+    bit ``back`` (the move back to the parent; 0: not recorded) and note the
+    successor in ``ht``'s scratch; returns the new successor count ``n``.
+    :func:`_enqueue` queues the noted successors. (Two halves keep the code
+    that numba inlines eight times per kernel small.)"""
+    u = uidx(q)
+    tq = tag[u]
+    if tq == closed_tag:
+        return n
+    ng = gc + step
+    if tq == open_tag and ng >= g[u]:
+        return n
+    g[u] = ng
+    parent[u] = p
+    tag[u] = open_tag
+    if back != 0:
+        came[u] = back
+    i = uidx(SUCC + 4 * n)
+    ht[i] = q
+    ht[i + uidx(1)] = qx
+    ht[i + uidx(2)] = qz
+    ht[i + uidx(3)] = ng
+    return n + 1
+
+
+@njit(inline="always")
+def _enqueue(hk, rings, n, fc, gx, gz, model, eight, nbits, size):  # type: ignore[no-untyped-def]
+    """Queue the ``n`` successors :func:`_settle` noted: one at ``f == fc``
+    joins the level heap (``size`` entries), any other is appended to the
+    stream of its ``f`` step. Returns ``(size, full)``: ``full`` is 1 when a
+    stream's ring was full (or a step unknown) and the search must rerun."""
+    rf, rk, ht, offs, rbits, _moves, _came = rings
+    card, diag, _eight, hmul = model
+    rmask = (np.int64(1) << rbits) - 1
+    for s in range(n):
+        i = uidx(SUCC + 4 * s)
+        q = ht[i]
+        h = _heuristic(ht[i + uidx(1)], ht[i + uidx(2)], gx, gz, card, diag, eight, hmul)
+        k = (h << nbits) | q
+        f = ht[i + uidx(3)] + h
+        df = f - fc
+        if df == 0:  # (expanded next: too soon for a prefetch to help)
+            size = kheap_push(hk, size, k)
+            continue
+        # branch-free: which stream's step is df (0 when none matches but offs[0])
+        j = (np.int64(df == offs[1]) + 2 * np.int64(df == offs[2]) + 3 * np.int64(df == offs[3])
+             + 4 * np.int64(df == offs[4]))
+        tail = ht[uidx(NSTREAMS + j)]
+        head = ht[uidx(j)]
+        if (j == 0 and df != offs[0]) or tail - head > rmask:
+            return size, 1
+        e = uidx((j << rbits) + (tail & rmask))
+        rf[e] = f
+        rk[e] = k
+        if tail == head:
+            ht[uidx(HEAD_F + j)] = f
+        ht[uidx(NSTREAMS + j)] = tail + 1
+    return size, 0
+
+
+@njit(inline="always")
+def _prefetch_around(rings, tag, g, n, wp):  # type: ignore[no-untyped-def]
+    """Prefetch what expanding node ``n`` reads: its move mask and back bit,
+    and its three rows of tags and costs."""
+    prefetch(rings[5], n)
+    prefetch(rings[6], n)
+    for r in (n - wp - 1, n - 1, n + wp - 1):
+        prefetch(tag, r)
+        prefetch(g, r)
+
+
+@njit(inline="always")
+def _lookahead(tag, g, rk, i, mask):  # type: ignore[no-untyped-def]
+    """Prefetch the state of the node of ring entry ``i`` (it is expanded soon)."""
+    n = rk[uidx(i)] & mask
+    prefetch(tag, n)
+    prefetch(g, n)
+
+
+@njit(inline="always")
+def _pop_level(wp, g, tag, hk, rings, open_tag, nbits):  # type: ignore[no-untyped-def]
+    """The next entry when the level heap is empty: ``(key, f, level heap size)``,
+    ``key == -1`` when the streams hold no live entry.
+
+    The smallest cached head ``f`` names the stream; a stale head is dropped
+    and the choice made again. When no other head has the same ``f``, that
+    entry is the only one of its level and comes out directly; otherwise the
+    whole level moves into the level heap, which orders it."""
+    rf, rk, ht, _offs, rbits, _moves, _came = rings
+    mask = (np.int64(1) << nbits) - 1
+    rmask = (np.int64(1) << rbits) - 1
+    while True:
+        fmin = _NO_F
+        jb = -1
+        for j in range(NSTREAMS):
+            f = ht[HEAD_F + j]
+            if f < fmin:
+                fmin = f
+                jb = j
+        if jb < 0:
+            return np.int64(-1), fmin, 0
+        base = np.int64(jb) << rbits
+        hd = ht[uidx(jb)]
+        k = rk[uidx(base + (hd & rmask))]
+        hd += 1
+        ht[uidx(jb)] = hd
+        ht[uidx(HEAD_F + jb)] = rf[uidx(base + (hd & rmask))] if hd < ht[uidx(NSTREAMS + jb)] else _NO_F
+        _lookahead(tag, g, rk, base + ((hd + 2) & rmask), mask)
+        n = k & mask
+        if tag[uidx(n)] != open_tag or fmin - (k >> nbits) != g[uidx(n)]:
+            continue  # stale: closed, or a cheaper entry followed
+        ties = 0
+        for j in range(NSTREAMS):
+            ties += ht[HEAD_F + j] == fmin
+        if ties == 0:
+            return k, fmin, 0
+        # the level has more entries: all of them into the level heap
+        size = kheap_push(hk, 0, k)
+        _prefetch_around(rings, tag, g, n, wp)
+        for j in range(NSTREAMS):
+            if ht[HEAD_F + j] != fmin:
+                continue
+            base = np.int64(j) << rbits
+            hd = ht[j]
+            tl = ht[NSTREAMS + j]
+            while hd < tl:
+                i = base + (hd & rmask)
+                if rf[uidx(i)] != fmin:
+                    break
+                k = rk[uidx(i)]
+                n = k & mask
+                if tag[uidx(n)] == open_tag and fmin - (k >> nbits) == g[uidx(n)]:
+                    size = kheap_push(hk, size, k)
+                    _prefetch_around(rings, tag, g, n, wp)
+                hd += 1
+            ht[j] = hd
+            ht[HEAD_F + j] = rf[uidx(base + (hd & rmask))] if hd < tl else _NO_F
+        k = hk[0]
+        size = kheap_pop(hk, size)
+        return k, fmin, size
+
+
 @njit
 def _compact(hf, hk, size, tag, g, open_tag, nbits):  # type: ignore[no-untyped-def]
     """Drop stale heap entries (closed nodes, superseded costs); returns the new size."""
@@ -140,6 +353,164 @@ def _compact(hf, hk, size, tag, g, open_tag, nbits):  # type: ignore[no-untyped-
             k += 1
     heapify(hf, hk, k)
     return k
+
+
+@njit(inline="always")
+def _finish(stats, status, expanded, generated, best, g, goal):  # type: ignore[no-untyped-def]
+    """Write a finished search's ``stats`` (see ``ST_*``); returns ``status``."""
+    stats[ST_STATUS] = status
+    stats[ST_EXPANDED] = expanded
+    stats[ST_GENERATED] = generated
+    stats[ST_BEST] = best
+    stats[ST_BEST_COST] = g[best]
+    if status == FOUND:
+        stats[ST_END] = goal
+        stats[ST_COST] = g[goal]
+    else:
+        stats[ST_END] = best
+        stats[ST_COST] = -1
+    return status
+
+
+@njit(inline="always")
+def astar_level_body(grid, overlay, model, limits, ws, rings, start, goal, stats,  # type: ignore[no-untyped-def]
+                     general, eight):
+    """A* on uniform step costs with the level queue: the same expansions in
+    the same order as :func:`astar_body`. Without ``general`` (a compile-time
+    constant, as is ``eight``) successors come from the static move masks,
+    minus the move back to the parent; with it from the cells, the overlay
+    and the window."""
+    cells, _weights, wp, _weighted, nbits = grid
+    marks, mark = overlay
+    card, diag, _eight, hmul = model
+    budget, wx0, wz0, wx1, wz1 = limits
+    g, parent, tag, _pos, _hf, hk, gen = ws
+    _rf, _rk, ht, _offs, _rbits, moves, came = rings
+    use_marks = general and mark > 0
+    win = general and wx0 >= 0
+    open_tag = np.int32(2 * gen)
+    closed_tag = np.int32(2 * gen + 1)
+    mask = (np.int64(1) << nbits) - 1
+
+    gx = goal % wp
+    gz = goal // wp
+    sx = start % wp
+    sz = start // wp
+    inv_wp = 1.0 / wp
+    g[start] = 0
+    parent[start] = start
+    tag[start] = open_tag
+    came[start] = 0
+    h0 = _heuristic(sx, sz, gx, gz, card, diag, eight, hmul)
+    fc = h0
+    for j in range(2 * NSTREAMS):
+        ht[j] = 0
+    for j in range(NSTREAMS):
+        ht[HEAD_F + j] = _NO_F
+    hk[0] = (h0 << nbits) | start  # the level heap: the start is the first node out
+    size = 1
+
+    expanded = 0
+    generated = 1
+    best = start
+    best_d2 = (sx - gx) * (sx - gx) + (sz - gz) * (sz - gz)
+    status = UNREACHABLE
+
+    while True:
+        if size == 0:
+            k, fc, size = _pop_level(wp, g, tag, hk, rings, open_tag, nbits)
+            if k < 0:
+                break
+        else:
+            k = hk[0]
+            size = kheap_pop(hk, size)
+        p = k & mask
+        up = uidx(p)
+        gc = fc - (k >> nbits)
+        tag[up] = closed_tag
+        expanded += 1
+        # row and column without a division (tens of cycles): a float
+        # reciprocal, corrected by one where rounding missed
+        pz = np.int64(np.float64(p) * inv_wp)
+        px = p - pz * wp
+        if px < 0:
+            pz -= 1
+            px += wp
+        elif px >= wp:
+            pz += 1
+            px -= wp
+        best, best_d2 = closer(p, px, pz, gx, gz, best, best_d2)
+        if p == goal:
+            status = FOUND
+            break
+        if expanded >= budget:
+            status = BUDGET_EXHAUSTED
+            break
+
+        n = 0
+        if not general:
+            # static cells: the node's move mask, one bit per legal move,
+            # without the move back to the parent (closed)
+            m = moves[up] & ~came[up]
+            if m & 1:
+                n = _settle(g, parent, tag, came, ht, n, open_tag, closed_tag, p, gc, p + 1, px + 1, pz, card, 2)
+            if m & 2:
+                n = _settle(g, parent, tag, came, ht, n, open_tag, closed_tag, p, gc, p - 1, px - 1, pz, card, 1)
+            if m & 4:
+                n = _settle(g, parent, tag, came, ht, n, open_tag, closed_tag, p, gc, p + wp, px, pz + 1, card, 8)
+            if m & 8:
+                n = _settle(g, parent, tag, came, ht, n, open_tag, closed_tag, p, gc, p - wp, px, pz - 1, card, 4)
+            if m & 16:
+                n = _settle(g, parent, tag, came, ht, n, open_tag, closed_tag, p, gc, p + wp + 1, px + 1, pz + 1,
+                            diag, 128)
+            if m & 32:
+                n = _settle(g, parent, tag, came, ht, n, open_tag, closed_tag, p, gc, p + wp - 1, px - 1, pz + 1,
+                            diag, 64)
+            if m & 64:
+                n = _settle(g, parent, tag, came, ht, n, open_tag, closed_tag, p, gc, p - wp + 1, px + 1, pz - 1,
+                            diag, 32)
+            if m & 128:
+                n = _settle(g, parent, tag, came, ht, n, open_tag, closed_tag, p, gc, p - wp - 1, px - 1, pz - 1,
+                            diag, 16)
+        else:
+            okE = _passable(cells, marks, mark, use_marks, win, wx0, wz0, wx1, wz1, p + 1, px + 1, pz)
+            okW = _passable(cells, marks, mark, use_marks, win, wx0, wz0, wx1, wz1, p - 1, px - 1, pz)
+            okS = _passable(cells, marks, mark, use_marks, win, wx0, wz0, wx1, wz1, p + wp, px, pz + 1)
+            okN = _passable(cells, marks, mark, use_marks, win, wx0, wz0, wx1, wz1, p - wp, px, pz - 1)
+            if okE:
+                n = _settle(g, parent, tag, came, ht, n, open_tag, closed_tag, p, gc, p + 1, px + 1, pz, card, 0)
+            if okW:
+                n = _settle(g, parent, tag, came, ht, n, open_tag, closed_tag, p, gc, p - 1, px - 1, pz, card, 0)
+            if okS:
+                n = _settle(g, parent, tag, came, ht, n, open_tag, closed_tag, p, gc, p + wp, px, pz + 1, card, 0)
+            if okN:
+                n = _settle(g, parent, tag, came, ht, n, open_tag, closed_tag, p, gc, p - wp, px, pz - 1, card, 0)
+            if eight:
+                if okE and okS and _passable(cells, marks, mark, use_marks, win, wx0, wz0, wx1, wz1,
+                                             p + wp + 1, px + 1, pz + 1):
+                    n = _settle(g, parent, tag, came, ht, n, open_tag, closed_tag, p, gc, p + wp + 1, px + 1,
+                                pz + 1, diag, 0)
+                if okW and okS and _passable(cells, marks, mark, use_marks, win, wx0, wz0, wx1, wz1,
+                                             p + wp - 1, px - 1, pz + 1):
+                    n = _settle(g, parent, tag, came, ht, n, open_tag, closed_tag, p, gc, p + wp - 1, px - 1,
+                                pz + 1, diag, 0)
+                if okE and okN and _passable(cells, marks, mark, use_marks, win, wx0, wz0, wx1, wz1,
+                                             p - wp + 1, px + 1, pz - 1):
+                    n = _settle(g, parent, tag, came, ht, n, open_tag, closed_tag, p, gc, p - wp + 1, px + 1,
+                                pz - 1, diag, 0)
+                if okW and okN and _passable(cells, marks, mark, use_marks, win, wx0, wz0, wx1, wz1,
+                                             p - wp - 1, px - 1, pz - 1):
+                    n = _settle(g, parent, tag, came, ht, n, open_tag, closed_tag, p, gc, p - wp - 1, px - 1,
+                                pz - 1, diag, 0)
+        generated += n
+        size, full = _enqueue(hk, rings, n, fc, gx, gz, model, eight, nbits, size)
+        if full:
+            status = RETRY
+            break
+
+    if status == UNREACHABLE and win:
+        status = WINDOW_EXHAUSTED
+    return _finish(stats, status, expanded, generated, best, g, goal)
 
 
 @njit(inline="always")
@@ -260,32 +631,22 @@ def astar_body(grid, overlay, model, limits, ws, start, goal, stats,  # type: ig
 
     if status == UNREACHABLE and win:
         status = WINDOW_EXHAUSTED
-    stats[ST_STATUS] = status
-    stats[ST_EXPANDED] = expanded
-    stats[ST_GENERATED] = generated
-    stats[ST_BEST] = best
-    stats[ST_BEST_COST] = g[best]
-    if status == FOUND:
-        stats[ST_END] = goal
-        stats[ST_COST] = g[goal]
-    else:
-        stats[ST_END] = best
-        stats[ST_COST] = -1
-    return status
+    return _finish(stats, status, expanded, generated, best, g, goal)
 
 
 
-def _make_astar(weighted: bool, general: bool, eight: bool):  # type: ignore[no-untyped-def]
+def _make_astar(weighted: bool, general: bool, eight: bool, level: bool):  # type: ignore[no-untyped-def]
     """Build the single-query A* kernel specialised for these features.
 
     The flags are closure constants, which numba folds into the inlined
     :func:`astar_body`: the uniform-cost kernel carries no weight loads (a
-    runtime weight test costs up to half the speed), and only the
-    ``general`` variants test the overlay and the window (about 10%). Each
-    variant gets its own ``__qualname__``: numba names compiled symbols and
-    cache files after it, and variants sharing a name could be linked in
-    place of one another when loaded from the disk cache. Closure values are
-    plain bools, so the cache key is the same in every process.
+    runtime weight test costs up to half the speed), only the ``general``
+    variants test the overlay and the window (about 10%), and ``level``
+    picks the queue. Each variant gets its own ``__qualname__``: numba names
+    compiled symbols and cache files after it, and variants sharing a name
+    could be linked in place of one another when loaded from the disk cache.
+    Closure values are plain bools, so the cache key is the same in every
+    process.
 
     Compiled without numba's reference counting (``_nrt=False``): the kernel
     allocates nothing, and the counting of the arrays passed to the inlined
@@ -293,25 +654,31 @@ def _make_astar(weighted: bool, general: bool, eight: bool):  # type: ignore[no-
     up to half the speed.
     """
 
-    def astar(grid, overlay, model, limits, ws, start, goal, stats):  # type: ignore[no-untyped-def]
-        return astar_body(grid, overlay, model, limits, ws, start, goal, stats, weighted, general, eight)
+    if level:
+        def astar(grid, overlay, model, limits, ws, rings, start, goal, stats):  # type: ignore[no-untyped-def]
+            return astar_level_body(grid, overlay, model, limits, ws, rings, start, goal, stats, general, eight)
+    else:
+        def astar(grid, overlay, model, limits, ws, rings, start, goal, stats):  # type: ignore[no-untyped-def]
+            return astar_body(grid, overlay, model, limits, ws, start, goal, stats, weighted, general, eight)
 
-    astar.__name__ = astar.__qualname__ = "astar_" + variant_name(weighted, general, eight)
+    astar.__name__ = astar.__qualname__ = "astar_" + variant_name(weighted, general, eight, level)
     return njit(astar, _nrt=False)
 
 
-def _make_astar_seq(weighted: bool, general: bool, eight: bool):  # type: ignore[no-untyped-def]
+def _make_astar_seq(weighted: bool, general: bool, eight: bool, level: bool):  # type: ignore[no-untyped-def]
     """Build the multi-query kernel: ``starts[i] -> goals[i]`` one after another.
 
     ``ws``'s generation is the first query's; query ``i`` uses ``gen + i``
     (the caller reserves them). Rows of ``out_stats`` whose start or goal is
-    blocked get status ``NO_START`` / ``NO_GOAL``. ``stats`` is scratch
-    (``STATS_SIZE`` int64). Runs without the GIL, so a thread pool spreads a
-    batch over cores (see :mod:`navkit._kernels.batch`); allocates nothing,
-    so it is compiled without reference counting, like the single kernel.
+    blocked get status ``NO_START`` / ``NO_GOAL``; a query that overflowed
+    the level queue gets ``RETRY`` (the caller repeats it). ``stats`` is
+    scratch (``STATS_SIZE`` int64). Runs without the GIL, so a thread pool
+    spreads a batch over cores (see :mod:`navkit._kernels.batch`); allocates
+    nothing, so it is compiled without reference counting, like the single
+    kernel.
     """
 
-    def astar_seq(grid, overlay, model, limits, ws, starts, goals, out_stats, stats):  # type: ignore[no-untyped-def]
+    def astar_seq(grid, overlay, model, limits, ws, rings, starts, goals, out_stats, stats):  # type: ignore[no-untyped-def]
         cells = grid[0]
         marks, mark = overlay
         g, parent, tag, pos, hf, hk, gen = ws
@@ -324,22 +691,27 @@ def _make_astar_seq(weighted: bool, general: bool, eight: bool):  # type: ignore
                 out_stats[i, ST_STATUS] = NO_START if s_blocked else NO_GOAL
                 out_stats[i, ST_COST] = -1
                 continue
-            astar_body(grid, overlay, model, limits, (g, parent, tag, pos, hf, hk, gen + i), s, gl, stats,
-                       weighted, general, eight)
+            wsi = (g, parent, tag, pos, hf, hk, gen + i)
+            if level:
+                astar_level_body(grid, overlay, model, limits, wsi, rings, s, gl, stats, general, eight)
+            else:
+                astar_body(grid, overlay, model, limits, wsi, s, gl, stats, weighted, general, eight)
             for k in range(STATS_SIZE):
                 out_stats[i, k] = stats[k]
         return starts.shape[0]
 
-    astar_seq.__name__ = astar_seq.__qualname__ = "astar_seq_" + variant_name(weighted, general, eight)
+    astar_seq.__name__ = astar_seq.__qualname__ = "astar_seq_" + variant_name(weighted, general, eight, level)
     return njit(astar_seq, _nrt=False)
 
 
-def variant_name(weighted: bool, general: bool, eight: bool) -> str:
+def variant_name(weighted: bool, general: bool, eight: bool, level: bool = False) -> str:
     """A short unique name for a kernel variant, e.g. ``"uniform_8"``."""
     parts = ["weighted" if weighted else "uniform"]
     if general:
         parts.append("general")
     parts.append("8" if eight else "4")
+    if level:
+        parts.append("level")
     return "_".join(parts)
 
 
@@ -449,11 +821,16 @@ def distance_field(grid, overlay, model, ws, sources, dist):  # type: ignore[no-
     return settled
 
 
-_KERNELS: dict[tuple[str, bool, bool, bool], object] = {}
+_KERNELS: dict[tuple[str, bool, bool, bool, bool], object] = {}
 
 
-def _variant(kind: str, weighted: bool, use_marks: bool, window: bool, eight: bool):  # type: ignore[no-untyped-def]
-    key = (kind, bool(weighted), bool(use_marks or window), bool(eight))
+def _variant(kind: str, weighted: bool, use_marks: bool, window: bool, eight: bool,  # type: ignore[no-untyped-def]
+             level: bool | None):
+    if level is None:
+        level = not weighted
+    if level and weighted:
+        raise ValueError("the level queue needs uniform step costs")
+    key = (kind, bool(weighted), bool(use_marks or window), bool(eight), bool(level))
     kernel = _KERNELS.get(key)
     if kernel is None:
         make = _make_astar if kind == "single" else _make_astar_seq
@@ -461,19 +838,60 @@ def _variant(kind: str, weighted: bool, use_marks: bool, window: bool, eight: bo
     return kernel
 
 
-def astar_kernel(weighted: bool, use_marks: bool, window: bool, eight: bool):  # type: ignore[no-untyped-def]
+def astar_kernel(weighted: bool, use_marks: bool, window: bool, eight: bool,  # type: ignore[no-untyped-def]
+                 level: bool | None = None):
     """The A* kernel for this feature set (built on first use, cached on disk by numba).
 
-    Signature: ``astar(grid, overlay, model, limits, ws, start, goal, stats) -> status``;
+    Signature: ``astar(grid, overlay, model, limits, ws, rings, start, goal, stats) -> status``;
     fills ``stats`` (see ``ST_*``) and leaves the parent chain of
     ``stats[ST_END]`` (the goal when found, otherwise the expanded node
     closest to the goal by squared grid distance, ties to the lower index)
-    in ``ws`` for :func:`trace`. Overlay and window share one compiled
-    variant, so there are at most eight.
+    in ``ws`` for :func:`trace`. ``level`` (default: without terrain
+    weights) picks the level queue, which needs ``rings`` and may answer
+    ``RETRY``; the heap ignores ``rings``. Overlay and window share one
+    compiled variant.
     """
-    return _variant("single", weighted, use_marks, window, eight)
+    return _variant("single", weighted, use_marks, window, eight, level)
 
 
-def astar_seq_kernel(weighted: bool, use_marks: bool, window: bool, eight: bool):  # type: ignore[no-untyped-def]
+def astar_seq_kernel(weighted: bool, use_marks: bool, window: bool, eight: bool,  # type: ignore[no-untyped-def]
+                     level: bool | None = None):
     """The multi-query kernel for this feature set; see :func:`_make_astar_seq`."""
-    return _variant("seq", weighted, use_marks, window, eight)
+    return _variant("seq", weighted, use_marks, window, eight, level)
+
+
+def stream_offsets(card: int, diag: int, eight: bool, hmul: int) -> NDArray[np.int64]:
+    """The level queue's ``f`` steps for this model, padded with -1 to ``NSTREAMS``.
+
+    Every step from a node at ``f`` to a successor raises ``f`` by 0 or one
+    of these (found by trying every move from every position near the goal,
+    which covers each piece of the octile heuristic).
+
+    >>> stream_offsets(10, 14, True, 1).tolist()
+    [6, 8, 14, 20, 28]
+    >>> stream_offsets(10, 14, False, 1).tolist()
+    [20, -1, -1, -1, -1]
+    """
+    def h(x: int, z: int) -> int:
+        dx, dz = abs(x), abs(z)
+        if not eight:
+            return card * (dx + dz) * hmul
+        return (card * max(dx, dz) + (diag - card) * min(dx, dz)) * hmul
+
+    moves = [(1, 0, card), (-1, 0, card), (0, 1, card), (0, -1, card)]
+    if eight:
+        moves += [(1, 1, diag), (-1, 1, diag), (1, -1, diag), (-1, -1, diag)]
+    steps = set()
+    for x in range(-3, 4):
+        for z in range(-3, 4):
+            for mx, mz, c in moves:
+                df = c + h(x + mx, z + mz) - h(x, z)
+                if df < 0:
+                    raise ValueError(f"inconsistent heuristic for costs ({card}, {diag})")
+                if df > 0:
+                    steps.add(df)
+    if len(steps) > NSTREAMS:
+        raise ValueError(f"{len(steps)} f steps for costs ({card}, {diag}); the level queue holds {NSTREAMS}")
+    out = np.full(NSTREAMS, -1, dtype=np.int64)
+    out[: len(steps)] = sorted(steps)
+    return out

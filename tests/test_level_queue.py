@@ -1,0 +1,222 @@
+"""A* on uniform grids runs on the level queue (navkit._kernels.search): FIFO
+streams per f step, a small heap per level, move masks without the move back
+to the parent. These tests hold it to the indexed heap, which the
+reference-order tests in test_search_oracle.py check against a textbook
+heapq A*: every answer must be the same field by field (status, cost,
+expansions, pushes, cells, end), whatever the grid, costs, overlay, window,
+budget, occupants or ring size.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from navkit import NavGrid, Pathfinder
+from navkit._kernels import search as S
+from navkit.pathfinder import Workspace
+
+
+def fixed(max_examples: int) -> settings:
+    return settings(max_examples=max_examples, deadline=None, derandomize=True, database=None,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
+@st.composite
+def worlds(draw: st.DrawFn, max_side: int = 40) -> tuple[np.ndarray, object, int]:
+    depth = draw(st.integers(1, max_side))
+    width = draw(st.integers(1, max_side))
+    density = draw(st.sampled_from([0.55, 0.7, 0.85, 1.0]))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    walk = rng.random((depth, width)) < density
+    kind = draw(st.sampled_from(["seed", "exact", "pair"]))
+    if kind == "pair":
+        card = draw(st.integers(1, 40))
+        costs: object = (card, draw(st.integers(card, 2 * card)))
+    else:
+        costs = kind
+    return walk, costs, draw(st.sampled_from([8, 4]))
+
+
+def answer(r) -> tuple:  # type: ignore[no-untyped-def]
+    return (r.status.name, r.cost_int, r.expanded, r.generated, r.cells.tolist(), r.end_cell)
+
+
+def both(pf: Pathfinder, *args, **kw) -> tuple:  # type: ignore[no-untyped-def]
+    """The answer on the level queue and on the heap (which must agree)."""
+    pf._level_queue = True
+    a = answer(pf.find_path_cells(*args, **kw))
+    pf._level_queue = False
+    b = answer(pf.find_path_cells(*args, **kw))
+    pf._level_queue = True
+    return a, b
+
+
+@fixed(150)
+@given(world=worlds(), data=st.data())
+def test_level_queue_equals_heap(world, data):
+    """Same answers with and without overlay circles, windows, budgets, nearest, Dijkstra."""
+    walk, costs, conn = world
+    pf = Pathfinder(NavGrid(walk), costs=costs, connectivity=conn)
+    depth, width = walk.shape
+    cell = st.tuples(st.integers(0, width - 1), st.integers(0, depth - 1))
+    for _ in range(4):
+        s, g = data.draw(cell), data.draw(cell)
+        kw: dict = {}
+        if data.draw(st.booleans()):
+            kw["algorithm"] = "dijkstra"
+        if data.draw(st.booleans()):
+            kw["budget"] = data.draw(st.integers(1, 60))
+        if data.draw(st.booleans()):
+            x0, z0 = data.draw(cell)
+            kw["window"] = (x0, z0, x0 + data.draw(st.integers(0, 20)), z0 + data.draw(st.integers(0, 20)))
+        if data.draw(st.booleans()):
+            kw["obstacles"] = [[data.draw(st.floats(0, width)), data.draw(st.floats(0, depth)),
+                                data.draw(st.floats(0, 3))]]
+        if data.draw(st.booleans()):
+            kw["nearest"] = True
+        a, b = both(pf, s, g, **kw)
+        assert a == b, kw
+
+
+@fixed(40)
+@given(world=worlds(max_side=30), data=st.data())
+def test_move_masks_follow_occupants(world, data):
+    """Occupants change the cells; the move masks follow (same as rebuilt from
+    scratch) and searches on them still match the heap's."""
+    walk, costs, conn = world
+    pf = Pathfinder(NavGrid(walk), costs=costs, connectivity=conn)
+    depth, width = walk.shape
+    handles = []
+    for _ in range(4):
+        if handles and data.draw(st.booleans()):
+            pf.remove_occupant(handles.pop(data.draw(st.integers(0, len(handles) - 1))))
+        else:
+            handles.append(pf.add_occupant(data.draw(st.floats(0, width)), data.draw(st.floats(0, depth)),
+                                           data.draw(st.floats(0.1, 2.5))))
+        fresh = np.zeros_like(pf._moves)
+        S.move_masks(pf._cells, pf._wp, 1, 1, pf._wp - 2, pf._hp - 2, conn == 8, fresh)
+        assert np.array_equal(pf._moves, fresh)
+        s = (data.draw(st.integers(0, width - 1)), data.draw(st.integers(0, depth - 1)))
+        g = (data.draw(st.integers(0, width - 1)), data.draw(st.integers(0, depth - 1)))
+        a, b = both(pf, s, g)
+        assert a == b
+
+
+def test_move_mask_bits():
+    """Bit d of a node's mask is move d (E, W, S, N, SE, SW, NE, NW), diagonals past two free cardinals."""
+    walk = np.ones((3, 3), dtype=bool)
+    walk[0, 1] = False  # north of the centre
+    pf = Pathfinder(NavGrid(walk), connectivity=8)
+    centre = 2 * pf._wp + 2
+    # E, W, S free; N blocked; SE, SW free; NE, NW cut by the blocked north
+    assert pf._moves[centre] == 0b0011_0111
+    corner = 1 * pf._wp + 1  # (0, 0): E is blocked, S free, nothing diagonal
+    assert pf._moves[corner] == 0b0000_0100
+    assert pf._moves[1 * pf._wp + 2] == 0  # the blocked cell itself
+
+
+def test_tiny_rings_rerun_on_the_heap():
+    """A full ring stops the level queue (RETRY); single and batch queries rerun on the heap."""
+    rng = np.random.default_rng(3)
+    walk = rng.random((60, 60)) < 0.8
+    pf = Pathfinder(NavGrid(walk), costs="exact")
+    free = np.argwhere(walk)[:, ::-1]
+    starts, goals = free[rng.integers(len(free), size=20)], free[rng.integers(len(free), size=20)]
+    pf._level_queue = False
+    want = [answer(pf.find_path_cells(tuple(s), tuple(g))) for s, g in zip(starts, goals, strict=True)]
+    want_batch = pf.find_paths_batch(starts, goals, return_paths=True, threads=2)
+    pf._level_queue = True
+    pf._ws = Workspace(pf._wp * pf._hp, heap_extra=pf._heap_extra, ring_bits=1)  # 2 entries per stream
+    stats = pf._run(pf._node(tuple(starts[0])), pf._node(tuple(goals[0])), None, None, 1)
+    assert stats[S.ST_STATUS] != S.RETRY  # _run reran it
+    got = [answer(pf.find_path_cells(tuple(s), tuple(g))) for s, g in zip(starts, goals, strict=True)]
+    assert got == want
+    pf._batch_ws = Workspace(pf._wp * pf._hp, rows=2, heap_extra=pf._heap_extra, ring_bits=1)
+    for paths in (False, True):
+        b = pf.find_paths_batch(starts, goals, return_paths=paths, threads=2)
+        assert np.array_equal(b.cost_int, want_batch.cost_int)
+        assert np.array_equal(b.expanded, want_batch.expanded)
+        assert np.array_equal(b.generated, want_batch.generated)
+        if paths:
+            assert np.array_equal(b.path_cells, want_batch.path_cells)
+            assert np.array_equal(b.path_offsets, want_batch.path_offsets)
+
+
+def test_kernel_answers_retry_when_a_ring_fills():
+    """The kernel itself reports RETRY (rather than a wrong answer) on tiny rings."""
+    walk = np.ones((40, 40), dtype=bool)
+    walk[5:35, 20] = False
+    pf = Pathfinder(NavGrid(walk), costs="exact")
+    ws = Workspace(pf._wp * pf._hp, ring_bits=1)
+    kernel = S.astar_kernel(False, False, False, True, True)
+    stats = np.zeros(S.STATS_SIZE, dtype=np.int64)
+    status = kernel(pf._grid_tuple(), pf._overlay(), pf._model(1), pf._limits(None, None), ws.single(1),
+                    ws.rings(pf._stream_offsets(1), pf._moves), np.int64(pf._node((0, 20))),
+                    np.int64(pf._node((39, 20))), stats)
+    assert status == S.RETRY
+
+
+@fixed(60)
+@given(world=worlds(max_side=30), data=st.data())
+def test_no_retry_with_full_rings(world, data):
+    """Every f step a search meets is one of stream_offsets' (or 0): with rings
+    as long as the grid the kernel never stops."""
+    walk, costs, conn = world
+    pf = Pathfinder(NavGrid(walk), costs=costs, connectivity=conn)
+    depth, width = walk.shape
+    kernel = S.astar_kernel(False, False, False, conn == 8, True)
+    stats = np.zeros(S.STATS_SIZE, dtype=np.int64)
+    for hmul in (1, 0):
+        for gen in range(1, 4):
+            s = pf._node((data.draw(st.integers(0, width - 1)), data.draw(st.integers(0, depth - 1))))
+            g = pf._node((data.draw(st.integers(0, width - 1)), data.draw(st.integers(0, depth - 1))))
+            if pf._cells[s] == 0 or pf._cells[g] == 0:
+                continue
+            ws = pf._ws
+            status = kernel(pf._grid_tuple(), pf._overlay(), pf._model(hmul), pf._limits(None, None),
+                            ws.single(ws.next_gen()), pf._rings(hmul), np.int64(s), np.int64(g), stats)
+            assert status in (S.FOUND, S.UNREACHABLE)
+
+
+def test_stream_offsets():
+    c, d = 1_000_000, 1_414_214
+    assert S.stream_offsets(c, d, True, 1).tolist() == [2 * c - d, 2 * d - 2 * c, d, 2 * c, 2 * d]
+    assert S.stream_offsets(c, d, True, 0).tolist() == [c, d, -1, -1, -1]  # Dijkstra: the step costs
+    assert S.stream_offsets(c, d, False, 1).tolist() == [2 * c, -1, -1, -1, -1]
+    assert S.stream_offsets(10, 20, True, 1).tolist() == [20, 40, -1, -1, -1]  # diag == 2 card: 2c - d == 0
+    with pytest.raises(ValueError):
+        S.stream_offsets(10, 25, True, 1)  # diag > 2 card: the octile heuristic overestimates
+
+
+def test_level_kernels_without_jit():
+    """The level-queue kernels run as plain Python (NUMBA_DISABLE_JIT=1) with the same answers."""
+    code = (
+        "import numpy as np, navkit\n"
+        "rng = np.random.default_rng(11)\n"
+        "walk = rng.random((14, 16)) < 0.75\n"
+        "pf = navkit.Pathfinder(navkit.NavGrid(walk), costs='exact')\n"
+        "free = np.argwhere(walk)[:, ::-1]\n"
+        "out = []\n"
+        "for i in range(10):\n"
+        "    s = tuple(int(v) for v in free[rng.integers(len(free))])\n"
+        "    g = tuple(int(v) for v in free[rng.integers(len(free))])\n"
+        "    kw = {'obstacles': [[6.0, 6.0, 1.5]]} if i % 3 == 0 else {}\n"
+        "    r = pf.find_path_cells(s, g, **kw)\n"
+        "    out.append([int(r.status), r.cost_int, r.expanded, r.generated, r.cells.tolist()])\n"
+        "b = pf.find_paths_batch(free[:6], free[-6:], return_paths=True, threads=2)\n"
+        "out.append([b.status.tolist(), b.cost_int.tolist(), b.expanded.tolist(), b.path_cells.tolist()])\n"
+        "print(out)\n"
+    )
+    env = dict(os.environ, NUMBA_DISABLE_JIT="1")
+    slow = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    assert slow.returncode == 0, slow.stderr
+    fast = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert fast.returncode == 0, fast.stderr
+    assert slow.stdout == fast.stdout
