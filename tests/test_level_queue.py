@@ -174,7 +174,7 @@ def test_no_retry_with_full_rings(world, data):
     kernel = S.astar_kernel(False, False, False, conn == 8, True)
     stats = np.zeros(S.STATS_SIZE, dtype=np.int64)
     for hmul in (1, 0):
-        for gen in range(1, 4):
+        for _ in range(3):
             s = pf._node((data.draw(st.integers(0, width - 1)), data.draw(st.integers(0, depth - 1))))
             g = pf._node((data.draw(st.integers(0, width - 1)), data.draw(st.integers(0, depth - 1))))
             if pf._cells[s] == 0 or pf._cells[g] == 0:

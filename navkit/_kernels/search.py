@@ -260,21 +260,25 @@ def _enqueue(hk, rings, n, fc, gx, gz, model, eight, nbits, size):  # type: igno
 
 @njit(inline="always")
 def _prefetch_around(rings, tag, g, n, wp):  # type: ignore[no-untyped-def]
-    """Prefetch what expanding node ``n`` reads: its move mask and back bit,
-    and its three rows of tags and costs."""
+    """Prefetch what expanding node ``n`` reads and writes: its move mask and
+    its three rows of tags, costs and back bits."""
     prefetch(rings[5], n)
-    prefetch(rings[6], n)
     for r in (n - wp - 1, n - 1, n + wp - 1):
         prefetch(tag, r)
         prefetch(g, r)
+        prefetch(rings[6], r)
 
 
 @njit(inline="always")
-def _lookahead(tag, g, rk, i, mask):  # type: ignore[no-untyped-def]
-    """Prefetch the state of the node of ring entry ``i`` (it is expanded soon)."""
-    n = rk[uidx(i)] & mask
-    prefetch(tag, n)
-    prefetch(g, n)
+def _new_head(rings, tag, g, j, hd, tl, mask, wp):  # type: ignore[no-untyped-def]
+    """Stream ``j``'s head moved to ``hd`` (``tl`` its tail): cache the head's
+    ``f`` and prefetch its node's neighbourhood, which comes out soon. No
+    branch: past the tail the slot holds an old entry, and a prefetch never
+    faults."""
+    rf, rk, ht, _offs, rbits, _moves, _came = rings
+    e = uidx((np.int64(j) << rbits) + (hd & ((np.int64(1) << rbits) - 1)))
+    ht[uidx(HEAD_F + j)] = rf[e] if hd < tl else _NO_F
+    _prefetch_around(rings, tag, g, rk[e] & mask, wp)
 
 
 @njit(inline="always")
@@ -304,8 +308,7 @@ def _pop_level(wp, g, tag, hk, rings, open_tag, nbits):  # type: ignore[no-untyp
         k = rk[uidx(base + (hd & rmask))]
         hd += 1
         ht[uidx(jb)] = hd
-        ht[uidx(HEAD_F + jb)] = rf[uidx(base + (hd & rmask))] if hd < ht[uidx(NSTREAMS + jb)] else _NO_F
-        _lookahead(tag, g, rk, base + ((hd + 2) & rmask), mask)
+        _new_head(rings, tag, g, jb, hd, ht[uidx(NSTREAMS + jb)], mask, wp)
         n = k & mask
         if tag[uidx(n)] != open_tag or fmin - (k >> nbits) != g[uidx(n)]:
             continue  # stale: closed, or a cheaper entry followed
@@ -334,7 +337,7 @@ def _pop_level(wp, g, tag, hk, rings, open_tag, nbits):  # type: ignore[no-untyp
                     _prefetch_around(rings, tag, g, n, wp)
                 hd += 1
             ht[j] = hd
-            ht[HEAD_F + j] = rf[uidx(base + (hd & rmask))] if hd < tl else _NO_F
+            _new_head(rings, tag, g, j, hd, tl, mask, wp)
         k = hk[0]
         size = kheap_pop(hk, size)
         return k, fmin, size
