@@ -100,7 +100,6 @@ class Workspace:
         self.rk = np.zeros((rlen,) if rows is None else (rows, rlen), dtype=np.int64)
         nht = _search.HT_SIZE
         self.ht = np.zeros((nht,) if rows is None else (rows, nht), dtype=np.int64)
-        self.came = np.zeros(shape, dtype=np.uint8)  # the move-mask bit back to each node's parent
 
     def next_gen(self) -> int:
         """Start a new search in row 0: bump its generation (clearing the tags on
@@ -125,10 +124,10 @@ class Workspace:
 
     def rings(self, offsets: NDArray[np.int64], moves: NDArray[np.uint8]) -> tuple[Any, ...]:
         """The level queue's ``rings`` tuple (row 0) for these ``f`` steps and move masks."""
-        return (self.rf, self.rk, self.ht, offsets, np.int64(self.ring_bits), moves, self.came)
+        return (self.rf, self.rk, self.ht, offsets, np.int64(self.ring_bits), moves)
 
     def rows(self) -> tuple[Any, ...]:
-        return (self.g, self.parent, self.tag, self.pos, self.hf, self.hk, self.rf, self.rk, self.ht, self.came)
+        return (self.g, self.parent, self.tag, self.pos, self.hf, self.hk, self.rf, self.rk, self.ht)
 
 
 def _pad(arr: NDArray[Any], dtype: Any, fill: int) -> NDArray[Any]:

@@ -39,7 +39,7 @@ def batch_kernel(weighted: bool, use_marks: bool, window: bool, eight: bool,
     """``run(grid, overlay, model, limits, wsa, gens, queue, starts, goals, out_stats, paths, path_len)``.
 
     Answers ``starts[i] -> goals[i]`` (padded nodes). ``wsa = (g, parent,
-    tag, pos, hf, hk, rf, rk, ht, came)`` with one row per thread; ``gens`` holds
+    tag, pos, hf, hk, rf, rk, ht)`` with one row per thread; ``gens`` holds
     each thread's last generation (advanced here; the caller reserves room);
     ``queue = (offsets, ring_bits, moves)`` for the level queue (``level``, default
     without terrain weights; see :func:`~navkit._kernels.search.astar_kernel`).
@@ -52,7 +52,7 @@ def batch_kernel(weighted: bool, use_marks: bool, window: bool, eight: bool,
 
     def run(grid: Any, overlay: Any, model: Any, limits: Any, wsa: Any, gens: Any, queue: Any, starts: Any,
             goals: Any, out_stats: Any, paths: Any, path_len: Any) -> int:
-        g2, parent2, tag2, pos2, hf2, hk2, rf2, rk2, ht2, came2 = wsa
+        g2, parent2, tag2, pos2, hf2, hk2, rf2, rk2, ht2 = wsa
         offsets, ring_bits, moves = queue
         nthreads = g2.shape[0]
         n = starts.shape[0]
@@ -63,7 +63,7 @@ def batch_kernel(weighted: bool, use_marks: bool, window: bool, eight: bool,
             gl = np.ascontiguousarray(goals[t::nthreads])
             rows = np.zeros((st.shape[0], STATS_SIZE), dtype=np.int64)
             ws = (g2[t], parent2[t], tag2[t], pos2[t], hf2[t], hk2[t], np.int64(gens[t] + 1))
-            rings = (rf2[t], rk2[t], ht2[t], offsets, np.int64(ring_bits), moves, came2[t])
+            rings = (rf2[t], rk2[t], ht2[t], offsets, np.int64(ring_bits), moves)
             seq(grid, overlay, model, limits, ws, rings, st, gl, rows, np.zeros(STATS_SIZE, dtype=np.int64))
             gens[t] += st.shape[0]
             out_stats[t::nthreads] = rows

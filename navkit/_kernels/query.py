@@ -389,7 +389,7 @@ def _search_and_path(fx, mark, jgen, agen, s, g, budget, nearest, res):  # type:
         # ... with a budget: A* over the same cells and overlay, as the Python path does
         g_arr, parent, tag, apos, _gens = aarr
         _ASTAR(grid, (marks, mark), amodel, (budget, np.int64(-1), np.int64(-1), np.int64(-1), np.int64(-1)),
-               (g_arr, parent, tag, apos, jhf, jhk, agen), (jhf, jhk, jhf, jhf, np.int64(0), grid[0], grid[0]), s, g, stats)
+               (g_arr, parent, tag, apos, jhf, jhk, agen), (jhf, jhk, jhf, jhf, np.int64(0), grid[0]), s, g, stats)
         status = stats[ST_STATUS]
         res[R_EXPANDED] = stats[ST_EXPANDED]
         res[R_GENERATED] = stats[ST_GENERATED]

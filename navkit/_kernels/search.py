@@ -22,15 +22,15 @@ Arguments are grouped in tuples so signatures stay short:
     entry per node and lowers it in place (decrease-key), so the heap arrays
     ``hf``/``hk`` need capacity ``len(cells)``; so does :func:`distance_field`.
 
-``rings = (rf, rk, ht, offs, rbits, moves, came)``
+``rings = (rf, rk, ht, offs, rbits, moves)``
     The level queue (uniform-cost grids, see below): ``NSTREAMS`` ring
     buffers of ``1 << rbits`` entries each, laid end to end in ``rf`` (f) and
     ``rk`` (key); ``ht`` holds their heads, their tails (running counts), the
     ``f`` of each head, then a small scratch (``HT_SIZE`` int64);
     ``offs[j]`` is stream ``j``'s ``f`` step (-1: unused), from
     :func:`stream_offsets`. ``moves`` (uint8) is each node's move mask
-    (:func:`move_masks`), ``came`` (uint8, a workspace array) the mask bit of
-    the move back to its parent.
+    (:func:`move_masks`). An open node's tag carries the mask bit of the move
+    back to its parent from bit ``BACK_SHIFT`` on (closed tags are plain).
 
 Queue order: smallest ``f``, then largest ``g`` (smallest ``h``), then lowest
 node index; see :mod:`navkit._kernels.heap`. Two queues give this order.
@@ -101,8 +101,13 @@ HT_SIZE = SUCC + 4 * 8
 #: The head ``f`` of an empty stream (larger than any ``f``).
 _NO_F = np.int64(np.iinfo(np.int64).max)
 
-#: Generation counters (workspace tags, overlay marks) wrap before this: tags are int32 ``2 * gen + 1``.
-GEN_LIMIT = (1 << 30) - 2
+#: Generation counters (workspace tags, overlay marks) wrap before this: tags are int32
+#: ``2 * gen + 1`` below bit ``BACK_SHIFT``, so four million searches between clears.
+GEN_LIMIT = (1 << 22) - 2
+#: The level queue keeps an open node's back bit (see move_masks) above its
+#: tag, from this bit on; ``tag & TAG_LOW`` is the tag itself.
+BACK_SHIFT = 23
+TAG_LOW = (1 << BACK_SHIFT) - 1
 
 
 @njit
@@ -196,11 +201,12 @@ def _offer(g, parent, tag, pos, hf, hk, weights, weighted, open_tag, closed_tag,
 
 
 @njit(inline="always")
-def _settle(g, parent, tag, came, ht, n, open_tag, closed_tag, p, gc, q, qx, qz, step, back):  # type: ignore[no-untyped-def]
+def _settle(g, parent, tag, ht, n, open_tag, closed_tag, p, gc, q, qx, qz, step, back):  # type: ignore[no-untyped-def]
     """The level queue's relaxation, first half: when ``q`` is not closed and
-    ``gc + step`` beats its ``g``, record the new ``g``, parent and ``came``
-    bit ``back`` (the move back to the parent; 0: not recorded) and note the
-    successor in ``ht``'s scratch; returns the new successor count ``n``.
+    ``gc + step`` beats its ``g``, record the new ``g`` and parent, open it
+    with the move-mask bit ``back`` of the move back to the parent in its
+    tag (0: none), and note the successor in ``ht``'s scratch; returns the
+    new successor count ``n``.
     :func:`_enqueue` queues the noted successors. (Two halves keep the code
     that numba inlines eight times per kernel small.)"""
     u = uidx(q)
@@ -208,13 +214,11 @@ def _settle(g, parent, tag, came, ht, n, open_tag, closed_tag, p, gc, q, qx, qz,
     if tq == closed_tag:
         return n
     ng = gc + step
-    if tq == open_tag and ng >= g[u]:
+    if (tq & TAG_LOW) == open_tag and ng >= g[u]:
         return n
     g[u] = ng
     parent[u] = p
-    tag[u] = open_tag
-    if back != 0:
-        came[u] = back
+    tag[u] = open_tag | np.int32(back << BACK_SHIFT)
     i = uidx(SUCC + 4 * n)
     ht[i] = q
     ht[i + uidx(1)] = qx
@@ -229,7 +233,7 @@ def _enqueue(hk, rings, n, fc, gx, gz, model, eight, nbits, size):  # type: igno
     joins the level heap (``size`` entries), any other is appended to the
     stream of its ``f`` step. Returns ``(size, full)``: ``full`` is 1 when a
     stream's ring was full (or a step unknown) and the search must rerun."""
-    rf, rk, ht, offs, rbits, _moves, _came = rings
+    rf, rk, ht, offs, rbits, _moves = rings
     card, diag, _eight, hmul = model
     rmask = (np.int64(1) << rbits) - 1
     for s in range(n):
@@ -266,7 +270,6 @@ def _prefetch_around(rings, tag, g, n, wp):  # type: ignore[no-untyped-def]
     for r in (n - wp - 1, n - 1, n + wp - 1):
         prefetch(tag, r)
         prefetch(g, r)
-        prefetch(rings[6], r)
 
 
 @njit(inline="always")
@@ -275,7 +278,7 @@ def _new_head(rings, tag, g, j, hd, tl, mask, wp):  # type: ignore[no-untyped-de
     ``f`` and prefetch its node's neighbourhood, which comes out soon. No
     branch: past the tail the slot holds an old entry, and a prefetch never
     faults."""
-    rf, rk, ht, _offs, rbits, _moves, _came = rings
+    rf, rk, ht, _offs, rbits, _moves = rings
     e = uidx((np.int64(j) << rbits) + (hd & ((np.int64(1) << rbits) - 1)))
     ht[uidx(HEAD_F + j)] = rf[e] if hd < tl else _NO_F
     _prefetch_around(rings, tag, g, rk[e] & mask, wp)
@@ -290,7 +293,7 @@ def _pop_level(wp, g, tag, hk, rings, open_tag, nbits):  # type: ignore[no-untyp
     and the choice made again. When no other head has the same ``f``, that
     entry is the only one of its level and comes out directly; otherwise the
     whole level moves into the level heap, which orders it."""
-    rf, rk, ht, _offs, rbits, _moves, _came = rings
+    rf, rk, ht, _offs, rbits, _moves = rings
     mask = (np.int64(1) << nbits) - 1
     rmask = (np.int64(1) << rbits) - 1
     while True:
@@ -310,7 +313,7 @@ def _pop_level(wp, g, tag, hk, rings, open_tag, nbits):  # type: ignore[no-untyp
         ht[uidx(jb)] = hd
         _new_head(rings, tag, g, jb, hd, ht[uidx(NSTREAMS + jb)], mask, wp)
         n = k & mask
-        if tag[uidx(n)] != open_tag or fmin - (k >> nbits) != g[uidx(n)]:
+        if (tag[uidx(n)] & TAG_LOW) != open_tag or fmin - (k >> nbits) != g[uidx(n)]:
             continue  # stale: closed, or a cheaper entry followed
         ties = 0
         for j in range(NSTREAMS):
@@ -332,7 +335,7 @@ def _pop_level(wp, g, tag, hk, rings, open_tag, nbits):  # type: ignore[no-untyp
                     break
                 k = rk[uidx(i)]
                 n = k & mask
-                if tag[uidx(n)] == open_tag and fmin - (k >> nbits) == g[uidx(n)]:
+                if (tag[uidx(n)] & TAG_LOW) == open_tag and fmin - (k >> nbits) == g[uidx(n)]:
                     size = kheap_push(hk, size, k)
                     _prefetch_around(rings, tag, g, n, wp)
                 hd += 1
@@ -388,7 +391,7 @@ def astar_level_body(grid, overlay, model, limits, ws, rings, start, goal, stats
     card, diag, _eight, hmul = model
     budget, wx0, wz0, wx1, wz1 = limits
     g, parent, tag, _pos, _hf, hk, gen = ws
-    _rf, _rk, ht, _offs, _rbits, moves, came = rings
+    _rf, _rk, ht, _offs, _rbits, moves = rings
     use_marks = general and mark > 0
     win = general and wx0 >= 0
     open_tag = np.int32(2 * gen)
@@ -403,7 +406,6 @@ def astar_level_body(grid, overlay, model, limits, ws, rings, start, goal, stats
     g[start] = 0
     parent[start] = start
     tag[start] = open_tag
-    came[start] = 0
     h0 = _heuristic(sx, sz, gx, gz, card, diag, eight, hmul)
     fc = h0
     for j in range(2 * NSTREAMS):
@@ -430,6 +432,7 @@ def astar_level_body(grid, overlay, model, limits, ws, rings, start, goal, stats
         p = k & mask
         up = uidx(p)
         gc = fc - (k >> nbits)
+        back = tag[up] >> BACK_SHIFT  # the move back to the parent (closed)
         tag[up] = closed_tag
         expanded += 1
         # row and column without a division (tens of cycles): a float
@@ -454,26 +457,26 @@ def astar_level_body(grid, overlay, model, limits, ws, rings, start, goal, stats
         if not general:
             # static cells: the node's move mask, one bit per legal move,
             # without the move back to the parent (closed)
-            m = moves[up] & ~came[up]
+            m = moves[up] & ~back
             if m & 1:
-                n = _settle(g, parent, tag, came, ht, n, open_tag, closed_tag, p, gc, p + 1, px + 1, pz, card, 2)
+                n = _settle(g, parent, tag, ht, n, open_tag, closed_tag, p, gc, p + 1, px + 1, pz, card, 2)
             if m & 2:
-                n = _settle(g, parent, tag, came, ht, n, open_tag, closed_tag, p, gc, p - 1, px - 1, pz, card, 1)
+                n = _settle(g, parent, tag, ht, n, open_tag, closed_tag, p, gc, p - 1, px - 1, pz, card, 1)
             if m & 4:
-                n = _settle(g, parent, tag, came, ht, n, open_tag, closed_tag, p, gc, p + wp, px, pz + 1, card, 8)
+                n = _settle(g, parent, tag, ht, n, open_tag, closed_tag, p, gc, p + wp, px, pz + 1, card, 8)
             if m & 8:
-                n = _settle(g, parent, tag, came, ht, n, open_tag, closed_tag, p, gc, p - wp, px, pz - 1, card, 4)
+                n = _settle(g, parent, tag, ht, n, open_tag, closed_tag, p, gc, p - wp, px, pz - 1, card, 4)
             if m & 16:
-                n = _settle(g, parent, tag, came, ht, n, open_tag, closed_tag, p, gc, p + wp + 1, px + 1, pz + 1,
+                n = _settle(g, parent, tag, ht, n, open_tag, closed_tag, p, gc, p + wp + 1, px + 1, pz + 1,
                             diag, 128)
             if m & 32:
-                n = _settle(g, parent, tag, came, ht, n, open_tag, closed_tag, p, gc, p + wp - 1, px - 1, pz + 1,
+                n = _settle(g, parent, tag, ht, n, open_tag, closed_tag, p, gc, p + wp - 1, px - 1, pz + 1,
                             diag, 64)
             if m & 64:
-                n = _settle(g, parent, tag, came, ht, n, open_tag, closed_tag, p, gc, p - wp + 1, px + 1, pz - 1,
+                n = _settle(g, parent, tag, ht, n, open_tag, closed_tag, p, gc, p - wp + 1, px + 1, pz - 1,
                             diag, 32)
             if m & 128:
-                n = _settle(g, parent, tag, came, ht, n, open_tag, closed_tag, p, gc, p - wp - 1, px - 1, pz - 1,
+                n = _settle(g, parent, tag, ht, n, open_tag, closed_tag, p, gc, p - wp - 1, px - 1, pz - 1,
                             diag, 16)
         else:
             okE = _passable(cells, marks, mark, use_marks, win, wx0, wz0, wx1, wz1, p + 1, px + 1, pz)
@@ -481,29 +484,29 @@ def astar_level_body(grid, overlay, model, limits, ws, rings, start, goal, stats
             okS = _passable(cells, marks, mark, use_marks, win, wx0, wz0, wx1, wz1, p + wp, px, pz + 1)
             okN = _passable(cells, marks, mark, use_marks, win, wx0, wz0, wx1, wz1, p - wp, px, pz - 1)
             if okE:
-                n = _settle(g, parent, tag, came, ht, n, open_tag, closed_tag, p, gc, p + 1, px + 1, pz, card, 0)
+                n = _settle(g, parent, tag, ht, n, open_tag, closed_tag, p, gc, p + 1, px + 1, pz, card, 0)
             if okW:
-                n = _settle(g, parent, tag, came, ht, n, open_tag, closed_tag, p, gc, p - 1, px - 1, pz, card, 0)
+                n = _settle(g, parent, tag, ht, n, open_tag, closed_tag, p, gc, p - 1, px - 1, pz, card, 0)
             if okS:
-                n = _settle(g, parent, tag, came, ht, n, open_tag, closed_tag, p, gc, p + wp, px, pz + 1, card, 0)
+                n = _settle(g, parent, tag, ht, n, open_tag, closed_tag, p, gc, p + wp, px, pz + 1, card, 0)
             if okN:
-                n = _settle(g, parent, tag, came, ht, n, open_tag, closed_tag, p, gc, p - wp, px, pz - 1, card, 0)
+                n = _settle(g, parent, tag, ht, n, open_tag, closed_tag, p, gc, p - wp, px, pz - 1, card, 0)
             if eight:
                 if okE and okS and _passable(cells, marks, mark, use_marks, win, wx0, wz0, wx1, wz1,
                                              p + wp + 1, px + 1, pz + 1):
-                    n = _settle(g, parent, tag, came, ht, n, open_tag, closed_tag, p, gc, p + wp + 1, px + 1,
+                    n = _settle(g, parent, tag, ht, n, open_tag, closed_tag, p, gc, p + wp + 1, px + 1,
                                 pz + 1, diag, 0)
                 if okW and okS and _passable(cells, marks, mark, use_marks, win, wx0, wz0, wx1, wz1,
                                              p + wp - 1, px - 1, pz + 1):
-                    n = _settle(g, parent, tag, came, ht, n, open_tag, closed_tag, p, gc, p + wp - 1, px - 1,
+                    n = _settle(g, parent, tag, ht, n, open_tag, closed_tag, p, gc, p + wp - 1, px - 1,
                                 pz + 1, diag, 0)
                 if okE and okN and _passable(cells, marks, mark, use_marks, win, wx0, wz0, wx1, wz1,
                                              p - wp + 1, px + 1, pz - 1):
-                    n = _settle(g, parent, tag, came, ht, n, open_tag, closed_tag, p, gc, p - wp + 1, px + 1,
+                    n = _settle(g, parent, tag, ht, n, open_tag, closed_tag, p, gc, p - wp + 1, px + 1,
                                 pz - 1, diag, 0)
                 if okW and okN and _passable(cells, marks, mark, use_marks, win, wx0, wz0, wx1, wz1,
                                              p - wp - 1, px - 1, pz - 1):
-                    n = _settle(g, parent, tag, came, ht, n, open_tag, closed_tag, p, gc, p - wp - 1, px - 1,
+                    n = _settle(g, parent, tag, ht, n, open_tag, closed_tag, p, gc, p - wp - 1, px - 1,
                                 pz - 1, diag, 0)
         generated += n
         size, full = _enqueue(hk, rings, n, fc, gx, gz, model, eight, nbits, size)
