@@ -9,14 +9,11 @@ compared with a fresh build on the same map. Hypothesis runs derandomized.
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
+from jitcheck import assert_same_without_jit
 from reference import grid_graph, is_valid_path, path_cost
 from scipy.sparse.csgraph import dijkstra
 
@@ -475,12 +472,7 @@ def test_kernels_without_jit() -> None:
         "    out.append(ff.build([(1, 1), (9, 7)]).cost_int.tolist())\n"
         "print(out)\n"
     )
-    env = dict(os.environ, NUMBA_DISABLE_JIT="1")
-    slow = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
-    assert slow.returncode == 0, slow.stderr
-    fast = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-    assert fast.returncode == 0, fast.stderr
-    assert slow.stdout == fast.stdout
+    assert_same_without_jit(code, timeout=120)
 
 
 # --------------------------------------------------------------------------- cache

@@ -17,15 +17,13 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from jitcheck import assert_same_without_jit
 from reference import brute_line_of_sight, dijkstra_costs, is_valid_path, path_cost
 
 import navkit
@@ -390,12 +388,7 @@ def test_kernels_without_jit():
         "    out.append([int(r.status), r.cost_int, r.cells.tolist()])\n"
         "print(out)\n"
     )
-    env = dict(os.environ, NUMBA_DISABLE_JIT="1")
-    slow = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
-    assert slow.returncode == 0, slow.stderr
-    fast = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-    assert fast.returncode == 0, fast.stderr
-    assert slow.stdout == fast.stdout
+    assert_same_without_jit(code, timeout=120)
 
 
 # --------------------------------------------------------------------------- Moving AI

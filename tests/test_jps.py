@@ -8,9 +8,6 @@ with no example database, so every run checks the same cases.
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import time
 from itertools import pairwise
 from pathlib import Path
@@ -20,6 +17,7 @@ import pytest
 from conftest import movingai_dir
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
+from jitcheck import assert_same_without_jit
 from reference import brute_line_of_sight, is_valid_path, path_cost, reachable_nearest
 
 import navkit
@@ -460,12 +458,7 @@ def test_kernels_without_jit():
         "out.append([int(r.status), r.cost_int, r.cells.tolist()])\n"
         "print(out)\n"
     )
-    env = dict(os.environ, NUMBA_DISABLE_JIT="1")
-    slow = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
-    assert slow.returncode == 0, slow.stderr
-    fast = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
-    assert fast.returncode == 0, fast.stderr
-    assert slow.stdout == fast.stdout
+    assert_same_without_jit(code)
 
 
 # --------------------------------------------------------------------------- Moving AI

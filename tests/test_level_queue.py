@@ -9,14 +9,11 @@ budget, occupants or ring size.
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from jitcheck import assert_same_without_jit
 
 from navkit import NavGrid, Pathfinder
 from navkit._kernels import search as S
@@ -214,9 +211,4 @@ def test_level_kernels_without_jit():
         "out.append([b.status.tolist(), b.cost_int.tolist(), b.expanded.tolist(), b.path_cells.tolist()])\n"
         "print(out)\n"
     )
-    env = dict(os.environ, NUMBA_DISABLE_JIT="1")
-    slow = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
-    assert slow.returncode == 0, slow.stderr
-    fast = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
-    assert fast.returncode == 0, fast.stderr
-    assert slow.stdout == fast.stdout
+    assert_same_without_jit(code)
