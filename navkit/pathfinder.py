@@ -279,7 +279,8 @@ class Pathfinder:
         self._level_queue = True
         self._offsets: dict[int, NDArray[np.int64]] = {}
         # each node's legal moves (see _kernels.search.move_masks), kept in step with self._cells
-        self._moves = np.zeros(n, dtype=np.uint8)
+        # (only the level queue reads them, so weighted grids keep an empty array)
+        self._moves = np.zeros(n if grid.weights is None else 1, dtype=np.uint8)
         self._update_moves(1, 1, self._wp - 2, self._hp - 2)
 
     # ------------------------------------------------------------ internals
@@ -500,6 +501,8 @@ class Pathfinder:
     def _update_moves(self, x0: int, z0: int, x1: int, z1: int) -> None:
         """Recompute the move masks of padded columns ``x0..x1``, rows ``z0..z1``
         (clamped to the interior) after their cells changed."""
+        if self.grid.weights is not None:
+            return
         _search.move_masks(self._cells, np.int64(self._wp), np.int64(max(x0, 1)), np.int64(max(z0, 1)),
                            np.int64(min(x1, self._wp - 2)), np.int64(min(z1, self._hp - 2)),
                            self.connectivity == 8, self._moves)
