@@ -119,6 +119,11 @@ class Workspace:
             self.tag.fill(0)
             self.gens.fill(0)
 
+    def closed_nodes(self) -> NDArray[np.intp]:
+        """Padded nodes that row 0's last search closed (its tag, without the
+        level queue's back bits, is ``2 * gen + 1``)."""
+        return np.flatnonzero((self.tag & _search.TAG_LOW) == 2 * int(self.gens[0]) + 1)
+
     def single(self, gen: int) -> tuple[Any, ...]:
         return (self.g, self.parent, self.tag, self.pos, self.hf, self.hk, np.int64(gen))
 
@@ -508,7 +513,8 @@ class Pathfinder:
                            self.connectivity == 8, self._moves)
 
     def _trace(self, s: int, end: int) -> NDArray[np.int32]:
-        n = _search.trace(self._ws.parent, np.int64(s), np.int64(end), self._ws.path)
+        n = _search.trace(self._ws.parent, self._ws.tag, np.int64(self._wp), np.int64(s), np.int64(end),
+                          self._ws.path)
         return self._ws.path[:n]
 
     def _smooth_nodes(self, nodes: NDArray[np.int32], out: NDArray[np.int32] | None = None) -> NDArray[np.int32]:
@@ -988,7 +994,7 @@ class Pathfinder:
         st = self._run(sn, self._node(clamped), budget, window, self._wmin)
         code = Status(int(st[_search.ST_STATUS]))
         expanded, generated = int(st[_search.ST_EXPANDED]), int(st[_search.ST_GENERATED])
-        closed = np.flatnonzero(self._ws.tag == 2 * int(self._ws.gens[0]) + 1)
+        closed = self._ws.closed_nodes()
         cz = closed // self._wp - 1
         cx = closed % self._wp - 1
         d2 = (cx - g[0]) ** 2 + (cz - g[1]) ** 2

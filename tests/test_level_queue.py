@@ -46,8 +46,11 @@ def answer(r) -> tuple:  # type: ignore[no-untyped-def]
 
 
 def both(pf: Pathfinder, *args, **kw) -> tuple:  # type: ignore[no-untyped-def]
-    """The answer on the level queue and on the heap (which must agree)."""
+    """The answer on the level queue and on the heap (which must agree). The
+    level queue writes no parents (the tags keep the move back): they are
+    poisoned first, so a path read through a stale parent cannot pass."""
     pf._level_queue = True
+    pf._ws.parent.fill(-7)
     a = answer(pf.find_path_cells(*args, **kw))
     pf._level_queue = False
     b = answer(pf.find_path_cells(*args, **kw))
@@ -80,6 +83,30 @@ def test_level_queue_equals_heap(world, data):
             kw["nearest"] = True
         a, b = both(pf, s, g, **kw)
         assert a == b, kw
+
+
+@fixed(40)
+@given(world=worlds(max_side=30), data=st.data())
+def test_every_closed_node_traces_as_on_the_heap(world, data):
+    """The level queue's parents (the move back in each tag) give every closed
+    node, not only the path's end, the heap's chain: what a caller that picks
+    its own end (a goal outside the grid) traces."""
+    walk, costs, conn = world
+    pf = Pathfinder(NavGrid(walk), costs=costs, connectivity=conn)
+    depth, width = walk.shape
+    s = data.draw(st.tuples(st.integers(0, width - 1), st.integers(0, depth - 1)))
+    g = data.draw(st.tuples(st.integers(0, width - 1), st.integers(0, depth - 1)))
+    if not (walk[s[1], s[0]] and walk[g[1], g[0]]):
+        return
+    chains = []
+    for level in (True, False):
+        pf._level_queue = level
+        pf._ws.parent.fill(-7)
+        pf.find_path_cells(s, g)
+        closed = pf._ws.closed_nodes()
+        chains.append({int(n): pf._trace(pf._node(s), int(n)).tolist() for n in closed})
+    pf._level_queue = True
+    assert chains[0] == chains[1]
 
 
 @fixed(40)

@@ -69,7 +69,7 @@ def batch_kernel(weighted: bool, use_marks: bool, window: bool, eight: bool,
             out_stats[t::nthreads] = rows
             if want_paths and st.shape[0]:
                 found = rows[0, 0] == FOUND
-                path_len[t] = trace(parent2[t], st[0], gl[0], paths[t]) if found else 0
+                path_len[t] = trace(parent2[t], tag2[t], grid[2], st[0], gl[0], paths[t]) if found else 0
 
         busy = min(nthreads, n)
         if busy <= 1:

@@ -403,7 +403,7 @@ def _search_and_path(fx, mark, jgen, agen, s, g, budget, nearest, res):  # type:
                 status = NEAREST
         else:
             return status, s, -1, 0
-        m = trace(parent, s, end, nodes)
+        m = trace(parent, tag, wp, s, end, nodes)
         if m <= cells_out.shape[0]:
             nodes_to_cells(nodes, m, wp, cells_out, pts_out, (min_x, min_z, cs))
         return status, end, cost, m

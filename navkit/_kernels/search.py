@@ -29,8 +29,10 @@ Arguments are grouped in tuples so signatures stay short:
     ``f`` of each head, then a small scratch (``HT_SIZE`` int64);
     ``offs[j]`` is stream ``j``'s ``f`` step (-1: unused), from
     :func:`stream_offsets`. ``moves`` (uint8) is each node's move mask
-    (:func:`move_masks`). An open node's tag carries the mask bit of the move
-    back to its parent from bit ``BACK_SHIFT`` on (closed tags are plain).
+    (:func:`move_masks`). A node's tag carries the mask bit of the move back
+    to its parent from bit ``BACK_SHIFT`` on, and the level queue writes no
+    ``parent`` (a grid-sized array kept out of the cache); :func:`trace`
+    reads either.
 
 Queue order: smallest ``f``, then largest ``g`` (smallest ``h``), then lowest
 node index; see :mod:`navkit._kernels.heap`. Two queues give this order.
@@ -53,7 +55,8 @@ them by key; successors at ``f == fc`` join it directly, being smaller than
 all that remain. A cheaper path appends a new entry and leaves the old one
 stale (skipped: its node is closed or its ``g`` has changed). Pops cost a few
 comparisons instead of a sift through the open list. A full ring stops the
-search with status ``RETRY``; the caller repeats it on the heap. Both queues
+search with status ``RETRY``; the caller repeats it on longer rings, or on
+the heap when they are as long as they get. Both queues
 expand the very same nodes in the very same order. On static cells (no
 overlay, no window) successors come from the node's move mask without the
 move back to its parent, which is closed.
@@ -201,23 +204,22 @@ def _offer(g, parent, tag, pos, hf, hk, weights, weighted, open_tag, closed_tag,
 
 
 @njit(inline="always")
-def _settle(g, parent, tag, ht, n, open_tag, closed_tag, p, gc, q, qx, qz, step, back):  # type: ignore[no-untyped-def]
+def _settle(g, tag, ht, n, open_tag, closed_tag, gc, q, qx, qz, step, back):  # type: ignore[no-untyped-def]
     """The level queue's relaxation, first half: when ``q`` is not closed and
-    ``gc + step`` beats its ``g``, record the new ``g`` and parent, open it
-    with the move-mask bit ``back`` of the move back to the parent in its
-    tag (0: none), and note the successor in ``ht``'s scratch; returns the
-    new successor count ``n``.
+    ``gc + step`` beats its ``g``, record the new ``g``, open it with the
+    move-mask bit ``back`` of the move back to the parent ``p`` in its tag
+    (instead of ``p`` in ``parent``), and note the successor in ``ht``'s
+    scratch; returns the new successor count ``n``.
     :func:`_enqueue` queues the noted successors. (Two halves keep the code
     that numba inlines eight times per kernel small.)"""
     u = uidx(q)
-    tq = tag[u]
+    tq = tag[u] & TAG_LOW
     if tq == closed_tag:
         return n
     ng = gc + step
-    if (tq & TAG_LOW) == open_tag and ng >= g[u]:
+    if tq == open_tag and ng >= g[u]:
         return n
     g[u] = ng
-    parent[u] = p
     tag[u] = open_tag | np.int32(back << BACK_SHIFT)
     i = uidx(SUCC + 4 * n)
     ht[i] = q
@@ -379,6 +381,31 @@ def _finish(stats, status, expanded, generated, best, g, goal):  # type: ignore[
 
 
 @njit(inline="always")
+def _parent_of(parent, tag, wp, n):  # type: ignore[no-untyped-def]
+    """The parent of closed node ``n``: the level queue keeps it as the move
+    back (a mask bit above ``BACK_SHIFT`` in the tag), the heap in ``parent``
+    (its tags have no such bits)."""
+    b = (tag[uidx(n)] >> BACK_SHIFT) & 255
+    if b == 0:
+        return np.int64(parent[uidx(n)])
+    if b == 1:
+        return n + 1
+    if b == 2:
+        return n - 1
+    if b == 4:
+        return n + wp
+    if b == 8:
+        return n - wp
+    if b == 16:
+        return n + wp + 1
+    if b == 32:
+        return n + wp - 1
+    if b == 64:
+        return n - wp + 1
+    return n - wp - 1
+
+
+@njit(inline="always")
 def astar_level_body(grid, overlay, model, limits, ws, rings, start, goal, stats,  # type: ignore[no-untyped-def]
                      general, eight):
     """A* on uniform step costs with the level queue: the same expansions in
@@ -432,8 +459,9 @@ def astar_level_body(grid, overlay, model, limits, ws, rings, start, goal, stats
         p = k & mask
         up = uidx(p)
         gc = fc - (k >> nbits)
-        back = tag[up] >> BACK_SHIFT  # the move back to the parent (closed)
-        tag[up] = closed_tag
+        tb = tag[up] & ~TAG_LOW  # the move back to the parent (closed)
+        back = tb >> BACK_SHIFT
+        tag[up] = closed_tag | tb
         expanded += 1
         # row and column without a division (tens of cycles): a float
         # reciprocal, corrected by one where rounding missed
@@ -459,24 +487,24 @@ def astar_level_body(grid, overlay, model, limits, ws, rings, start, goal, stats
             # without the move back to the parent (closed)
             m = moves[up] & ~back
             if m & 1:
-                n = _settle(g, parent, tag, ht, n, open_tag, closed_tag, p, gc, p + 1, px + 1, pz, card, 2)
+                n = _settle(g, tag, ht, n, open_tag, closed_tag, gc, p + 1, px + 1, pz, card, 2)
             if m & 2:
-                n = _settle(g, parent, tag, ht, n, open_tag, closed_tag, p, gc, p - 1, px - 1, pz, card, 1)
+                n = _settle(g, tag, ht, n, open_tag, closed_tag, gc, p - 1, px - 1, pz, card, 1)
             if m & 4:
-                n = _settle(g, parent, tag, ht, n, open_tag, closed_tag, p, gc, p + wp, px, pz + 1, card, 8)
+                n = _settle(g, tag, ht, n, open_tag, closed_tag, gc, p + wp, px, pz + 1, card, 8)
             if m & 8:
-                n = _settle(g, parent, tag, ht, n, open_tag, closed_tag, p, gc, p - wp, px, pz - 1, card, 4)
+                n = _settle(g, tag, ht, n, open_tag, closed_tag, gc, p - wp, px, pz - 1, card, 4)
             if m & 16:
-                n = _settle(g, parent, tag, ht, n, open_tag, closed_tag, p, gc, p + wp + 1, px + 1, pz + 1,
+                n = _settle(g, tag, ht, n, open_tag, closed_tag, gc, p + wp + 1, px + 1, pz + 1,
                             diag, 128)
             if m & 32:
-                n = _settle(g, parent, tag, ht, n, open_tag, closed_tag, p, gc, p + wp - 1, px - 1, pz + 1,
+                n = _settle(g, tag, ht, n, open_tag, closed_tag, gc, p + wp - 1, px - 1, pz + 1,
                             diag, 64)
             if m & 64:
-                n = _settle(g, parent, tag, ht, n, open_tag, closed_tag, p, gc, p - wp + 1, px + 1, pz - 1,
+                n = _settle(g, tag, ht, n, open_tag, closed_tag, gc, p - wp + 1, px + 1, pz - 1,
                             diag, 32)
             if m & 128:
-                n = _settle(g, parent, tag, ht, n, open_tag, closed_tag, p, gc, p - wp - 1, px - 1, pz - 1,
+                n = _settle(g, tag, ht, n, open_tag, closed_tag, gc, p - wp - 1, px - 1, pz - 1,
                             diag, 16)
         else:
             okE = _passable(cells, marks, mark, use_marks, win, wx0, wz0, wx1, wz1, p + 1, px + 1, pz)
@@ -484,30 +512,30 @@ def astar_level_body(grid, overlay, model, limits, ws, rings, start, goal, stats
             okS = _passable(cells, marks, mark, use_marks, win, wx0, wz0, wx1, wz1, p + wp, px, pz + 1)
             okN = _passable(cells, marks, mark, use_marks, win, wx0, wz0, wx1, wz1, p - wp, px, pz - 1)
             if okE:
-                n = _settle(g, parent, tag, ht, n, open_tag, closed_tag, p, gc, p + 1, px + 1, pz, card, 0)
+                n = _settle(g, tag, ht, n, open_tag, closed_tag, gc, p + 1, px + 1, pz, card, 2)
             if okW:
-                n = _settle(g, parent, tag, ht, n, open_tag, closed_tag, p, gc, p - 1, px - 1, pz, card, 0)
+                n = _settle(g, tag, ht, n, open_tag, closed_tag, gc, p - 1, px - 1, pz, card, 1)
             if okS:
-                n = _settle(g, parent, tag, ht, n, open_tag, closed_tag, p, gc, p + wp, px, pz + 1, card, 0)
+                n = _settle(g, tag, ht, n, open_tag, closed_tag, gc, p + wp, px, pz + 1, card, 8)
             if okN:
-                n = _settle(g, parent, tag, ht, n, open_tag, closed_tag, p, gc, p - wp, px, pz - 1, card, 0)
+                n = _settle(g, tag, ht, n, open_tag, closed_tag, gc, p - wp, px, pz - 1, card, 4)
             if eight:
                 if okE and okS and _passable(cells, marks, mark, use_marks, win, wx0, wz0, wx1, wz1,
                                              p + wp + 1, px + 1, pz + 1):
-                    n = _settle(g, parent, tag, ht, n, open_tag, closed_tag, p, gc, p + wp + 1, px + 1,
-                                pz + 1, diag, 0)
+                    n = _settle(g, tag, ht, n, open_tag, closed_tag, gc, p + wp + 1, px + 1,
+                                pz + 1, diag, 128)
                 if okW and okS and _passable(cells, marks, mark, use_marks, win, wx0, wz0, wx1, wz1,
                                              p + wp - 1, px - 1, pz + 1):
-                    n = _settle(g, parent, tag, ht, n, open_tag, closed_tag, p, gc, p + wp - 1, px - 1,
-                                pz + 1, diag, 0)
+                    n = _settle(g, tag, ht, n, open_tag, closed_tag, gc, p + wp - 1, px - 1,
+                                pz + 1, diag, 64)
                 if okE and okN and _passable(cells, marks, mark, use_marks, win, wx0, wz0, wx1, wz1,
                                              p - wp + 1, px + 1, pz - 1):
-                    n = _settle(g, parent, tag, ht, n, open_tag, closed_tag, p, gc, p - wp + 1, px + 1,
-                                pz - 1, diag, 0)
+                    n = _settle(g, tag, ht, n, open_tag, closed_tag, gc, p - wp + 1, px + 1,
+                                pz - 1, diag, 32)
                 if okW and okN and _passable(cells, marks, mark, use_marks, win, wx0, wz0, wx1, wz1,
                                              p - wp - 1, px - 1, pz - 1):
-                    n = _settle(g, parent, tag, ht, n, open_tag, closed_tag, p, gc, p - wp - 1, px - 1,
-                                pz - 1, diag, 0)
+                    n = _settle(g, tag, ht, n, open_tag, closed_tag, gc, p - wp - 1, px - 1,
+                                pz - 1, diag, 16)
         generated += n
         size, full = _enqueue(hk, rings, n, fc, gx, gz, model, eight, nbits, size)
         if full:
@@ -722,10 +750,12 @@ def variant_name(weighted: bool, general: bool, eight: bool, level: bool = False
 
 
 @njit
-def trace(parent, start, end, out):  # type: ignore[no-untyped-def]
+def trace(parent, tag, wp, start, end, out):  # type: ignore[no-untyped-def]
     """Write the node chain ``start .. end`` into ``out``; returns its length.
 
-    ``out`` must hold at least as many entries as nodes were expanded + 1.
+    ``end`` is a node the last search (heap or level queue) closed; ``wp``
+    the padded row length. ``out`` must hold at least as many entries as
+    nodes were expanded + 1.
     """
     n = 0
     p = end
@@ -734,7 +764,7 @@ def trace(parent, start, end, out):  # type: ignore[no-untyped-def]
         n += 1
         if p == start:
             break
-        p = parent[p]
+        p = _parent_of(parent, tag, wp, p)
     i = 0
     j = n - 1
     while i < j:

@@ -7,7 +7,7 @@ navkit has: the :class:`~navkit.pathfinder.Pathfinder` algorithms listed in
 ``flow`` when :mod:`navkit.flow` is.
 
 :func:`expanded_mask` reads the cells the last Pathfinder search closed out
-of its workspace (``tag == 2 * gen + 1``; see :mod:`navkit._kernels.search`);
+of its workspace (``Workspace.closed_nodes``; see :mod:`navkit._kernels.search`);
 :func:`expanded_costs` adds each closed cell's ``g`` cost, which the viewer
 shows as a heat map.
 
@@ -71,7 +71,7 @@ def _closed_nodes(pf: Pathfinder, since: int | None) -> NDArray[np.intp] | None:
     gen = int(pf._ws.gens[0])
     if gen == 0 or (since is not None and gen == since):
         return None
-    return np.flatnonzero(pf._ws.tag == 2 * gen + 1)
+    return pf._ws.closed_nodes()
 
 
 def _to_grid(pf: Pathfinder, nodes: NDArray[np.intp]) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
