@@ -66,6 +66,7 @@ _NO_CIRCLES = np.zeros((0, 3), dtype=np.float64)
 _STATUS = tuple(Status(i) for i in range(len(Status)))
 _FAR_CELLS = 1 << 30
 _INT64_SAFE = 1 << 62
+_NO_CELLS = np.zeros((0, 2), dtype=np.int32)
 
 
 class Workspace:
@@ -73,12 +74,17 @@ class Workspace:
 
     #: Largest ring of the level queue: 2**16 entries per stream.
     MAX_RING_BITS = 16
+    #: First ring length, 2**10 entries per stream: a short ring is reused in
+    #: cache; a search that fills one grows them (see :meth:`grow_rings`).
+    START_RING_BITS = 10
 
-    def __init__(self, n: int, rows: int | None = None, heap_extra: int = 0, ring_bits: int | None = None):
+    def __init__(self, n: int, rows: int | None = None, heap_extra: int = 0, ring_bits: int | None = None,
+                 max_ring_bits: int | None = None):
         shape: tuple[int, ...] = (n,) if rows is None else (rows, n)
         h = n + 8 + heap_extra  # JPS needs heap_extra = _kernels.jps.heap_reserve(wp, hp)
         hshape: tuple[int, ...] = (h,) if rows is None else (rows, h)
         self.n = n
+        self._rows = rows
         self.g = np.zeros(shape, dtype=np.int64)
         self.parent = np.zeros(shape, dtype=np.int32)
         self.tag = np.zeros(shape, dtype=np.int32)
@@ -90,16 +96,32 @@ class Workspace:
         self.path = np.zeros(shape, dtype=np.int32)
         self.smooth = np.zeros(n, dtype=np.int32) if rows is None else np.zeros(0, dtype=np.int32)
         # the level queue's streams (see _kernels.search): a ring per f step,
-        # as long as the grid up to 2**16 (a full ring makes the query rerun
-        # on the heap); untouched pages cost nothing until a search uses them
+        # START_RING_BITS long, grown up to the grid's length or 2**16 (a full
+        # ring at that length makes the query rerun on the heap)
+        if max_ring_bits is None:
+            max_ring_bits = min(max(int(n - 1).bit_length(), 6), self.MAX_RING_BITS)
+        self.max_ring_bits = int(max_ring_bits)
         if ring_bits is None:
-            ring_bits = min(max(int(n - 1).bit_length(), 6), self.MAX_RING_BITS)
-        self.ring_bits = int(ring_bits)
-        rlen = _search.NSTREAMS << self.ring_bits
-        self.rf = np.zeros((rlen,) if rows is None else (rows, rlen), dtype=np.int64)
-        self.rk = np.zeros((rlen,) if rows is None else (rows, rlen), dtype=np.int64)
+            ring_bits = min(self.START_RING_BITS, self.max_ring_bits)
+        self._alloc_rings(int(ring_bits))
         nht = _search.HT_SIZE
         self.ht = np.zeros((nht,) if rows is None else (rows, nht), dtype=np.int64)
+
+    def _alloc_rings(self, ring_bits: int) -> None:
+        self.ring_bits = ring_bits
+        rlen = _search.NSTREAMS << ring_bits
+        shape = (rlen,) if self._rows is None else (self._rows, rlen)
+        self.rf = np.zeros(shape, dtype=np.int64)
+        self.rk = np.zeros(shape, dtype=np.int64)
+
+    def grow_rings(self) -> bool:
+        """Make the level queue's rings four times longer (up to ``max_ring_bits``)
+        after a search filled one; False when they are already that long. At
+        most a few times per workspace: searches allocate nothing."""
+        if self.ring_bits >= self.max_ring_bits:
+            return False
+        self._alloc_rings(min(self.ring_bits + 2, self.max_ring_bits))
+        return True
 
     def next_gen(self) -> int:
         """Start a new search in row 0: bump its generation (clearing the tags on
@@ -483,7 +505,10 @@ class Pathfinder:
         gen = self._ws.next_gen()
         kernel = _search.astar_kernel(weighted, self._mark > 0, window is not None, self.connectivity == 8, level)
         status = kernel(*args, self._ws.single(gen), self._rings(hmul), np.int64(s), np.int64(g), self._stats)
-        if status == _search.RETRY:  # a ring of the level queue overflowed: the same search on the heap
+        while status == _search.RETRY and self._ws.grow_rings():  # a ring filled: again on longer rings
+            gen = self._ws.next_gen()
+            status = kernel(*args, self._ws.single(gen), self._rings(hmul), np.int64(s), np.int64(g), self._stats)
+        if status == _search.RETRY:  # a ring at its longest filled: the same search on the heap
             gen = self._ws.next_gen()
             kernel = _search.astar_kernel(weighted, self._mark > 0, window is not None, self.connectivity == 8, False)
             kernel(*args, self._ws.single(gen), self._rings(hmul), np.int64(s), np.int64(g), self._stats)
@@ -1122,11 +1147,12 @@ class Pathfinder:
         gn = ((g[:, 1] + 1) * self._wp + g[:, 0] + 1).astype(np.int64)
         ws = self._batch_ws
         if ws is None or ws.g.shape[0] < nthreads:
-            ws = self._batch_ws = Workspace(self._wp * self._hp, rows=nthreads, heap_extra=self._heap_extra)
-        rows = tuple(a[:nthreads] for a in ws.rows())
+            # rings as long as the single queries' have grown (see Workspace.grow_rings)
+            ws = self._batch_ws = Workspace(self._wp * self._hp, rows=nthreads, heap_extra=self._heap_extra,
+                                            ring_bits=self._ws.ring_bits)
         gens = ws.gens[:nthreads]
         stats = np.zeros((n, _search.STATS_SIZE), dtype=np.int64)
-        path_parts: list[NDArray[np.int32]] = []
+        path_parts: list[NDArray[np.int32]] = [_NO_CELLS] * n
         hmul = 0 if algorithm == "dijkstra" else self._wmin
         if algorithm == "jps":
             search_many = self._jps_many(nthreads, ws, budget)
@@ -1136,25 +1162,36 @@ class Pathfinder:
             weighted = self.grid.weights is not None
             kernel = _batch.batch_kernel(weighted, self._mark > 0, False, self.connectivity == 8,
                                          not weighted and self._level_queue)
-            queue = (self._stream_offsets(hmul), ws.ring_bits, self._moves)
+            offsets = self._stream_offsets(hmul)
 
             def search_many(*args: Any) -> None:
-                kernel(grid, ovl, model, lim, rows, gens, queue, *args)
+                rows = tuple(a[:nthreads] for a in ws.rows())  # read now: grow_rings replaces the rings
+                kernel(grid, ovl, model, lim, rows, gens, (offsets, ws.ring_bits, self._moves), *args)
 
-        if not return_paths:
-            ws.reserve_gens(n // nthreads + 1)
-            search_many(sn, gn, stats, np.zeros((0, 1), np.int32), np.zeros(1, np.int64))
-        else:
-            paths = ws.path[:nthreads]
-            plen = np.zeros(nthreads, dtype=np.int64)
-            for lo in range(0, n, nthreads):
-                hi = min(n, lo + nthreads)
-                ws.reserve_gens(1)
-                search_many(sn[lo:hi], gn[lo:hi], stats[lo:hi], paths, plen)
-                for t in range(hi - lo):
-                    path_parts.append(self._nodes_to_cells(paths[t, : plen[t]]))
-        for i in np.flatnonzero(stats[:, _search.ST_STATUS] == _search.RETRY).tolist():
-            # a ring of the level queue overflowed: the single query (it reruns on the heap)
+        def solve(idx: NDArray[np.intp]) -> None:
+            """Queries ``idx`` into ``stats`` (and ``path_parts``)."""
+            out = np.zeros((len(idx), _search.STATS_SIZE), dtype=np.int64)
+            if not return_paths:
+                ws.reserve_gens(len(idx) // nthreads + 1)
+                search_many(sn[idx], gn[idx], out, np.zeros((0, 1), np.int32), np.zeros(1, np.int64))
+            else:
+                paths = ws.path[:nthreads]
+                plen = np.zeros(nthreads, dtype=np.int64)
+                for lo in range(0, len(idx), nthreads):
+                    part = idx[lo:lo + nthreads]
+                    ws.reserve_gens(1)
+                    search_many(sn[part], gn[part], out[lo:lo + len(part)], paths, plen)
+                    for t, i in enumerate(part.tolist()):
+                        path_parts[i] = self._nodes_to_cells(paths[t, : plen[t]])
+            stats[idx] = out
+
+        solve(np.arange(n))
+        retry = np.flatnonzero(stats[:, _search.ST_STATUS] == _search.RETRY)
+        while len(retry) and ws.grow_rings():  # a ring of the level queue filled: again on longer rings
+            solve(retry)
+            retry = np.flatnonzero(stats[:, _search.ST_STATUS] == _search.RETRY)
+        for i in retry.tolist():
+            # the rings are as long as they get: the single query (it reruns on the heap)
             stats[i] = self._run(int(sn[i]), int(gn[i]), budget, None, hmul)
             if return_paths:
                 found = stats[i, _search.ST_STATUS] == _search.FOUND

@@ -146,10 +146,11 @@ def test_move_mask_bits():
     assert pf._moves[1 * pf._wp + 2] == 0  # the blocked cell itself
 
 
-def test_tiny_rings_rerun_on_the_heap():
-    """A full ring stops the level queue (RETRY); single and batch queries rerun on the heap."""
-    rng = np.random.default_rng(3)
-    walk = rng.random((60, 60)) < 0.8
+def heap_answers(seed: int, side: int) -> tuple:  # type: ignore[type-arg]
+    """A random ``side`` x ``side`` world, 20 queries, and their single and
+    batch answers on the heap (the level queue is back on afterwards)."""
+    rng = np.random.default_rng(seed)
+    walk = rng.random((side, side)) < 0.8
     pf = Pathfinder(NavGrid(walk), costs="exact")
     free = np.argwhere(walk)[:, ::-1]
     starts, goals = free[rng.integers(len(free), size=20)], free[rng.integers(len(free), size=20)]
@@ -157,12 +158,20 @@ def test_tiny_rings_rerun_on_the_heap():
     want = [answer(pf.find_path_cells(tuple(s), tuple(g))) for s, g in zip(starts, goals, strict=True)]
     want_batch = pf.find_paths_batch(starts, goals, return_paths=True, threads=2)
     pf._level_queue = True
-    pf._ws = Workspace(pf._wp * pf._hp, heap_extra=pf._heap_extra, ring_bits=1)  # 2 entries per stream
+    return pf, starts, goals, want, want_batch
+
+
+def test_tiny_rings_rerun_on_the_heap():
+    """A full ring stops the level queue (RETRY); single and batch queries rerun on the heap."""
+    pf, starts, goals, want, want_batch = heap_answers(3, 60)
+    # 2 entries per stream, never grown
+    pf._ws = Workspace(pf._wp * pf._hp, heap_extra=pf._heap_extra, ring_bits=1, max_ring_bits=1)
     stats = pf._run(pf._node(tuple(starts[0])), pf._node(tuple(goals[0])), None, None, 1)
     assert stats[S.ST_STATUS] != S.RETRY  # _run reran it
     got = [answer(pf.find_path_cells(tuple(s), tuple(g))) for s, g in zip(starts, goals, strict=True)]
     assert got == want
-    pf._batch_ws = Workspace(pf._wp * pf._hp, rows=2, heap_extra=pf._heap_extra, ring_bits=1)
+    assert pf._ws.ring_bits == 1
+    pf._batch_ws = Workspace(pf._wp * pf._hp, rows=2, heap_extra=pf._heap_extra, ring_bits=1, max_ring_bits=1)
     for paths in (False, True):
         b = pf.find_paths_batch(starts, goals, return_paths=paths, threads=2)
         assert np.array_equal(b.cost_int, want_batch.cost_int)
@@ -171,6 +180,27 @@ def test_tiny_rings_rerun_on_the_heap():
         if paths:
             assert np.array_equal(b.path_cells, want_batch.path_cells)
             assert np.array_equal(b.path_offsets, want_batch.path_offsets)
+
+
+def test_full_rings_grow():
+    """Rings start short; a search that fills one reruns on rings four times
+    longer (up to the grid's length), single and batch, with the same answers."""
+    pf, starts, goals, want, want_batch = heap_answers(5, 70)
+    assert pf._ws.ring_bits == min(Workspace.START_RING_BITS, pf._ws.max_ring_bits)
+    pf._ws = Workspace(pf._wp * pf._hp, heap_extra=pf._heap_extra, ring_bits=1)
+    assert pf._ws.max_ring_bits == (pf._wp * pf._hp - 1).bit_length()  # 13 for 72 x 72
+    got = [answer(pf.find_path_cells(tuple(s), tuple(g))) for s, g in zip(starts, goals, strict=True)]
+    assert got == want
+    assert 1 < pf._ws.ring_bits <= pf._ws.max_ring_bits
+    assert (pf._ws.ring_bits - 1) % 2 == 0  # grown in steps of two bits
+    pf._batch_ws = Workspace(pf._wp * pf._hp, rows=2, heap_extra=pf._heap_extra, ring_bits=1)
+    b = pf.find_paths_batch(starts, goals, return_paths=True, threads=2)
+    assert np.array_equal(b.path_cells, want_batch.path_cells)
+    assert np.array_equal(b.expanded, want_batch.expanded)
+    assert 1 < pf._batch_ws.ring_bits <= pf._batch_ws.max_ring_bits  # grown until none filled
+    small = Workspace(100)
+    assert (small.ring_bits, small.max_ring_bits) == (7, 7)  # never longer than the grid
+    assert not small.grow_rings()
 
 
 def test_kernel_answers_retry_when_a_ring_fills():
