@@ -361,6 +361,15 @@ class Pathfinder:
         out[:, 1] = nodes // self._wp - 1
         return out
 
+    def _cells_and_centres(self, nodes: NDArray[np.int32]) -> tuple[NDArray[np.int32], NDArray[np.float64]]:
+        """Cells ``(n, 2)`` int32 and their world centres ``(n, 2)`` float64 of
+        padded ``nodes``: new arrays, filled by one kernel call."""
+        m = len(nodes)
+        cells = np.empty((m, 2), dtype=np.int32)
+        pts = np.empty((m, 2), dtype=np.float64)
+        _jps.nodes_to_cells(nodes, m, self._wp, cells, pts, self._geo_t)
+        return cells, pts
+
     def _cell_arg(self, value: Any, name: str) -> tuple[int, int]:
         if type(value) is tuple and len(value) == 2:
             x, z = value
@@ -694,7 +703,7 @@ class Pathfinder:
         cells = cbuf[:m].copy()
         if smooth:
             kept = self._smooth_nodes(ws.path[:m])
-            waypoints = self.grid.cells_to_world(self._nodes_to_cells(kept))
+            waypoints = self._cells_and_centres(kept)[1]
         else:
             waypoints = pbuf[:m].copy()
         return PathResult(
@@ -818,12 +827,13 @@ class Pathfinder:
         else:
             return PathResult(code, expanded=expanded, generated=generated, start_cell=s, floor_y=fy)
         nodes = self._trace(sn, end)
-        cells = self._nodes_to_cells(nodes)
-        kept = self._nodes_to_cells(self._smooth_nodes(nodes)) if smooth else cells
+        cells, waypoints = self._cells_and_centres(nodes)
+        if smooth:
+            waypoints = self._cells_and_centres(self._smooth_nodes(nodes))[1]
         return PathResult(
             code,
             cells=cells,
-            waypoints=self.grid.cells_to_world(kept),
+            waypoints=waypoints,
             cost=cost_int / self.costs.card,
             cost_int=cost_int,
             expanded=expanded,
@@ -1029,10 +1039,11 @@ class Pathfinder:
         if code in (Status.UNREACHABLE, Status.WINDOW_EXHAUSTED):
             code = Status.NEAREST
         nodes = self._trace(sn, best)
-        cells = self._nodes_to_cells(nodes)
-        kept = self._nodes_to_cells(self._smooth_nodes(nodes)) if smooth else cells
+        cells, waypoints = self._cells_and_centres(nodes)
+        if smooth:
+            waypoints = self._cells_and_centres(self._smooth_nodes(nodes))[1]
         cost_int = int(self._ws.g[best])
-        return PathResult(code, cells=cells, waypoints=self.grid.cells_to_world(kept),
+        return PathResult(code, cells=cells, waypoints=waypoints,
                           cost=cost_int / self.costs.card, cost_int=cost_int, expanded=expanded,
                           generated=generated, start_cell=s, end_cell=self._cell(best), floor_y=fy)
 
