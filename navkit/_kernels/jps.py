@@ -87,6 +87,7 @@ from .search import (
     STATS_SIZE,
     UNREACHABLE,
     _heuristic,
+    expansion_end,
 )
 
 NO_START = 5
@@ -546,11 +547,9 @@ def jps_body(bits, model, ws, start, goal, budget, stats):  # type: ignore[no-un
         nd[2 * p] = (closed_tag << 32) | (e0 & _LOW32)
         expanded += 1
         best, best_d2 = closer(p, px, pz, gx, gz, best, best_d2)
-        if p == goal:
-            status = FOUND
-            break
-        if expanded >= budget:
-            status = BUDGET_EXHAUSTED
+        stop = expansion_end(p, goal, expanded, budget)
+        if stop >= 0:
+            status = stop
             break
         if size > room:
             size = _compact(hf, hk, size, nd, open_tag, wp, xb, cb)

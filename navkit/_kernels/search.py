@@ -406,6 +406,38 @@ def _parent_of(parent, tag, wp, n):  # type: ignore[no-untyped-def]
 
 
 @njit(inline="always")
+def _open_start(g, parent, tag, gen, wp, start, goal, model, eight):  # type: ignore[no-untyped-def]
+    """Open ``start`` (cost 0, its own parent) for a search of generation
+    ``gen``. Returns ``(open_tag, closed_tag, gx, gz, h0, d2)``: the tags,
+    the goal's column and row, the start's heuristic and its squared
+    distance to the goal (where the nearest-node tracking begins)."""
+    card, diag, _eight, hmul = model
+    open_tag = np.int32(2 * gen)
+    closed_tag = np.int32(2 * gen + 1)
+    gx = goal % wp
+    gz = goal // wp
+    sx = start % wp
+    sz = start // wp
+    g[start] = 0
+    parent[start] = start
+    tag[start] = open_tag
+    h0 = _heuristic(sx, sz, gx, gz, card, diag, eight, hmul)
+    return open_tag, closed_tag, gx, gz, h0, (sx - gx) * (sx - gx) + (sz - gz) * (sz - gz)
+
+
+@njit(inline="always")
+def expansion_end(p, goal, expanded, budget):  # type: ignore[no-untyped-def]
+    """Whether a search stops after expanding node ``p`` (its ``expanded``-th):
+    ``FOUND`` at the goal, else ``BUDGET_EXHAUSTED`` once the budget is
+    spent, else -1 (go on)."""
+    if p == goal:
+        return FOUND
+    if expanded >= budget:
+        return BUDGET_EXHAUSTED
+    return -1
+
+
+@njit(inline="always")
 def astar_level_body(grid, overlay, model, limits, ws, rings, start, goal, stats,  # type: ignore[no-untyped-def]
                      general, eight):
     """A* on uniform step costs with the level queue: the same expansions in
@@ -421,19 +453,9 @@ def astar_level_body(grid, overlay, model, limits, ws, rings, start, goal, stats
     _rf, _rk, ht, _offs, _rbits, moves = rings
     use_marks = general and mark > 0
     win = general and wx0 >= 0
-    open_tag = np.int32(2 * gen)
-    closed_tag = np.int32(2 * gen + 1)
     mask = (np.int64(1) << nbits) - 1
-
-    gx = goal % wp
-    gz = goal // wp
-    sx = start % wp
-    sz = start // wp
+    open_tag, closed_tag, gx, gz, h0, best_d2 = _open_start(g, parent, tag, gen, wp, start, goal, model, eight)
     inv_wp = 1.0 / wp
-    g[start] = 0
-    parent[start] = start
-    tag[start] = open_tag
-    h0 = _heuristic(sx, sz, gx, gz, card, diag, eight, hmul)
     fc = h0
     for j in range(2 * NSTREAMS):
         ht[j] = 0
@@ -445,7 +467,6 @@ def astar_level_body(grid, overlay, model, limits, ws, rings, start, goal, stats
     expanded = 0
     generated = 1
     best = start
-    best_d2 = (sx - gx) * (sx - gx) + (sz - gz) * (sz - gz)
     status = UNREACHABLE
 
     while True:
@@ -474,11 +495,9 @@ def astar_level_body(grid, overlay, model, limits, ws, rings, start, goal, stats
             pz += 1
             px -= wp
         best, best_d2 = closer(p, px, pz, gx, gz, best, best_d2)
-        if p == goal:
-            status = FOUND
-            break
-        if expanded >= budget:
-            status = BUDGET_EXHAUSTED
+        stop = expansion_end(p, goal, expanded, budget)
+        if stop >= 0:
+            status = stop
             break
 
         n = 0
@@ -560,18 +579,8 @@ def astar_body(grid, overlay, model, limits, ws, start, goal, stats,  # type: ig
     g, parent, tag, pos, hf, hk, gen = ws
     use_marks = general and mark > 0
     win = general and wx0 >= 0
-    open_tag = np.int32(2 * gen)
-    closed_tag = np.int32(2 * gen + 1)
     mask = (np.int64(1) << nbits) - 1
-
-    gx = goal % wp
-    gz = goal // wp
-    sx = start % wp
-    sz = start // wp
-    g[start] = 0
-    parent[start] = start
-    tag[start] = open_tag
-    h0 = _heuristic(sx, sz, gx, gz, card, diag, eight, hmul)
+    open_tag, closed_tag, gx, gz, h0, best_d2 = _open_start(g, parent, tag, gen, wp, start, goal, model, eight)
     size = 0
     lane = (h0 << nbits) | start  # the start is the first node out
     fc = h0
@@ -579,7 +588,6 @@ def astar_body(grid, overlay, model, limits, ws, start, goal, stats,  # type: ig
     expanded = 0
     generated = 1
     best = start
-    best_d2 = (sx - gx) * (sx - gx) + (sz - gz) * (sz - gz)
     status = UNREACHABLE
 
     while True:
@@ -606,11 +614,9 @@ def astar_body(grid, overlay, model, limits, ws, start, goal, stats,  # type: ig
         pz = p // wp
         px = p - pz * wp
         best, best_d2 = closer(p, px, pz, gx, gz, best, best_d2)
-        if p == goal:
-            status = FOUND
-            break
-        if expanded >= budget:
-            status = BUDGET_EXHAUSTED
+        stop = expansion_end(p, goal, expanded, budget)
+        if stop >= 0:
+            status = stop
             break
 
         okE = _passable(cells, marks, mark, use_marks, win, wx0, wz0, wx1, wz1, p + 1, px + 1, pz)
