@@ -506,10 +506,11 @@ class Pathfinder:
             _jps.repack_box(self._cells, self._jps_bits(), self._hp, x0, z0, x1, z1)
 
     def _run(
-        self, s: int, g: int, budget: int | None, window: Sequence[int] | None, hmul: int
+        self, s: int, g: int, budget: int | None, window: Sequence[int] | None, hmul: int,
+        level_queue: bool = True,
     ) -> NDArray[np.int64]:
         weighted = self.grid.weights is not None
-        level = not weighted and self._level_queue
+        level = not weighted and self._level_queue and level_queue
         args = (self._grid_tuple(), self._overlay(), self._model(hmul), self._limits(budget, window))
         gen = self._ws.next_gen()
         kernel = _search.astar_kernel(weighted, self._mark > 0, window is not None, self.connectivity == 8, level)
@@ -1202,12 +1203,10 @@ class Pathfinder:
             solve(retry)
             retry = np.flatnonzero(stats[:, _search.ST_STATUS] == _search.RETRY)
         for i in retry.tolist():
-            # the rings are as long as they get: the single query (it reruns on the heap)
-            stats[i] = self._run(int(sn[i]), int(gn[i]), budget, None, hmul)
-            if return_paths:
-                found = stats[i, _search.ST_STATUS] == _search.FOUND
-                path_parts[i] = self._nodes_to_cells(self._trace(int(sn[i]), int(gn[i])) if found
-                                                     else np.zeros(0, np.int32))
+            # the rings are as long as they get: the single query on the heap
+            stats[i] = self._run(int(sn[i]), int(gn[i]), budget, None, hmul, level_queue=False)
+            if return_paths and stats[i, _search.ST_STATUS] == _search.FOUND:
+                path_parts[i] = self._nodes_to_cells(self._trace(int(sn[i]), int(gn[i])))
         status = stats[:, _search.ST_STATUS].astype(np.uint8)
         cost_int = np.where(status == Status.FOUND, stats[:, _search.ST_COST], -1)
         cost = np.where(cost_int >= 0, cost_int / self.costs.card, np.inf)
