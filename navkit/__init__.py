@@ -8,17 +8,24 @@
 
 from __future__ import annotations
 
-from .cache import PathCache
+from . import _compat
 from .costs import EXACT, SEED, CostModel
 from .errors import ConfigError, FormatError, NavkitError, QueryError
-from .flow import FlowField, FlowFieldCache
 from .formats import load_grid, read_scenarios, save_grid
 from .grid import NavGrid
-from .hpa import HPAStar
-from .navmap import NavMap, obstacle_radius
-from .pathfinder import Pathfinder
+from .query import (
+    FlowField,
+    FlowFieldCache,
+    HPAStar,
+    NavMap,
+    PathCache,
+    Pathfinder,
+    obstacle_radius,
+)
 from .results import BatchResult, PathResult, Status
 from .sim import Character, CharacterKind, Location
+
+_compat.install()
 
 __version__ = "0.1.0"
 

@@ -8,7 +8,7 @@ grid of the same size. The goal is the walkable cell nearest the centre. Each
 library computes the cost field from that goal to every cell; its call is
 timed with ``time.perf_counter`` (gc off) after one untimed warm-up call, and
 the figure is the median of ``--repeat`` runs. Every library reuses its
-objects between runs, as navkit's :class:`~navkit.flow.FlowField` does:
+objects between runs, as navkit's :class:`~navkit.query.flow.FlowField` does:
 
 * navkit: ``FlowField.build(goal)``: integration field and direction field,
   exact integer costs, no corner cutting, with the "seed" (10/14) and the
@@ -104,8 +104,8 @@ def _time(fn: Callable[[], Any], repeat: int) -> tuple[float, list[float]]:
 
 def bench_grid(label: str, walk: NDArray[np.bool_], repeat: int, peers: list[str]) -> dict[str, Any]:
     """Time every library on one grid; returns the figures and the agreement checks."""
-    from .flow import FlowField
     from .grid import NavGrid
+    from .query.flow import FlowField
 
     goal = pick_goal(walk)
     gx, gz = goal

@@ -1,4 +1,4 @@
-"""Benchmark HPA* (navkit.hpa) against navkit's A* and JPS on the Moving AI game and city maps.
+"""Benchmark HPA* (navkit.query.hpa) against navkit's A* and JPS on the Moving AI game and city maps.
 
 Run ``python -m navkit.bench_hpa`` (``--help`` for options). A measurement
 script, not a test: it reports PASS / MISS against the targets but always
@@ -144,8 +144,8 @@ def run_map(data_dir: Path, name: str, queries: int, cluster_size: int, gap: int
             all_lines: bool, log: Callable[[str], None]) -> dict[str, Any]:
     from .benchmark import path_length, select_queries
     from .formats import load_grid, read_scenarios
-    from .hpa import HPAStar
-    from .pathfinder import Pathfinder
+    from .query.hpa import HPAStar
+    from .query.pathfinder import Pathfinder
 
     grid = load_grid(data_dir / f"{name}.map")
     scen = read_scenarios(data_dir / f"{name}.map.scen")
@@ -252,7 +252,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     from .benchmark import default_data_dir
-    from .hpa import DEFAULT_CLUSTER_SIZE, DEFAULT_ENTRANCE_GAP, HPAStar
+    from .query.hpa import DEFAULT_CLUSTER_SIZE, DEFAULT_ENTRANCE_GAP, HPAStar
 
     args = build_parser().parse_args(argv)
     data_dir = args.data if args.data is not None else default_data_dir()

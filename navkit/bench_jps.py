@@ -84,7 +84,7 @@ def run_map(data_dir: Path, name: str, queries: int, rounds: int, with_pyastar: 
     """All figures for one map (see the module docstring)."""
     from .benchmark import _make_pyastar2d, is_optimal, load_map, path_length
     from .grid import NavGrid
-    from .pathfinder import Pathfinder
+    from .query.pathfinder import Pathfinder
 
     md = load_map(data_dir, name, queries)
     pf = Pathfinder(NavGrid(md.walkable), costs="exact")

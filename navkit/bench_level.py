@@ -12,15 +12,15 @@ Windows Release build: 15 ms and 176 ms). Here:
 * 20 characters stand at random walkable points (``default_rng(seed)``), at
   least two collision radii apart; each is a dynamic obstacle of the seed's
   radius (collision radius 0.45 m + the map's agent radius + one cell
-  half-diagonal, :func:`~navkit.navmap.obstacle_radius`);
+  half-diagonal, :func:`~navkit.query.navmap.obstacle_radius`);
 * each query goes from a random walkable point to another with
-  :meth:`NavMap.find_path_to_nearest <navkit.navmap.NavMap.find_path_to_nearest>`,
+  :meth:`NavMap.find_path_to_nearest <navkit.query.navmap.NavMap.find_path_to_nearest>`,
   the 20 circles as its obstacle snapshot, smoothing on;
 * a run is timed with ``time.perf_counter`` around the whole Python loop
   (best of ``--repeat`` runs, garbage collector off), after one warm-up run.
 
 Beside the headline figure it times the same queries through the
-:class:`~navkit.pathfinder.Pathfinder` directly, with A* instead of the
+:class:`~navkit.query.pathfinder.Pathfinder` directly, with A* instead of the
 default JPS, through the path cache (cold and warm), and splits a query's
 time into the JPS search, the rest of the one-call kernel
 (:mod:`navkit._kernels.query`), smoothing and the Python around the kernel. It also times the rasterizer on a
@@ -74,7 +74,7 @@ def _random_points(rng: np.random.Generator, walk: NDArray[np.bool_], grid: Any,
 
 def make_scenario(nav: Any, *, n_queries: int = 1000, n_characters: int = N_CHARACTERS,
                   collision_radius: float = COLLISION_RADIUS, seed: int = 0) -> dict[str, Any]:
-    """Characters and queries for the benchmark on ``nav`` (a :class:`~navkit.navmap.NavMap`).
+    """Characters and queries for the benchmark on ``nav`` (a :class:`~navkit.query.navmap.NavMap`).
 
     Returns ``{"obstacles": (k, 3) circles, "starts": (n, 2), "goals": (n, 2)}``
     in world metres. Characters are at least ``2 * collision_radius`` apart.
@@ -138,7 +138,7 @@ def run(
     from .level import read_level
     from .level.bench import benchmark_rasterize
     from .level.raster import rasterize
-    from .navmap import NavMap
+    from .query.navmap import NavMap
 
     path = Path(level) if level is not None else default_level_path()
     cfg = read_level(path)

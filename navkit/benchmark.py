@@ -276,7 +276,7 @@ def _time_queries(
 
 def run_navkit(md: MapData, advance: Callable[[], None]) -> tuple[PeerResult, dict[str, Any], Any]:
     from .grid import NavGrid
-    from .pathfinder import Pathfinder
+    from .query.pathfinder import Pathfinder
 
     pf = Pathfinder(NavGrid(md.walkable), costs="exact")
     # warm-up: compile or load the kernels before timing

@@ -46,7 +46,7 @@ from . import __version__
 from .errors import FormatError, NavkitError
 from .formats import check_scenarios_fit, find_map_for, load_grid, read_scenarios, save_grid
 from .grid import NavGrid
-from .pathfinder import Pathfinder
+from .query.pathfinder import Pathfinder
 from .results import BatchResult, PathResult, Status
 
 __all__ = ["app", "main", "ALGORITHMS", "EXIT_OK", "EXIT_NO_PATH", "EXIT_BAD_INPUT"]
@@ -87,10 +87,10 @@ _HPA_CACHE: weakref.WeakKeyDictionary[Pathfinder, Any] = weakref.WeakKeyDictiona
 
 
 def _hpa_single(pf: Pathfinder, s: tuple[int, int], g: tuple[int, int]) -> PathResult:
-    """HPA* (navkit.hpa, default clusters) on ``pf``'s grid; built on first use per Pathfinder."""
+    """HPA* (navkit.query.hpa, default clusters) on ``pf``'s grid; built on first use per Pathfinder."""
     hpa = _HPA_CACHE.get(pf)
     if hpa is None:
-        from .hpa import HPAStar
+        from .query.hpa import HPAStar
 
         hpa = _HPA_CACHE[pf] = HPAStar(pf.grid, costs=pf.costs)
     return hpa.find_path_cells(s, g)

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import numpy as np
 import typer
 
-from .flow import DIRECTION_UNIT, FlowField
+from .query.flow import DIRECTION_UNIT, FlowField
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -101,7 +101,7 @@ def flow_cmd(
 
     from .cli import EXIT_NO_PATH, EXIT_OK, _emit_json, _num, _parse_pair, _stdout
     from .formats import load_grid
-    from .pathfinder import Pathfinder
+    from .query.pathfinder import Pathfinder
 
     given = [_parse_pair(g, "--goal", integer=cells) for g in goal]
     grid = load_grid(map_file)

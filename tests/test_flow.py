@@ -1,4 +1,4 @@
-"""Flow fields (navkit.flow) checked against oracles they did not produce.
+"""Flow fields (navkit.query.flow) checked against oracles they did not produce.
 
 Costs come from scipy's Dijkstra on the move graph of tests/reference.py,
 reversed (a flow field holds the cost of walking *to* the goals); following
@@ -20,7 +20,7 @@ from scipy.sparse.csgraph import dijkstra
 import navkit
 from navkit import ConfigError, FlowField, FlowFieldCache, NavGrid, Pathfinder, QueryError
 from navkit._kernels import flow as _k
-from navkit.flow import DIRECTION_OFFSETS, DIRECTION_UNIT, GOAL, NONE, _Workspace
+from navkit.query.flow import DIRECTION_OFFSETS, DIRECTION_UNIT, GOAL, NONE, _Workspace
 
 NAMED_COSTS = {"seed": (10, 14), "exact": (1_000_000, 1_414_214)}
 
@@ -453,7 +453,7 @@ def test_kernels_without_jit() -> None:
     """The kernels run as plain Python (NUMBA_DISABLE_JIT=1) and agree with the compiled ones."""
     code = (
         "import numpy as np, navkit\n"
-        "from navkit.flow import _Workspace\n"
+        "from navkit.query.flow import _Workspace\n"
         "rng = np.random.default_rng(2)\n"
         "walk = rng.random((9, 11)) < 0.75\n"
         "w = rng.integers(1, 4, size=walk.shape)\n"

@@ -1,4 +1,4 @@
-"""HPA* (navkit.hpa) checked against oracles it did not produce.
+"""HPA* (navkit.query.hpa) checked against oracles it did not produce.
 
 * scipy's Dijkstra on an explicitly built move graph (tests/reference.py):
   every HPA* path is a legal move chain from the start cell to the goal cell,
@@ -28,7 +28,7 @@ from reference import brute_line_of_sight, dijkstra_costs, is_valid_path, path_c
 
 import navkit
 from navkit import ConfigError, NavGrid, QueryError, Status
-from navkit.hpa import HPAStar
+from navkit.query.hpa import HPAStar
 
 NAMED_COSTS = {"seed": (10, 14), "exact": (1_000_000, 1_414_214)}
 
@@ -372,7 +372,7 @@ def test_kernels_without_jit():
     """The kernels run as plain Python (NUMBA_DISABLE_JIT=1) and agree with the compiled ones."""
     code = (
         "import numpy as np, navkit\n"
-        "from navkit.hpa import HPAStar\n"
+        "from navkit.query.hpa import HPAStar\n"
         "rng = np.random.default_rng(4)\n"
         "walk = rng.random((13, 11)) < 0.8\n"
         "w = rng.integers(1, 4, size=walk.shape)\n"

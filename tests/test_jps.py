@@ -257,7 +257,7 @@ def test_batch_budget_and_generation_wrap():
     assert (b.status == Status.BUDGET_EXHAUSTED).all() and (b.expanded == 1).all()
     full = pf.find_paths_batch(starts, goals, algorithm="jps")
     # the generations wrap around: state is cleared, answers unchanged
-    from navkit.pathfinder import _GEN_LIMIT
+    from navkit.query.pathfinder import _GEN_LIMIT
 
     pf._jps_batch[1][:] = _GEN_LIMIT - 2
     again = pf.find_paths_batch(starts, goals, algorithm="jps")

@@ -17,7 +17,7 @@ from jitcheck import assert_same_without_jit
 
 from navkit import NavGrid, Pathfinder
 from navkit._kernels import search as S
-from navkit.pathfinder import Workspace
+from navkit.query.pathfinder import Workspace
 
 
 def fixed(max_examples: int) -> settings:

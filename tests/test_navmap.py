@@ -22,10 +22,10 @@ from typer.testing import CliRunner
 
 import navkit
 from navkit import ConfigError, NavGrid, NavMap, PathCache, Pathfinder, QueryError, Status
-from navkit.cache import obstacle_key
 from navkit.cli import app
 from navkit.level import NavLevel, read_level
-from navkit.navmap import Obstacle, obstacle_radius
+from navkit.query.cache import obstacle_key
+from navkit.query.navmap import Obstacle, obstacle_radius
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "levels"
 INTERIOR = EXAMPLES / "interior.json"

@@ -158,7 +158,7 @@ def test_info_describes_the_level(level: TestClient) -> None:
     assert door["available"] is True and door["polygon"] == [[4, 1], [6, 1], [6, 3], [4, 3]]
     assert [o["name"] for o in info["obstacles"]] == ["crate"]
     names = [a["name"] for a in info["algorithms"]]
-    import navkit.pathfinder as pfmod
+    import navkit.query.pathfinder as pfmod
 
     for name in getattr(pfmod, "ALGORITHMS", ("astar", "dijkstra")):
         assert name in names
@@ -669,7 +669,7 @@ def test_searcher_lists_what_navkit_has() -> None:
     names = Searcher().names(pf)
     assert names[:2] == ["astar", "dijkstra"]
     try:
-        import navkit.hpa  # noqa: F401
+        import navkit.query.hpa  # noqa: F401
 
         assert "hpa" in names
     except ImportError:

@@ -23,7 +23,7 @@ from reference import reachable_nearest as ref_reachable_nearest
 from navkit import NavGrid, Pathfinder, QueryError, Status
 from navkit._kernels import geometry as _geo
 from navkit._kernels import query as _query
-from navkit.navmap import NavMap, Obstacle
+from navkit.query.navmap import NavMap, Obstacle
 
 
 def fixed(max_examples: int) -> settings:

@@ -1,5 +1,5 @@
 """One world-coordinate path query in one kernel call (the JPS fast path of
-:meth:`navkit.pathfinder.Pathfinder.find_path`).
+:meth:`navkit.query.pathfinder.Pathfinder.find_path`).
 
 Through the Python layer a query spends about 40 us in the interpreter on
 top of the search (snapping, stamping, validating, tracing, smoothing,
@@ -119,7 +119,7 @@ def _cell(w, lo, cs):  # type: ignore[no-untyped-def]
 @njit(inline="always")
 def _valid_circles(circles):  # type: ignore[no-untyped-def]
     """-1 when every circle is finite, within MAX_COORD and has radius >= 0,
-    else the first bad row (the checks of :func:`navkit.pathfinder.as_circles`)."""
+    else the first bad row (the checks of :func:`navkit.query.pathfinder.as_circles`)."""
     for c in range(circles.shape[0]):
         x = circles[c, 0]
         z = circles[c, 1]

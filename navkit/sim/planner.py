@@ -1,6 +1,6 @@
 """Centralized planning for a :class:`~navkit.sim.Location` (seed 000 §5, §6, §9).
 
-Every plan is one :meth:`~navkit.pathfinder.Pathfinder.find_path` query with
+Every plan is one :meth:`~navkit.query.pathfinder.Pathfinder.find_path` query with
 ``nearest=True`` against a snapshot of obstacle characters taken from the
 location's arrays in slot (= stable-ID) order. A character is an obstacle for
 a request when it is not the requester, is alive and enabled, and did not move
@@ -12,7 +12,7 @@ fallback without obstacles: an unreachable or occupied destination resolves
 to the nearest reachable cell.
 
 :class:`MapView` is the thin adapter between the simulation and its
-:class:`~navkit.navmap.NavMap` (built from a level, a level config or a grid
+:class:`~navkit.query.navmap.NavMap` (built from a level, a level config or a grid
 when the caller passes one of those; built without a path cache, so every
 plan is a fresh query from the character's exact position).
 """
@@ -31,15 +31,15 @@ from .._kernels import sim as _k
 from ..errors import ConfigError
 from ..grid import NavGrid
 from ..level import LevelConfig, NavLevel
-from ..navmap import NavMap
-from ..pathfinder import Pathfinder
+from ..query.navmap import NavMap
+from ..query.pathfinder import Pathfinder
 from ..results import PathResult
 
 __all__ = ["MapView", "as_map_view", "obstacle_snapshot"]
 
 
 class MapView:
-    """The simulation's window on a navigation map (a :class:`~navkit.navmap.NavMap`).
+    """The simulation's window on a navigation map (a :class:`~navkit.query.navmap.NavMap`).
 
     Wraps the map's path queries and edits, and keeps what the movement
     kernel needs for the current map version: the padded static walkable

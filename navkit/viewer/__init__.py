@@ -9,7 +9,7 @@ toggles doors, drops obstacles, plays scenes live and scrubs recorded
 replays. See ``docs/viewer.md``.
 
 :func:`expanded_mask` / :func:`expanded_costs` give the cells the last
-:class:`~navkit.pathfinder.Pathfinder` search expanded.
+:class:`~navkit.query.pathfinder.Pathfinder` search expanded.
 """
 
 from __future__ import annotations

@@ -1,10 +1,10 @@
 """The viewer's search layer: which algorithms exist, how each is run, what it expanded.
 
 Algorithms are discovered at runtime, so the viewer offers whatever this
-navkit has: the :class:`~navkit.pathfinder.Pathfinder` algorithms listed in
-``navkit.pathfinder.ALGORITHMS`` (``astar``, ``dijkstra``, ``jps``,
-``auto``, ...), plus ``hpa`` when :mod:`navkit.hpa` is importable and
-``flow`` when :mod:`navkit.flow` is.
+navkit has: the :class:`~navkit.query.pathfinder.Pathfinder` algorithms listed in
+``navkit.query.pathfinder.ALGORITHMS`` (``astar``, ``dijkstra``, ``jps``,
+``auto``, ...), plus ``hpa`` when :mod:`navkit.query.hpa` is importable and
+``flow`` when :mod:`navkit.query.flow` is.
 
 :func:`expanded_mask` reads the cells the last Pathfinder search closed out
 of its workspace (``Workspace.closed_nodes``; see :mod:`navkit._kernels.search`);
@@ -34,7 +34,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..errors import QueryError
-from ..pathfinder import Pathfinder
+from ..query.pathfinder import Pathfinder
 from ..results import PathResult
 
 __all__ = [
@@ -133,7 +133,7 @@ class SearchOutcome:
 
 
 def _pathfinder_algorithms() -> tuple[str, ...]:
-    mod = importlib.import_module("navkit.pathfinder")
+    mod = importlib.import_module("navkit.query.pathfinder")
     names = getattr(mod, "ALGORITHMS", ("astar", "dijkstra"))
     return tuple(str(n) for n in names)
 
@@ -146,7 +146,7 @@ def _optional(module: str, attr: str) -> Any:
 
 
 class Searcher:
-    """Runs the viewer's path queries on a :class:`~navkit.navmap.NavMap`'s
+    """Runs the viewer's path queries on a :class:`~navkit.query.navmap.NavMap`'s
     Pathfinder, and keeps the per-map-version helpers (HPA*) it builds.
 
     Not thread-safe: the server calls it under its state lock.
@@ -169,9 +169,9 @@ class Searcher:
                 except QueryError as e:
                     ok, reason = False, str(e)
             out.append(AlgorithmInfo(name, _LABELS.get(name, name), ok, reason))
-        if _optional("navkit.hpa", "HPAStar") is not None:
+        if _optional("navkit.query.hpa", "HPAStar") is not None:
             out.append(AlgorithmInfo("hpa", _LABELS["hpa"], True))
-        if _optional("navkit.flow", "FlowField") is not None:
+        if _optional("navkit.query.flow", "FlowField") is not None:
             out.append(AlgorithmInfo("flow", _LABELS["flow"], True))
         return out
 
@@ -217,7 +217,7 @@ class Searcher:
         return cells
 
     def _run_hpa(self, pf: Pathfinder, start: tuple[int, int], goal: tuple[int, int]) -> SearchOutcome:
-        hpa_cls = _optional("navkit.hpa", "HPAStar")
+        hpa_cls = _optional("navkit.query.hpa", "HPAStar")
         build_ms = 0.0
         if self._hpa is None or self._hpa_grid is not pf.grid:
             t0 = time.perf_counter()
@@ -234,7 +234,7 @@ class Searcher:
     def _run_flow(self, pf: Pathfinder, start: tuple[int, int], goal: tuple[int, int]) -> SearchOutcome:
         from ..results import Status
 
-        flow_cls = _optional("navkit.flow", "FlowField")
+        flow_cls = _optional("navkit.query.flow", "FlowField")
         fy = pf.grid.floor_y
         t0 = time.perf_counter()
         ff = flow_cls(pf).build([goal])

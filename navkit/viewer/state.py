@@ -20,7 +20,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..errors import ConfigError, FormatError, NavkitError, QueryError
-from ..navmap import NavMap
+from ..query.navmap import NavMap
 from ..results import Status
 from .search import Searcher
 

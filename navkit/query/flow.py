@@ -21,7 +21,7 @@ cell, the cost of walking from it to the nearest goal; the *direction field*
 ``direction`` holds the best neighbour to step to. Every unit looks its cell up
 in O(1).
 
-Rules, the same as :class:`~navkit.pathfinder.Pathfinder`'s A*: 8-connected
+Rules, the same as :class:`~navkit.query.pathfinder.Pathfinder`'s A*: 8-connected
 moves with the corner rule (a diagonal needs both side cells free), or
 4-connected; integer step costs from a :class:`~navkit.costs.CostModel`
 multiplied by the terrain weight of the cell *entered*. ``cost_int`` is
@@ -62,12 +62,12 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ._kernels import flow as _k
-from ._kernels import geometry as _geo
+from .._kernels import flow as _k
+from .._kernels import geometry as _geo
+from ..costs import CostModel, cost_model
+from ..errors import ConfigError, QueryError
+from ..grid import NavGrid
 from .cache import obstacle_key
-from .costs import CostModel, cost_model
-from .errors import ConfigError, QueryError
-from .grid import NavGrid
 from .pathfinder import Pathfinder, _pad, as_circles
 
 __all__ = [
@@ -233,7 +233,7 @@ class FlowField:
     Parameters
     ----------
     source : NavGrid or Pathfinder
-        The map. With a :class:`~navkit.pathfinder.Pathfinder` the field also
+        The map. With a :class:`~navkit.query.pathfinder.Pathfinder` the field also
         sees its long-lived occupants (read at each :meth:`build` and
         :meth:`update`), and takes its cost model and connectivity by default.
     costs : "seed", "exact", (card, diag), CostModel or None
@@ -731,11 +731,11 @@ class FlowFieldCache:
 
     The map version is ``version`` when given (bump it on a terrain change, as
     seed 004's ``terrainChanged`` event), else for a
-    :class:`~navkit.pathfinder.Pathfinder` its set of live occupant handles
+    :class:`~navkit.query.pathfinder.Pathfinder` its set of live occupant handles
     (adding or removing an occupant makes a new key), else nothing: a
     :class:`~navkit.grid.NavGrid` is immutable. Goals are a set (order and
     repeats do not matter); obstacle snapshots are keyed by
-    :func:`navkit.cache.obstacle_key` (exact bytes, rows in any order). The
+    :func:`navkit.query.cache.obstacle_key` (exact bytes, rows in any order). The
     least recently used field is dropped beyond ``maxsize``; fields of one map
     share their search buffers.
 
@@ -866,7 +866,7 @@ class FlowFieldCache:
     @property
     def stats(self) -> dict[str, int]:
         """``hits``, ``misses``, ``evictions``, ``invalidations``, ``size`` and
-        ``maxsize`` (the keys of :attr:`navkit.cache.PathCache.stats`)."""
+        ``maxsize`` (the keys of :attr:`navkit.query.cache.PathCache.stats`)."""
         return {
             "hits": self._hits,
             "misses": self._misses,

@@ -6,7 +6,7 @@ metres, and takes the runtime edits a game makes: doors opening and closing
 (:meth:`NavMap.set_area_available`), furniture appearing and going
 (:meth:`NavMap.add_obstacle`), characters standing still for a while
 (:meth:`NavMap.add_occupant`), and each query's snapshot of the characters to
-walk around (``obstacles=``). Paths are cached (:mod:`navkit.cache`).
+walk around (``obstacles=``). Paths are cached (:mod:`navkit.query.cache`).
 
 >>> from navkit.level import parse_level
 >>> nav = NavMap(parse_level({
@@ -34,7 +34,7 @@ obstacle polygons added or removed (the changes seed 000 §9 replans on).
 Occupants are dynamic state, not map changes: adding or removing one bumps
 :attr:`NavMap.occupancy_version` instead. Both are part of every cache key.
 
-The :class:`~navkit.pathfinder.Pathfinder` underneath is rebuilt lazily on
+The :class:`~navkit.query.pathfinder.Pathfinder` underneath is rebuilt lazily on
 the first query after a map change (that allocates grid-sized buffers: once
 per change, never per query), and the live occupants are stamped into the
 new one.
@@ -52,14 +52,14 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from ..errors import ConfigError, QueryError
+from ..formats import load_grid, save_grid
+from ..grid import NavGrid
+from ..level import LevelConfig, NavLevel, block_obstacles, make_obstacle
+from ..level.config import GridGeometry, ObstacleConfig, _unknown_message
+from ..results import PathResult, Status, with_waypoints
 from .cache import PathCache, obstacle_key
-from .errors import ConfigError, QueryError
-from .formats import load_grid, save_grid
-from .grid import NavGrid
-from .level import LevelConfig, NavLevel, block_obstacles, make_obstacle
-from .level.config import GridGeometry, ObstacleConfig, _unknown_message
 from .pathfinder import FIRST_WAYPOINT_TRIM, SNAP_RADIUS, Pathfinder
-from .results import PathResult, Status, with_waypoints
 
 __all__ = ["NavMap", "Obstacle", "obstacle_radius"]
 
@@ -189,7 +189,7 @@ class NavMap:
         toggled (a NavLevel is shared: edits made to it directly are seen
         too). A NavGrid has no areas. A path is read with :meth:`load`.
     costs, connectivity, budget, snap_radius
-        Passed to the :class:`~navkit.pathfinder.Pathfinder` (defaults: the
+        Passed to the :class:`~navkit.query.pathfinder.Pathfinder` (defaults: the
         seed's 10/14 costs, 8-connected, no budget, 8 m snapping).
     cache_size : int
         Paths kept in :attr:`cache` (LRU); ``0`` disables caching.
@@ -223,7 +223,7 @@ class NavMap:
         self._pf_args: dict[str, Any] = {
             "costs": costs, "connectivity": connectivity, "budget": budget, "snap_radius": snap_radius,
         }
-        #: The path cache (:class:`~navkit.cache.PathCache`); ``cache.stats`` for hits and misses.
+        #: The path cache (:class:`~navkit.query.cache.PathCache`); ``cache.stats`` for hits and misses.
         self.cache = PathCache(cache_size)
         self._token = next(_TOKENS)
         self._occupants: dict[int, tuple[float, float, float]] = {}
@@ -398,7 +398,7 @@ class NavMap:
     ) -> PathResult:
         """Path between world points ``(x, z)`` (or ``(x, y, z)``), in metres.
 
-        As :meth:`Pathfinder.find_path <navkit.pathfinder.Pathfinder.find_path>`
+        As :meth:`Pathfinder.find_path <navkit.query.pathfinder.Pathfinder.find_path>`
         (snapping, smoothing, first- and last-waypoint rules of seed 000 §3).
         ``obstacles`` is this query's snapshot of dynamic obstacles: a
         ``(k, 3)`` array of world circles ``(x, z, radius)`` or a sequence of
@@ -451,7 +451,7 @@ class NavMap:
         return entry.at(sw, ew, ce, FIRST_WAYPOINT_TRIM * grid.cell_size)
 
     def _obstacle_key(self, circles: NDArray[np.float64] | None) -> Any:
-        """:func:`~navkit.cache.obstacle_key`, remembered for the last snapshot (the
+        """:func:`~navkit.query.cache.obstacle_key`, remembered for the last snapshot (the
         same characters are asked about many times per tick; the raw bytes
         compare in a fraction of the sort the key needs)."""
         if circles is None:

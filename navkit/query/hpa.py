@@ -61,14 +61,14 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ._kernels import geometry as _geo
-from ._kernels import hpa as _k
-from ._kernels.search import GEN_LIMIT as _GEN_LIMIT
-from .costs import CostModel, cost_model
-from .errors import ConfigError, QueryError
-from .grid import NavGrid
+from .._kernels import geometry as _geo
+from .._kernels import hpa as _k
+from .._kernels.search import GEN_LIMIT as _GEN_LIMIT
+from ..costs import CostModel, cost_model
+from ..errors import ConfigError, QueryError
+from ..grid import NavGrid
+from ..results import BatchResult, PathResult, Status
 from .pathfinder import _pad
-from .results import BatchResult, PathResult, Status
 
 __all__ = ["HPAStar", "HPAStats", "UpdateReport", "DEFAULT_CLUSTER_SIZE", "DEFAULT_ENTRANCE_GAP"]
 
@@ -145,7 +145,7 @@ class HPAStar:
     grid : NavGrid
         The map (walkability and terrain weights).
     costs : "seed", "exact", (card, diag) or CostModel
-        Integer step costs, as for :class:`~navkit.pathfinder.Pathfinder`.
+        Integer step costs, as for :class:`~navkit.query.pathfinder.Pathfinder`.
         ``"exact"`` (default) measures lengths in Moving AI units.
     cluster_size : int
         Cluster edge in cells (2 .. 256), default 32. Larger clusters mean

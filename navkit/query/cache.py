@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from .errors import ConfigError
+from ..errors import ConfigError
 
 __all__ = ["PathCache", "obstacle_key"]
 

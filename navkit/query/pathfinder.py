@@ -40,15 +40,15 @@ import numba
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ._kernels import batch as _batch
-from ._kernels import geometry as _geo
-from ._kernels import jps as _jps
-from ._kernels import query as _query
-from ._kernels import search as _search
-from .costs import CostModel, cost_model
-from .errors import ConfigError, QueryError
-from .grid import NavGrid
-from .results import BatchResult, PathResult, Status, make_path_result
+from .._kernels import batch as _batch
+from .._kernels import geometry as _geo
+from .._kernels import jps as _jps
+from .._kernels import query as _query
+from .._kernels import search as _search
+from ..costs import CostModel, cost_model
+from ..errors import ConfigError, QueryError
+from ..grid import NavGrid
+from ..results import BatchResult, PathResult, Status, make_path_result
 
 __all__ = ["Pathfinder", "Workspace", "SNAP_RADIUS", "FIRST_WAYPOINT_TRIM"]
 
