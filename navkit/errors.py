@@ -7,13 +7,17 @@ file errors name the file and line, config errors name the field.
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 __all__ = [
     "NavkitError",
     "FormatError",
     "ConfigError",
     "QueryError",
+    "unknown_name_message",
 ]
 
 
@@ -60,3 +64,15 @@ class ConfigError(NavkitError, ValueError):
 
 class QueryError(NavkitError, ValueError):
     """A query argument is invalid (out of bounds, NaN, wrong shape or dtype)."""
+
+
+def unknown_name_message(kind: str, name: Any, names: Sequence[str]) -> str:
+    """The message for a name that is not among ``names``, with a close match when there is one.
+
+    >>> unknown_name_message("area", "dor", ["door", "hall"])
+    "no area called 'dor' (known: 'door', 'hall'); did you mean 'door'?"
+    """
+    hint = difflib.get_close_matches(str(name), list(names), n=1)
+    extra = f"; did you mean {hint[0]!r}?" if hint else ""
+    shown = ", ".join(repr(n) for n in names[:20]) + (", ..." if len(names) > 20 else "")
+    return f"no {kind} called {name!r} (known: {shown or 'none'}){extra}"

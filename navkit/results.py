@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["Status", "PathResult", "BatchResult"]
+__all__ = ["Status", "PathResult", "BatchResult", "SearchTrace"]
 
 
 class Status(enum.IntEnum):
@@ -153,3 +153,18 @@ class BatchResult:
         if self.path_offsets is None or self.path_cells is None:
             raise ValueError("paths were not requested (return_paths=False)")
         return self.path_cells[self.path_offsets[i] : self.path_offsets[i + 1]]
+
+
+@dataclass(frozen=True, eq=False)
+class SearchTrace:
+    """What the last A* or Dijkstra search of a :class:`~navkit.query.Pathfinder` closed.
+
+    ``generation`` is the search's number (see
+    :attr:`Pathfinder.search_generation <navkit.query.Pathfinder.search_generation>`);
+    ``cells`` (int32, ``(k, 2)``) are the closed cells ``(x, z)`` in index
+    order and ``g`` (int64, ``(k,)``) their integer costs from the start.
+    """
+
+    generation: int
+    cells: NDArray[np.int32]
+    g: NDArray[np.int64]

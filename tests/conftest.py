@@ -1,4 +1,11 @@
-"""Shared fixtures: where the third-party Moving AI benchmark data lives."""
+"""Shared fixtures and helpers of the test suite.
+
+The helpers are plain functions and constants that test modules import
+(``from tests.conftest import fixed``): deterministic hypothesis settings,
+the named cost models, and where the third-party Moving AI benchmark data
+lives. Slow reference implementations (the oracles) are in
+:mod:`tests.reference`; the JIT on/off comparison is :mod:`tests.jitcheck`.
+"""
 
 from __future__ import annotations
 
@@ -6,8 +13,23 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
+
+#: The two named cost models as ``(card, diag)`` pairs (``navkit.costs``).
+NAMED_COSTS = {"seed": (10, 14), "exact": (1_000_000, 1_414_214)}
+
+
+def fixed(max_examples: int) -> settings:
+    """Deterministic hypothesis settings: the same examples every run, no database."""
+    return settings(
+        max_examples=max_examples,
+        deadline=None,
+        derandomize=True,
+        database=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    )
 
 
 def movingai_dir() -> Path:

@@ -52,7 +52,7 @@ import numpy as np
 import shapely
 from shapely.validation import explain_validity
 
-from ..errors import ConfigError, FormatError
+from ..errors import ConfigError, FormatError, unknown_name_message
 from ..grid import MAX_CELLS, MAX_WEIGHT
 
 __all__ = [
@@ -451,14 +451,14 @@ class LevelConfig:
         for a in self.areas:
             if a.name == name:
                 return a
-        raise ConfigError(_unknown_message("area", name, self.area_names), field="name")
+        raise ConfigError(unknown_name_message("area", name, self.area_names), field="name")
 
     def obstacle(self, name: str) -> ObstacleConfig:
         """The obstacle called ``name`` (ConfigError when there is none)."""
         for o in self.obstacles:
             if o.name == name:
                 return o
-        raise ConfigError(_unknown_message("obstacle", name, self.obstacle_names), field="name")
+        raise ConfigError(unknown_name_message("obstacle", name, self.obstacle_names), field="name")
 
     # --------------------------------------------------------------- editing
     def with_area_available(self, name: str, available: bool) -> LevelConfig:
@@ -498,13 +498,6 @@ class LevelConfig:
     def to_json(self, *, indent: int | None = 2) -> str:
         """The config as JSON text."""
         return json.dumps(self.to_json_dict(), indent=indent)
-
-
-def _unknown_message(kind: str, name: Any, names: Sequence[str]) -> str:
-    hint = difflib.get_close_matches(str(name), list(names), n=1)
-    extra = f"; did you mean {hint[0]!r}?" if hint else ""
-    shown = ", ".join(repr(n) for n in names[:20]) + (", ..." if len(names) > 20 else "")
-    return f"no {kind} called {name!r} (known: {shown or 'none'}){extra}"
 
 
 # -------------------------------------------------------------------- parsing

@@ -52,11 +52,11 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ..errors import ConfigError, QueryError
+from ..errors import ConfigError, QueryError, unknown_name_message
 from ..formats import load_grid, save_grid
 from ..grid import NavGrid
 from ..level import LevelConfig, NavLevel, block_obstacles, make_obstacle
-from ..level.config import GridGeometry, ObstacleConfig, _unknown_message
+from ..level.config import GridGeometry, ObstacleConfig
 from ..results import PathResult, Status, with_waypoints
 from .cache import PathCache, obstacle_key
 from .pathfinder import FIRST_WAYPOINT_TRIM, SNAP_RADIUS, Pathfinder
@@ -159,7 +159,7 @@ class _GridLevel:
 
     def remove_obstacle(self, name: str) -> None:
         if name not in self._obstacles:
-            raise ConfigError(_unknown_message("obstacle", name, tuple(self._obstacles)), field="name")
+            raise ConfigError(unknown_name_message("obstacle", name, tuple(self._obstacles)), field="name")
         del self._obstacles[name]
         walk = self._base.walkable.copy()
         block_obstacles(walk, self._geometry, list(self._obstacles.values()), self.clearance)

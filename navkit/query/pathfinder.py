@@ -48,7 +48,7 @@ from .._kernels import search as _search
 from ..costs import CostModel, cost_model
 from ..errors import ConfigError, QueryError
 from ..grid import NavGrid
-from ..results import BatchResult, PathResult, Status, make_path_result
+from ..results import BatchResult, PathResult, SearchTrace, Status, make_path_result
 
 __all__ = ["Pathfinder", "Workspace", "SNAP_RADIUS", "FIRST_WAYPOINT_TRIM"]
 
@@ -1061,6 +1061,27 @@ class Pathfinder:
     ) -> PathResult:
         """:meth:`find_path` with ``nearest=True`` (seed 000 §5)."""
         return self._world_query(start, end, smooth, True, budget, window, obstacles, algorithm)
+
+    # --------------------------------------------------------- inspection
+    @property
+    def search_generation(self) -> int:
+        """How many A* / Dijkstra searches this Pathfinder's workspace has run
+        (modulo the counter's wrap-around). Read it before a query and pass it
+        to :meth:`last_search` as ``since``."""
+        return int(self._ws.gens[0])
+
+    def last_search(self, since: int | None = None) -> SearchTrace | None:
+        """The cells the last A* / Dijkstra search closed, with their costs.
+
+        None when no search ran yet, or none since generation ``since`` (a
+        query answered without a search: a blocked start, or JPS, whose jump
+        points live elsewhere). For the viewer's heat map and for debugging.
+        """
+        gen = int(self._ws.gens[0])
+        if gen == 0 or (since is not None and gen == since):
+            return None
+        nodes = self._ws.closed_nodes()
+        return SearchTrace(gen, self._nodes_to_cells(nodes), self._ws.g[nodes].copy())
 
     # ------------------------------------------------------------- geometry
     def line_of_sight(self, a: ArrayLike, b: ArrayLike) -> bool:

@@ -21,26 +21,15 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
-from jitcheck import assert_same_without_jit
-from reference import brute_line_of_sight, dijkstra_costs, is_valid_path, path_cost
 
 import navkit
 from navkit import ConfigError, NavGrid, QueryError, Status
 from navkit.query.hpa import HPAStar
-
-NAMED_COSTS = {"seed": (10, 14), "exact": (1_000_000, 1_414_214)}
-
-
-def fixed(max_examples: int) -> settings:
-    return settings(
-        max_examples=max_examples,
-        deadline=None,
-        derandomize=True,
-        database=None,
-        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-    )
+from tests.conftest import NAMED_COSTS, fixed
+from tests.jitcheck import assert_same_without_jit
+from tests.reference import brute_line_of_sight, dijkstra_costs, is_valid_path, path_cost
 
 
 # --------------------------------------------------------------------------- strategies

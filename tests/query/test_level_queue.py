@@ -11,18 +11,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
-from jitcheck import assert_same_without_jit
 
 from navkit import NavGrid, Pathfinder
 from navkit._kernels import search as S
 from navkit.query.pathfinder import Workspace
-
-
-def fixed(max_examples: int) -> settings:
-    return settings(max_examples=max_examples, deadline=None, derandomize=True, database=None,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+from tests.conftest import fixed
+from tests.jitcheck import assert_same_without_jit
 
 
 @st.composite

@@ -34,7 +34,7 @@ uvicorn = pytest.importorskip("uvicorn")
 
 from navkit.viewer.server import bind_socket, create_app, url_for, uvicorn_config  # noqa: E402
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 ARTIFACTS = REPO / "out" / "test-artifacts"
 CHROMIUM_ARGS = [
     "--headless",

@@ -15,9 +15,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
-from reference import brute_snap, dijkstra_costs, is_valid_path, path_cost, reachable_nearest
 from typer.testing import CliRunner
 
 import navkit
@@ -26,8 +25,10 @@ from navkit.cli import app
 from navkit.level import NavLevel, read_level
 from navkit.query.cache import obstacle_key
 from navkit.query.navmap import Obstacle, obstacle_radius
+from tests.conftest import fixed
+from tests.reference import brute_snap, dijkstra_costs, is_valid_path, path_cost, reachable_nearest
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "levels"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "levels"
 INTERIOR = EXAMPLES / "interior.json"
 OUTDOOR = EXAMPLES / "outdoor.json"
 
@@ -42,10 +43,6 @@ DINING_TABLE = (24.8, 14.6)  # inside the dining_table obstacle polygon
 QUERIES = [(HALL_W, KITCHEN), (HALL_W, DINING), (HALL_W, HALL_E), (KITCHEN, DINING), (BEDROOM, STUDY)]
 
 
-def fixed(max_examples: int) -> settings:
-    """Deterministic hypothesis settings: same examples every run, no database."""
-    return settings(max_examples=max_examples, deadline=None, derandomize=True, database=None,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
 # ----------------------------------------------------------------- helpers

@@ -11,29 +11,17 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, note, settings
+from hypothesis import given, note
 from hypothesis import strategies as st
-from jitcheck import assert_same_without_jit
-from reference import grid_graph, is_valid_path, path_cost
 from scipy.sparse.csgraph import dijkstra
 
 import navkit
 from navkit import ConfigError, FlowField, FlowFieldCache, NavGrid, Pathfinder, QueryError
 from navkit._kernels import flow as _k
 from navkit.query.flow import DIRECTION_OFFSETS, DIRECTION_UNIT, GOAL, NONE, _Workspace
-
-NAMED_COSTS = {"seed": (10, 14), "exact": (1_000_000, 1_414_214)}
-
-
-def fixed(max_examples: int) -> settings:
-    """Deterministic hypothesis settings: same examples every run, no database."""
-    return settings(
-        max_examples=max_examples,
-        deadline=None,
-        derandomize=True,
-        database=None,
-        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-    )
+from tests.conftest import NAMED_COSTS, fixed
+from tests.jitcheck import assert_same_without_jit
+from tests.reference import grid_graph, is_valid_path, path_cost
 
 
 # --------------------------------------------------------------------------- oracles

@@ -15,20 +15,16 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, note, settings
+from hypothesis import given, note
 from hypothesis import strategies as st
-from reference import brute_line_of_sight, dijkstra_costs, is_valid_path
-from reference import reachable_nearest as ref_reachable_nearest
 
 from navkit import NavGrid, Pathfinder, QueryError, Status
 from navkit._kernels import geometry as _geo
 from navkit._kernels import query as _query
 from navkit.query.navmap import NavMap, Obstacle
-
-
-def fixed(max_examples: int) -> settings:
-    return settings(max_examples=max_examples, deadline=None, derandomize=True, database=None,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+from tests.conftest import fixed
+from tests.reference import brute_line_of_sight, dijkstra_costs, is_valid_path
+from tests.reference import reachable_nearest as ref_reachable_nearest
 
 
 def same(a, b) -> None:

@@ -27,7 +27,7 @@ from navkit.level import (
 )
 from navkit.level.bench import benchmark_level, benchmark_rasterize
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "levels"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "levels"
 EPS = 1e-9
 
 

@@ -14,9 +14,13 @@ from itertools import pairwise
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, note, settings
+from hypothesis import given, note
 from hypothesis import strategies as st
-from reference import (
+
+import navkit
+from navkit import ConfigError, NavGrid, NavkitError, Pathfinder, QueryError, Status
+from tests.conftest import NAMED_COSTS, fixed
+from tests.reference import (
     brute_line_of_sight,
     brute_snap,
     dijkstra_costs,
@@ -27,23 +31,7 @@ from reference import (
     segment_mean_weight,
 )
 
-import navkit
-from navkit import ConfigError, NavGrid, NavkitError, Pathfinder, QueryError, Status
-
-
-def fixed(max_examples: int) -> settings:
-    """Deterministic hypothesis settings: same examples every run, no database."""
-    return settings(
-        max_examples=max_examples,
-        deadline=None,
-        derandomize=True,
-        database=None,
-        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-    )
-
-
 #: (card, diag) of the named cost models, written out here rather than read from navkit.
-NAMED_COSTS = {"seed": (10, 14), "exact": (1_000_000, 1_414_214)}
 
 
 # --------------------------------------------------------------------------- strategies

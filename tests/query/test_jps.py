@@ -14,27 +14,15 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import movingai_dir
-from hypothesis import HealthCheck, given, note, settings
+from hypothesis import given, note
 from hypothesis import strategies as st
-from jitcheck import assert_same_without_jit
-from reference import brute_line_of_sight, is_valid_path, path_cost, reachable_nearest
 
 import navkit
 from navkit import NavGrid, Pathfinder, QueryError, Status
 from navkit._kernels import jps as _jps
-
-NAMED_COSTS = {"seed": (10, 14), "exact": (1_000_000, 1_414_214)}
-
-
-def fixed(max_examples: int) -> settings:
-    return settings(
-        max_examples=max_examples,
-        deadline=None,
-        derandomize=True,
-        database=None,
-        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-    )
+from tests.conftest import fixed, movingai_dir
+from tests.jitcheck import assert_same_without_jit
+from tests.reference import brute_line_of_sight, is_valid_path, path_cost, reachable_nearest
 
 
 # --------------------------------------------------------------------------- strategies

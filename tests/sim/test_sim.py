@@ -29,7 +29,7 @@ from navkit.sim import constants as C
 from navkit.sim.cooldowns import ms_to_ticks, retry_sequence, shuffle_for_id
 from navkit.sim.planner import obstacle_snapshot
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SCENES = ROOT / "examples" / "scenes"
 
 

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import movingai_dir
 
 import navkit
 from navkit import Pathfinder, Status
+from tests.conftest import movingai_dir
 
 #: Lines per file in the default (non-heavy) run.
 SAMPLE = 40
