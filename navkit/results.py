@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["Status", "PathResult", "BatchResult", "SearchTrace"]
+__all__ = ["Status", "PathResult", "BatchResult", "SearchTrace", "path_result", "no_path", "with_waypoints"]
 
 
 class Status(enum.IntEnum):
@@ -105,16 +105,33 @@ class PathResult:
         )
 
 
-def make_path_result(status: Status, cells: NDArray[np.int32], waypoints: NDArray[np.float64], cost: float,
-                     cost_int: int, expanded: int, generated: int, start_cell: tuple[int, int] | None,
-                     end_cell: tuple[int, int] | None, floor_y: float) -> PathResult:
-    """A :class:`PathResult` from values already of the right types, without the
-    frozen dataclass's per-field ``object.__setattr__`` (a third of the time;
-    for the one-call world query, whose whole budget is a few microseconds)."""
+def path_result(status: Status, cells: NDArray[np.int32], waypoints: NDArray[np.float64], cost_int: int,
+                card: int, expanded: int, generated: int, start_cell: tuple[int, int] | None,
+                end_cell: tuple[int, int] | None, floor_y: float) -> PathResult:
+    """The one builder of a :class:`PathResult` with a path (``cost = cost_int / card``).
+
+    It skips the frozen dataclass's per-field ``object.__setattr__`` (a third
+    of the time; the one-call world query's whole budget is a few
+    microseconds), so the values must already have the right types.
+    """
     res = object.__new__(PathResult)
-    res.__dict__.update(status=status, cells=cells, waypoints=waypoints, cost=cost, cost_int=cost_int,
-                        expanded=expanded, generated=generated, start_cell=start_cell, end_cell=end_cell,
-                        floor_y=floor_y)
+    res.__dict__.update(status=status, cells=cells, waypoints=waypoints, cost=cost_int / card,
+                        cost_int=cost_int, expanded=expanded, generated=generated, start_cell=start_cell,
+                        end_cell=end_cell, floor_y=floor_y)
+    return res
+
+
+def no_path(status: Status, *, start_cell: tuple[int, int] | None = None, expanded: int = 0,
+            generated: int = 0, floor_y: float = 0.0) -> PathResult:
+    """The builder of a :class:`PathResult` without a path (no cells, cost ``inf``).
+
+    >>> no_path(Status.NO_START).cost
+    inf
+    """
+    res = object.__new__(PathResult)
+    res.__dict__.update(status=status, cells=_EMPTY_CELLS, waypoints=_EMPTY_POINTS, cost=float("inf"),
+                        cost_int=-1, expanded=expanded, generated=generated, start_cell=start_cell,
+                        end_cell=None, floor_y=floor_y)
     return res
 
 

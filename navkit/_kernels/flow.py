@@ -80,6 +80,7 @@ from __future__ import annotations
 
 from .._numba_config import njit
 from .heap import heap_pop, heap_push, heapify
+from .layouts import BucketPoolArgs, FlowGridArgs, FlowModelArgs, HeapArgs, SeedArgs
 
 SHIFT = 5
 SETTLED = 1
@@ -228,10 +229,14 @@ def run_buckets(grid, model, pk, pool, seeds):  # type: ignore[no-untyped-def]
     one, with a short loop only for the diagonals: a loop over all eight ran
     about a quarter slower.
     """
-    _free, weights, wp, weighted, eight = grid
-    card, diag, width, nb = model
-    ent, cnext, bhead, btail, bfill, meta = pool
-    snode, scost, scode = seeds
+    grid_ = FlowGridArgs(*grid)
+    weights, wp, weighted, eight = grid_.weights, grid_.wp, grid_.weighted, grid_.eight
+    model_ = FlowModelArgs(*model)
+    card, diag, width, nb = model_.card, model_.diag, model_.width, model_.nb
+    pool_ = BucketPoolArgs(*pool)
+    ent, cnext, bhead, btail, bfill, meta = pool_.ent, pool_.cnext, pool_.bhead, pool_.btail, pool_.bfill, pool_.meta
+    seeds_ = SeedArgs(*seeds)
+    snode, scost, scode = seeds_.node, seeds_.cost, seeds_.code
     ch = meta[2]
     ns = snode.shape[0]
     if ns == 0:
@@ -451,10 +456,14 @@ def run_heap(grid, model, pk, heap, seeds):  # type: ignore[no-untyped-def]
     A node is pushed when its cost drops, so an entry is live while its node
     is unsettled and the costs match.
     """
-    _free, weights, wp, weighted, eight = grid
-    card, diag, _width, _nb = model
-    hf, hk = heap
-    snode, scost, scode = seeds
+    grid_ = FlowGridArgs(*grid)
+    weights, wp, weighted, eight = grid_.weights, grid_.wp, grid_.weighted, grid_.eight
+    model_ = FlowModelArgs(*model)
+    card, diag = model_.card, model_.diag
+    heap_ = HeapArgs(*heap)
+    hf, hk = heap_.hf, heap_.hk
+    seeds_ = SeedArgs(*seeds)
+    snode, scost, scode = seeds_.node, seeds_.cost, seeds_.code
     cap = hf.shape[0]
     nd = 8 if eight else 4
     size = 0
@@ -607,7 +616,8 @@ def invalidate(grid, pk, blocked, stack):  # type: ignore[no-untyped-def]
     used one of them or a diagonal that now cuts a blocked corner: the
     subtrees of the direction forest below them. Writes the reset nodes,
     blocked ones included, to ``stack`` and returns their count."""
-    free, _weights, wp, _weighted, eight = grid
+    grid_ = FlowGridArgs(*grid)
+    free, wp, eight = grid_.free, grid_.wp, grid_.eight
     top = 0
     for j in range(blocked.shape[0]):
         b = blocked[j]
@@ -678,8 +688,10 @@ def _best(free, weights, wp, weighted, eight, card, diag, pk, q):  # type: ignor
 def boundary_seeds(grid, model, pk, nodes, snode, scost, scode):  # type: ignore[no-untyped-def]
     """Seeds for reset nodes: each passable node's best offer from neighbours
     outside the reset region. Returns the number of seeds written."""
-    free, weights, wp, weighted, eight = grid
-    card, diag, _width, _nb = model
+    grid_ = FlowGridArgs(*grid)
+    free, weights, wp, weighted, eight = grid_.free, grid_.weights, grid_.wp, grid_.weighted, grid_.eight
+    model_ = FlowModelArgs(*model)
+    card, diag = model_.card, model_.diag
     ns = 0
     for j in range(nodes.shape[0]):
         q = nodes[j]
@@ -700,8 +712,10 @@ def freed_seeds(grid, model, pk, goal, freed, snode, scost, scode):  # type: ign
     freeing makes: a freed goal costs 0; a freed node its best neighbour; a
     diagonal that no longer cuts a blocked corner, both ways. Needs
     ``9 * len(freed)`` seed slots; returns the number written."""
-    free, weights, wp, weighted, eight = grid
-    card, diag, _width, _nb = model
+    grid_ = FlowGridArgs(*grid)
+    free, weights, wp, weighted, eight = grid_.free, grid_.weights, grid_.wp, grid_.weighted, grid_.eight
+    model_ = FlowModelArgs(*model)
+    card, diag = model_.card, model_.diag
     for j in range(freed.shape[0]):
         free[freed[j]] = 1
         pk[freed[j]] = UNREACHED

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._numba_config import njit
+from .layouts import OverlayArgs
 
 #: World coordinates and radii of obstacle circles must lie within +-MAX_COORD metres.
 MAX_COORD = 1e15
@@ -38,7 +39,8 @@ def line_of_sight(cells, overlay, wp, a, b):  # type: ignore[no-untyped-def]
     arithmetic). Where the segment passes exactly through a cell corner it
     steps diagonally, and both side cells must be free: the corner rule of A*.
     """
-    marks, mark = overlay
+    overlay_ = OverlayArgs(*overlay)
+    marks, mark = overlay_.marks, overlay_.mark
     ax = a % wp
     az = a // wp
     bx = b % wp
@@ -207,7 +209,8 @@ def snap_cell(cells, overlay, wp, hp, rings, cx, cz):  # type: ignore[no-untyped
     """Seed 000 §3 snapping of the unpadded cell ``(cx, cz)`` (anywhere, even far
     outside the grid): its padded node when free, else the nearest free node
     within ``rings`` square rings (:func:`nearest_free`), else -1."""
-    marks, mark = overlay
+    overlay_ = OverlayArgs(*overlay)
+    marks, mark = overlay_.marks, overlay_.mark
     if 0 <= cx < wp - 2 and 0 <= cz < hp - 2:
         q = (cz + 1) * wp + cx + 1
         if _free(cells, marks, mark, q):
@@ -232,7 +235,8 @@ def nearest_free(cells, overlay, wp, hp, cx, cz, radius):  # type: ignore[no-unt
     ``(cx, cz)`` may lie outside the grid. Rings grow outward; the winner has
     the smallest squared distance, ties to the lower index. Returns -1 if none.
     """
-    marks, mark = overlay
+    overlay_ = OverlayArgs(*overlay)
+    marks, mark = overlay_.marks, overlay_.mark
     best = -1
     best_d2 = 0
     r = 0
@@ -325,7 +329,8 @@ def reachable_nearest(cells, overlay, wp, start, gx, gz, tag, gen, queue):  # ty
     ``2 * gen`` on visited cells (an A* workspace with a fresh generation);
     ``queue`` (int32) holds every padded node.
     """
-    marks, mark = overlay
+    overlay_ = OverlayArgs(*overlay)
+    marks, mark = overlay_.marks, overlay_.mark
     seen = np.int32(2 * gen)
     head = 0
     tail = 1

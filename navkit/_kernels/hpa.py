@@ -37,6 +37,14 @@ import numpy as np
 
 from .._numba_config import njit
 from .heap import heap_pop, heap_push
+from .layouts import (
+    AbstractGraphArgs,
+    AbstractSearchArgs,
+    ClusterGeometry,
+    ClusterSearchArgs,
+    HpaGridArgs,
+    ModelArgs,
+)
 from .search import _compact, _heuristic
 
 #: Transition on the east / west / south / north border of its cluster.
@@ -72,7 +80,8 @@ _MDZ = (0, 0, 1, -1, 1, 1, -1, -1)
 @njit(inline="always")
 def cluster_box(geo, c):  # type: ignore[no-untyped-def]
     """Padded inclusive box ``(cx, cz, x0, z0, x1, z1)`` of cluster ``c``."""
-    wp, width, depth, C, ncx, ncz = geo
+    geo_ = ClusterGeometry(*geo)
+    width, depth, C, ncx = geo_.width, geo_.depth, geo_.size, geo_.ncx
     cz = c // ncx
     cx = c - cz * ncx
     x0 = cx * C
@@ -85,7 +94,8 @@ def cluster_box(geo, c):  # type: ignore[no-untyped-def]
 @njit(inline="always")
 def cluster_of(geo, p):  # type: ignore[no-untyped-def]
     """Cluster of padded cell ``p``."""
-    wp, width, depth, C, ncx, ncz = geo
+    geo_ = ClusterGeometry(*geo)
+    wp, C, ncx = geo_.wp, geo_.size, geo_.ncx
     z = p // wp - 1
     x = p - (z + 1) * wp - 1
     return (z // C) * ncx + x // C
@@ -117,7 +127,8 @@ def cluster_nodes(cells, geo, gap, c, out_cell, out_bits, tmp):  # type: ignore[
 
     ``out_cell``, ``out_bits`` and ``tmp`` need ``4 * C + 4`` entries. Returns the count.
     """
-    wp, width, depth, C, ncx, ncz = geo
+    geo_ = ClusterGeometry(*geo)
+    wp, ncx, ncz = geo_.wp, geo_.ncx, geo_.ncz
     cx, cz, x0, z0, x1, z1 = cluster_box(geo, c)
     n = 0
     for side in range(4):
@@ -189,7 +200,7 @@ def count_nodes(cells, geo, gap, clusters, counts):  # type: ignore[no-untyped-d
     """``counts[i]`` = number of transition nodes of cluster ``clusters[i]``.
 
     Serial: a cluster costs a scan of its perimeter, less than starting threads."""
-    C = geo[3]
+    C = ClusterGeometry(*geo).size
     bc = np.empty(4 * C + 4, dtype=np.int64)
     bb = np.empty(4 * C + 4, dtype=np.uint8)
     tmp = np.empty(4 * C + 4, dtype=np.int64)
@@ -200,7 +211,7 @@ def count_nodes(cells, geo, gap, clusters, counts):  # type: ignore[no-untyped-d
 @njit
 def fill_nodes(cells, geo, gap, clusters, node_off, node_cell, node_bits):  # type: ignore[no-untyped-def]
     """Write the nodes of ``clusters[i]`` at ``node_off[clusters[i]]``."""
-    C = geo[3]
+    C = ClusterGeometry(*geo).size
     bc = np.empty(4 * C + 4, dtype=np.int64)
     bb = np.empty(4 * C + 4, dtype=np.uint8)
     tmp = np.empty(4 * C + 4, dtype=np.int64)
@@ -229,10 +240,12 @@ def box_dijkstra(grid, geo, model, box, stride, reverse, src, target, ntarget, g
     reached ``li`` (parent = ``li`` minus that move); ``g[li]`` is valid where
     ``closed[li]``. Returns the number of settled cells.
     """
-    cells, weights, weighted = grid
-    wp = geo[0]
+    grid_ = HpaGridArgs(*grid)
+    cells, weights, weighted = grid_.cells, grid_.weights, grid_.weighted
+    wp = ClusterGeometry(*geo).wp
     C = stride
-    card, diag, eight, _hmul = model
+    model_ = ModelArgs(*model)
+    card, diag, eight = model_.card, model_.diag, model_.eight
     gx = goal % wp
     gz = goal // wp
     bx0, bz0, bx1, bz1 = box
@@ -349,7 +362,7 @@ def _make_build_clusters(parallel: bool):  # type: ignore[no-untyped-def]
         induction on the cost every distance survives through the kept edges.
         Returns the number of settled cells.
         """
-        C = geo[3]
+        C = ClusterGeometry(*geo).size
         CC = C * C
         total = 0
         for t in numba.prange(clusters.shape[0]):
@@ -372,7 +385,7 @@ def _make_build_clusters(parallel: bool):  # type: ignore[no-untyped-def]
                                         node_cell[i], np.int64(0), g, closed, trees[i], hf, hk)
                 for j in range(n0, n1):
                     if j != i:
-                        li = _local(geo[0], C, box, node_cell[j])
+                        li = _local(ClusterGeometry(*geo).wp, C, box, node_cell[j])
                         if closed[li] != 0:
                             cm[i - n0, j - n0] = g[li]
             for i in range(nc):
@@ -448,9 +461,11 @@ def fill_rows(grid, geo, model, node_off, node_cell, node_bits, node_cluster, ad
     Intra costs are left to :func:`build_clusters`. Returns -1 if some
     transition has no partner (cannot happen on consistent data), else 0.
     """
-    cells, weights, weighted = grid
-    wp, width, depth, C, ncx, ncz = geo
-    card = model[0]
+    grid_ = HpaGridArgs(*grid)
+    weights, weighted = grid_.weights, grid_.weighted
+    geo_ = ClusterGeometry(*geo)
+    wp, ncx = geo_.wp, geo_.ncx
+    card = ModelArgs(*model).card
     bad = 0
     for t in range(nodes.shape[0]):
         u = nodes[t]
@@ -600,7 +615,8 @@ def _segment_rev(code, wp, stride, box, a, out, pos, cap):  # type: ignore[no-un
 def _tree_cost(code, wp, stride, box, x, grid, card, diag):  # type: ignore[no-untyped-def]
     """Cost of the tree path from the tree's source to padded cell ``x``
     (-1 when the tree does not reach ``x``): each step charges the cell it enters."""
-    cells, weights, weighted = grid
+    grid_ = HpaGridArgs(*grid)
+    weights, weighted = grid_.weights, grid_.weighted
     li = _local(wp, stride, box, x)
     if code[li] == NO_CODE:
         return np.int64(-1)
@@ -641,12 +657,18 @@ def query(grid, geo, model, graph, qws, aws, s, t, out, info):  # type: ignore[n
     are the same or touch (8-neighbours), the best path inside the bounding
     box of the two clusters (A*). The cheaper one wins (ties: the direct one).
     """
-    cells, weights, weighted = grid
-    wp, width, depth, C, ncx, ncz = geo
-    card, diag, eight, hmul = model
-    node_off, node_cell, node_x, node_z, node_cluster, adj_off, adj_to, adj_cost, trees, nbits = graph
-    g, closed, target, s_code, d_code, hf, hk, s_cost, t_cost = qws
-    ag, apar, atag, ahf, ahk, gen, apath = aws
+    grid_ = HpaGridArgs(*grid)
+    weighted = grid_.weighted
+    geo_ = ClusterGeometry(*geo)
+    wp, C = geo_.wp, geo_.size
+    model_ = ModelArgs(*model)
+    card, diag, eight, hmul = model_.card, model_.diag, model_.eight, model_.hmul
+    graph_ = AbstractGraphArgs(*graph)
+    node_off, node_cell, node_x, node_z, node_cluster, adj_off, adj_to, adj_cost, trees, nbits = graph_.node_off, graph_.node_cell, graph_.node_x, graph_.node_z, graph_.node_cluster, graph_.adj_off, graph_.adj_to, graph_.adj_cost, graph_.trees, graph_.nbits
+    qws_ = ClusterSearchArgs(*qws)
+    g, closed, target, s_code, d_code, hf, hk, s_cost, t_cost = qws_.g, qws_.closed, qws_.target, qws_.s_code, qws_.d_code, qws_.hf, qws_.hk, qws_.s_cost, qws_.t_cost
+    aws_ = AbstractSearchArgs(*aws)
+    ag, apar, atag, ahf, ahk, gen, apath = aws_.g, aws_.parent, aws_.tag, aws_.hf, aws_.hk, aws_.gen, aws_.path
     cap = out.shape[0]
     for i in range(INFO_SIZE):
         info[i] = 0

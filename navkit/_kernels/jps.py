@@ -34,31 +34,13 @@ step behind (``i - 1`` going forwards, ``i + 1`` going backwards) is
 blocked. The first set bit of ``~r | forced`` is where the jump ends: a jump
 point when that cell is passable, a dead end when it is blocked.
 
-``bits = (rows, cols, wp, nwr, nwc)``
-    ``rows``: int64, flat, three words per position: padded row ``z``, word
-    ``w`` (``w = 1 + (x >> 6)`` holds cell ``x`` at bit ``x & 63``) lives at
-    ``3 * (z * nwr + w)``: passable bits, forward-forced bits,
-    backward-forced bits. Word 0 and word ``nwr - 1`` of every line are
-    guards (always 0). ``cols`` is the same for the transposed grid (line
-    ``x``, bit ``z``, ``nwc`` words per column). Dynamic obstacles are not a
-    separate overlay here: the caller clears their bits for the query and
-    restores them after (:func:`overlay_block` / :func:`overlay_restore`).
-``model = (card, diag, xb, cb)``
-    Step costs and the layout of a node *code* ``(z << xb) | x``: ``xb`` bits
-    hold a padded ``x``, ``cb`` bits a code. Codes sort like linear indices
-    ``z * wp + x`` (so tie-breaks agree with A*'s) but decode with shifts,
-    which keeps integer division out of the search loop. Heap keys pack
-    ``(h << cb) | code``; the caller checks that they fit (:func:`key_bits`).
-``ws = (nd, hf, hk, gen, cand)``
-    ``nd``: int64, two words per padded node (by linear index),
-    ``(tag << 32) | parent code`` and ``g``, side by side so that one cache
-    line serves a node (the search touches few nodes, far apart);
-    ``tag == 2 * gen`` open, ``2 * gen + 1`` closed, smaller unseen. The
-    parent links jump points; the trace interpolates the cells between
-    them. ``hf``/``hk``: the heap of :mod:`navkit._kernels.heap`, capacity
-    at least ``len(nd) // 2 + heap_reserve(wp, hp)``. ``cand``: int64
-    scratch, ``3 * heap_reserve(wp, hp)`` entries, for one expansion's
-    successors.
+Arguments: ``bits`` (:class:`~navkit._kernels.layouts.BitsArgs`, the
+packed rows and columns), ``model``
+(:class:`~navkit._kernels.layouts.JpsModelArgs`: step costs and the node-code
+layout), ``ws`` (:class:`~navkit._kernels.layouts.JpsWorkspaceArgs`). Dynamic
+obstacles are not a separate overlay here: the caller clears their bits for
+the query and restores them after (:func:`overlay_block` /
+:func:`overlay_restore`).
 
 Queue order and statistics are those of :mod:`navkit._kernels.search`:
 smallest ``f``, then larger ``g``, then lower node index; ``expanded`` counts
@@ -74,6 +56,7 @@ import numpy as np
 from .._numba_config import njit
 from .geometry import circle_cells, closer
 from .heap import heap_pop, heap_push, heapify
+from .layouts import BitsArgs, CellGeometry, JpsContext, JpsModelArgs, JpsOutArgs, JpsWorkspaceArgs
 from .search import (
     BUDGET_EXHAUSTED,
     FOUND,
@@ -193,7 +176,8 @@ def _set(bits, x, z, on):  # type: ignore[no-untyped-def]
     """Set or clear the passable bit of padded cell ``(x, z)`` (rows and columns).
 
     The forced words that read it go stale: see :func:`_refresh_box`."""
-    rows, cols, _wp, nwr, nwc = bits
+    bits_ = BitsArgs(*bits)
+    rows, cols, nwr, nwc = bits_.rows, bits_.cols, bits_.nwr, bits_.nwc
     one = np.int64(1)
     i = 3 * (z * nwr + 1 + (x >> 6))
     j = 3 * (x * nwc + 1 + (z >> 6))
@@ -211,7 +195,8 @@ def _refresh_box(bits, hp, x0, z0, x1, z1):  # type: ignore[no-untyped-def]
 
     A cell is a side cell of the rows above and below it (at its own
     position and one step either way) and of the columns left and right."""
-    rows, cols, wp, nwr, nwc = bits
+    bits_ = BitsArgs(*bits)
+    rows, cols, wp, nwr, nwc = bits_.rows, bits_.cols, bits_.wp, bits_.nwr, bits_.nwc
     for line in range(z0 - 1, z1 + 2):
         for w in range(1 + ((x0 - 1) >> 6), 2 + ((x1 + 1) >> 6)):
             _refresh(rows, nwr, hp, line, w)
@@ -228,7 +213,8 @@ def _free(rows, nwr, x, z):  # type: ignore[no-untyped-def]
 @njit
 def repack_box(cells, bits, hp, x0, z0, x1, z1):  # type: ignore[no-untyped-def]
     """Re-read the padded cells ``x0..x1`` x ``z0..z1`` (inclusive) into ``bits``."""
-    rows, _cols, wp, nwr, _nwc = bits
+    bits_ = BitsArgs(*bits)
+    rows, wp, nwr = bits_.rows, bits_.wp, bits_.nwr
     for z in range(z0, z1 + 1):
         for x in range(x0, x1 + 1):
             on = cells[z * wp + x] != 0
@@ -242,7 +228,8 @@ def _circle_box(circle, wp, hp, geo):  # type: ignore[no-untyped-def]
     """Padded cells ``(x0, z0, x1, z1)`` that ``geometry.stamp_circles`` may
     mark for a world circle (``geometry.circle_cells``), clipped to the grid;
     ``geo = (min_x, min_z, cell_size)``."""
-    min_x, min_z, cs = geo
+    geo_ = CellGeometry(*geo)
+    min_x, min_z, cs = geo_.min_x, geo_.min_z, geo_.cell_size
     x0, z0, x1, z1 = circle_cells(circle[0], circle[1], circle[2], min_x, min_z, cs, wp - 2, hp - 2)
     return x0 + 1, z0 + 1, x1 + 1, z1 + 1  # padded; empty when x0 > x1
 
@@ -255,7 +242,8 @@ def overlay_block(bits, marks, mark, hp, geo, circles, saved):  # type: ignore[n
     padded nodes actually cleared go to ``saved`` (capacity: the number of
     padded nodes); returns their count for :func:`overlay_restore`.
     """
-    rows, _cols, wp, nwr, _nwc = bits
+    bits_ = BitsArgs(*bits)
+    rows, wp, nwr = bits_.rows, bits_.wp, bits_.nwr
     k = 0
     for c in range(circles.shape[0]):
         x0, z0, x1, z1 = _circle_box(circles[c], wp, hp, geo)
@@ -275,7 +263,7 @@ def overlay_block(bits, marks, mark, hp, geo, circles, saved):  # type: ignore[n
 @njit
 def overlay_restore(bits, hp, geo, circles, saved, k):  # type: ignore[no-untyped-def]
     """Undo :func:`overlay_block` (same ``geo`` and ``circles``)."""
-    wp = bits[2]
+    wp = BitsArgs(*bits).wp
     for i in range(k):
         q = saved[i]
         _set(bits, q % wp, q // wp, True)
@@ -354,8 +342,10 @@ def _compact(hf, hk, size, nd, open_tag, wp, xb, cb):  # type: ignore[no-untyped
 @njit(inline="always")
 def _offer(ws, ctx, p, ng, qx, qz, size, generated):  # type: ignore[no-untyped-def]
     """Offer node ``(qx, qz)`` at cost ``ng`` with parent code ``p``; returns ``(size, generated)``."""
-    nd, hf, hk, _gen, _cand = ws
-    open_tag, closed_tag, _goal, gx, gz, card, diag, xb, cb, wp = ctx
+    ws_ = JpsWorkspaceArgs(*ws)
+    nd, hf, hk = ws_.nd, ws_.hf, ws_.hk
+    open_tag, closed_tag, gx, gz = ctx.open_tag, ctx.closed_tag, ctx.gx, ctx.gz
+    card, diag, xb, cb, wp = ctx.card, ctx.diag, ctx.xb, ctx.cb, ctx.wp
     q = qz * wp + qx
     tq = nd[2 * q] >> 32
     if tq == closed_tag:
@@ -384,7 +374,8 @@ def _make_jumps(dx: int, dz: int):  # type: ignore[no-untyped-def]
     compile). Each variant has its own name (see
     :func:`navkit._kernels.search._make_astar` on numba's disk cache).
 
-    ``jump(bits, ctx, px, pz, gc, cand, nc) -> nc`` lists, in ``cand``, the
+    ``jump(bits, ctx, px, pz, gc, cand, nc) -> nc`` (``ctx`` a
+    :class:`~navkit._kernels.layouts.JpsContext`) lists, in ``cand``, the
     jump points found from ``(px, pz)`` (``gc`` its cost): one straight jump,
     or a diagonal run to its end with the straight jump points off it and
     the goal.
@@ -392,11 +383,9 @@ def _make_jumps(dx: int, dz: int):  # type: ignore[no-untyped-def]
     if dx != 0 and dz != 0:
 
         def jump(bits, ctx, px, pz, gc, cand, nc):  # type: ignore[no-untyped-def]
-            rows, cols, wp, nwr, nwc = bits
-            gx = ctx[3]
-            gz = ctx[4]
-            card = ctx[5]
-            diag = ctx[6]
+            bits_ = BitsArgs(*bits)
+            rows, cols, nwr, nwc = bits_.rows, bits_.cols, bits_.nwr, bits_.nwc
+            gx, gz, card, diag = ctx.gx, ctx.gz, ctx.card, ctx.diag
             x = px + dx
             z = pz + dz
             if _free(rows, nwr, x, z) == 0 or _free(rows, nwr, x, pz) == 0 or _free(rows, nwr, px, z) == 0:
@@ -440,10 +429,9 @@ def _make_jumps(dx: int, dz: int):  # type: ignore[no-untyped-def]
     else:
 
         def jump(bits, ctx, px, pz, gc, cand, nc):  # type: ignore[no-untyped-def]
-            rows, cols, wp, nwr, nwc = bits
-            gx = ctx[3]
-            gz = ctx[4]
-            card = ctx[5]
+            bits_ = BitsArgs(*bits)
+            rows, cols, nwr, nwc = bits_.rows, bits_.cols, bits_.nwr, bits_.nwc
+            gx, gz, card = ctx.gx, ctx.gz, ctx.card
             if dz == 0:
                 if dx > 0:
                     e = _scan_fwd(rows, pz * nwr, px)
@@ -497,9 +485,12 @@ def jps_body(bits, model, ws, start, goal, budget, stats):  # type: ignore[no-un
     none). Start or goal blocked: status NO_START / NO_GOAL, and only
     ``stats[ST_STATUS]`` and ``stats[ST_COST] = -1`` are written.
     """
-    rows, cols, wp, nwr, nwc = bits
-    card, diag, xb, cb = model
-    nd, hf, hk, gen, cand = ws
+    bits_ = BitsArgs(*bits)
+    rows, wp, nwr = bits_.rows, bits_.wp, bits_.nwr
+    model_ = JpsModelArgs(*model)
+    card, diag, xb, cb = model_.card, model_.diag, model_.xb, model_.cb
+    ws_ = JpsWorkspaceArgs(*ws)
+    nd, hf, hk, gen, cand = ws_.nd, ws_.hf, ws_.hk, ws_.gen, ws_.cand
     open_tag = np.int64(2 * gen)
     closed_tag = np.int64(2 * gen + 1)
     mask = (np.int64(1) << cb) - 1
@@ -517,7 +508,8 @@ def jps_body(bits, model, ws, start, goal, budget, stats):  # type: ignore[no-un
         stats[ST_STATUS] = NO_GOAL
         stats[ST_COST] = -1
         return NO_GOAL
-    ctx = (open_tag, closed_tag, goal, gx, gz, card, diag, xb, cb, wp)
+    ctx = JpsContext(open_tag=open_tag, closed_tag=closed_tag, goal=goal, gx=gx, gz=gz, card=card, diag=diag,
+                     xb=xb, cb=cb, wp=wp)
     hp = nd.shape[0] // 2 // wp
     room = hf.shape[0] - (8 * (wp if wp < hp else hp) + 8)
     scode = (sz << xb) | sx
@@ -628,7 +620,8 @@ def _fill(nodes, i, px, pz, wp, room, cells, pts, geo):  # type: ignore[no-untyp
         z = pz - 1
         cells[i, 0] = x
         cells[i, 1] = z
-        min_x, min_z, cs = geo
+        geo_ = CellGeometry(*geo)
+        min_x, min_z, cs = geo_.min_x, geo_.min_z, geo_.cell_size
         # the formula of NavGrid.cells_to_world, so the floats are identical
         pts[i, 0] = min_x + (np.float64(x) + 0.5) * cs
         pts[i, 1] = min_z + (np.float64(z) + 0.5) * cs
@@ -705,7 +698,7 @@ def nodes_to_cells(nodes, m, wp, cells, pts, geo):  # type: ignore[no-untyped-de
 def jps(bits, model, ws, start, goal, budget, stats):  # type: ignore[no-untyped-def]
     """One JPS query ``start -> goal`` (padded nodes); returns the status.
 
-    Leaves the jump-point parent chain of ``stats[ST_END]`` in ``ws[0]`` for
+    Leaves the jump-point parent chain of ``stats[ST_END]`` in ``ws.nd`` for
     :func:`jps_trace`. The other kernels call this one rather than inline
     the search again (compile time).
     """
@@ -713,33 +706,36 @@ def jps(bits, model, ws, start, goal, budget, stats):  # type: ignore[no-untyped
 
 
 @njit
-def jps_path(bits, model, ws, query, stats, out):  # type: ignore[no-untyped-def]
+def jps_path(bits, model, ws, start, goal, budget, to_best, stats, out):  # type: ignore[no-untyped-def]
     """:func:`jps` and the path in one call (one dispatch per query).
 
-    ``query = (start, goal, budget, to_best)``; ``out = (nodes, cells, pts,
-    geo)`` as in :func:`jps_trace_body`. Traces to the goal when found, else
+    ``out`` is a :class:`~navkit._kernels.layouts.JpsOutArgs` (see
+    :func:`jps_trace_body`). Traces to the goal when found, else
     (``to_best``, budget run out) to the expanded jump point closest to the
     goal when that is not the start; returns the path length (0: no path).
     """
-    start, goal, budget, to_best = query
-    nodes, cells, pts, geo = out
+    out_ = JpsOutArgs(*out)
+    nodes, cells, pts, geo = out_.nodes, out_.cells, out_.pts, out_.geo
+    nd, wp, xb = JpsWorkspaceArgs(*ws).nd, BitsArgs(*bits).wp, JpsModelArgs(*model).xb
     status = jps(bits, model, ws, start, goal, budget, stats)
     if status == FOUND:
-        return jps_trace_body(ws[0], bits[2], model[2], start, goal, nodes, cells, pts, geo)
+        return jps_trace_body(nd, wp, xb, start, goal, nodes, cells, pts, geo)
     if to_best and status == BUDGET_EXHAUSTED and stats[ST_BEST] != start:
-        return jps_trace_body(ws[0], bits[2], model[2], start, stats[ST_BEST], nodes, cells, pts, geo)
+        return jps_trace_body(nd, wp, xb, start, stats[ST_BEST], nodes, cells, pts, geo)
     return 0
 
 
 @njit
 def jps_seq(bits, model, ws, starts, goals, budget, out_stats):  # type: ignore[no-untyped-def]
     """Queries ``starts[i] -> goals[i]`` one after another; query ``i`` runs
-    under generation ``ws[3] + i`` (the caller reserves them). Rows whose
+    under generation ``ws.gen + i`` (the caller reserves them). Rows whose
     start or goal is blocked get NO_START / NO_GOAL and zeros. Runs without
-    the GIL: :func:`run_many` spreads a batch over a thread pool."""
-    nd, hf, hk, gen, cand = ws
+    the GIL: :mod:`navkit.query.batch` spreads a batch over threads."""
+    ws_ = JpsWorkspaceArgs(*ws)
+    nd, hf, hk, gen, cand = ws_.nd, ws_.hf, ws_.hk, ws_.gen, ws_.cand
     stats = np.zeros(STATS_SIZE, dtype=np.int64)
     for i in range(starts.shape[0]):
+        # a JpsWorkspaceArgs (plain tuple, as the Python side passes it: one compiled jps)
         status = jps(bits, model, (nd, hf, hk, gen + i, cand), starts[i], goals[i], budget, stats)
         if status == NO_START or status == NO_GOAL:
             for k in range(STATS_SIZE):
@@ -750,44 +746,3 @@ def jps_seq(bits, model, ws, starts, goals, budget, out_stats):  # type: ignore[
             for k in range(STATS_SIZE):
                 out_stats[i, k] = stats[k]
     return starts.shape[0]
-
-
-def run_many(bits, model, wsa, gens, budget, starts, goals, out_stats, paths, path_len):  # type: ignore[no-untyped-def]
-    """Many JPS queries on one grid, as ``batch.batch_kernel`` runs A*.
-
-    ``wsa = (nd, hf, hk, cand)`` with one row per thread, ``gens`` each thread's
-    last generation (advanced here; the caller reserves room). Thread ``t``
-    answers queries ``t, t + nthreads, ...``, so answers do not depend on the
-    thread count. When ``paths`` has one row per thread and
-    ``len(starts) <= nthreads``, thread ``t`` writes its query's full cell
-    chain (padded nodes) into ``paths[t]`` and its length into
-    ``path_len[t]`` (0 without a path).
-    """
-    from .batch import _pool
-
-    nd2, hf2, hk2, cand2 = wsa
-    nthreads = nd2.shape[0]
-    n = starts.shape[0]
-    want_paths = paths.shape[0] == nthreads and n <= nthreads
-    no_cells = np.zeros((0, 2), dtype=np.int32)
-    no_pts = np.zeros((0, 2), dtype=np.float64)
-
-    def work(t: int) -> None:
-        st = np.ascontiguousarray(starts[t::nthreads])
-        gl = np.ascontiguousarray(goals[t::nthreads])
-        rows = np.zeros((st.shape[0], STATS_SIZE), dtype=np.int64)
-        jps_seq(bits, model, (nd2[t], hf2[t], hk2[t], int(gens[t]) + 1, cand2[t]), st, gl, budget, rows)
-        gens[t] += st.shape[0]
-        out_stats[t::nthreads] = rows
-        if want_paths and st.shape[0]:
-            found = rows[0, ST_STATUS] == FOUND
-            path_len[t] = (jps_trace(nd2[t], bits[2], model[2], st[0], gl[0], paths[t], no_cells, no_pts)
-                           if found else 0)
-
-    if min(nthreads, n) <= 1:
-        for t in range(nthreads):
-            work(t)
-    else:
-        for f in [_pool().submit(work, t) for t in range(nthreads)]:
-            f.result()
-    return n

@@ -20,7 +20,426 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-__all__: list[str] = []
+__all__ = [
+    "GridArgs", "OverlayArgs", "ModelArgs", "LimitArgs", "WorkspaceArgs", "RingArgs",
+    "BitsArgs", "JpsModelArgs", "JpsWorkspaceArgs", "JpsContext", "JpsOutArgs",
+    "WorldArgs", "JpsArrays", "AStarArrays", "GeoInts", "GeoFloats", "WorldState", "WorldOut",
+    "CellGeometry", "FlowGridArgs", "FlowModelArgs", "BucketPoolArgs", "SeedArgs", "HeapArgs",
+    "HpaGridArgs", "ClusterGeometry", "AbstractGraphArgs", "ClusterSearchArgs", "AbstractSearchArgs",
+]
+
+
+# ------------------------------------------------------------------ searches
+# (navkit._kernels.search: A*, Dijkstra, distance fields)
+class GridArgs(NamedTuple):
+    """The padded grid a search reads."""
+
+    #: uint8 (n,): nonzero = passable (static walkability AND no occupant).
+    cells: Any
+    #: int32 (n,): terrain weight of each node, padded with 1; (1,) when not ``weighted``.
+    weights: Any
+    #: int64: padded row length (``width + 2``).
+    wp: Any
+    #: bool: whether ``weights`` is read.
+    weighted: Any
+    #: int64: bits of a node index; queue keys pack ``(h << nbits) | node``
+    #: (the caller checks that the largest ``h`` fits).
+    nbits: Any
+
+
+class OverlayArgs(NamedTuple):
+    """A query's dynamic obstacles: nodes with ``marks[i] == mark`` are blocked."""
+
+    #: int32 (n,): the overlay marks.
+    marks: Any
+    #: int32: this query's mark; ``<= 0`` disables the overlay.
+    mark: Any
+
+
+class ModelArgs(NamedTuple):
+    """Step costs and the heuristic."""
+
+    #: int64: cost of a straight step.
+    card: Any
+    #: int64: cost of a diagonal step.
+    diag: Any
+    #: bool: 8-connected (with the corner rule) or 4-connected.
+    eight: Any
+    #: int64: heuristic multiplier, the smallest terrain weight for A*, 0 for Dijkstra.
+    hmul: Any
+
+
+class LimitArgs(NamedTuple):
+    """Where a search must stop: an expansion budget and a window."""
+
+    #: int64: most nodes expanded.
+    budget: Any
+    #: int64 x4: the window's inclusive bounds in padded coordinates (``wx0 < 0``: no window).
+    wx0: Any
+    wz0: Any
+    wx1: Any
+    wz1: Any
+
+
+class WorkspaceArgs(NamedTuple):
+    """A search's workspace (one row of :class:`navkit.query.workspace.Workspace`).
+
+    A node's ``tag == 2 * gen`` means open, ``2 * gen + 1`` closed, anything
+    smaller unseen (bits from ``BACK_SHIFT`` on hold the level queue's move
+    back to the parent). A* keeps one heap entry per node and lowers it in
+    place, so ``hf``/``hk`` need capacity ``n``.
+    """
+
+    #: int64 (n,): cost from the start.
+    g: Any
+    #: int32 (n,): parent node (the heap only; the level queue keeps the move back in ``tag``).
+    parent: Any
+    #: int32 (n,): generation tags.
+    tag: Any
+    #: int32 (n,): an open node's heap slot.
+    pos: Any
+    #: int64 (>= n,): the heap's ``f`` values and keys.
+    hf: Any
+    hk: Any
+    #: int64: this search's generation.
+    gen: Any
+
+
+class RingArgs(NamedTuple):
+    """The level queue (uniform-cost grids): one FIFO ring per ``f`` step.
+
+    ``NSTREAMS`` ring buffers of ``1 << rbits`` entries each, laid end to end
+    in ``rf`` (f) and ``rk`` (key); ``ht`` holds their heads, their tails
+    (running counts), the ``f`` of each head, then a small scratch
+    (``HT_SIZE`` int64); ``offs[j]`` is stream ``j``'s ``f`` step (-1:
+    unused), from ``stream_offsets``.
+    """
+
+    #: int64: ``NSTREAMS`` rings of ``1 << rbits`` entries, end to end: ``f`` values and keys.
+    rf: Any
+    rk: Any
+    #: int64 (HT_SIZE,): the rings' heads, tails (running counts), head ``f`` values, scratch.
+    ht: Any
+    #: int64 (NSTREAMS,): each stream's ``f`` step (-1: unused).
+    offs: Any
+    #: int64: log2 of a ring's length.
+    rbits: Any
+    #: uint8 (n,): each node's legal moves (``move_masks``).
+    moves: Any
+
+
+# ------------------------------------------------------- jump point search
+# (navkit._kernels.jps)
+class BitsArgs(NamedTuple):
+    """The walkable grid as bit-packed lines, for Jump Point Search.
+
+    ``rows``: int64, flat, three words per position: padded row ``z``, word
+    ``w`` (``w = 1 + (x >> 6)`` holds cell ``x`` at bit ``x & 63``) lives at
+    ``3 * (z * nwr + w)``: passable bits, forward-forced bits,
+    backward-forced bits (bit ``i`` set when a side cell at ``i`` is free and
+    the side cell one step behind is blocked). Word 0 and word ``nwr - 1`` of
+    every line are guards (always 0). ``cols`` is the same for the transposed
+    grid (line ``x``, bit ``z``, ``nwc`` words per column).
+    """
+
+    #: int64: padded rows, ``nwr`` words per row.
+    rows: Any
+    #: int64: padded columns (the transposed grid), ``nwc`` words per column.
+    cols: Any
+    #: int: padded row length.
+    wp: Any
+    nwr: Any
+    nwc: Any
+
+
+class JpsModelArgs(NamedTuple):
+    """Step costs and the layout of a node *code* ``(z << xb) | x``.
+
+    ``xb`` bits hold a padded ``x``, ``cb`` bits a code. Codes sort like
+    linear indices ``z * wp + x`` (so tie-breaks agree with A*'s) but decode
+    with shifts, which keeps integer division out of the search loop. Heap
+    keys pack ``(h << cb) | code``; the caller checks that they fit
+    (``navkit._kernels.jps.key_bits``).
+    """
+
+    card: Any
+    diag: Any
+    xb: Any
+    cb: Any
+
+
+class JpsWorkspaceArgs(NamedTuple):
+    """A JPS search's state.
+
+    ``nd`` holds two words per padded node (by linear index), ``(tag << 32) |
+    parent code`` and ``g``, side by side so that one cache line serves a
+    node (the search touches few nodes, far apart); ``tag == 2 * gen`` open,
+    ``2 * gen + 1`` closed, smaller unseen. The parent links jump points; the
+    trace interpolates the cells between them.
+    """
+
+    #: int64 (2n,): per node ``(tag << 32) | parent code`` and ``g``.
+    nd: Any
+    #: int64: the heap of navkit._kernels.heap, capacity at least ``n + heap_reserve(wp, hp)``.
+    hf: Any
+    hk: Any
+    #: int64: this search's generation.
+    gen: Any
+    #: int64 (3 * heap_reserve(wp, hp),): one expansion's successors.
+    cand: Any
+
+
+class JpsContext(NamedTuple):
+    """What every jump and relaxation of one JPS search reads (built by the search itself)."""
+
+    #: int64: the search's open and closed tags.
+    open_tag: Any
+    closed_tag: Any
+    #: int64: the goal node, its padded column and row.
+    goal: Any
+    gx: Any
+    gz: Any
+    card: Any
+    diag: Any
+    xb: Any
+    cb: Any
+    wp: Any
+
+
+class JpsOutArgs(NamedTuple):
+    """Where a JPS path goes."""
+
+    #: int32 (n,): the padded nodes of the full cell chain.
+    nodes: Any
+    #: int32 (cap, 2) cells and float64 (cap, 2) world centres (filled while they fit).
+    cells: Any
+    pts: Any
+    #: a CellGeometry.
+    geo: Any
+
+
+# -------------------------------------------------- the one-call world query
+# (navkit._kernels.query.world_jps; every array is the Pathfinder's, updated in place)
+class JpsArrays(NamedTuple):
+    """JPS's search state without the generation (it lives in ``WorldState.counters``)."""
+
+    nd: Any
+    hf: Any
+    hk: Any
+    cand: Any
+
+
+class AStarArrays(NamedTuple):
+    """A*'s workspace for the budgeted fallback (the heap is JPS's) and its generation counter."""
+
+    g: Any
+    parent: Any
+    tag: Any
+    pos: Any
+    #: int64 (1,): the workspace's last generation.
+    gens: Any
+
+
+class GeoInts(NamedTuple):
+    """Integer geometry: padded width and depth, and the snapping rings (cells)."""
+
+    wp: Any
+    hp: Any
+    snap_rings: Any
+
+
+class GeoFloats(NamedTuple):
+    """World geometry in metres, and the first-waypoint trim distance (metres)."""
+
+    min_x: Any
+    min_z: Any
+    cell_size: Any
+    trim: Any
+
+
+class WorldState(NamedTuple):
+    """The overlay and the counters the world query shares with the Python side."""
+
+    #: int32 (n,): overlay marks.
+    marks: Any
+    #: int32 (n,): cells a query cleared from the JPS rows.
+    saved: Any
+    #: int64 (STATS_SIZE,): search statistics.
+    stats: Any
+    #: int64 (3,): the standing overlay ``[mark, cells cleared, circles]`` (mark 0: none).
+    ov: Any
+    #: float64 (cap, 3): its circles.
+    ov_circles: Any
+    #: int64 (2,): ``[last JPS generation, last overlay mark]``.
+    counters: Any
+
+
+class WorldOut(NamedTuple):
+    """The world query's output buffers."""
+
+    #: int32 (n,) each: raw and smoothed padded nodes.
+    nodes: Any
+    smooth_nodes: Any
+    #: int32 (cap, 2): the cell chain; float64 (cap, 2): the waypoints.
+    cells: Any
+    wpts: Any
+
+
+class WorldArgs(NamedTuple):
+    """Everything :func:`navkit._kernels.query.world_jps` reads besides the query itself."""
+
+    bits: Any  # BitsArgs
+    jmodel: Any  # JpsModelArgs
+    jarr: Any  # JpsArrays
+    grid: Any  # GridArgs
+    amodel: Any  # ModelArgs
+    aarr: Any  # AStarArrays
+    geo_i: Any  # GeoInts
+    geo_f: Any  # GeoFloats
+    st: Any  # WorldState
+    out: Any  # WorldOut
+
+
+# ------------------------------------------------------------------ geometry
+class CellGeometry(NamedTuple):
+    """Where the grid lies in the world: cell ``(x, z)`` has centre
+    ``(min_x + (x + 0.5) * cell_size, min_z + (z + 0.5) * cell_size)``."""
+
+    #: float, metres.
+    min_x: Any
+    min_z: Any
+    cell_size: Any
+
+
+# ---------------------------------------------------------------- flow fields
+# (navkit._kernels.flow)
+class FlowGridArgs(NamedTuple):
+    """The grid a flow field spreads over."""
+
+    #: uint8 (n,): this field's passable nodes (cells AND no obstacle of its snapshot).
+    free: Any
+    #: int32 (n,) terrain weights padded with 1; (1,) when not ``weighted``.
+    weights: Any
+    #: int64: padded row length.
+    wp: Any
+    weighted: Any
+    #: bool: 8-connected with the corner rule, or 4-connected.
+    eight: Any
+
+
+class FlowModelArgs(NamedTuple):
+    """Step costs and the bucket ring: buckets ``width`` wide, ``nb`` of them."""
+
+    card: Any
+    diag: Any
+    width: Any
+    nb: Any
+
+
+class BucketPoolArgs(NamedTuple):
+    """The bucket ring's entry pool (chunks of node indices) and the buckets' lists."""
+
+    #: int32: the pool's entries, chunk after chunk.
+    ent: Any
+    #: int32: each chunk's next chunk (-1: none); the free list threads through it.
+    cnext: Any
+    #: int32 (nb,): each bucket's first and last chunk and its last chunk's fill.
+    bhead: Any
+    btail: Any
+    bfill: Any
+    #: int64 (3,): free-list head, chunk count, chunk length.
+    meta: Any
+
+
+class SeedArgs(NamedTuple):
+    """Nodes a flow search starts from, sorted by cost, with their direction codes."""
+
+    #: int64 (k,).
+    node: Any
+    #: int64 (k,).
+    cost: Any
+    #: int8 (k,).
+    code: Any
+
+
+class HeapArgs(NamedTuple):
+    """A 4-ary heap's ``f`` values and keys (:mod:`navkit._kernels.heap`)."""
+
+    hf: Any
+    hk: Any
+
+
+# ----------------------------------------------------------------------- HPA*
+# (navkit._kernels.hpa)
+class HpaGridArgs(NamedTuple):
+    """The grid HPA* reads: padded cells and weights."""
+
+    #: uint8 (n,): nonzero = walkable.
+    cells: Any
+    #: int32 (n,) padded with 1; (1,) when not ``weighted``.
+    weights: Any
+    weighted: Any
+
+
+class ClusterGeometry(NamedTuple):
+    """The cluster grid: padded row length, grid size in cells, cluster edge, clusters per row and column."""
+
+    wp: Any
+    width: Any
+    depth: Any
+    size: Any
+    ncx: Any
+    ncz: Any
+
+
+class AbstractGraphArgs(NamedTuple):
+    """The abstract graph: nodes per cluster (CSR by ``node_off``), their cells,
+    adjacency rows (CSR by ``adj_off``) and each node's Dijkstra tree over its cluster."""
+
+    node_off: Any
+    #: int64: padded node of each abstract node.
+    node_cell: Any
+    #: int32: its padded column and row.
+    node_x: Any
+    node_z: Any
+    #: int32: its cluster.
+    node_cluster: Any
+    adj_off: Any
+    #: int32: neighbour; int64: edge cost (-1: none).
+    adj_to: Any
+    adj_cost: Any
+    #: uint8 (nodes, size * size): move codes toward the node.
+    trees: Any
+    #: int64: bits of an abstract node index in queue keys.
+    nbits: Any
+
+
+class ClusterSearchArgs(NamedTuple):
+    """Scratch of the searches inside one or two clusters (per cell of a box)."""
+
+    g: Any
+    closed: Any
+    target: Any
+    s_code: Any
+    d_code: Any
+    hf: Any
+    hk: Any
+    s_cost: Any
+    t_cost: Any
+
+
+class AbstractSearchArgs(NamedTuple):
+    """The abstract A*'s workspace (one entry per abstract node, plus start and goal)."""
+
+    g: Any
+    parent: Any
+    tag: Any
+    hf: Any
+    hk: Any
+    #: int64: this search's generation.
+    gen: Any
+    #: int32: the abstract path.
+    path: Any
 
 
 # --------------------------------------------------------------- simulation

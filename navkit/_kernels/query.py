@@ -22,24 +22,9 @@ It answers what the Python path answers (the tests compare both on random
 queries); the queries it leaves to Python (an end outside the grid) come back
 as :data:`FALLBACK` before any search.
 
-``fx = (bits, jmodel, jarr, grid, amodel, aarr, geo_i, geo_f, st, out)``: the
-Pathfinder's arrays, updated in place between calls:
-
-* ``bits``, ``jmodel``: the JPS rows and model (:mod:`navkit._kernels.jps`);
-  ``jarr = (nd, hf, hk, cand)`` its search state;
-* ``grid``, ``amodel``: A*'s grid and model tuples
-  (:mod:`navkit._kernels.search`); ``aarr = (g, parent, tag, pos, gens)``:
-  A*'s workspace (the heap is JPS's) and its generation counter;
-* ``geo_i = (wp, hp, snap_rings)``, ``geo_f = (min_x, min_z, cell_size,
-  trim)`` (``trim`` in metres);
-* ``st = (marks, saved, stats, ov, ov_circles, counters)``: the overlay
-  marks, scratch for :func:`navkit._kernels.jps.overlay_block`, a search
-  statistics buffer, the standing overlay ``ov = [mark, cleared, k]`` (mark 0:
-  none) with its ``k`` circles in ``ov_circles``, and ``counters = [last JPS
-  generation, last overlay mark]``;
-* ``out = (nodes, smooth_nodes, cells, wpts)``: ``nodes`` and
-  ``smooth_nodes`` (int32) hold every padded node; ``cells`` (int32) gets the
-  chain, ``wpts`` (float64) the waypoints, both ``(cap, 2)``.
+``fx`` is a :class:`~navkit._kernels.layouts.WorldArgs`: the Pathfinder's
+arrays (JPS rows and state, A*'s grid, model and workspace, geometry, the
+overlay and counters, output buffers), updated in place between calls.
 
 The standing overlay: a game asks many paths against one snapshot of its
 characters per tick, so the circles stay stamped and cleared from the rows
@@ -47,9 +32,10 @@ after the query. A query with the same circles reuses them as they are; other
 circles replace them; a query without circles restores the rows. Anything
 else that reads the rows or writes the marks calls :func:`release` first.
 
-``circles``: this query's ``(k, 3)`` world circles (``k = 0``: none).
-``q = (sx, sz, ex, ez, budget, nearest, smooth)``: world points in metres.
-``res``: int64, :data:`RES_SIZE` entries, see ``R_*``.
+``circles``: this query's ``(k, 3)`` world circles (``k = 0``: none);
+``sx, sz, ex, ez``: the world start and end in metres; ``budget``,
+``nearest``, ``smooth`` as in ``Pathfinder.find_path``; ``res``: int64,
+:data:`RES_SIZE` entries, see ``R_*``.
 """
 
 from __future__ import annotations
@@ -60,6 +46,17 @@ from .._numba_config import njit
 from . import search as _search
 from .geometry import MAX_COORD, reachable_nearest, snap_cell, stamp_circles
 from .jps import _ctz, jps_path, nodes_to_cells, overlay_block, overlay_restore
+from .layouts import (
+    AStarArrays,
+    BitsArgs,
+    GeoFloats,
+    GeoInts,
+    GridArgs,
+    JpsArrays,
+    WorldArgs,
+    WorldOut,
+    WorldState,
+)
 from .search import (
     FOUND,
     GEN_LIMIT,
@@ -119,7 +116,7 @@ def _cell(w, lo, cs):  # type: ignore[no-untyped-def]
 @njit(inline="always")
 def _valid_circles(circles):  # type: ignore[no-untyped-def]
     """-1 when every circle is finite, within MAX_COORD and has radius >= 0,
-    else the first bad row (the checks of :func:`navkit.query.pathfinder.as_circles`)."""
+    else the first bad row (the checks of :func:`navkit.query.overlay.as_circles`)."""
     for c in range(circles.shape[0]):
         x = circles[c, 0]
         z = circles[c, 1]
@@ -191,7 +188,8 @@ def _los_lines(b, nw, ax, az, bx, bz):  # type: ignore[no-untyped-def]
 def _los_blocker(bits, ax, az, bx, bz):  # type: ignore[no-untyped-def]
     """-1 when the segment between the centres of padded cells ``a`` and ``b``
     is clear, else a blocked cell ``(z << 32) | x`` whose closed square meets it."""
-    rows, cols, _wp, nwr, nwc = bits
+    bits_ = BitsArgs(*bits)
+    rows, cols, nwr, nwc = bits_.rows, bits_.cols, bits_.nwr, bits_.nwc
     # cheap rejection first: the cells holding the points at 1/4, 1/2 and 3/4
     # of the segment belong to the set (their closed squares hold a point of it)
     dx = bx - ax
@@ -233,7 +231,7 @@ def line_of_sight_bits(bits, a, b):  # type: ignore[no-untyped-def]
     (the same cells: every cell whose closed square meets the segment, which
     is the supercover walk with its corner rule), one packed line at a time:
     along the rows for flat segments, along the columns for steep ones."""
-    wp = bits[2]
+    wp = BitsArgs(*bits).wp
     a = np.int64(a)
     b = np.int64(b)
     return _los_blocker(bits, a % wp, a // wp, b % wp, b // wp) < 0
@@ -300,10 +298,11 @@ def release(bits, hp, geo, ov, ov_circles, saved):  # type: ignore[no-untyped-de
 def _next_gens(fx):  # type: ignore[no-untyped-def]
     """Reserve this query's two JPS generations and one A* generation
     (clearing the state they tag when a counter wraps around)."""
-    nd = fx[2][0]
-    tag = fx[5][2]
-    agens = fx[5][4]
-    counters = fx[8][5]
+    fx_ = WorldArgs(*fx)
+    nd = JpsArrays(*fx_.jarr).nd
+    aarr_ = AStarArrays(*fx_.aarr)
+    tag, agens = aarr_.tag, aarr_.gens
+    counters = WorldState(*fx_.st).counters
     jgen = counters[0] + 1
     if jgen + 1 >= GEN_LIMIT:
         nd[:] = 0
@@ -322,10 +321,12 @@ def _next_gens(fx):  # type: ignore[no-untyped-def]
 def _overlay(fx, circles):  # type: ignore[no-untyped-def]
     """Make ``circles`` the standing overlay; returns its mark (0: none) or
     ``-1 - row`` for an invalid circle (the overlay is then retired)."""
-    bits = fx[0]
-    wp, hp, _rings = fx[6]
-    min_x, min_z, cs, _trim = fx[7]
-    marks, saved, _stats, ov, ov_circles, counters = fx[8]
+    fx_ = WorldArgs(*fx)
+    bits = fx_.bits
+    geo_i_, geo_f_, st_ = GeoInts(*fx_.geo_i), GeoFloats(*fx_.geo_f), WorldState(*fx_.st)
+    wp, hp = geo_i_.wp, geo_i_.hp
+    min_x, min_z, cs = geo_f_.min_x, geo_f_.min_z, geo_f_.cell_size
+    marks, saved, ov, ov_circles, counters = st_.marks, st_.saved, st_.ov, st_.ov_circles, st_.counters
     n = circles.shape[0]
     if n > 0 and ov[0] > 0 and ov[2] == n:
         same = True
@@ -359,37 +360,48 @@ def _overlay(fx, circles):  # type: ignore[no-untyped-def]
 @njit
 def _search_and_path(fx, mark, jgen, agen, s, g, budget, nearest, res):  # type: ignore[no-untyped-def]
     """Step 3 and the chain: returns ``(status, end, cost, m)`` (``m = 0``: no path)."""
-    bits, jmodel, jarr, grid, amodel, aarr, geo_i, geo_f, st, out = fx
-    marks, _saved, stats, _ov, _ovc, _counters = st
-    nodes, _sn, cells_out, pts_out = out  # the chain's centres go to wpts
-    wp, hp, _rings = geo_i
-    min_x, min_z, cs, _trim = geo_f
-    nd, jhf, jhk, cand = jarr
+    fx_ = WorldArgs(*fx)
+    bits, jmodel, grid, amodel = fx_.bits, fx_.jmodel, fx_.grid, fx_.amodel
+    st_ = WorldState(*fx_.st)
+    marks, stats = st_.marks, st_.stats
+    out_ = WorldOut(*fx_.out)
+    nodes, cells_out, pts_out = out_.nodes, out_.cells, out_.wpts  # the chain's centres go to wpts
+    wp = GeoInts(*fx_.geo_i).wp
+    geo_f_ = GeoFloats(*fx_.geo_f)
+    geo = (geo_f_.min_x, geo_f_.min_z, geo_f_.cell_size)  # a CellGeometry
+    jarr_ = JpsArrays(*fx_.jarr)
+    nd, jhf, jhk, cand = jarr_.nd, jarr_.hf, jarr_.hk, jarr_.cand
+    aarr_ = AStarArrays(*fx_.aarr)
+    cells = GridArgs(*grid).cells
     for i in range(STATS_SIZE):
         stats[i] = 0
-    m = jps_path(bits, jmodel, (nd, jhf, jhk, jgen, cand), (s, g, budget, nearest), stats,
-                 (nodes, cells_out, pts_out, (min_x, min_z, cs)))
+    # plain tuples in the layouts' order (JpsWorkspaceArgs, JpsOutArgs), as the Python side passes them
+    m = jps_path(bits, jmodel, (nd, jhf, jhk, jgen, cand), s, g, budget, nearest, stats,
+                 (nodes, cells_out, pts_out, geo))
     status = stats[ST_STATUS]
     if nearest and (status == UNREACHABLE or status == NO_GOAL) and budget >= nd.shape[0] // 2:
         # find-path-to-nearest: the reachable cell closest to the goal (what
         # an exhaustive A* picks), then JPS to it
         count = stats[ST_EXPANDED]
         gen_count = stats[ST_GENERATED]
-        best, flooded = reachable_nearest(grid[0], (marks, mark), wp, s, g % wp, g // wp, aarr[2], agen, nodes)
+        best, flooded = reachable_nearest(cells, (marks, mark), wp, s, g % wp, g // wp, aarr_.tag, agen, nodes)
         if best == s:
             res[R_EXPANDED] = count + flooded
             res[R_GENERATED] = gen_count + flooded
             return UNREACHABLE, s, -1, 0
-        m = jps_path(bits, jmodel, (nd, jhf, jhk, jgen + 1, cand), (s, best, budget, False), stats,
-                     (nodes, cells_out, pts_out, (min_x, min_z, cs)))
+        m = jps_path(bits, jmodel, (nd, jhf, jhk, jgen + 1, cand), s, best, budget, False, stats,
+                     (nodes, cells_out, pts_out, geo))
         res[R_EXPANDED] = count + flooded + stats[ST_EXPANDED]
         res[R_GENERATED] = gen_count + flooded + stats[ST_GENERATED]
         return NEAREST, best, stats[ST_COST], m
     if nearest and (status == UNREACHABLE or status == NO_GOAL):
         # ... with a budget: A* over the same cells and overlay, as the Python path does
-        g_arr, parent, tag, apos, _gens = aarr
-        _ASTAR(grid, (marks, mark), amodel, (budget, np.int64(-1), np.int64(-1), np.int64(-1), np.int64(-1)),
-               (g_arr, parent, tag, apos, jhf, jhk, agen), (jhf, jhk, jhf, jhf, np.int64(0), grid[0]), s, g, stats)
+        g_arr, parent, tag, apos = aarr_.g, aarr_.parent, aarr_.tag, aarr_.pos
+        none = np.int64(-1)
+        # plain tuples in the layouts' order: OverlayArgs, LimitArgs, WorkspaceArgs, RingArgs
+        # (the heap reads no rings: placeholders of the right types)
+        _ASTAR(grid, (marks, mark), amodel, (budget, none, none, none, none),
+               (g_arr, parent, tag, apos, jhf, jhk, agen), (jhf, jhk, jhf, jhf, np.int64(0), cells), s, g, stats)
         status = stats[ST_STATUS]
         res[R_EXPANDED] = stats[ST_EXPANDED]
         res[R_GENERATED] = stats[ST_GENERATED]
@@ -405,7 +417,7 @@ def _search_and_path(fx, mark, jgen, agen, s, g, budget, nearest, res):  # type:
             return status, s, -1, 0
         m = trace(parent, tag, wp, s, end, nodes)
         if m <= cells_out.shape[0]:
-            nodes_to_cells(nodes, m, wp, cells_out, pts_out, (min_x, min_z, cs))
+            nodes_to_cells(nodes, m, wp, cells_out, pts_out, geo)
         return status, end, cost, m
     res[R_EXPANDED] = stats[ST_EXPANDED]
     res[R_GENERATED] = stats[ST_GENERATED]
@@ -417,7 +429,7 @@ def _search_and_path(fx, mark, jgen, agen, s, g, budget, nearest, res):  # type:
 
 
 @njit
-def world_jps(fx, circles, q, res):  # type: ignore[no-untyped-def]
+def world_jps(fx, circles, sx, sz, ex, ez, budget, nearest, smooth, res):  # type: ignore[no-untyped-def]
     """The whole query (see the module docstring); returns ``res[R_STATUS]``.
 
     ``res``: status (a :class:`navkit.results.Status` code or FALLBACK /
@@ -425,13 +437,14 @@ def world_jps(fx, circles, q, res):  # type: ignore[no-untyped-def]
     snapped start and end node (-1: none), chain length, first waypoint row
     and waypoint count in ``wpts``, bad circle row.
     """
-    grid = fx[3]
-    cells = grid[0]
-    marks = fx[8][0]
-    sx, sz, ex, ez, budget, nearest, smooth = q
-    nodes, snodes, cells_out, wpts = fx[9]
-    wp, hp, rings = fx[6]
-    min_x, min_z, cs, trim = fx[7]
+    fx_ = WorldArgs(*fx)
+    cells = GridArgs(*fx_.grid).cells
+    marks = WorldState(*fx_.st).marks
+    out_ = WorldOut(*fx_.out)
+    nodes, snodes, cells_out, wpts = out_.nodes, out_.smooth_nodes, out_.cells, out_.wpts
+    geo_i_, geo_f_ = GeoInts(*fx_.geo_i), GeoFloats(*fx_.geo_f)
+    wp, hp, rings = geo_i_.wp, geo_i_.hp, geo_i_.snap_rings
+    min_x, min_z, cs, trim = geo_f_.min_x, geo_f_.min_z, geo_f_.cell_size, geo_f_.trim
     for i in range(RES_SIZE):
         res[i] = 0
     res[R_COST] = -1
@@ -471,7 +484,7 @@ def world_jps(fx, circles, q, res):  # type: ignore[no-untyped-def]
         return NEED_ROOM
     # waypoints: the string-pulled chain's cell centres, or the chain's
     if smooth:  # (wpts holds the chain's centres, read nowhere below)
-        n = _string_pull_bits(fx[0], nodes, cells_out, m, snodes)
+        n = _string_pull_bits(fx_.bits, nodes, cells_out, m, snodes)
         for i in range(n):
             _centre(wpts, i, snodes[i], wp, min_x, min_z, cs)
     else:

@@ -1,38 +1,15 @@
 """Grid A*, Dijkstra and distance fields on integer costs.
 
-Arguments are grouped in tuples so signatures stay short:
-
-``grid = (cells, weights, wp, weighted, nbits)``
-    ``cells``: uint8, padded, nonzero = passable. ``weights``: int32, padded
-    (length 1 when ``weighted`` is False). ``wp``: padded row length.
-    ``nbits``: bits needed for a padded node index (heap keys pack
-    ``(h << nbits) | node``; the caller checks that ``h_max << nbits`` fits).
-``overlay = (marks, mark)``
-    Cells with ``marks[i] == mark`` are blocked for this query (dynamic
-    obstacles stamped by the caller). ``mark <= 0`` disables the overlay.
-``model = (card, diag, eight, hmul)``
-    Step costs, 8-connectivity flag, heuristic multiplier (the smallest terrain
-    weight for A*, 0 for Dijkstra).
-``limits = (budget, wx0, wz0, wx1, wz1)``
-    Expansion budget and an inclusive window in padded coordinates
-    (``wx0 < 0``: no window).
-``ws = (g, parent, tag, pos, hf, hk, gen)``
-    Workspace: ``tag[i] == 2*gen`` means open, ``2*gen + 1`` closed, anything
-    smaller unseen. ``pos`` (int32) is an open node's heap slot: A* keeps one
-    entry per node and lowers it in place (decrease-key), so the heap arrays
-    ``hf``/``hk`` need capacity ``len(cells)``; so does :func:`distance_field`.
-
-``rings = (rf, rk, ht, offs, rbits, moves)``
-    The level queue (uniform-cost grids, see below): ``NSTREAMS`` ring
-    buffers of ``1 << rbits`` entries each, laid end to end in ``rf`` (f) and
-    ``rk`` (key); ``ht`` holds their heads, their tails (running counts), the
-    ``f`` of each head, then a small scratch (``HT_SIZE`` int64);
-    ``offs[j]`` is stream ``j``'s ``f`` step (-1: unused), from
-    :func:`stream_offsets`. ``moves`` (uint8) is each node's move mask
-    (:func:`move_masks`). A node's tag carries the mask bit of the move back
-    to its parent from bit ``BACK_SHIFT`` on, and the level queue writes no
-    ``parent`` (a grid-sized array kept out of the cache); :func:`trace`
-    reads either.
+Arguments are grouped in tuples whose layouts are defined, once, in
+:mod:`navkit._kernels.layouts`: ``grid`` (:class:`~navkit._kernels.layouts.GridArgs`),
+``overlay`` (:class:`~navkit._kernels.layouts.OverlayArgs`), ``model``
+(:class:`~navkit._kernels.layouts.ModelArgs`), ``limits``
+(:class:`~navkit._kernels.layouts.LimitArgs`), ``ws``
+(:class:`~navkit._kernels.layouts.WorkspaceArgs`) and, for the level queue,
+``rings`` (:class:`~navkit._kernels.layouts.RingArgs`). A node's tag carries
+the mask bit of the move back to its parent from bit ``BACK_SHIFT`` on, and
+the level queue writes no ``parent`` (a grid-sized array kept out of the
+cache); :func:`trace` reads either.
 
 Queue order: smallest ``f``, then largest ``g`` (smallest ``h``), then lowest
 node index; see :mod:`navkit._kernels.heap`. Two queues give this order.
@@ -70,6 +47,7 @@ from numpy.typing import NDArray
 from .._numba_config import njit
 from .geometry import closer
 from .heap import heapify, iheap_pop, iheap_sift_up, kheap_pop, kheap_push, uidx
+from .layouts import GridArgs, LimitArgs, ModelArgs, OverlayArgs, RingArgs, WorkspaceArgs
 from .prefetch import prefetch
 
 FOUND = 0
@@ -235,8 +213,10 @@ def _enqueue(hk, rings, n, fc, gx, gz, model, eight, nbits, size):  # type: igno
     joins the level heap (``size`` entries), any other is appended to the
     stream of its ``f`` step. Returns ``(size, full)``: ``full`` is 1 when a
     stream's ring was full (or a step unknown) and the search must rerun."""
-    rf, rk, ht, offs, rbits, _moves = rings
-    card, diag, _eight, hmul = model
+    rings_ = RingArgs(*rings)
+    rf, rk, ht, offs, rbits = rings_.rf, rings_.rk, rings_.ht, rings_.offs, rings_.rbits
+    model_ = ModelArgs(*model)
+    card, diag, hmul = model_.card, model_.diag, model_.hmul
     rmask = (np.int64(1) << rbits) - 1
     for s in range(n):
         i = uidx(SUCC + 4 * s)
@@ -268,7 +248,7 @@ def _enqueue(hk, rings, n, fc, gx, gz, model, eight, nbits, size):  # type: igno
 def _prefetch_around(rings, tag, g, n, wp):  # type: ignore[no-untyped-def]
     """Prefetch what expanding node ``n`` reads and writes: its move mask and
     its three rows of tags, costs and back bits."""
-    prefetch(rings[5], n)
+    prefetch(RingArgs(*rings).moves, n)
     for r in (n - wp - 1, n - 1, n + wp - 1):
         prefetch(tag, r)
         prefetch(g, r)
@@ -280,7 +260,8 @@ def _new_head(rings, tag, g, j, hd, tl, mask, wp):  # type: ignore[no-untyped-de
     ``f`` and prefetch its node's neighbourhood, which comes out soon. No
     branch: past the tail the slot holds an old entry, and a prefetch never
     faults."""
-    rf, rk, ht, _offs, rbits, _moves = rings
+    rings_ = RingArgs(*rings)
+    rf, rk, ht, rbits = rings_.rf, rings_.rk, rings_.ht, rings_.rbits
     e = uidx((np.int64(j) << rbits) + (hd & ((np.int64(1) << rbits) - 1)))
     ht[uidx(HEAD_F + j)] = rf[e] if hd < tl else _NO_F
     _prefetch_around(rings, tag, g, rk[e] & mask, wp)
@@ -295,7 +276,8 @@ def _pop_level(wp, g, tag, hk, rings, open_tag, nbits):  # type: ignore[no-untyp
     and the choice made again. When no other head has the same ``f``, that
     entry is the only one of its level and comes out directly; otherwise the
     whole level moves into the level heap, which orders it."""
-    rf, rk, ht, _offs, rbits, _moves = rings
+    rings_ = RingArgs(*rings)
+    rf, rk, ht, rbits = rings_.rf, rings_.rk, rings_.ht, rings_.rbits
     mask = (np.int64(1) << nbits) - 1
     rmask = (np.int64(1) << rbits) - 1
     while True:
@@ -411,7 +393,8 @@ def _open_start(g, parent, tag, gen, wp, start, goal, model, eight):  # type: ig
     ``gen``. Returns ``(open_tag, closed_tag, gx, gz, h0, d2)``: the tags,
     the goal's column and row, the start's heuristic and its squared
     distance to the goal (where the nearest-node tracking begins)."""
-    card, diag, _eight, hmul = model
+    model_ = ModelArgs(*model)
+    card, diag, hmul = model_.card, model_.diag, model_.hmul
     open_tag = np.int32(2 * gen)
     closed_tag = np.int32(2 * gen + 1)
     gx = goal % wp
@@ -445,12 +428,18 @@ def astar_level_body(grid, overlay, model, limits, ws, rings, start, goal, stats
     constant, as is ``eight``) successors come from the static move masks,
     minus the move back to the parent; with it from the cells, the overlay
     and the window."""
-    cells, _weights, wp, _weighted, nbits = grid
-    marks, mark = overlay
-    card, diag, _eight, hmul = model
-    budget, wx0, wz0, wx1, wz1 = limits
-    g, parent, tag, _pos, _hf, hk, gen = ws
-    _rf, _rk, ht, _offs, _rbits, moves = rings
+    grid_ = GridArgs(*grid)
+    cells, wp, nbits = grid_.cells, grid_.wp, grid_.nbits
+    overlay_ = OverlayArgs(*overlay)
+    marks, mark = overlay_.marks, overlay_.mark
+    model_ = ModelArgs(*model)
+    card, diag = model_.card, model_.diag
+    limits_ = LimitArgs(*limits)
+    budget, wx0, wz0, wx1, wz1 = limits_.budget, limits_.wx0, limits_.wz0, limits_.wx1, limits_.wz1
+    ws_ = WorkspaceArgs(*ws)
+    g, parent, tag, hk, gen = ws_.g, ws_.parent, ws_.tag, ws_.hk, ws_.gen
+    rings_ = RingArgs(*rings)
+    ht, moves = rings_.ht, rings_.moves
     use_marks = general and mark > 0
     win = general and wx0 >= 0
     mask = (np.int64(1) << nbits) - 1
@@ -572,11 +561,16 @@ def astar_body(grid, overlay, model, limits, ws, start, goal, stats,  # type: ig
     """The A* search. The three flags must be compile-time constants at the
     call site (see :func:`astar_kernel`): with ``general`` False the overlay
     and the window are ignored and their tests compiled out."""
-    cells, weights, wp, _weighted, nbits = grid
-    marks, mark = overlay
-    card, diag, _eight, hmul = model
-    budget, wx0, wz0, wx1, wz1 = limits
-    g, parent, tag, pos, hf, hk, gen = ws
+    grid_ = GridArgs(*grid)
+    cells, weights, wp, nbits = grid_.cells, grid_.weights, grid_.wp, grid_.nbits
+    overlay_ = OverlayArgs(*overlay)
+    marks, mark = overlay_.marks, overlay_.mark
+    model_ = ModelArgs(*model)
+    card, diag, hmul = model_.card, model_.diag, model_.hmul
+    limits_ = LimitArgs(*limits)
+    budget, wx0, wz0, wx1, wz1 = limits_.budget, limits_.wx0, limits_.wz0, limits_.wx1, limits_.wz1
+    ws_ = WorkspaceArgs(*ws)
+    g, parent, tag, pos, hf, hk, gen = ws_.g, ws_.parent, ws_.tag, ws_.pos, ws_.hf, ws_.hk, ws_.gen
     use_marks = general and mark > 0
     win = general and wx0 >= 0
     mask = (np.int64(1) << nbits) - 1
@@ -713,15 +707,17 @@ def _make_astar_seq(weighted: bool, general: bool, eight: bool, level: bool):  #
     blocked get status ``NO_START`` / ``NO_GOAL``; a query that overflowed
     the level queue gets ``RETRY`` (the caller repeats it). ``stats`` is
     scratch (``STATS_SIZE`` int64). Runs without the GIL, so a thread pool
-    spreads a batch over cores (see :mod:`navkit._kernels.batch`); allocates
+    spreads a batch over cores (see :mod:`navkit.query.batch`); allocates
     nothing, so it is compiled without reference counting, like the single
     kernel.
     """
 
     def astar_seq(grid, overlay, model, limits, ws, rings, starts, goals, out_stats, stats):  # type: ignore[no-untyped-def]
-        cells = grid[0]
-        marks, mark = overlay
-        g, parent, tag, pos, hf, hk, gen = ws
+        cells = GridArgs(*grid).cells
+        overlay_ = OverlayArgs(*overlay)
+        marks, mark = overlay_.marks, overlay_.mark
+        ws_ = WorkspaceArgs(*ws)
+        g, parent, tag, pos, hf, hk, gen = ws_.g, ws_.parent, ws_.tag, ws_.pos, ws_.hf, ws_.hk, ws_.gen
         for i in range(starts.shape[0]):
             s = starts[i]
             gl = goals[i]
@@ -791,10 +787,14 @@ def distance_field(grid, overlay, model, ws, sources, dist):  # type: ignore[no-
     The queue is A*'s indexed heap (one entry per node, lowered in place),
     keyed by ``(cost, node)``.
     """
-    cells, weights, wp, weighted, nbits = grid
-    marks, mark = overlay
-    card, diag, eight, _hmul = model
-    g, parent, tag, pos, hf, hk, gen = ws
+    grid_ = GridArgs(*grid)
+    cells, weights, wp, weighted, nbits = grid_.cells, grid_.weights, grid_.wp, grid_.weighted, grid_.nbits
+    overlay_ = OverlayArgs(*overlay)
+    marks, mark = overlay_.marks, overlay_.mark
+    model_ = ModelArgs(*model)
+    card, diag, eight = model_.card, model_.diag, model_.eight
+    ws_ = WorkspaceArgs(*ws)
+    g, parent, tag, pos, hf, hk, gen = ws_.g, ws_.parent, ws_.tag, ws_.pos, ws_.hf, ws_.hk, ws_.gen
     use_marks = mark > 0
     open_tag = np.int32(2 * gen)
     closed_tag = np.int32(2 * gen + 1)

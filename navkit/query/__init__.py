@@ -11,7 +11,8 @@ facade with doors, obstacle polygons, occupants and a path cache.
 from __future__ import annotations
 
 from .cache import PathCache, obstacle_key
-from .flow import FlowField, FlowFieldCache
+from .flow import FlowField
+from .flow_cache import FlowFieldCache
 from .hpa import HPAStar
 from .navmap import NavMap, Obstacle, obstacle_radius
 from .pathfinder import Pathfinder

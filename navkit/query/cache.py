@@ -1,4 +1,4 @@
-"""A bounded LRU cache of path results (seeds 003 and 004).
+"""Bounded LRU caches with statistics: :class:`LRUCache`, and :class:`PathCache` of path results (docs/rules.md §12.6).
 
 Seed 004 caches paths by their endpoints and drops the cache when the terrain
 changes; seed 003 bounds its cache with an LRU cap and reports hits, misses
@@ -28,15 +28,17 @@ produce identical snapshots, which is when repeated queries happen.
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Hashable
-from typing import Any
+from collections.abc import Callable, Hashable, Iterator
+from typing import Any, Generic, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
 
 from ..errors import ConfigError
 
-__all__ = ["PathCache", "obstacle_key"]
+__all__ = ["LRUCache", "PathCache", "obstacle_key"]
+
+V = TypeVar("V")
 
 
 def obstacle_key(circles: NDArray[np.float64] | None) -> tuple[tuple[int, ...], bytes] | None:
@@ -63,25 +65,28 @@ def obstacle_key(circles: NDArray[np.float64] | None) -> tuple[tuple[int, ...], 
     return (rows.shape, rows.tobytes())
 
 
-class PathCache:
-    """LRU map from query keys to (frozen) :class:`~navkit.results.PathResult` objects.
+class LRUCache(Generic[V]):
+    """A map from hashable keys to values that keeps the ``maxsize`` most recently used.
 
     Parameters
     ----------
     maxsize : int
-        Most entries kept (>= 0). Inserting into a full cache evicts the least
-        recently used entry. ``0`` disables the cache: :meth:`get` always
-        misses and :meth:`put` stores nothing.
+        Most entries kept (>= ``minsize``); inserting into a full cache evicts
+        the least recently used entry. ``0`` (where allowed) disables the
+        cache: :meth:`get` always misses and :meth:`put` stores nothing.
+    minsize : int
+        The smallest ``maxsize`` accepted (0 or 1).
+    field : str
+        The option name a bad ``maxsize`` is reported under.
 
-    Values are stored as given and shared between callers, so they must be
-    immutable: navkit stores frozen results whose arrays are read-only.
+    :attr:`stats` counts hits, misses, evictions and invalidations.
     """
 
-    def __init__(self, maxsize: int = 1024):
-        if isinstance(maxsize, bool) or not isinstance(maxsize, (int, np.integer)) or maxsize < 0:
-            raise ConfigError(f"expected an int >= 0, got {maxsize!r}", field="cache_size")
+    def __init__(self, maxsize: int, *, minsize: int = 0, field: str = "maxsize"):
+        if isinstance(maxsize, bool) or not isinstance(maxsize, (int, np.integer)) or maxsize < minsize:
+            raise ConfigError(f"expected an int >= {minsize}, got {maxsize!r}", field=field)
         self._maxsize = int(maxsize)
-        self._data: OrderedDict[Hashable, Any] = OrderedDict()
+        self._data: OrderedDict[Hashable, V] = OrderedDict()
         self._hits = 0
         self._misses = 0
         self._evictions = 0
@@ -97,18 +102,26 @@ class PathCache:
         """True when the cache can hold entries (``maxsize > 0``)."""
         return self._maxsize > 0
 
-    def get(self, key: Hashable) -> Any | None:
-        """The value stored under ``key`` (now the most recently used), or None; counts a hit or miss."""
+    def get(self, key: Hashable, valid: Callable[[V], bool] | None = None) -> V | None:
+        """The value under ``key`` (now the most recently used), or None; counts a
+        hit or a miss. A value for which ``valid`` is false counts as a miss."""
         try:
             value = self._data[key]
         except KeyError:
+            self._misses += 1
+            return None
+        if valid is not None and not valid(value):
             self._misses += 1
             return None
         self._data.move_to_end(key)
         self._hits += 1
         return value
 
-    def put(self, key: Hashable, value: Any) -> None:
+    def peek(self, key: Hashable) -> V | None:
+        """The value under ``key`` or None, counting nothing and leaving the order alone."""
+        return self._data.get(key)
+
+    def put(self, key: Hashable, value: V) -> None:
         """Store ``value`` under ``key``, evicting least recently used entries beyond ``maxsize``."""
         if self._maxsize == 0:
             return
@@ -118,11 +131,19 @@ class PathCache:
             self._data.popitem(last=False)
             self._evictions += 1
 
-    def invalidate(self) -> None:
-        """Drop every entry (after a map change); the hit / miss / eviction counters stay."""
-        if self._data:
+    def invalidate(self, which: Callable[[Hashable], bool] | None = None) -> int:
+        """Drop the entries whose key ``which`` accepts (every entry when None),
+        as after a map change; counts one invalidation and returns how many went."""
+        if which is None:
+            dropped = len(self._data)
             self._data.clear()
+        else:
+            keys = [k for k in self._data if which(k)]
+            for k in keys:
+                del self._data[k]
+            dropped = len(keys)
         self._invalidations += 1
+        return dropped
 
     def clear(self) -> None:
         """Drop every entry and zero all counters."""
@@ -141,6 +162,10 @@ class PathCache:
             "maxsize": self._maxsize,
         }
 
+    def keys(self) -> Iterator[Hashable]:
+        """The keys, least recently used first."""
+        return iter(list(self._data))
+
     def __len__(self) -> int:
         return len(self._data)
 
@@ -150,6 +175,18 @@ class PathCache:
     def __repr__(self) -> str:
         s = self.stats
         return (
-            f"PathCache(size={s['size']}/{s['maxsize']}, hits={s['hits']}, misses={s['misses']}, "
+            f"{type(self).__name__}(size={s['size']}/{s['maxsize']}, hits={s['hits']}, misses={s['misses']}, "
             f"evictions={s['evictions']})"
         )
+
+
+class PathCache(LRUCache[Any]):
+    """LRU map from query keys to (frozen) :class:`~navkit.results.PathResult` objects.
+
+    ``maxsize`` (>= 0, default 1024): ``0`` disables the cache. Values are
+    stored as given and shared between callers, so they must be immutable:
+    navkit stores frozen results whose arrays are read-only.
+    """
+
+    def __init__(self, maxsize: int = 1024):
+        super().__init__(maxsize, minsize=0, field="cache_size")

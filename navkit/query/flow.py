@@ -54,7 +54,6 @@ cost model, obstacles and map version (seed 004's shared-destination cache).
 from __future__ import annotations
 
 import math
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -63,25 +62,26 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._kernels import flow as _k
-from .._kernels import geometry as _geo
 from ..costs import CostModel, cost_model
 from ..errors import ConfigError, QueryError
 from ..grid import NavGrid
-from .cache import obstacle_key
-from .pathfinder import Pathfinder, _pad, as_circles
+from .flow_search import GOAL, FlowBuffers, FlowSearch, PoolExhausted
+from .overlay import as_circles
+from .padded import PaddedGrid
+from .pathfinder import Pathfinder
 
 __all__ = [
     "FlowField",
-    "FlowFieldCache",
     "FlowUpdate",
+    "FlowBuffers",
+    "check_circles",
+    "goal_cells",
     "DIRECTION_OFFSETS",
     "DIRECTION_UNIT",
     "GOAL",
     "NONE",
 ]
 
-#: Direction code of a goal cell.
-GOAL = _k.GOAL
 #: Direction code of a blocked or unreachable cell.
 NONE = _k.NONE
 #: ``(dx, dz)`` of direction codes 0..7, shape (8, 2).
@@ -93,16 +93,11 @@ DIRECTION_UNIT = np.zeros((10, 2), dtype=np.float64)
 DIRECTION_UNIT[:8] = DIRECTION_OFFSETS / np.hypot(DIRECTION_OFFSETS[:, 0], DIRECTION_OFFSETS[:, 1])[:, None]
 DIRECTION_UNIT.setflags(write=False)
 
-_MARK_LIMIT = (1 << 30) - 2
 #: ``queue="auto"`` keeps buckets while the ring is this short, or while the
 #: bucket scans of a worst-case route stay within this many per walkable cell.
 _BUCKETS_MAX_RING = 64
 _BUCKETS_MAX_SCANS_PER_CELL = 64
 _KEEP: Any = object()
-
-
-class _PoolExhausted(Exception):
-    """The bucket search ran out of pool chunks (see :meth:`FlowField._recover`)."""
 
 
 @dataclass(frozen=True)
@@ -127,72 +122,10 @@ class FlowUpdate:
     expanded: int
 
 
-class _Workspace:
-    """Search buffers one or more fields of the same map can share (not thread-safe).
-
-    Between runs every pool chunk is free, so fields may take turns with one
-    workspace. ``chunk`` and ``chunks`` (entries per chunk, number of chunks)
-    exist for tests; a pool smaller than the bound in
-    :mod:`navkit._kernels.flow` can run out, and the field then rebuilds on
-    the heap.
-    """
-
-    def __init__(self, n: int, chunk: int = _k.CHUNK, chunks: int | None = None):
-        self.n = n
-        self.chunk = int(chunk)
-        self.fixed_chunks = chunks
-        self.marks = np.zeros(n, dtype=np.int32)
-        self.mark_counter = 0
-        self._nchunks = 0
-        self._ent = np.zeros(0, dtype=np.int32)
-        self._cnext = np.zeros(0, dtype=np.int32)
-        self._meta = np.zeros(3, dtype=np.int64)
-        self._stack: NDArray[np.int32] | None = None
-        self._hf: NDArray[np.int64] | None = None
-        self._hk: NDArray[np.int64] | None = None
-
-    def pool(self, nb: int) -> tuple[NDArray[np.int32], NDArray[np.int32], NDArray[np.int64]]:
-        """``(ent, cnext, meta)`` with enough chunks for a ring of ``nb`` buckets."""
-        need = -(-self.n // self.chunk) + 2 * nb + _k.POOL_SLACK
-        if self.fixed_chunks is not None:
-            need = self.fixed_chunks
-        if need > self._nchunks:
-            self._nchunks = need
-            self._ent = np.empty(need * self.chunk, dtype=np.int32)
-            self._cnext = np.empty(need, dtype=np.int32)
-            self.free_all()
-        return (self._ent, self._cnext, self._meta)
-
-    def free_all(self) -> None:
-        """Put every chunk back on the free list (after an aborted run)."""
-        self._cnext[:] = np.arange(1, self._nchunks + 1, dtype=np.int32)  # 0 -> 1 -> ... -> -1
-        if self._nchunks:
-            self._cnext[-1] = -1
-        self._meta[:] = (0, self._nchunks, self.chunk)
-
-    @property
-    def stack(self) -> NDArray[np.int32]:
-        if self._stack is None:
-            self._stack = np.empty(self.n, dtype=np.int32)
-        return self._stack
-
-    def heap(self) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-        if self._hf is None or self._hk is None:
-            self._hf = np.empty(self.n + 8, dtype=np.int64)
-            self._hk = np.empty(self.n + 8, dtype=np.int64)
-        return (self._hf, self._hk)
-
-    def next_mark(self) -> int:
-        self.mark_counter += 1
-        if self.mark_counter >= _MARK_LIMIT:
-            self.marks.fill(0)
-            self.mark_counter = 1
-        return self.mark_counter
-
-
-def _check_circles(obstacles: ArrayLike, name: str = "obstacles") -> NDArray[np.float64]:
+def check_circles(obstacles: ArrayLike, name: str = "obstacles") -> NDArray[np.float64]:
+    """:func:`~navkit.query.overlay.as_circles`, as a read-only copy (never freezes the caller's array)."""
     arr = as_circles(obstacles, name)
-    out = np.array(arr, dtype=np.float64, order="C", copy=True)  # never freeze the caller's array
+    out = np.array(arr, dtype=np.float64, order="C", copy=True)
     out.setflags(write=False)
     return out
 
@@ -205,7 +138,7 @@ def _code_of(word: int) -> int:
     return NONE if c == _k.PK_NONE else c
 
 
-def _goal_cells(grid: NavGrid, goals: ArrayLike) -> NDArray[np.int64]:
+def goal_cells(grid: NavGrid, goals: ArrayLike) -> NDArray[np.int64]:
     """Validate goal cells: ``(k, 2)`` int64, sorted, without duplicates."""
     arr = np.asarray(goals)
     if arr.ndim == 1 and arr.shape == (2,):
@@ -245,6 +178,9 @@ class FlowField:
         The search's priority queue; every choice gives the same field.
         ``"auto"`` picks the bucket ring unless the terrain weights spread so
         widely that scanning empty buckets could dominate.
+    buffers : FlowBuffers or None
+        Search buffers to share with other fields of the same map
+        (:class:`~navkit.query.flow_cache.FlowFieldCache` does).
 
     Costs share an int64 with the direction code, so every route must cost
     less than 2**57 (a ConfigError says when a grid and cost model could
@@ -264,16 +200,18 @@ class FlowField:
         *,
         connectivity: int | None = None,
         queue: str = "auto",
-        _workspace: _Workspace | None = None,
+        buffers: FlowBuffers | None = None,
     ):
         if isinstance(source, Pathfinder):
             pf: Pathfinder | None = source
-            grid = source.grid
+            pg = source.padded
+            cells = source.occupancy.cells  # live: static cells AND no long-lived occupant
             model = source.costs if costs is None else cost_model(costs)
             conn = source.connectivity if connectivity is None else connectivity
         elif isinstance(source, NavGrid):
             pf = None
-            grid = source
+            pg = PaddedGrid(source)
+            cells = pg.cells
             model = cost_model("seed" if costs is None else costs)
             conn = 8 if connectivity is None else connectivity
         else:
@@ -282,53 +220,31 @@ class FlowField:
             raise ConfigError(f"expected 4 or 8, got {conn!r}", field="connectivity")
         if queue not in ("auto", "buckets", "heap"):
             raise ConfigError(f"expected 'auto', 'buckets' or 'heap', got {queue!r}", field="queue")
+        grid = pg.grid
         self.grid = grid
         self.pathfinder = pf
         self.costs = model
         self.connectivity = int(conn)
-        self._wp = grid.width + 2
-        self._hp = grid.depth + 2
-        n = self._wp * self._hp
-        if pf is not None:
-            self._cells = pf._cells  # live: static cells AND no long-lived occupant
-            self._weights = pf._weights
-        else:
-            self._cells = _pad(grid.walkable, np.uint8, 0)
-            self._cells.setflags(write=False)
-            self._weights = (_pad(grid.weights, np.int32, 1) if grid.weights is not None
-                             else np.ones(1, dtype=np.int32))
+        self._pg = pg
+        pg.check_costs(model, limit=_k.INF, what="flow-field costs could exceed 2**57")
         walk = grid.walkable
-        if grid.weights is not None and walk.any():
-            ww = grid.weights[walk]
-            wmin, wmax = int(ww.min()), int(ww.max())
-            wsum = int(ww.sum(dtype=np.int64))
-        else:
-            wmin = wmax = 1
-            wsum = int(walk.sum())
-        if n * model.diag * wmax >= _k.INF:  # costs share an int64 with the direction code
-            raise ConfigError(
-                f"flow-field costs could exceed 2**57 on a {grid.width}x{grid.depth} grid with weights up to "
-                f"{wmax}; use smaller step costs (e.g. costs='seed')",
-                field="costs",
-            )
-        self._width = model.card * wmin
-        self._nb = model.diag * wmax // self._width + 2
+        wmin, wmax = pg.wmin, pg.wmax
+        wsum = int(grid.weights[walk].sum(dtype=np.int64)) if grid.weights is not None and walk.any() \
+            else int(walk.sum())
+        width = model.card * wmin
+        nb = model.diag * wmax // width + 2
         if queue == "auto":
-            scans = wsum * model.diag // self._width
+            scans = wsum * model.diag // width
             nwalk = max(int(walk.sum()), 1)
-            use_buckets = self._nb <= _BUCKETS_MAX_RING or scans <= _BUCKETS_MAX_SCANS_PER_CELL * nwalk
+            use_buckets = nb <= _BUCKETS_MAX_RING or scans <= _BUCKETS_MAX_SCANS_PER_CELL * nwalk
             queue = "buckets" if use_buckets else "heap"
         self.queue = queue
-        if _workspace is not None and _workspace.n != n:
-            raise ConfigError(f"workspace holds {_workspace.n} nodes, this map needs {n}", field="workspace")
-        self._ws = _workspace if _workspace is not None else _Workspace(n)
-        self._bhead = np.full(self._nb, -1, dtype=np.int32)
-        self._btail = np.full(self._nb, -1, dtype=np.int32)
-        self._bfill = np.zeros(self._nb, dtype=np.int32)
-        self._pk = np.full(n, _k.BLOCKED, dtype=np.int64)  # the field, see navkit._kernels.flow
-        self._free = np.zeros(n, dtype=np.uint8)
-        self._goal = np.zeros(n, dtype=np.uint8)
+        if buffers is not None and buffers.n != pg.n:
+            raise ConfigError(f"buffers hold {buffers.n} nodes, this map needs {pg.n}", field="buffers")
+        self._s = FlowSearch(pg, cells, pg.weights, model, self.connectivity == 8, queue, width, nb,
+                             buffers if buffers is not None else FlowBuffers(pg.n))
         self._goal_nodes = np.zeros(0, dtype=np.int64)
+        self._goals = np.zeros((0, 2), dtype=np.int64)
         self._circles = np.zeros((0, 3), dtype=np.float64)
         self._built = False
         self._revision = 0
@@ -340,111 +256,42 @@ class FlowField:
         self._lazy_rev = -1
         self._last_expanded = 0
 
-    # ------------------------------------------------------------ internals
-    def _node(self, x: int, z: int) -> int:
-        return (z + 1) * self._wp + x + 1
-
-    def _grid_t(self) -> tuple[Any, ...]:
-        return (self._free, self._weights, np.int64(self._wp), self.grid.weights is not None,
-                self.connectivity == 8)
-
-    def _model_t(self) -> tuple[Any, ...]:
-        return (np.int64(self.costs.card), np.int64(self.costs.diag), np.int64(self._width), np.int64(self._nb))
-
-
-    def _run(self, snode: NDArray[np.int64], scost: NDArray[np.int64], scode: NDArray[np.int8]) -> int:
-        if len(snode) == 0:
-            return 0
-        if len(snode) > 1:
-            order = np.argsort(scost, kind="stable")
-            snode, scost, scode = snode[order], scost[order], scode[order]
-        seeds = (snode, scost, scode)
-        if self.queue == "buckets":
-            ent, cnext, meta = self._ws.pool(self._nb)
-            pool = (ent, cnext, self._bhead, self._btail, self._bfill, meta)
-            expanded = int(_k.run_buckets(self._grid_t(), self._model_t(), self._pk, pool, seeds))
-            if expanded != _k.POOL_EXHAUSTED:
-                return expanded
-            raise _PoolExhausted
-        return int(_k.run_heap(self._grid_t(), self._model_t(), self._pk, self._ws.heap(), seeds))
-
-    def _recover(self) -> int:
-        """After the bucket pool ran out (a test-sized workspace only): empty
-        the ring and build from scratch on the heap; returns the cells expanded."""
-        self._ws.free_all()
-        self._bhead.fill(-1)
-        self._btail.fill(-1)
-        self._bfill.fill(0)
-        queue, self.queue = self.queue, "heap"
-        try:
-            mark = self._stamp(self._circles)
-            _k.reset(self._free, self._cells, self._ws.marks, np.int32(mark), self._pk)
-            live = self._goal_nodes[self._free[self._goal_nodes] != 0]
-            return self._run(live, np.zeros(len(live), dtype=np.int64), np.full(len(live), GOAL, dtype=np.int8))
-        finally:
-            self.queue = queue
-
-    def _stamp(self, circles: NDArray[np.float64]) -> int:
-        """Stamp ``circles`` under a fresh mark; 0 (no overlay) when there are none."""
-        if len(circles) == 0:
-            return 0
-        mark = self._ws.next_mark()
-        g = self.grid
-        _geo.stamp_circles(self._ws.marks, np.int32(mark), np.int64(self._wp), np.int64(self._hp),
-                           float(g.min_x), float(g.min_z), float(g.cell_size), circles,
-                           self._ws.marks, np.int32(0))
-        return mark
-
-    def _goal_array(self, goals: ArrayLike) -> NDArray[np.int64]:
-        return _goal_cells(self.grid, goals)
-
-    def _codes(self, nodes: NDArray[np.int64]) -> NDArray[np.int8]:
-        """Direction codes of padded nodes, straight from the field."""
-        words = self._pk[nodes]
-        codes = ((words >> 1) & 15).astype(np.int8)
-        codes[(words < 0) | (codes == _k.PK_NONE)] = NONE
-        return codes
-
+    # ----------------------------------------------------------------- build
     def _require_built(self) -> None:
         if not self._built:
             raise QueryError("the flow field has not been built yet: call build(goals) first")
 
-    def _touch(self) -> None:
-        self._revision += 1
-        self._built = True
-
-    # ----------------------------------------------------------------- build
     def build(self, goals: ArrayLike, *, obstacles: ArrayLike | None = None) -> FlowField:
         """Compute the field toward ``goals`` (a cell ``(x, z)`` or a ``(k, 2)``
         array of cells) from scratch; returns ``self``.
 
         ``obstacles``: world circles ``(k, 3)`` = ``(x, z, radius)`` blocking
-        the cells whose centres they cover (seed 000 §6), kept as this field's
-        snapshot until :meth:`update` replaces it. Goal cells that are blocked
-        stay goals and count again once they are freed.
+        the cells whose centres they cover (docs/rules.md §7), kept as this
+        field's snapshot until :meth:`update` replaces it. Goal cells that are
+        blocked stay goals and count again once they are freed.
         """
-        g = self._goal_array(goals)
-        circles = _check_circles(obstacles) if obstacles is not None else np.zeros((0, 3), dtype=np.float64)
-        nodes = (g[:, 1] + 1) * self._wp + g[:, 0] + 1
-        mark = self._stamp(circles)
-        self._goal[self._goal_nodes] = 0
-        self._goal[nodes] = 1
+        g = goal_cells(self.grid, goals)
+        circles = check_circles(obstacles) if obstacles is not None else np.zeros((0, 3), dtype=np.float64)
+        s = self._s
+        nodes = self._pg.nodes(g)
+        mark = s.stamp(circles)
+        s.goal[self._goal_nodes] = 0
+        s.goal[nodes] = 1
         self._goal_nodes = nodes
         self._goals = g
         self._goals.setflags(write=False)
         self._circles = circles
-        _k.reset(self._free, self._cells, self._ws.marks, np.int32(mark), self._pk)
-        live = nodes[self._free[nodes] != 0]
+        s.reset(mark)
         try:
-            expanded = self._run(live, np.zeros(len(live), dtype=np.int64), np.full(len(live), GOAL, dtype=np.int8))
-        except _PoolExhausted:
-            expanded = self._recover()
+            expanded = s.from_goals(nodes)
+        except PoolExhausted:
+            expanded = s.recover(circles, nodes)
         self._reached = expanded
         self._last_expanded = expanded
-        self._touch()
+        self._revision += 1
+        self._built = True
         return self
 
-    # ---------------------------------------------------------------- update
     def update(self, region: Any = None, *, obstacles: ArrayLike | None = _KEEP) -> FlowUpdate:
         """Repair the field after cells changed; equal to a full :meth:`build`.
 
@@ -469,7 +316,7 @@ class FlowField:
             if region.shape != self.grid.shape:
                 raise QueryError(f"region mask must have shape {self.grid.shape} (depth, width), got {region.shape}")
             zz, xx = np.nonzero(region)
-            nodes = ((zz + 1) * self._wp + xx + 1).astype(np.int64)
+            nodes = ((zz + 1) * self._pg.wp + xx + 1).astype(np.int64)
         elif region is not None:
             box = self._box(region)
         if obstacles is _KEEP:
@@ -477,56 +324,24 @@ class FlowField:
         elif obstacles is None:
             circles = np.zeros((0, 3), dtype=np.float64)
         else:
-            circles = _check_circles(obstacles)
-        mark = np.int32(self._stamp(circles))
+            circles = check_circles(obstacles)
+        s = self._s
+        mark = s.stamp(circles)
         self._circles = circles
-        ws = self._ws
-        out = ws.stack
-        if nodes is not None:
-            nbl, nfr = _k.diff_nodes(self._free, self._cells, ws.marks, mark, nodes, out)
-        elif box[0] > box[2] or box[1] > box[3]:
-            nbl, nfr = 0, 0
-        else:
-            x0, z0, x1, z1 = (np.int64(v + 1) for v in box)
-            nbl, nfr = _k.diff_box(self._free, self._cells, ws.marks, mark, np.int64(self._wp), x0, z0, x1, z1, out)
-        nbl, nfr = int(nbl), int(nfr)
+        nbl, nfr = s.diff(mark, nodes, box)
+        out = s.buffers.stack
         blocked = out[:nbl].astype(np.int64)
         freed = out[len(out) - nfr:].astype(np.int64) if nfr else np.zeros(0, dtype=np.int64)
         invalidated = 0
-        expanded = 0
         try:
-            invalidated, expanded = self._repair(blocked, freed)
-        except _PoolExhausted:
-            expanded = self._recover()
+            invalidated, expanded = s.repair(blocked, freed)
+        except PoolExhausted:
+            expanded = s.recover(self._circles, self._goal_nodes)
         if nbl or nfr:
             self._reached = -1  # counted when asked
         self._last_expanded = expanded
-        self._touch()
+        self._revision += 1
         return FlowUpdate(blocked=nbl, freed=nfr, invalidated=invalidated, expanded=expanded)
-
-    def _repair(self, blocked: NDArray[np.int64], freed: NDArray[np.int64]) -> tuple[int, int]:
-        """The two repair searches of :meth:`update`; returns ``(invalidated, expanded)``."""
-        nbl, nfr = len(blocked), len(freed)
-        out = self._ws.stack
-        invalidated = 0
-        expanded = 0
-        if nbl:
-            invalidated = int(_k.invalidate(self._grid_t(), self._pk, blocked, out))
-            nodes_i = out[:invalidated].astype(np.int64)
-            snode = np.empty(invalidated, dtype=np.int64)
-            scost = np.empty(invalidated, dtype=np.int64)
-            scode = np.empty(invalidated, dtype=np.int8)
-            ns = int(_k.boundary_seeds(self._grid_t(), self._model_t(), self._pk, nodes_i, snode, scost, scode))
-            expanded += self._run(snode[:ns], scost[:ns], scode[:ns])
-        if nfr:
-            cap = 9 * nfr
-            snode = np.empty(cap, dtype=np.int64)
-            scost = np.empty(cap, dtype=np.int64)
-            scode = np.empty(cap, dtype=np.int8)
-            ns = int(_k.freed_seeds(self._grid_t(), self._model_t(), self._pk, self._goal, freed,
-                                    snode, scost, scode))
-            expanded += self._run(snode[:ns], scost[:ns], scode[:ns])
-        return invalidated, expanded
 
     def _box(self, region: Any) -> tuple[int, int, int, int]:
         try:
@@ -564,7 +379,7 @@ class FlowField:
     def reached(self) -> int:
         """Number of cells with a route to a goal."""
         if self._reached < 0:
-            self._reached = int(_k.count_reached(self._pk))
+            self._reached = int(_k.count_reached(self._s.pk))
         return self._reached
 
     @property
@@ -582,7 +397,7 @@ class FlowField:
             dirs = self._dirs = np.empty(self.grid.shape, dtype=np.int8)
         if self._dirs_rev != self._revision:
             dirs.flags.writeable = True
-            _k.unpack(self._pk, np.int64(self._wp), np.int64(self._hp), np.zeros(0, dtype=np.int64),
+            _k.unpack(self._s.pk, np.int64(self._pg.wp), np.int64(self._pg.hp), np.zeros(0, dtype=np.int64),
                       dirs.reshape(-1))
             dirs.flags.writeable = False
             self._dirs_rev = self._revision
@@ -596,7 +411,7 @@ class FlowField:
             self._cost_f = np.empty(self.grid.shape, dtype=np.float64)
         self._cost_i.flags.writeable = True
         self._cost_f.flags.writeable = True
-        _k.unpack(self._pk, np.int64(self._wp), np.int64(self._hp), self._cost_i.reshape(-1),
+        _k.unpack(self._s.pk, np.int64(self._pg.wp), np.int64(self._pg.hp), self._cost_i.reshape(-1),
                   np.zeros(0, dtype=np.int8))
         np.divide(self._cost_i, self.costs.card, out=self._cost_f)
         self._cost_f[self._cost_i < 0] = np.inf
@@ -637,12 +452,19 @@ class FlowField:
             )
         return (cx, cz)
 
+    def _codes(self, nodes: NDArray[np.int64]) -> NDArray[np.int8]:
+        """Direction codes of padded nodes, straight from the field."""
+        words = self._s.pk[nodes]
+        codes = ((words >> 1) & 15).astype(np.int8)
+        codes[(words < 0) | (codes == _k.PK_NONE)] = NONE
+        return codes
+
     def next_cell(self, x: int, z: int) -> tuple[int, int] | None:
         """The neighbour to step to from cell ``(x, z)``: the cell itself on a
         goal, ``None`` where blocked or unreachable."""
         self._require_built()
         cx, cz = self._cell(x, z)
-        d = _code_of(int(self._pk[self._node(cx, cz)]))
+        d = _code_of(int(self._s.pk[self._pg.node(cx, cz)]))
         if d == NONE:
             return None
         if d == GOAL:
@@ -658,16 +480,12 @@ class FlowField:
         except (TypeError, ValueError):
             raise QueryError(f"expected an integer cell (x, z), got {cell!r}") from None
         cx, cz = self._cell(x, z)
-        start = np.int64(self._node(cx, cz))
-        out = self._ws.stack
-        n = int(_k.chain(self._pk, np.int64(self._wp), start, out))
+        start = np.int64(self._pg.node(cx, cz))
+        out = self._s.buffers.stack
+        n = int(_k.chain(self._s.pk, np.int64(self._pg.wp), start, out))
         if n < 0:  # pragma: no cover - the builder never makes cycles
             raise RuntimeError("flow field direction chain does not reach a goal")
-        nodes = out[:n]
-        res = np.empty((n, 2), dtype=np.int32)
-        res[:, 0] = nodes % self._wp - 1
-        res[:, 1] = nodes // self._wp - 1
-        return res
+        return self._pg.nodes_to_cells(out[:n])
 
     def lookup_cells(self, cells: ArrayLike) -> NDArray[np.int8]:
         """Direction codes ``(n,)`` of integer cells ``(n, 2)``; ``NONE`` for
@@ -684,7 +502,7 @@ class FlowField:
         cz = arr[:, 1].astype(np.int64)
         inside = (cx >= 0) & (cx < self.grid.width) & (cz >= 0) & (cz < self.grid.depth)
         out = np.full(len(arr), NONE, dtype=np.int8)
-        out[inside] = self._codes((cz[inside] + 1) * self._wp + cx[inside] + 1)
+        out[inside] = self._codes((cz[inside] + 1) * self._pg.wp + cx[inside] + 1)
         return out
 
     def lookup(self, positions: ArrayLike) -> NDArray[np.float64]:
@@ -710,176 +528,10 @@ class FlowField:
         fz = np.floor((zs - g.min_z) / g.cell_size)
         inside = (fx >= 0) & (fx < g.width) & (fz >= 0) & (fz < g.depth)
         codes = np.full(len(arr), NONE, dtype=np.int8)
-        codes[inside] = self._codes((fz[inside].astype(np.int64) + 1) * self._wp + fx[inside].astype(np.int64) + 1)
+        codes[inside] = self._codes((fz[inside].astype(np.int64) + 1) * self._pg.wp + fx[inside].astype(np.int64) + 1)
         return DIRECTION_UNIT[codes]
 
     def __repr__(self) -> str:
         state = f"{len(self._goals)} goal(s), {self.reached} cells reached" if self._built else "not built"
         return (f"FlowField({self.grid!r}, costs={self.costs.name}, connectivity={self.connectivity}, "
                 f"queue={self.queue}, {state})")
-
-
-# ----------------------------------------------------------------------- cache
-class FlowFieldCache:
-    """Built flow fields kept by goals, cost model, obstacles and map version.
-
-    Seed 004's shared-destination cache: every unit heading for the same
-    goals on the same map shares one field, and a terrain change invalidates.
-    A key holds::
-
-        (map identity, map version, goal cells, costs, connectivity, obstacle key)
-
-    The map version is ``version`` when given (bump it on a terrain change, as
-    seed 004's ``terrainChanged`` event), else for a
-    :class:`~navkit.query.pathfinder.Pathfinder` its set of live occupant handles
-    (adding or removing an occupant makes a new key), else nothing: a
-    :class:`~navkit.grid.NavGrid` is immutable. Goals are a set (order and
-    repeats do not matter); obstacle snapshots are keyed by
-    :func:`navkit.query.cache.obstacle_key` (exact bytes, rows in any order). The
-    least recently used field is dropped beyond ``maxsize``; fields of one map
-    share their search buffers.
-
-    Returned fields are shared: do not :meth:`~FlowField.build` or
-    :meth:`~FlowField.update` them (a field changed that way is rebuilt on
-    its next lookup).
-
-    >>> import numpy as np, navkit
-    >>> cache = navkit.FlowFieldCache(maxsize=4)
-    >>> grid = navkit.NavGrid(np.ones((8, 8), bool))
-    >>> a = cache.get(grid, [(7, 7)]); b = cache.get(grid, [(7, 7)])
-    >>> a is b, cache.stats["hits"], cache.stats["misses"]
-    (True, 1, 1)
-    """
-
-    def __init__(self, maxsize: int = 16):
-        if isinstance(maxsize, bool) or not isinstance(maxsize, (int, np.integer)) or maxsize < 1:
-            raise ConfigError(f"expected an int >= 1, got {maxsize!r}", field="maxsize")
-        self._maxsize = int(maxsize)
-        # key -> (source, field, field revision when stored)
-        self._entries: OrderedDict[tuple[Any, ...], tuple[Any, FlowField, int]] = OrderedDict()
-        self._workspaces: dict[int, tuple[Any, _Workspace]] = {}
-        self._hits = 0
-        self._misses = 0
-        self._evictions = 0
-        self._invalidations = 0
-
-    @property
-    def maxsize(self) -> int:
-        """Most fields kept."""
-        return self._maxsize
-
-    @staticmethod
-    def _version(source: Any, version: Any) -> Any:
-        if version is not None:
-            return ("version", version)
-        if isinstance(source, Pathfinder):
-            return ("occupants", tuple(sorted(source.occupants)))
-        return None
-
-    def get(
-        self,
-        source: NavGrid | Pathfinder,
-        goals: ArrayLike,
-        *,
-        costs: str | CostModel | tuple[int, int] | None = None,
-        connectivity: int | None = None,
-        obstacles: ArrayLike | None = None,
-        version: Any = None,
-    ) -> FlowField:
-        """The field toward ``goals`` on ``source``, built on a miss.
-
-        ``costs``, ``connectivity`` and ``obstacles`` are those of
-        :class:`FlowField` and :meth:`FlowField.build`; ``version`` is any
-        hashable map version (``None``: derived from the map).
-        """
-        if not isinstance(source, (NavGrid, Pathfinder)):
-            raise QueryError(f"expected a NavGrid or a Pathfinder, got {type(source).__name__}")
-        if version is not None:
-            try:
-                hash(version)
-            except TypeError:
-                raise QueryError(f"version must be hashable, got {type(version).__name__}") from None
-        if isinstance(source, Pathfinder):
-            grid = source.grid
-            model = source.costs if costs is None else cost_model(costs)
-            conn = source.connectivity if connectivity is None else connectivity
-        else:
-            grid = source
-            model = cost_model("seed" if costs is None else costs)
-            conn = 8 if connectivity is None else connectivity
-        circles = _check_circles(obstacles) if obstacles is not None else np.zeros((0, 3), dtype=np.float64)
-        goal_arr = _goal_cells(grid, goals)
-        key = (id(source), self._version(source, version), tuple(map(tuple, goal_arr.tolist())),
-               (model.card, model.diag), conn, obstacle_key(circles))
-        entry = self._entries.get(key)
-        if entry is not None and entry[1].revision == entry[2]:
-            self._entries.move_to_end(key)
-            self._hits += 1
-            return entry[1]
-        self._misses += 1
-        if entry is not None:  # changed by its user since: build it again
-            field = entry[1]
-        else:
-            field = FlowField(source, model, connectivity=conn, _workspace=self._workspace(source, grid))
-        field.build(goal_arr, obstacles=circles if len(circles) else None)
-        self._entries[key] = (source, field, field.revision)
-        self._entries.move_to_end(key)
-        while len(self._entries) > self._maxsize:
-            self._entries.popitem(last=False)
-            self._evictions += 1
-        self._forget_workspaces()
-        return field
-
-    def _workspace(self, source: Any, grid: NavGrid) -> _Workspace:
-        item = self._workspaces.get(id(source))
-        if item is None:
-            ws = _Workspace((grid.width + 2) * (grid.depth + 2))
-            self._workspaces[id(source)] = (source, ws)
-            return ws
-        return item[1]
-
-    def _forget_workspaces(self) -> None:
-        """Drop the shared buffers of maps no cached field uses any more."""
-        live = {k[0] for k in self._entries}
-        for sid in [s for s in self._workspaces if s not in live]:
-            del self._workspaces[sid]
-
-    def invalidate(self, source: NavGrid | Pathfinder | None = None) -> int:
-        """Drop every field of ``source`` (of every map when ``None``), as on a
-        terrain change; counts one invalidation and returns the fields dropped."""
-        if source is None:
-            keys = list(self._entries)
-        else:
-            keys = [k for k in self._entries if k[0] == id(source)]
-        for k in keys:
-            del self._entries[k]
-        self._forget_workspaces()
-        self._invalidations += 1
-        return len(keys)
-
-    def clear(self) -> None:
-        """Drop every field and zero all counters."""
-        self._entries.clear()
-        self._workspaces.clear()
-        self._hits = self._misses = self._evictions = self._invalidations = 0
-
-    @property
-    def stats(self) -> dict[str, int]:
-        """``hits``, ``misses``, ``evictions``, ``invalidations``, ``size`` and
-        ``maxsize`` (the keys of :attr:`navkit.query.cache.PathCache.stats`)."""
-        return {
-            "hits": self._hits,
-            "misses": self._misses,
-            "evictions": self._evictions,
-            "invalidations": self._invalidations,
-            "size": len(self._entries),
-            "maxsize": self._maxsize,
-        }
-
-    def __len__(self) -> int:
-        return len(self._entries)
-
-    def __repr__(self) -> str:
-        s = self.stats
-        return (f"FlowFieldCache(size={s['size']}/{s['maxsize']}, hits={s['hits']}, misses={s['misses']}, "
-                f"evictions={s['evictions']})")

@@ -59,6 +59,8 @@ from ..level import LevelConfig, NavLevel, block_obstacles, make_obstacle
 from ..level.config import GridGeometry, ObstacleConfig
 from ..results import PathResult, Status, with_waypoints
 from .cache import PathCache, obstacle_key
+from .overlay import as_circles
+from .padded import check_budget, world_point
 from .pathfinder import FIRST_WAYPOINT_TRIM, SNAP_RADIUS, Pathfinder
 
 __all__ = ["NavMap", "Obstacle", "obstacle_radius"]
@@ -430,14 +432,17 @@ class NavMap:
         if pf is None or self._pf_version != self._level.version:
             pf = self._pathfinder()
         if not self.cache.enabled:
-            return pf._world_query(start, end, smooth, nearest, budget, window, obstacles, "auto")
+            return pf.find_path(start, end, smooth=smooth, nearest=nearest, budget=budget, window=window,
+                                obstacles=obstacles)
         grid = pf.grid
-        sw = pf._world_arg(start, "start")
-        ew = pf._world_arg(end, "end")
+        sw = world_point(start, "start")
+        ew = world_point(end, "end")
         cs = grid.world_to_cell(*sw)
         ce = grid.world_to_cell(*ew)
-        circles = None if obstacles is None else _as_circles(pf, obstacles)
-        limits = None if budget is None and window is None else pf._limits(budget, window)
+        circles = None if obstacles is None else _as_circles(obstacles)
+        limits = None
+        if budget is not None or window is not None:
+            limits = (check_budget(budget), None if window is None else pf.padded.window(window))
         key = (self._token, cs, ce, nearest, bool(smooth), limits, self._level.version, self._occ_version,
                self._obstacle_key(circles))
         entry = self.cache.get(key)
@@ -470,12 +475,12 @@ class NavMap:
         )
 
 
-def _as_circles(pf: Pathfinder, obstacles: Any) -> NDArray[np.float64]:
+def _as_circles(obstacles: Any) -> NDArray[np.float64]:
     """An obstacle snapshot as float64 (validated later, by the query itself)."""
     try:
         return np.asarray(obstacles, dtype=np.float64)
     except (TypeError, ValueError):
-        return pf._circles(obstacles)  # raises the QueryError that explains
+        return as_circles(obstacles)  # raises the QueryError that explains
 
 
 class _Entry:

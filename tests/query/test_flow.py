@@ -18,7 +18,7 @@ from scipy.sparse.csgraph import dijkstra
 import navkit
 from navkit import ConfigError, FlowField, FlowFieldCache, NavGrid, Pathfinder, QueryError
 from navkit._kernels import flow as _k
-from navkit.query.flow import DIRECTION_OFFSETS, DIRECTION_UNIT, GOAL, NONE, _Workspace
+from navkit.query.flow import DIRECTION_OFFSETS, DIRECTION_UNIT, GOAL, NONE, FlowBuffers
 from tests.conftest import NAMED_COSTS, fixed
 from tests.jitcheck import assert_same_without_jit
 from tests.reference import grid_graph, is_valid_path, path_cost
@@ -271,7 +271,7 @@ def test_bucket_pool_compaction() -> None:
     """Superseded entries are dropped and their chunks handed back; the slot
     being consumed is left alone."""
     ch, nb = 2, 3
-    ws = _Workspace(64, chunk=ch)
+    ws = FlowBuffers(64, chunk=ch)
     ent, cnext, meta = ws.pool(nb)
     bhead = np.full(nb, -1, np.int32)
     btail = np.full(nb, -1, np.int32)
@@ -326,8 +326,8 @@ def test_tight_bucket_pool(chunks: int) -> None:
     w = rng.integers(1, 9, size=walk.shape)
     for weights in (None, w):
         grid = NavGrid(walk, weights=weights)
-        ws = _Workspace(26 * 26, chunk=1, chunks=chunks)
-        ff = FlowField(grid, queue="buckets", _workspace=ws).build([(3, 3), (20, 17)])
+        ws = FlowBuffers(26 * 26, chunk=1, chunks=chunks)
+        ff = FlowField(grid, queue="buckets", buffers=ws).build([(3, 3), (20, 17)])
         ref = FlowField(grid, queue="heap").build([(3, 3), (20, 17)])
         np.testing.assert_array_equal(ff.cost_int, ref.cost_int)
         np.testing.assert_array_equal(ff.direction, ref.direction)
@@ -441,7 +441,7 @@ def test_kernels_without_jit() -> None:
     """The kernels run as plain Python (NUMBA_DISABLE_JIT=1) and agree with the compiled ones."""
     code = (
         "import numpy as np, navkit\n"
-        "from navkit.query.flow import _Workspace\n"
+        "from navkit.query.flow import FlowBuffers\n"
         "rng = np.random.default_rng(2)\n"
         "walk = rng.random((9, 11)) < 0.75\n"
         "w = rng.integers(1, 4, size=walk.shape)\n"
@@ -455,8 +455,8 @@ def test_kernels_without_jit() -> None:
         "        out.append([ff.cost_int.tolist(), ff.direction.tolist()])\n"
         "        ff.update(obstacles=[[6.5, 3.5, 1.0]])\n"
         "        out.append([ff.cost_int.tolist(), ff.direction.tolist()])\n"
-        "    ws = _Workspace(13 * 11, chunk=1, chunks=40)  # compaction runs\n"
-        "    ff = navkit.FlowField(navkit.NavGrid(walk, weights=weights), queue='buckets', _workspace=ws)\n"
+        "    ws = FlowBuffers(13 * 11, chunk=1, chunks=40)  # compaction runs\n"
+        "    ff = navkit.FlowField(navkit.NavGrid(walk, weights=weights), queue='buckets', buffers=ws)\n"
         "    out.append(ff.build([(1, 1), (9, 7)]).cost_int.tolist())\n"
         "print(out)\n"
     )

@@ -351,7 +351,7 @@ def test_large_path_grows_output_buffer():
     for z in range(1, 60, 2):
         walk[z, 79 if (z // 2) % 2 == 0 else 0] = True
     hpa = HPAStar(NavGrid(walk), cluster_size=8)
-    hpa._out = np.empty(16, dtype=np.int64)  # force the retry path
+    hpa.path_buffer = np.empty(16, dtype=np.int64)  # force the retry path
     r = hpa.find_path_cells((0, 0), (0, 58))
     assert r.status == Status.FOUND and len(r.cells) > 16
     assert is_valid_path(walk, r.cells)

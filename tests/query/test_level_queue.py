@@ -9,6 +9,8 @@ budget, occupants or ring size.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 import numpy as np
 import pytest
 from hypothesis import given
@@ -16,7 +18,7 @@ from hypothesis import strategies as st
 
 from navkit import NavGrid, Pathfinder
 from navkit._kernels import search as S
-from navkit.query.pathfinder import Workspace
+from navkit.query.workspace import Workspace
 from tests.conftest import fixed
 from tests.jitcheck import assert_same_without_jit
 
@@ -37,6 +39,22 @@ def worlds(draw: st.DrawFn, max_side: int = 40) -> tuple[np.ndarray, object, int
     return walk, costs, draw(st.sampled_from([8, 4]))
 
 
+@contextmanager
+def on_heap(pf: Pathfinder):  # type: ignore[no-untyped-def]
+    """A* of ``pf`` on the indexed heap for the ``with`` block: every run takes
+    the path a search whose rings are as long as they get falls back to."""
+    run = pf.astar.run
+
+    def heap_run(s, g, budget, window, hmul, level_queue=True):  # type: ignore[no-untyped-def]
+        return run(s, g, budget, window, hmul, level_queue=False)
+
+    pf.astar.run = heap_run  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        del pf.astar.run
+
+
 def answer(r) -> tuple:  # type: ignore[no-untyped-def]
     return (r.status.name, r.cost_int, r.expanded, r.generated, r.cells.tolist(), r.end_cell)
 
@@ -45,12 +63,10 @@ def both(pf: Pathfinder, *args, **kw) -> tuple:  # type: ignore[no-untyped-def]
     """The answer on the level queue and on the heap (which must agree). The
     level queue writes no parents (the tags keep the move back): they are
     poisoned first, so a path read through a stale parent cannot pass."""
-    pf._level_queue = True
-    pf._ws.parent.fill(-7)
+    pf.workspace.parent.fill(-7)
     a = answer(pf.find_path_cells(*args, **kw))
-    pf._level_queue = False
-    b = answer(pf.find_path_cells(*args, **kw))
-    pf._level_queue = True
+    with on_heap(pf):
+        b = answer(pf.find_path_cells(*args, **kw))
     return a, b
 
 
@@ -96,12 +112,14 @@ def test_every_closed_node_traces_as_on_the_heap(world, data):
         return
     chains = []
     for level in (True, False):
-        pf._level_queue = level
-        pf._ws.parent.fill(-7)
-        pf.find_path_cells(s, g)
-        closed = pf._ws.closed_nodes()
-        chains.append({int(n): pf._trace(pf._node(s), int(n)).tolist() for n in closed})
-    pf._level_queue = True
+        pf.workspace.parent.fill(-7)
+        if level:
+            pf.find_path_cells(s, g)
+        else:
+            with on_heap(pf):
+                pf.find_path_cells(s, g)
+        closed = pf.workspace.closed_nodes()
+        chains.append({int(n): pf.astar.trace(pf.padded.node(*s), int(n)).tolist() for n in closed})
     assert chains[0] == chains[1]
 
 
@@ -120,9 +138,9 @@ def test_move_masks_follow_occupants(world, data):
         else:
             handles.append(pf.add_occupant(data.draw(st.floats(0, width)), data.draw(st.floats(0, depth)),
                                            data.draw(st.floats(0.1, 2.5))))
-        fresh = np.zeros_like(pf._moves)
-        S.move_masks(pf._cells, pf._wp, 1, 1, pf._wp - 2, pf._hp - 2, conn == 8, fresh)
-        assert np.array_equal(pf._moves, fresh)
+        fresh = np.zeros_like(pf.occupancy.moves)
+        S.move_masks(pf.occupancy.cells, pf.padded.wp, 1, 1, pf.padded.wp - 2, pf.padded.hp - 2, conn == 8, fresh)
+        assert np.array_equal(pf.occupancy.moves, fresh)
         s = (data.draw(st.integers(0, width - 1)), data.draw(st.integers(0, depth - 1)))
         g = (data.draw(st.integers(0, width - 1)), data.draw(st.integers(0, depth - 1)))
         a, b = both(pf, s, g)
@@ -134,12 +152,12 @@ def test_move_mask_bits():
     walk = np.ones((3, 3), dtype=bool)
     walk[0, 1] = False  # north of the centre
     pf = Pathfinder(NavGrid(walk), connectivity=8)
-    centre = 2 * pf._wp + 2
+    centre = 2 * pf.padded.wp + 2
     # E, W, S free; N blocked; SE, SW free; NE, NW cut by the blocked north
-    assert pf._moves[centre] == 0b0011_0111
-    corner = 1 * pf._wp + 1  # (0, 0): E is blocked, S free, nothing diagonal
-    assert pf._moves[corner] == 0b0000_0100
-    assert pf._moves[1 * pf._wp + 2] == 0  # the blocked cell itself
+    assert pf.occupancy.moves[centre] == 0b0011_0111
+    corner = 1 * pf.padded.wp + 1  # (0, 0): E is blocked, S free, nothing diagonal
+    assert pf.occupancy.moves[corner] == 0b0000_0100
+    assert pf.occupancy.moves[1 * pf.padded.wp + 2] == 0  # the blocked cell itself
 
 
 def heap_answers(seed: int, side: int) -> tuple:  # type: ignore[type-arg]
@@ -150,10 +168,12 @@ def heap_answers(seed: int, side: int) -> tuple:  # type: ignore[type-arg]
     pf = Pathfinder(NavGrid(walk), costs="exact")
     free = np.argwhere(walk)[:, ::-1]
     starts, goals = free[rng.integers(len(free), size=20)], free[rng.integers(len(free), size=20)]
-    pf._level_queue = False
-    want = [answer(pf.find_path_cells(tuple(s), tuple(g))) for s, g in zip(starts, goals, strict=True)]
+    with on_heap(pf):
+        want = [answer(pf.find_path_cells(tuple(s), tuple(g))) for s, g in zip(starts, goals, strict=True)]
+    # batches run on the heap once the rings are as long as they get
+    pf.batches.ws = Workspace(pf.padded.n, rows=2, heap_extra=pf.jps.heap_extra, ring_bits=0, max_ring_bits=0)
     want_batch = pf.find_paths_batch(starts, goals, return_paths=True, threads=2)
-    pf._level_queue = True
+    pf.batches.ws = None
     return pf, starts, goals, want, want_batch
 
 
@@ -161,13 +181,13 @@ def test_tiny_rings_rerun_on_the_heap():
     """A full ring stops the level queue (RETRY); single and batch queries rerun on the heap."""
     pf, starts, goals, want, want_batch = heap_answers(3, 60)
     # 2 entries per stream, never grown
-    pf._ws = Workspace(pf._wp * pf._hp, heap_extra=pf._heap_extra, ring_bits=1, max_ring_bits=1)
-    stats = pf._run(pf._node(tuple(starts[0])), pf._node(tuple(goals[0])), None, None, 1)
-    assert stats[S.ST_STATUS] != S.RETRY  # _run reran it
+    pf.workspace.set_rings(1, max_ring_bits=1)
+    stats = pf.astar.run(pf.padded.node(*starts[0]), pf.padded.node(*goals[0]), pf.budget, None, 1)
+    assert stats[S.ST_STATUS] != S.RETRY  # run() reran it
     got = [answer(pf.find_path_cells(tuple(s), tuple(g))) for s, g in zip(starts, goals, strict=True)]
     assert got == want
-    assert pf._ws.ring_bits == 1
-    pf._batch_ws = Workspace(pf._wp * pf._hp, rows=2, heap_extra=pf._heap_extra, ring_bits=1, max_ring_bits=1)
+    assert pf.workspace.ring_bits == 1
+    pf.batches.ws = Workspace(pf.padded.wp * pf.padded.hp, rows=2, heap_extra=pf.jps.heap_extra, ring_bits=1, max_ring_bits=1)
     for paths in (False, True):
         b = pf.find_paths_batch(starts, goals, return_paths=paths, threads=2)
         assert np.array_equal(b.cost_int, want_batch.cost_int)
@@ -182,18 +202,18 @@ def test_full_rings_grow():
     """Rings start short; a search that fills one reruns on rings four times
     longer (up to the grid's length), single and batch, with the same answers."""
     pf, starts, goals, want, want_batch = heap_answers(5, 70)
-    assert pf._ws.ring_bits == min(Workspace.START_RING_BITS, pf._ws.max_ring_bits)
-    pf._ws = Workspace(pf._wp * pf._hp, heap_extra=pf._heap_extra, ring_bits=1)
-    assert pf._ws.max_ring_bits == (pf._wp * pf._hp - 1).bit_length()  # 13 for 72 x 72
+    assert pf.workspace.ring_bits == min(Workspace.START_RING_BITS, pf.workspace.max_ring_bits)
+    pf.workspace.set_rings(1)
+    assert pf.workspace.max_ring_bits == (pf.padded.wp * pf.padded.hp - 1).bit_length()  # 13 for 72 x 72
     got = [answer(pf.find_path_cells(tuple(s), tuple(g))) for s, g in zip(starts, goals, strict=True)]
     assert got == want
-    assert 1 < pf._ws.ring_bits <= pf._ws.max_ring_bits
-    assert (pf._ws.ring_bits - 1) % 2 == 0  # grown in steps of two bits
-    pf._batch_ws = Workspace(pf._wp * pf._hp, rows=2, heap_extra=pf._heap_extra, ring_bits=1)
+    assert 1 < pf.workspace.ring_bits <= pf.workspace.max_ring_bits
+    assert (pf.workspace.ring_bits - 1) % 2 == 0  # grown in steps of two bits
+    pf.batches.ws = Workspace(pf.padded.wp * pf.padded.hp, rows=2, heap_extra=pf.jps.heap_extra, ring_bits=1)
     b = pf.find_paths_batch(starts, goals, return_paths=True, threads=2)
     assert np.array_equal(b.path_cells, want_batch.path_cells)
     assert np.array_equal(b.expanded, want_batch.expanded)
-    assert 1 < pf._batch_ws.ring_bits <= pf._batch_ws.max_ring_bits  # grown until none filled
+    assert 1 < pf.batches.ws.ring_bits <= pf.batches.ws.max_ring_bits  # grown until none filled
     small = Workspace(100)
     assert (small.ring_bits, small.max_ring_bits) == (7, 7)  # never longer than the grid
     assert not small.grow_rings()
@@ -204,12 +224,13 @@ def test_kernel_answers_retry_when_a_ring_fills():
     walk = np.ones((40, 40), dtype=bool)
     walk[5:35, 20] = False
     pf = Pathfinder(NavGrid(walk), costs="exact")
-    ws = Workspace(pf._wp * pf._hp, ring_bits=1)
+    ws = Workspace(pf.padded.wp * pf.padded.hp, ring_bits=1)
     kernel = S.astar_kernel(False, False, False, True, True)
     stats = np.zeros(S.STATS_SIZE, dtype=np.int64)
-    status = kernel(pf._grid_tuple(), pf._overlay(), pf._model(1), pf._limits(None, None), ws.single(1),
-                    ws.rings(pf._stream_offsets(1), pf._moves), np.int64(pf._node((0, 20))),
-                    np.int64(pf._node((39, 20))), stats)
+    status = kernel(pf.astar.grid_args(), pf.overlay.args(), pf.astar.model_args(1),
+                    pf.astar.limit_args(pf.budget, None), ws.args(1),
+                    ws.ring_args(pf.astar.stream_offsets(1), pf.occupancy.moves), np.int64(pf.padded.node(0, 20)),
+                    np.int64(pf.padded.node(39, 20)), stats)
     assert status == S.RETRY
 
 
@@ -225,13 +246,14 @@ def test_no_retry_with_full_rings(world, data):
     stats = np.zeros(S.STATS_SIZE, dtype=np.int64)
     for hmul in (1, 0):
         for _ in range(3):
-            s = pf._node((data.draw(st.integers(0, width - 1)), data.draw(st.integers(0, depth - 1))))
-            g = pf._node((data.draw(st.integers(0, width - 1)), data.draw(st.integers(0, depth - 1))))
-            if pf._cells[s] == 0 or pf._cells[g] == 0:
+            s = pf.padded.node(data.draw(st.integers(0, width - 1)), data.draw(st.integers(0, depth - 1)))
+            g = pf.padded.node(data.draw(st.integers(0, width - 1)), data.draw(st.integers(0, depth - 1)))
+            if pf.occupancy.cells[s] == 0 or pf.occupancy.cells[g] == 0:
                 continue
-            ws = pf._ws
-            status = kernel(pf._grid_tuple(), pf._overlay(), pf._model(hmul), pf._limits(None, None),
-                            ws.single(ws.next_gen()), pf._rings(hmul), np.int64(s), np.int64(g), stats)
+            ws = pf.workspace
+            status = kernel(pf.astar.grid_args(), pf.overlay.args(), pf.astar.model_args(hmul),
+                            pf.astar.limit_args(pf.budget, None), ws.args(ws.next_gen()), pf.astar.ring_args(hmul),
+                            np.int64(s), np.int64(g), stats)
             assert status in (S.FOUND, S.UNREACHABLE)
 
 

@@ -1,9 +1,10 @@
 """The one-call world query (``navkit._kernels.query``) against the step-by-step path.
 
 ``Pathfinder.find_path`` answers JPS world queries (the default on uniform
-8-connected grids) in one kernel call; ``pf._fused = False`` sends the same
-query through the Python path of snapping, stamping, searching and smoothing
-one call at a time. Both must give the very same result on every query, with
+8-connected grids) in one kernel call; :func:`stepwise` answers the same
+query one public call at a time (snapping, a JPS cell query with the same
+obstacles, the waypoint rules of docs/rules.md §4). Both must give the very
+same result on every query, with
 obstacle snapshots that change, stay, or vanish between queries (the kernel
 keeps the last snapshot stamped), and with occupants and cell queries in
 between. Its parts are checked against independent references: the bit-row
@@ -12,6 +13,8 @@ Hypothesis runs derandomized with no example database.
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 import pytest
@@ -22,6 +25,8 @@ from navkit import NavGrid, Pathfinder, QueryError, Status
 from navkit._kernels import geometry as _geo
 from navkit._kernels import query as _query
 from navkit.query.navmap import NavMap, Obstacle
+from navkit.query.padded import world_point
+from navkit.results import no_path, path_result
 from tests.conftest import fixed
 from tests.reference import brute_line_of_sight, dijkstra_costs, is_valid_path
 from tests.reference import reachable_nearest as ref_reachable_nearest
@@ -35,6 +40,39 @@ def same(a, b) -> None:
     np.testing.assert_array_equal(a.cells, b.cells)
     np.testing.assert_array_equal(a.waypoints, b.waypoints)
     assert a.cost == b.cost or (np.isinf(a.cost) and np.isinf(b.cost))
+
+
+def stepwise(pf, start, end, *, obstacles=None, nearest=False, smooth=True, budget=None):
+    """The world query one public call at a time (docs/rules.md §4-§6): snap both
+    ends (avoiding the obstacles), a JPS cell query with the same obstacles,
+    then the last- and first-waypoint rules. An end outside the grid that
+    snaps nowhere is left to A*, as the one-call kernel leaves it to Python."""
+    grid = pf.grid
+    fy = grid.floor_y
+    sw, ew = world_point(start, "start"), world_point(end, "end")
+    s = pf.snap(sw, obstacles=obstacles)
+    if s is None:
+        return no_path(Status.NO_START, floor_y=fy)
+    kw = {"smooth": smooth, "budget": budget, "obstacles": obstacles}
+    g = pf.snap(ew, obstacles=obstacles)
+    if g is None:
+        if not nearest:
+            return no_path(Status.NO_GOAL, start_cell=s, floor_y=fy)
+        g = grid.world_to_cell(*ew)
+        if not grid.in_bounds(*g):
+            return pf.find_path_to_nearest(sw, ew, algorithm="astar", **kw)
+        res = pf.find_path_cells(s, g, nearest=True, algorithm="jps", **kw)
+    else:
+        res = pf.find_path_cells(s, g, nearest=nearest, algorithm="jps", **kw)
+    if not res.has_path:
+        return res
+    pts = np.array(res.waypoints, dtype=np.float64)
+    if res.status == Status.FOUND and grid.world_to_cell(*ew) == res.end_cell:
+        pts[-1] = ew
+    if len(pts) > 1 and math.hypot(pts[0, 0] - sw[0], pts[0, 1] - sw[1]) <= 0.75 * grid.cell_size:
+        pts = pts[1:]
+    return path_result(res.status, res.cells, pts, res.cost_int, pf.costs.card, res.expanded, res.generated,
+                       res.start_cell, res.end_cell, fy)
 
 
 @st.composite
@@ -75,7 +113,6 @@ def test_one_call_equals_step_by_step(w):
     grid = NavGrid(w["walk"], cell_size=w["cs"], min_x=w["x0"], min_z=w["z0"], floor_y=0.5)
     fused = Pathfinder(grid, costs=w["costs"])
     plain = Pathfinder(grid, costs=w["costs"])
-    plain._fused = False
     for i, (kind, a, b, snap, nearest, smooth, budget) in enumerate(w["steps"]):
         obs = None
         if snap == "copy":
@@ -96,10 +133,10 @@ def test_one_call_equals_step_by_step(w):
                      plain.find_path_cells(cell, goal, obstacles=obs, algorithm="jps"))
             continue
         r1 = fused.find_path(a, b, obstacles=obs, nearest=nearest, smooth=smooth, budget=budget)
-        r2 = plain.find_path(a, b, obstacles=obs, nearest=nearest, smooth=smooth, budget=budget)
+        r2 = stepwise(plain, a, b, obstacles=obs, nearest=nearest, smooth=smooth, budget=budget)
         same(r1, r2)
         if r1.has_path:
-            walk = fused.grid.walkable & (fused._cells.reshape(fused._hp, fused._wp)[1:-1, 1:-1] > 0)
+            walk = fused.grid.walkable & (fused.padded.unpad(fused.occupancy.cells) > 0)
             if obs is not None:
                 zz, xx = np.mgrid[0 : walk.shape[0], 0 : walk.shape[1]]
                 cx = grid.min_x + (xx + 0.5) * grid.cell_size
@@ -108,10 +145,9 @@ def test_one_call_equals_step_by_step(w):
                     walk &= (cx - x) ** 2 + (cz - z) ** 2 > r * r
             assert is_valid_path(walk, r1.cells)
     # after everything, the packed rows are the cells again
-    if fused._jps is not None:
-        fused._release_overlay()
-        fresh = Pathfinder(NavGrid(fused._cells.reshape(fused._hp, fused._wp)[1:-1, 1:-1] > 0), costs=w["costs"])
-        for mine, theirs in zip(fused._jps[:2], fresh._jps_bits()[:2], strict=True):
+    if fused.jps.built:
+        fresh = Pathfinder(NavGrid(fused.padded.unpad(fused.occupancy.cells) > 0), costs=w["costs"])
+        for mine, theirs in zip(fused.jps.bits()[:2], fresh.jps.bits()[:2], strict=True):
             np.testing.assert_array_equal(mine, theirs)
 
 
@@ -122,8 +158,8 @@ def test_line_of_sight_on_bits(depth, width, density, seed):
     rng = np.random.default_rng(seed)
     walk = rng.random((depth, width)) < density
     pf = Pathfinder(NavGrid(walk))
-    bits = pf._jps_bits()
-    wp = pf._wp
+    bits = pf.jps.bits()
+    wp = pf.padded.wp
     free = np.argwhere(walk)  # (z, x)
     if len(free) < 2:
         return
@@ -133,7 +169,7 @@ def test_line_of_sight_on_bits(depth, width, density, seed):
         b = (bz + 1) * wp + bx + 1
         want = brute_line_of_sight(walk, (ax, az), (bx, bz))
         assert bool(_query.line_of_sight_bits(bits, a, b)) == want, ((ax, az), (bx, bz))
-        assert bool(_geo.line_of_sight(pf._cells, (pf._marks, np.int32(0)), wp, a, b)) == want
+        assert bool(_geo.line_of_sight(pf.occupancy.cells, (pf.overlay.marks, np.int32(0)), wp, a, b)) == want
 
 
 @fixed(80)
@@ -144,7 +180,7 @@ def test_string_pull_on_bits(depth, width, density, seed):
     rng = np.random.default_rng(seed)
     walk = rng.random((depth, width)) < density
     pf = Pathfinder(NavGrid(walk), costs="exact")
-    bits = pf._jps_bits()
+    bits = pf.jps.bits()
     free = np.argwhere(walk)
     if len(free) < 2:
         return
@@ -154,11 +190,11 @@ def test_string_pull_on_bits(depth, width, density, seed):
         if not r.found:
             continue
         cells = np.ascontiguousarray(r.cells, dtype=np.int32)
-        nodes = ((cells[:, 1] + 1) * pf._wp + cells[:, 0] + 1).astype(np.int32)
+        nodes = ((cells[:, 1] + 1) * pf.padded.wp + cells[:, 0] + 1).astype(np.int32)
         out1 = np.zeros(len(nodes) + 1, np.int32)
         out2 = np.zeros(len(nodes) + 1, np.int32)
         m1 = _query.string_pull_bits(bits, nodes, cells, len(nodes), out1)
-        m2 = _geo.string_pull(pf._cells, (pf._marks, np.int32(0)), pf._wp, nodes, len(nodes), out2)
+        m2 = _geo.string_pull(pf.occupancy.cells, (pf.overlay.marks, np.int32(0)), pf.padded.wp, nodes, len(nodes), out2)
         np.testing.assert_array_equal(out1[:m1], out2[:m2])
 
 
@@ -175,12 +211,12 @@ def test_reachable_nearest_is_dijkstras(depth, width, density, seed):
     for _ in range(5):
         sz, sx = free[rng.integers(len(free))]
         goal = (int(rng.integers(-3, width + 3)), int(rng.integers(-3, depth + 3)))
-        ws = pf._ws
-        best, count = _geo.reachable_nearest(pf._cells, (pf._marks, np.int32(0)), np.int64(pf._wp),
-                                             np.int64((sz + 1) * pf._wp + sx + 1), np.int64(goal[0] + 1),
+        ws = pf.workspace
+        best, count = _geo.reachable_nearest(pf.occupancy.cells, (pf.overlay.marks, np.int32(0)), np.int64(pf.padded.wp),
+                                             np.int64((sz + 1) * pf.padded.wp + sx + 1), np.int64(goal[0] + 1),
                                              np.int64(goal[1] + 1), ws.tag, np.int64(ws.next_gen()), ws.path)
         dist = dijkstra_costs(walk, None, (sx, sz), 10, 14)
-        assert pf._cell(int(best)) == ref_reachable_nearest(dist, goal)
+        assert pf.padded.cell(int(best)) == ref_reachable_nearest(dist, goal)
         assert count == int(np.isfinite(dist).sum())
 
 
@@ -200,8 +236,7 @@ def test_nearest_paths_go_to_the_reachable_cell_closest_to_the_goal():
     # budget smaller than the grid: A* decides which cells count, as on the Python path
     r = pf.find_path_to_nearest((2.5, 2.5), (25.5, 5.5), budget=50)
     a = pf.find_path_to_nearest((2.5, 2.5), (25.5, 5.5), budget=50, algorithm="jps")
-    pf._fused = False
-    same(r, pf.find_path_to_nearest((2.5, 2.5), (25.5, 5.5), budget=50))
+    same(r, stepwise(pf, (2.5, 2.5), (25.5, 5.5), nearest=True, budget=50))
     assert r.status == a.status
 
 
@@ -219,17 +254,13 @@ def test_bad_and_odd_obstacles():
     same(pf.find_path((0.5, 0.5), (8.5, 8.5), obstacles=np.zeros((0, 3))), free)
     # absurd circles: a QueryError on both paths, never a crash
     for circles in ([[1e300, 1e300, 1e300]], [[-1e300, 5.0, 1.0]], [[5.0, 5.0, 1e300]]):
-        for fused in (True, False):
-            pf._fused = fused
+        for query in (pf.find_path, lambda a, b, **kw: stepwise(pf, a, b, **kw)):
             with pytest.raises(QueryError, match=r"obstacles\[0\] .* lies beyond"):
-                pf.find_path((0.5, 0.5), (8.5, 8.5), obstacles=circles)
-    pf._fused = True
+                query((0.5, 0.5), (8.5, 8.5), obstacles=circles)
     # far away but sane ones, and a huge one that covers everything
     for circles in ([[1e14, -1e14, 5.0]], [[5.0, 5.0, 1e14]], [[-1e14, 5.0, 1e14 - 100]]):
         r = pf.find_path((0.5, 0.5), (8.5, 8.5), obstacles=circles)
-        pf._fused = False
-        same(r, pf.find_path((0.5, 0.5), (8.5, 8.5), obstacles=circles))
-        pf._fused = True
+        same(r, stepwise(pf, (0.5, 0.5), (8.5, 8.5), obstacles=circles))
     # any array-like: lists, Obstacle tuples, ints, Fortran order, a (3,) triple
     o = np.array([[4.5, 4.5, 1.2], [2.0, 7.0, 0.8]])
     want = pf.find_path((0.5, 0.5), (8.5, 8.5), obstacles=o)
@@ -251,18 +282,17 @@ def test_counters_wrap_around():
     walk[6, 1:11] = False
     pf = Pathfinder(NavGrid(walk), costs="exact")
     ref = Pathfinder(NavGrid(walk), costs="exact")
-    ref._fused = False
     pf.find_path((0.5, 0.5), (5.5, 11.5))  # builds the kernel's arguments
     limit = _query.GEN_LIMIT
-    pf._counters[:] = (limit - 2, limit - 1)
-    pf._ws.gens[0] = limit - 1
+    pf.overlay.counters[:] = (limit - 2, limit - 1)
+    pf.workspace.gens[0] = limit - 1
     circles = [[[3.0, 3.0, 1.0]], [[8.0, 9.0, 1.5]], None]
     for i in range(12):
         o = circles[i % 3]
         for kw in ({"nearest": True}, {"nearest": False}):
             same(pf.find_path((0.5, 0.5), (11.5, 11.5 - i), obstacles=o, **kw),
-                 ref.find_path((0.5, 0.5), (11.5, 11.5 - i), obstacles=o, **kw))
-    assert pf._counters[0] < 100 and pf._counters[1] < 100 and pf._ws.gens[0] < 100
+                 stepwise(ref, (0.5, 0.5), (11.5, 11.5 - i), obstacles=o, **kw))
+    assert pf.overlay.counters[0] < 100 and pf.overlay.counters[1] < 100 and pf.workspace.gens[0] < 100
 
 
 def test_long_world_path_grows_the_buffers():
@@ -271,15 +301,13 @@ def test_long_world_path_grows_the_buffers():
     for z in range(1, 61, 2):
         walk[z, 60 if (z // 2) % 2 == 0 else 0] = True
     pf = Pathfinder(NavGrid(walk), costs="exact")
-    pf._path_buffers(4)
-    pf._jps_cells = pf._jps_cells[:4]
-    pf._wpts = pf._wpts[:4]
-    pf._fx = None
+    pf.jps_bufs.grow(4)
+    pf.jps_bufs.cells = pf.jps_bufs.cells[:4]
+    pf.jps_bufs.wpts = pf.jps_bufs.wpts[:4]
     r = pf.find_path((0.5, 0.5), (0.5, 60.5), smooth=False)
     ref = Pathfinder(NavGrid(walk), costs="exact")
-    ref._fused = False
-    same(r, ref.find_path((0.5, 0.5), (0.5, 60.5), smooth=False))
-    assert len(r.cells) > 1024 and len(pf._jps_cells) >= len(r.cells)
+    same(r, stepwise(ref, (0.5, 0.5), (0.5, 60.5), smooth=False))
+    assert len(r.cells) > 1024 and len(pf.jps_bufs.cells) >= len(r.cells)
 
 
 def test_navmap_queries_use_one_call_and_agree():
@@ -287,12 +315,11 @@ def test_navmap_queries_use_one_call_and_agree():
     walk[10, 2:18] = False
     nav = NavMap(NavGrid(walk, cell_size=0.5), cache_size=0)
     ref = Pathfinder(NavGrid(walk, cell_size=0.5))
-    ref._fused = False
     obs = np.array([[5.0, 2.0, 0.6], [2.0, 7.0, 0.6]])
     for a, b in [((0.3, 0.3), (9.7, 9.7)), ((9.7, 0.3), (0.3, 9.7)), ((5.0, 2.0), (5.0, 8.0))]:
-        same(nav.find_path_to_nearest(a, b, obstacles=obs), ref.find_path_to_nearest(a, b, obstacles=obs))
-        same(nav.find_path(a, b), ref.find_path(a, b))
-    assert nav.pathfinder._fx is not None
+        same(nav.find_path_to_nearest(a, b, obstacles=obs), stepwise(ref, a, b, obstacles=obs, nearest=True))
+        same(nav.find_path(a, b), stepwise(ref, a, b))
+    assert nav.pathfinder.world.kernel_queries == 6
 
 
 def test_one_call_without_jit():

@@ -1,0 +1,204 @@
+"""A* and Dijkstra on a padded grid: the query side of :mod:`navkit._kernels.search` (docs/rules.md §3).
+
+On uniform-cost grids A* runs on the *level queue* (one FIFO ring per ``f``
+step); a search that fills a ring reruns on rings four times longer, and at
+their longest on the indexed heap, which weighted grids always use. Both
+queues expand the same nodes in the same order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from .._kernels import search as _search
+from .._kernels.layouts import GridArgs, LimitArgs, ModelArgs
+from ..costs import CostModel
+from ..results import PathResult, Status, no_path, path_result
+from .overlay import Occupancy, Overlay
+from .padded import PaddedGrid
+from .smoothing import StringPull
+from .workspace import Workspace
+
+__all__ = ["AStar", "STATUS"]
+
+#: Status by kernel code.
+STATUS = tuple(Status(i) for i in range(len(Status)))
+
+
+class AStar:
+    """A* / Dijkstra runs on one workspace, and the cell queries they answer.
+
+    ``budget`` arguments are resolved ints (the query object's default applied).
+    """
+
+    def __init__(self, pg: PaddedGrid, costs: CostModel, eight: bool, occ: Occupancy, overlay: Overlay,
+                 ws: Workspace, smooth: StringPull):
+        self.pg = pg
+        self.costs = costs
+        self.eight = eight
+        self.occ = occ
+        self.overlay = overlay
+        self.ws = ws
+        self.smoother = smooth
+        #: The last search's statistics (``ST_*`` of :mod:`navkit._kernels.search`).
+        self.stats = np.zeros(_search.STATS_SIZE, dtype=np.int64)
+        self._offsets: dict[int, NDArray[np.int64]] = {}
+        self._grid_t: tuple[Any, ...] | None = None
+        self._model_t: dict[int, tuple[Any, ...]] = {}
+        self._limits_t: tuple[int, tuple[Any, ...]] = (-1, ())
+        self._rings_t: dict[tuple[int, int], tuple[Any, ...]] = {}
+
+    # ------------------------------------------------------------- arguments
+    # The kernels' argument groups (navkit._kernels.layouts), built through
+    # their NamedTuples and cached as plain tuples: their arrays are updated
+    # in place, never replaced (the rings excepted, keyed by their length).
+    def grid_args(self) -> tuple[Any, ...]:
+        if self._grid_t is None:
+            pg = self.pg
+            self._grid_t = tuple(GridArgs(cells=self.occ.cells, weights=pg.weights, wp=np.int64(pg.wp),
+                                          weighted=pg.weighted, nbits=np.int64(pg.nbits)))
+        return self._grid_t
+
+    def model_args(self, hmul: int) -> tuple[Any, ...]:
+        t = self._model_t.get(hmul)
+        if t is None:
+            c = self.costs
+            t = self._model_t[hmul] = tuple(ModelArgs(card=np.int64(c.card), diag=np.int64(c.diag),
+                                                      eight=self.eight, hmul=np.int64(hmul)))
+        return t
+
+    def limit_args(self, budget: int, window: Sequence[int] | None) -> tuple[Any, ...]:
+        if window is None:
+            if self._limits_t[0] != budget:
+                none = np.int64(-1)
+                self._limits_t = (budget, tuple(LimitArgs(np.int64(budget), none, none, none, none)))
+            return self._limits_t[1]
+        x0, z0, x1, z1 = self.pg.window(window)
+        return tuple(LimitArgs(np.int64(budget), np.int64(x0), np.int64(z0), np.int64(x1), np.int64(z1)))
+
+    def workspace_args(self, gen: int) -> tuple[Any, ...]:
+        """The workspace group for a search of generation ``gen``."""
+        return self.ws.args(gen)
+
+    def stream_offsets(self, hmul: int) -> NDArray[np.int64]:
+        """The level queue's ``f`` steps for A* (``hmul`` > 0) or Dijkstra (0); unused by the heap."""
+        offs = self._offsets.get(hmul)
+        if offs is None:
+            if not self.pg.weighted:
+                offs = _search.stream_offsets(self.costs.card, self.costs.diag, self.eight, hmul)
+            else:
+                offs = np.full(_search.NSTREAMS, -1, dtype=np.int64)
+            offs = self._offsets[hmul] = offs
+        return offs
+
+    def ring_args(self, hmul: int) -> tuple[Any, ...]:
+        key = (hmul, self.ws.rings_version)
+        t = self._rings_t.get(key)
+        if t is None:
+            t = self._rings_t[key] = self.ws.ring_args(self.stream_offsets(hmul), self.occ.moves)
+        return t
+
+    # ------------------------------------------------------------------ runs
+    def run(self, s: int, g: int, budget: int, window: Sequence[int] | None, hmul: int,
+            level_queue: bool = True) -> NDArray[np.int64]:
+        """Search padded node ``s`` -> ``g``; returns :attr:`stats`.
+
+        ``level_queue=False`` runs on the heap directly (what a search whose
+        rings are as long as they get falls back to)."""
+        weighted = self.pg.weighted
+        use_marks = self.overlay.mark > 0
+        args = (self.grid_args(), self.overlay.args(), self.model_args(hmul), self.limit_args(budget, window))
+        level = level_queue and not weighted
+        kernel = _search.astar_kernel(weighted, use_marks, window is not None, self.eight, level)
+        ws = self.ws
+        status = kernel(*args, self.workspace_args(ws.next_gen()), self.ring_args(hmul), np.int64(s),
+                        np.int64(g), self.stats)
+        while status == _search.RETRY and ws.grow_rings():  # a ring filled: again on longer rings
+            status = kernel(*args, self.workspace_args(ws.next_gen()), self.ring_args(hmul), np.int64(s),
+                            np.int64(g), self.stats)
+        if status == _search.RETRY:  # a ring at its longest filled: the same search on the heap
+            kernel = _search.astar_kernel(weighted, use_marks, window is not None, self.eight, False)
+            kernel(*args, self.workspace_args(ws.next_gen()), self.ring_args(hmul), np.int64(s), np.int64(g),
+                   self.stats)
+        return self.stats
+
+    def trace(self, s: int, end: int) -> NDArray[np.int32]:
+        """The padded nodes from ``s`` to ``end`` of the last search (a view of the workspace)."""
+        ws = self.ws
+        n = _search.trace(ws.parent, ws.tag, np.int64(self.pg.wp), np.int64(s), np.int64(end), ws.path)
+        return ws.path[:n]
+
+    def free(self, cell: tuple[int, int]) -> bool:
+        """True when ``cell`` is in the grid, walkable, unoccupied and not under this query's overlay."""
+        return self.occ.free(cell) and not self.overlay.blocks(self.pg.node(*cell))
+
+    # ------------------------------------------------------------- answers
+    def _answer(self, code: Status, s: tuple[int, int], sn: int, end: int, cost_int: int, smooth: bool,
+                expanded: int, generated: int) -> PathResult:
+        pg = self.pg
+        nodes = self.trace(sn, end)
+        cells, waypoints = pg.cells_and_centres(nodes)
+        if smooth:
+            waypoints = pg.cells_and_centres(self.smoother.pull(nodes))[1]
+        return path_result(code, cells, waypoints, cost_int, self.costs.card, expanded, generated, s,
+                           pg.cell(end), pg.grid.floor_y)
+
+    def cell_query(self, s: tuple[int, int], g: tuple[int, int], *, smooth: bool, nearest: bool, budget: int,
+                   window: Sequence[int] | None, hmul: int) -> PathResult:
+        """The path between cells ``s`` and ``g`` (A* with ``hmul`` = the smallest weight, Dijkstra with 0)."""
+        fy = self.pg.grid.floor_y
+        if not self.free(s):
+            return no_path(Status.NO_START, start_cell=s, floor_y=fy)
+        if not self.free(g) and not nearest:
+            return no_path(Status.NO_GOAL, start_cell=s, floor_y=fy)
+        sn, gn = self.pg.node(*s), self.pg.node(*g)
+        st = self.run(sn, gn, budget, window, hmul)
+        code = STATUS[int(st[_search.ST_STATUS])]
+        expanded, generated = int(st[_search.ST_EXPANDED]), int(st[_search.ST_GENERATED])
+        if code == Status.FOUND:
+            end, cost_int = gn, int(st[_search.ST_COST])
+        elif nearest and int(st[_search.ST_BEST]) != sn:
+            end, cost_int = int(st[_search.ST_BEST]), int(st[_search.ST_BEST_COST])
+            if code == Status.UNREACHABLE or code == Status.WINDOW_EXHAUSTED:
+                code = Status.NEAREST
+        else:
+            return no_path(code, expanded=expanded, generated=generated, start_cell=s, floor_y=fy)
+        return self._answer(code, s, sn, end, cost_int, smooth, expanded, generated)
+
+    def border_goal_query(self, s: tuple[int, int], g: tuple[int, int], *, smooth: bool, budget: int,
+                          window: Sequence[int] | None) -> PathResult:
+        """Find-path-to-nearest toward a goal cell ``g`` outside the grid (docs/rules.md §6).
+
+        Searches toward the grid cell nearest to it (a padding node, never
+        passable), then picks among the expanded cells the one closest to the
+        true goal cell (squared cell distance, ties to the lower index)."""
+        pg = self.pg
+        fy = pg.grid.floor_y
+        if not self.free(s):
+            return no_path(Status.NO_START, start_cell=s, floor_y=fy)
+        sn = pg.node(*s)
+        clamped = (min(max(g[0], -1), pg.width), min(max(g[1], -1), pg.depth))
+        st = self.run(sn, pg.node(*clamped), budget, window, pg.wmin)
+        code = STATUS[int(st[_search.ST_STATUS])]
+        expanded, generated = int(st[_search.ST_EXPANDED]), int(st[_search.ST_GENERATED])
+        closed = self.ws.closed_nodes()
+        cz = closed // pg.wp - 1
+        cx = closed % pg.wp - 1
+        d2 = (cx - g[0]) ** 2 + (cz - g[1]) ** 2
+        best = int(closed[np.lexsort((closed, d2))[0]])
+        if best == sn:
+            return no_path(code, expanded=expanded, generated=generated, start_cell=s, floor_y=fy)
+        if code in (Status.UNREACHABLE, Status.WINDOW_EXHAUSTED):
+            code = Status.NEAREST
+        return self._answer(code, s, sn, best, int(self.ws.g[best]), smooth, expanded, generated)
+
+    def distance_field(self, sources: NDArray[np.int64]) -> NDArray[np.int64]:
+        """Integer cost from the nearest of padded ``sources`` to every node (-1: unreachable), shape (n,)."""
+        dist = np.empty(self.pg.n, dtype=np.int64)
+        _search.distance_field(self.grid_args(), self.overlay.args(), self.model_args(0),
+                               self.workspace_args(self.ws.next_gen()), sources, dist)
+        return dist

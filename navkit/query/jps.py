@@ -1,0 +1,228 @@
+"""Jump Point Search queries: the query side of :mod:`navkit._kernels.jps` (docs/rules.md §3).
+
+JPS runs under A*'s rules (8-connected, the corner rule, the same integer
+costs and queue order) on bit-packed rows and columns of the effective
+cells, so it returns A*'s cost; only the path may be another of the equally
+short ones. The rows are built on first use and follow every occupant
+change; a query's obstacle circles are cleared from them for the query and
+restored after.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from .._kernels import geometry as _geo
+from .._kernels import jps as _jps
+from .._kernels import search as _search
+from .._kernels.layouts import BitsArgs, JpsModelArgs, JpsOutArgs, JpsWorkspaceArgs
+from ..costs import CostModel
+from ..results import PathResult, Status, no_path, path_result
+from .astar import STATUS, AStar
+from .overlay import Occupancy, Overlay
+from .padded import PaddedGrid
+from .smoothing import StringPull
+from .workspace import Workspace
+
+__all__ = ["JPS", "PathBuffers"]
+
+_GEN_LIMIT = _search.GEN_LIMIT
+
+
+class PathBuffers:
+    """Buffers for a path's cells (int32), cell centres and waypoints (float64), ``(cap, 2)`` each.
+
+    Grown on demand (:meth:`grow`); ``version`` counts replacements, so that
+    whoever caches them knows when to look again."""
+
+    def __init__(self, cap: int = 1024):
+        self.version = 0
+        self._alloc(cap)
+
+    def _alloc(self, cap: int) -> None:
+        self.cells = np.zeros((cap, 2), dtype=np.int32)
+        self.pts = np.zeros((cap, 2), dtype=np.float64)
+        self.wpts = np.zeros((cap, 2), dtype=np.float64)
+
+    def grow(self, need: int) -> None:
+        """Make room for a chain of ``need`` cells (at least doubling)."""
+        self._alloc(max(need, 2 * len(self.cells)))
+        self.version += 1
+
+
+class JPS:
+    """Jump Point Search on one padded grid's effective cells.
+
+    Usable (:attr:`usable`) on uniform-cost 8-connected grids whose keys fit
+    JPS's 64-bit heap keys (:attr:`fits`). ``budget`` arguments are resolved
+    ints; a budget counts jump-point expansions.
+    """
+
+    def __init__(self, pg: PaddedGrid, costs: CostModel, eight: bool, occ: Occupancy, overlay: Overlay,
+                 ws: Workspace, smooth: StringPull, astar: AStar, bufs: PathBuffers):
+        self.pg = pg
+        self.costs = costs
+        self.occ = occ
+        self.overlay = overlay
+        self.ws = ws
+        self.smoother = smooth
+        self.astar = astar
+        self.bufs = bufs
+        xb, cb = pg.jps_key_bits()
+        # plain ints: numba types them as int64 like np.int64, but dispatches faster
+        self.model = tuple(JpsModelArgs(card=int(costs.card), diag=int(costs.diag), xb=xb, cb=cb))
+        #: JPS's heap keys pack ``(h << cb) | (z << xb | x)``: usable when they fit.
+        self.fits = cb <= 31 and pg.heuristic_max(costs) < 1 << (62 - cb)
+        self.usable = self.fits and not pg.weighted and eight
+        #: Heap room JPS needs beyond one entry per node.
+        self.heap_extra = self.heap_room(pg)
+        self._bits: tuple[Any, ...] | None = None
+        self.nd: NDArray[np.int64] | None = None  # per-node search state, see _kernels.jps
+        self.cand: NDArray[np.int64] | None = None
+        occ.on_change(self._repack)
+
+    @staticmethod
+    def heap_room(pg: PaddedGrid) -> int:
+        """Heap entries a JPS search needs beyond one per node (workspaces reserve them)."""
+        return int(_jps.heap_reserve(pg.wp, pg.hp))
+
+    # ------------------------------------------------------------------ rows
+    @property
+    def built(self) -> bool:
+        """True once the packed rows exist (the first JPS query builds them)."""
+        return self._bits is not None
+
+    def bits(self) -> tuple[Any, ...]:
+        """The packed rows and columns (built on first use), with the world
+        query's standing overlay released (its cells restored)."""
+        bits = self._bits
+        if bits is not None:
+            if self.overlay.standing[0]:
+                self.overlay.release_standing()
+            return bits
+        pg = self.pg
+        nwr = _jps.words_per_line(pg.wp)
+        nwc = _jps.words_per_line(pg.hp)
+        rows = np.zeros(_jps.bits_size(pg.hp, pg.wp), dtype=np.int64)
+        cols = np.zeros(_jps.bits_size(pg.wp, pg.hp), dtype=np.int64)
+        _jps.pack(self.occ.cells, pg.wp, pg.hp, rows, nwr, cols, nwc)
+        bits = self._bits = tuple(BitsArgs(rows=rows, cols=cols, wp=int(pg.wp), nwr=int(nwr), nwc=int(nwc)))
+        self.overlay.bits = bits
+        return bits
+
+    def _repack(self, x0: int, z0: int, x1: int, z1: int) -> None:
+        if self._bits is not None:
+            _jps.repack_box(self.occ.cells, self.bits(), self.pg.hp, x0, z0, x1, z1)
+
+    def block(self, bits: tuple[Any, ...]) -> int:
+        """Clear this query's overlay cells from the rows; returns how many (for :meth:`unblock`).
+        Costs time in proportion to the circles' bounding boxes, not the grid."""
+        ov = self.overlay
+        if ov.mark <= 0 or ov.circles is None:
+            return 0
+        return int(_jps.overlay_block(bits, ov.marks, np.int32(ov.mark), self.pg.hp, self.pg.geo, ov.circles,
+                                      ov.saved))
+
+    def unblock(self, bits: tuple[Any, ...], k: int) -> None:
+        if k > 0:
+            ov = self.overlay
+            _jps.overlay_restore(bits, self.pg.hp, self.pg.geo, ov.circles, ov.saved, k)
+
+    def next_gen(self, count: int = 1) -> int:
+        """Start ``count`` searches: allocate the per-node state on first use and
+        reserve generations ``gen .. gen + count - 1`` (clearing the state when
+        they wrap around); returns ``gen``."""
+        counters = self.overlay.counters
+        gen = int(counters[0]) + 1
+        if self.nd is None:
+            self.nd = np.zeros(2 * self.pg.n, dtype=np.int64)
+            self.cand = np.zeros(3 * self.heap_extra, dtype=np.int64)
+            gen = 1
+        elif gen + count > _GEN_LIMIT:
+            self.nd.fill(0)
+            gen = 1
+        counters[0] = gen + count - 1
+        return gen
+
+    # --------------------------------------------------------------- queries
+    def cell_query(self, s: tuple[int, int], g: tuple[int, int], *, smooth: bool, nearest: bool,
+                   budget: int) -> PathResult:
+        """The path between cells ``s`` and ``g``.
+
+        ``cells`` is the full cell chain, interpolated between jump points;
+        ``expanded``/``generated`` count jump points. With ``nearest``: a found
+        goal gives JPS's path; for an unreachable or blocked goal a flood of
+        the start's region finds the reachable cell closest to the goal (the
+        cell an exhaustive A* picks, docs/rules.md §6) and JPS finds the path
+        to it (status NEAREST; the counts add the flooded cells); with a
+        budget smaller than the grid, A* answers instead, as its budget
+        decides which cells count; a budget run out gives the path to the
+        expanded jump point closest to the goal, as A* does.
+        """
+        pg = self.pg
+        fy = pg.grid.floor_y
+        sn, gn = pg.node(*s), pg.node(*g)
+        bits = self.bits()
+        bufs = self.bufs
+        ws = self.ws
+        gen = self.next_gen()
+        stats = self.astar.stats
+        k = self.block(bits) if self.overlay.mark > 0 else 0
+        try:
+            m = _jps.jps_path(bits, self.model, tuple(JpsWorkspaceArgs(self.nd, ws.hf, ws.hk, gen, self.cand)),
+                              sn, gn, budget, nearest, stats,
+                              tuple(JpsOutArgs(ws.path, bufs.cells, bufs.pts, pg.geo)))
+        finally:
+            if k:
+                self.unblock(bits, k)
+        st = stats.tolist()
+        code = STATUS[st[0]]
+        if code is Status.NO_START:
+            return no_path(code, start_cell=s, floor_y=fy)
+        if nearest and (code is Status.UNREACHABLE or code is Status.NO_GOAL):
+            return self._nearest(s, g, sn, gn, smooth=smooth, budget=budget, expanded=st[_search.ST_EXPANDED],
+                                 generated=st[_search.ST_GENERATED])
+        if code is Status.NO_GOAL:
+            return no_path(code, start_cell=s, floor_y=fy)
+        expanded, generated = st[_search.ST_EXPANDED], st[_search.ST_GENERATED]
+        if m == 0:
+            return no_path(code, expanded=expanded, generated=generated, start_cell=s, floor_y=fy)
+        if m > len(bufs.cells):
+            bufs.grow(m)
+            _jps.nodes_to_cells(ws.path, m, pg.wp, bufs.cells, bufs.pts, pg.geo)
+        if code is Status.FOUND:
+            end, cost_int = gn, st[_search.ST_COST]
+        else:
+            end, cost_int = st[_search.ST_BEST], st[_search.ST_BEST_COST]
+        cells = bufs.cells[:m].copy()
+        if smooth:
+            waypoints = pg.cells_and_centres(self.smoother.pull(ws.path[:m]))[1]
+        else:
+            waypoints = bufs.pts[:m].copy()
+        return path_result(code, cells, waypoints, cost_int, self.costs.card, expanded, generated, s,
+                           pg.cell(end), fy)
+
+    def _nearest(self, s: tuple[int, int], g: tuple[int, int], sn: int, gn: int, *, smooth: bool, budget: int,
+                 expanded: int, generated: int) -> PathResult:
+        """Find-path-to-nearest when JPS found no way to the goal (see :meth:`cell_query`)."""
+        pg = self.pg
+        if budget < pg.n:  # a budget A* could run out of: A*'s answer
+            return self.astar.cell_query(s, g, smooth=smooth, nearest=True, budget=budget, window=None,
+                                         hmul=pg.wmin)
+        ws = self.ws
+        best, flooded = _geo.reachable_nearest(self.occ.cells, self.overlay.args(), np.int64(pg.wp),
+                                               np.int64(sn), np.int64(gn % pg.wp), np.int64(gn // pg.wp), ws.tag,
+                                               np.int64(ws.next_gen()), ws.path)
+        if best == sn:
+            return no_path(Status.UNREACHABLE, expanded=expanded + flooded, generated=generated + flooded,
+                           start_cell=s, floor_y=pg.grid.floor_y)
+        res = self.cell_query(s, pg.cell(int(best)), smooth=smooth, nearest=False, budget=budget)
+        if not len(res.cells):  # pragma: no cover - the flood reached it, so JPS does
+            return no_path(Status.NEAREST, start_cell=s, expanded=expanded + flooded + res.expanded,
+                           generated=generated + flooded + res.generated, floor_y=pg.grid.floor_y)
+        return path_result(Status.NEAREST, res.cells, res.waypoints, res.cost_int, self.costs.card,
+                           expanded + flooded + res.expanded, generated + flooded + res.generated,
+                           res.start_cell, res.end_cell, res.floor_y)

@@ -1,0 +1,217 @@
+"""World-coordinate queries: snapping, the search, waypoint rules (docs/rules.md §4-§6).
+
+A world query snaps its start and end to walkable cells (square rings within
+the snap radius), searches between them, string-pulls the cell path, drops
+the first waypoint when it is within ``0.75 * cell_size`` of the start, and
+ends at the exact end point when that point's own cell is the end cell.
+
+With JPS (the ``"auto"`` choice on uniform 8-connected grids) the whole
+query is one kernel call, :func:`navkit._kernels.query.world_jps`, on
+buffers this object owns; other queries (A*, Dijkstra, windows, an end
+outside the grid) run the same steps one call at a time.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from .._kernels import geometry as _geo
+from .._kernels import query as _query
+from .._kernels.layouts import (
+    AStarArrays,
+    GeoFloats,
+    GeoInts,
+    JpsArrays,
+    WorldArgs,
+    WorldOut,
+    WorldState,
+)
+from ..errors import QueryError
+from ..results import PathResult, Status, no_path, path_result
+from .astar import STATUS, AStar
+from .cells import CellQueries
+from .jps import JPS
+from .overlay import Occupancy, Overlay, as_circles
+from .padded import PaddedGrid
+
+__all__ = ["WorldQueries", "SNAP_RADIUS", "FIRST_WAYPOINT_TRIM"]
+
+#: Start and end snap to a walkable cell within this many metres (docs/rules.md §4).
+SNAP_RADIUS = 8.0
+#: The first waypoint is dropped when closer than this many cells to the start (docs/rules.md §4).
+FIRST_WAYPOINT_TRIM = 0.75
+
+_F64 = np.dtype(np.float64)
+_NO_CIRCLES = np.zeros((0, 3), dtype=np.float64)
+#: Cells beyond which a snapped coordinate is clamped (int64-safe).
+_FAR_CELLS = 1 << 30
+
+
+class WorldQueries:
+    """World queries on one padded grid (``budget`` arguments resolved)."""
+
+    def __init__(self, pg: PaddedGrid, occ: Occupancy, overlay: Overlay, astar: AStar, jps: JPS,
+                 cells: CellQueries, snap_radius: float):
+        self.pg = pg
+        self.occ = occ
+        self.overlay = overlay
+        self.astar = astar
+        self.jps = jps
+        self.cells = cells
+        self.snap_radius = snap_radius
+        #: Square rings within the snap radius.
+        self.snap_rings = int(math.floor(snap_radius / pg.grid.cell_size + 1e-9))
+        self._res = np.zeros(_query.RES_SIZE, dtype=np.int64)
+        self._fx: tuple[Any, ...] | None = None
+        self._fx_version = -1
+        #: Queries answered by the one-call kernel so far.
+        self.kernel_queries = 0
+
+    # ------------------------------------------------------------- snapping
+    def snap(self, wx: float, wz: float) -> tuple[int, int] | None:
+        """The walkable cell a query from world point ``(wx, wz)`` starts in
+        (its own, or the nearest within the snap radius), under the current overlay."""
+        cx, cz = self.pg.grid.world_to_cell(wx, wz)
+        # far-away cells: clamped to int64-safe values (geometry.snap_cell clamps further)
+        cx = min(max(cx, -_FAR_CELLS), _FAR_CELLS)
+        cz = min(max(cz, -_FAR_CELLS), _FAR_CELLS)
+        node = _geo.snap_cell(self.occ.cells, self.overlay.args(), np.int64(self.pg.wp), np.int64(self.pg.hp),
+                              np.int64(self.snap_rings), np.int64(cx), np.int64(cz))
+        return None if node < 0 else self.pg.cell(int(node))
+
+    # ---------------------------------------------------------------- query
+    def query(self, sw: tuple[float, float], ew: tuple[float, float], *, smooth: bool, nearest: bool,
+              budget: int, window: Sequence[int] | None, obstacles: ArrayLike | None,
+              algorithm: str) -> PathResult:
+        """The path between validated world points ``sw`` and ``ew``."""
+        algorithm = self.cells.resolve(algorithm)
+        if algorithm == "jps" and window is None:
+            res = self._fused(sw, ew, smooth, nearest, budget, obstacles)
+            if res is not None:
+                return res
+        with self.overlay.using(obstacles):
+            return self._stepwise(sw, ew, smooth=smooth, nearest=nearest, budget=budget, window=window,
+                                  algorithm=algorithm)
+
+    def _stepwise(self, sw: tuple[float, float], ew: tuple[float, float], *, smooth: bool, nearest: bool,
+                  budget: int, window: Sequence[int] | None, algorithm: str) -> PathResult:
+        grid = self.pg.grid
+        fy = grid.floor_y
+        s = self.snap(*sw)
+        if s is None:
+            return no_path(Status.NO_START, floor_y=fy)
+        g = self.snap(*ew)
+        if g is None:
+            if not nearest:
+                return no_path(Status.NO_GOAL, start_cell=s, floor_y=fy)
+            g = grid.world_to_cell(*ew)
+            if max(abs(g[0]), abs(g[1])) > _FAR_CELLS:
+                raise QueryError(f"end {ew} lies more than {_FAR_CELLS} cells outside the grid")
+            if grid.in_bounds(*g):
+                res = self.cells.query(s, g, smooth=smooth, nearest=True, budget=budget, window=window,
+                                       algorithm=algorithm)
+            else:
+                res = self.astar.border_goal_query(s, g, smooth=smooth, budget=budget, window=window)
+        else:
+            res = self.cells.query(s, g, smooth=smooth, nearest=nearest, budget=budget, window=window,
+                                   algorithm=algorithm)
+        if not res.has_path:
+            return res
+        pts = np.array(res.waypoints, dtype=np.float64)
+        if res.status == Status.FOUND and grid.world_to_cell(*ew) == res.end_cell:
+            pts[-1] = ew
+        if len(pts) > 1:
+            d = math.hypot(pts[0, 0] - sw[0], pts[0, 1] - sw[1])
+            if d <= FIRST_WAYPOINT_TRIM * grid.cell_size:
+                pts = pts[1:]
+        pts.setflags(write=False)
+        return path_result(res.status, res.cells, pts, res.cost_int, self.astar.costs.card, res.expanded,
+                           res.generated, res.start_cell, res.end_cell, fy)
+
+    # ------------------------------------------------------ the one-call JPS
+    def _fused(self, sw: tuple[float, float], ew: tuple[float, float], smooth: bool, nearest: bool,
+               budget: int, obstacles: ArrayLike | None) -> PathResult | None:
+        """The query in one kernel call (:func:`navkit._kernels.query.world_jps`); None
+        for the queries it leaves to :meth:`_stepwise` (an end outside the grid)."""
+        circles = _NO_CIRCLES
+        if obstacles is not None:
+            if (type(obstacles) is np.ndarray and obstacles.ndim == 2 and obstacles.shape[1] == 3
+                    and obstacles.dtype == _F64 and obstacles.flags.c_contiguous):
+                circles = obstacles  # its values are checked by the kernel
+            else:
+                circles = as_circles(obstacles)
+            if self.overlay.make_room(len(circles)):
+                self._fx = None
+        fx = self.kernel_args()
+        res = self._res
+        nearest, smooth = bool(nearest), bool(smooth)
+        code = _query.world_jps(fx, circles, sw[0], sw[1], ew[0], ew[1], budget, nearest, smooth, res)
+        while code == _query.NEED_ROOM:
+            self.jps.bufs.grow(int(res[_query.R_NCELLS]))
+            code = _query.world_jps(self.kernel_args(), circles, sw[0], sw[1], ew[0], ew[1], budget, nearest,
+                                    smooth, res)
+        if code == _query.FALLBACK:
+            return None
+        self.kernel_queries += 1
+        if code == _query.BAD_CIRCLE:
+            as_circles(circles)  # raises the QueryError naming the row
+            raise AssertionError("unreachable")  # pragma: no cover
+        return self._wrap(code, res.tolist())
+
+    def _wrap(self, code: int, r: list[int]) -> PathResult:
+        pg = self.pg
+        fy = pg.grid.floor_y
+        status = STATUS[code]
+        s = r[_query.R_START]
+        start_cell = None if s < 0 else pg.cell(s)
+        m = r[_query.R_NCELLS]
+        if m == 0:
+            if code == Status.NO_START or code == Status.NO_GOAL:
+                return no_path(status, start_cell=start_cell, floor_y=fy)
+            return no_path(status, expanded=r[_query.R_EXPANDED], generated=r[_query.R_GENERATED],
+                           start_cell=start_cell, floor_y=fy)
+        bufs = self.jps.bufs
+        first = r[_query.R_FIRST]
+        pts = bufs.wpts[first : first + r[_query.R_NPTS]].copy()
+        pts.setflags(write=False)
+        return path_result(status, bufs.cells[:m].copy(), pts, r[_query.R_COST], self.astar.costs.card,
+                           r[_query.R_EXPANDED], r[_query.R_GENERATED], start_cell, pg.cell(r[_query.R_END]), fy)
+
+    @property
+    def result(self) -> NDArray[np.int64]:
+        """The one-call query's result buffer (``R_*`` of :mod:`navkit._kernels.query`)."""
+        return self._res
+
+    def kernel_args(self) -> tuple[Any, ...]:
+        """The static arguments of :func:`navkit._kernels.query.world_jps` (a
+        :class:`~navkit._kernels.layouts.WorldArgs`, as a plain tuple): built
+        once, since every array in it is updated in place; rebuilt when a
+        buffer is replaced. For benchmarks that time the kernel alone."""
+        if self._fx is not None and self._fx_version == self.jps.bufs.version:
+            return self._fx
+        jps, astar, ov, pg = self.jps, self.astar, self.overlay, self.pg
+        bits = jps.bits()
+        if jps.nd is None:
+            jps.next_gen()
+        ws = astar.ws
+        g = pg.grid
+        bufs = jps.bufs
+        self._fx = tuple(WorldArgs(
+            bits=bits, jmodel=jps.model,
+            jarr=tuple(JpsArrays(nd=jps.nd, hf=ws.hf, hk=ws.hk, cand=jps.cand)),
+            grid=astar.grid_args(), amodel=astar.model_args(pg.wmin),
+            aarr=tuple(AStarArrays(g=ws.g, parent=ws.parent, tag=ws.tag, pos=ws.pos, gens=ws.gens)),
+            geo_i=tuple(GeoInts(wp=int(pg.wp), hp=int(pg.hp), snap_rings=self.snap_rings)),
+            geo_f=tuple(GeoFloats(min_x=float(g.min_x), min_z=float(g.min_z), cell_size=float(g.cell_size),
+                                  trim=FIRST_WAYPOINT_TRIM * g.cell_size)),
+            st=tuple(WorldState(marks=ov.marks, saved=ov.saved, stats=astar.stats, ov=ov.standing,
+                                ov_circles=ov.standing_circles, counters=ov.counters)),
+            out=tuple(WorldOut(nodes=ws.path, smooth_nodes=ws.smooth, cells=bufs.cells, wpts=bufs.wpts)),
+        ))
+        self._fx_version = bufs.version
+        return self._fx
