@@ -21,6 +21,7 @@ movement.
 
 from __future__ import annotations
 
+import bisect
 import math
 import numbers
 from dataclasses import dataclass
@@ -28,7 +29,7 @@ from typing import Any
 
 from ..errors import ConfigError
 
-__all__ = ["Command", "parse_command", "check_id", "CHARACTER_ACTIONS", "WORLD_ACTIONS"]
+__all__ = ["Command", "CommandQueue", "parse_command", "check_id", "CHARACTER_ACTIONS", "WORLD_ACTIONS"]
 
 #: Actions that name a ``character``.
 CHARACTER_ACTIONS = ("moveTo", "follow", "talkTo", "stop")
@@ -152,3 +153,35 @@ def parse_command(raw: Any, fld: str, known_ids: set[Any] | None = None) -> Comm
     if extra:
         raise ConfigError(f"unknown key {extra[0]!r}", field=f"{fld}.{extra[0]}")
     return Command(tick=int(t), action=action, character=character, args=args, raw=dict(raw), field=fld)
+
+
+class CommandQueue:
+    """Scheduled commands in execution order: by tick, then in the order they were added."""
+
+    def __init__(self) -> None:
+        self._commands: list[Command] = []
+        self._ticks: list[int] = []
+        self._next = 0
+
+    def __len__(self) -> int:
+        """Every command added so far, run or not."""
+        return len(self._commands)
+
+    def add(self, cmd: Command) -> None:
+        """Queue ``cmd`` after every pending command of the same or an earlier tick."""
+        pos = bisect.bisect_right(self._ticks, cmd.tick, lo=self._next)
+        self._ticks.insert(pos, cmd.tick)
+        self._commands.insert(pos, cmd)
+
+    @property
+    def pending(self) -> list[Command]:
+        """Commands that have not run yet, in execution order."""
+        return self._commands[self._next:]
+
+    def pop_due(self, tick: int) -> Command | None:
+        """The next pending command whose tick is ``<= tick`` (it counts as run), or None."""
+        if self._next < len(self._commands) and self._commands[self._next].tick <= tick:
+            cmd = self._commands[self._next]
+            self._next += 1
+            return cmd
+        return None

@@ -220,7 +220,7 @@ def test_planning_avoids_standing_characters_only():
 def test_obstacle_radius_matches_navmap():
     loc = Location(open_grid(cs=0.4))
     a = loc.add_character("a", position=(1, 1), collision_radius=0.45)
-    assert loc._a.inflate[a.slot] == pytest.approx(loc.map.nav.obstacle_radius(0.45))
+    assert loc.state.inflate[a.slot] == pytest.approx(loc.map.nav.obstacle_radius(0.45))
     assert loc.map.nav.obstacle_radius(0.45) == pytest.approx(0.45 + 0.45 + 0.4 * math.sqrt(2) / 2)
 
 
@@ -367,7 +367,7 @@ def test_pure_python_kernel_matches_jit(tmp_path):
 
 # -------------------------------------------------------------- invariants
 def _check_invariants(loc: Location) -> None:
-    a = loc._a
+    a = loc.state
     solid = np.flatnonzero((a.alive != 0) & (a.enabled != 0))
     p = a.pos[solid]
     r = a.rc[solid]
