@@ -15,7 +15,9 @@ from .kinds import AnimationState, CharacterKind
 from .orders import Orders
 from .state import SimState, as_flag, as_positive
 
-__all__ = ["CharacterKind", "AnimationState", "Character", "CharacterHost", "TickEvents", "SimStats"]
+__all__ = [
+    "CharacterKind", "AnimationState", "Character", "CharacterHost", "TickEvents", "SimStats",
+]
 
 
 class CharacterHost(Protocol):
@@ -184,7 +186,8 @@ class Character:
         return int(self._state.f_target[self.slot]) >= 0
 
     # --------------------------------------------------------- commands
-    def set_target(self, destination: Any, on_arrived: Callable[[Character], Any] | None = None) -> bool:
+    def set_target(self, destination: Any,
+                   on_arrived: Callable[[Character], Any] | None = None) -> bool:
         """Walk to ``destination`` (world ``(x, z)``); returns False when it was
         ignored (within ``TARGET_REPLAN_THRESHOLD`` of the current destination)."""
         return self._orders.set_target(self.slot, destination, on_arrived)
@@ -198,7 +201,8 @@ class Character:
         """Approach character ``other`` until within ``range`` metres (seed 003)."""
         self._orders.follow(self.slot, other, range, talk=False, on_interact=None)
 
-    def walk_to(self, npc: Any, on_interact: Callable[[Character, Character], Any] | None = None) -> None:
+    def walk_to(self, npc: Any,
+                on_interact: Callable[[Character, Character], Any] | None = None) -> None:
         """Walk to an NPC; the interaction event fires within ``NPC_TALK_DISTANCE``."""
         self._orders.follow(self.slot, npc, None, talk=True, on_interact=on_interact)
 

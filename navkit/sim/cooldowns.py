@@ -91,8 +91,8 @@ def retry_sequence(stable_id: object, ticks: Sequence[float] | None = None) -> l
     return shuffle_for_id(base, stable_id)
 
 
-def configured_sequence(stable_id: object, *, ticks: Any = None, ms: Any = None, explicit: Any = None,
-                        tick_rate: float) -> list[int]:
+def configured_sequence(stable_id: object, *, ticks: Any = None, ms: Any = None,
+                        explicit: Any = None, tick_rate: float) -> list[int]:
     """A character's cooldown sequence from its configuration (at most one source).
 
     ``ticks`` (``navigationRetryCooldownTicks``) and ``ms``
@@ -101,7 +101,8 @@ def configured_sequence(stable_id: object, *, ticks: Any = None, ms: Any = None,
     state) is the already-shuffled sequence in ticks. None of them: the
     default 2-11 ticks. Raises ConfigError naming the offending key.
     """
-    given = [n for n, v in (("navigationRetryCooldownTicks", ticks), ("navigationRetryCooldownMs", ms),
+    given = [n for n, v in (("navigationRetryCooldownTicks", ticks),
+                            ("navigationRetryCooldownMs", ms),
                             ("retryCooldownSequence", explicit)) if v is not None]
     if len(given) > 1:
         raise ConfigError(f"give at most one of {', '.join(given)}", field=given[1])

@@ -229,8 +229,9 @@ class Location:
                 self.character(cmd.character).set_target(cmd.args["point"])
             elif act in ("follow", "talkTo"):
                 talk = act == "talkTo"
-                self._orders.follow(self._state.slot_of(cmd.character), cmd.args["target"],
-                                    None if talk else cmd.args["range"], talk=talk, on_interact=None)
+                rng = None if talk else cmd.args["range"]
+                self._orders.follow(self._state.slot_of(cmd.character), cmd.args["target"], rng,
+                                    talk=talk, on_interact=None)
             elif act == "stop":
                 self._orders.stop_in_place(self._state.slot_of(cmd.character))
             elif act == "setAreaAvailable":
@@ -298,7 +299,8 @@ class Location:
         self.stats.add(ev)
         return ev
 
-    def run(self, ticks: int, *, on_tick: Callable[[TickEvents], Any] | None = None) -> list[TickEvents]:
+    def run(self, ticks: int, *,
+            on_tick: Callable[[TickEvents], Any] | None = None) -> list[TickEvents]:
         """Advance ``ticks`` ticks; returns every tick's events."""
         if isinstance(ticks, bool) or not isinstance(ticks, (int, np.integer)) or ticks < 0:
             raise QueryError(f"ticks must be an integer >= 0, got {ticks!r}")

@@ -44,7 +44,8 @@ class Orders:
         self._interact_cb: dict[Any, Callable[..., Any]] = {}
 
     # ------------------------------------------------------------ orders
-    def set_target(self, slot: int, destination: Any, on_arrived: Callable[..., Any] | None) -> bool:
+    def set_target(self, slot: int, destination: Any,
+                   on_arrived: Callable[..., Any] | None) -> bool:
         """Walk to ``destination``; False when it was ignored (within
         ``TARGET_REPLAN_THRESHOLD`` of the current destination while still
         navigating, waiting for a retry, or already there)."""

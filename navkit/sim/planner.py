@@ -66,7 +66,8 @@ class MapView:
             self.nav = NavMap(source, cache_size=0)
         else:
             raise ConfigError(
-                f"expected a NavMap, NavLevel, NavGrid, LevelConfig or level dict, got {type(source).__name__}",
+                "expected a NavMap, NavLevel, NavGrid, LevelConfig or level dict, "
+                f"got {type(source).__name__}",
                 field="navigation",
             )
         #: File the map was read from (a static grid file), for saving scenes.
@@ -115,7 +116,8 @@ class MapView:
     def remove_obstacle(self, name: str) -> None:
         self.nav.remove_obstacle(name)
 
-    def to_json(self, base: Path | None = None, sidecar: Path | None = None) -> dict[str, Any] | str:
+    def to_json(self, base: Path | None = None,
+                sidecar: Path | None = None) -> dict[str, Any] | str:
         """The map for a saved scene.
 
         A polygon level is written inline, as it stands (doors, added
@@ -136,7 +138,8 @@ class MapView:
             target = sidecar
         else:
             raise ConfigError("a grid built in memory (or edited) has no file to reference; "
-                              "save the location to a file (its grid goes beside it)", field="navigation")
+                              "save the location to a file (its grid goes beside it)",
+                              field="navigation")
         p = target.resolve()
         if base is not None:
             try:
@@ -184,7 +187,8 @@ class MapView:
         cx, cz = g.world_to_cell(float(x), float(z))
         return g.is_walkable(cx, cz)
 
-    def static_goal(self, start: tuple[float, float], end: tuple[float, float]) -> tuple[int, int] | None:
+    def static_goal(self, start: tuple[float, float],
+                    end: tuple[float, float]) -> tuple[int, int] | None:
         """The cell a plan without characters would end in when ``end`` is
         reachable from ``start`` on the static grid, else None."""
         pf = self.pathfinder

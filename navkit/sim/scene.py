@@ -45,9 +45,12 @@ from pathlib import Path
 from typing import Any
 
 from .location import Location
-from .snapshot import CHARACTER_KEYS, FORMAT, SCENE_KEYS, location_dict, save_location
+from .snapshot import CHARACTER_KEYS, SCENE_KEYS, location_dict, save_location
+from .snapshot import FORMAT as FORMAT
 
-__all__ = ["load_scene", "parse_scene", "save_scene", "location_to_scene", "SCENE_KEYS", "CHARACTER_KEYS"]
+__all__ = [
+    "load_scene", "parse_scene", "save_scene", "location_to_scene", "SCENE_KEYS", "CHARACTER_KEYS",
+]
 
 
 def parse_scene(obj: Any, *, base: str | Path | None = None) -> Location:
@@ -67,7 +70,8 @@ def load_scene(path: str | Path) -> Location:
     return Location.load(path)
 
 
-def location_to_scene(loc: Location, *, base: Path | None = None, sidecar: Path | None = None) -> dict[str, Any]:
+def location_to_scene(loc: Location, *, base: Path | None = None,
+                      sidecar: Path | None = None) -> dict[str, Any]:
     """The location's full state as a scene object (JSON-ready, exact floats).
 
     ``base`` is the folder map paths are written relative to; ``sidecar`` the

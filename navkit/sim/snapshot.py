@@ -83,7 +83,8 @@ def _warn_unknown(obj: dict[str, Any], known: tuple[str, ...], prefix: str) -> N
     for k in obj:
         if k not in known:
             path = f"{prefix}.{k}" if prefix else str(k)
-            warnings.warn(NavkitWarning(f"{path}: unknown key {k!r} ignored", field=path), stacklevel=5)
+            warnings.warn(NavkitWarning(f"{path}: unknown key {k!r} ignored", field=path),
+                          stacklevel=5)
 
 
 def _num(v: Any, fld: str) -> float:
@@ -128,8 +129,8 @@ def _navigation(raw: Any, base: Path | None) -> tuple[Any, Path | None]:
         if p.suffix.lower() == ".json":
             return NavLevel(read_level(p)), p
         return load_grid(p), p
-    raise ConfigError(f"expected an inline level config or a map file path, got {type(raw).__name__}",
-                      field="navigation")
+    raise ConfigError("expected an inline level config or a map file path, "
+                      f"got {type(raw).__name__}", field="navigation")
 
 
 def parse_header(obj: Any, base: Path | None) -> tuple[Any, float, Path | None]:
@@ -148,7 +149,8 @@ def parse_header(obj: Any, base: Path | None) -> tuple[Any, float, Path | None]:
     return nav, float(rate), map_path
 
 
-def populate(obj: dict[str, Any], navigation: Any, a: SimState, add_character: Callable[..., object],
+def populate(obj: dict[str, Any], navigation: Any, a: SimState,
+             add_character: Callable[..., object],
              schedule: Callable[[Command], None]) -> tuple[int, SimStats | None]:
     """Fill a new location from scene object ``obj`` (after :func:`parse_header`).
 
@@ -315,7 +317,8 @@ def read_json(path: Path) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as e:
-        raise FormatError(f"invalid JSON: {e.msg} (column {e.colno})", path=path, line=e.lineno) from None
+        raise FormatError(f"invalid JSON: {e.msg} (column {e.colno})", path=path,
+                          line=e.lineno) from None
 
 
 # ------------------------------------------------------------- writing

@@ -79,8 +79,8 @@ class MovementPhase:
         params = TickParams(
             dt=float(dt), tick=int(tick), repath_ticks=int(repath_ticks),
             give_up_ticks=int(APPROACH_GIVE_UP_TICKS), walk_threshold=float(WALK_THRESHOLD),
-            replan_threshold=float(TARGET_REPLAN_THRESHOLD), blocked_limit=int(BLOCKED_REPLAN_TICKS),
-            following_cos=float(FOLLOWING_COS),
+            replan_threshold=float(TARGET_REPLAN_THRESHOLD),
+            blocked_limit=int(BLOCKED_REPLAN_TICKS), following_cos=float(FOLLOWING_COS),
         )
         hsh = self._spatial_hash(view, dt)
         _k.tick(body, nav, retry, follow, tuple(grid), hsh, tuple(params), self._out_t,
@@ -152,7 +152,7 @@ class MovementPhase:
             self._hash_key = key
             self._hash_t = tuple(HashArgs(
                 h=float(h), ox=float(g.min_x), oz=float(g.min_z), gw=int(gw), gd=int(gd),
-                head=np.zeros(gw * gd + 1, dtype=np.int32), cursor=np.zeros(gw * gd, dtype=np.int32),
-                order=self._order,
+                head=np.zeros(gw * gd + 1, dtype=np.int32),
+                cursor=np.zeros(gw * gd, dtype=np.int32), order=self._order,
             ))
         return self._hash_t
