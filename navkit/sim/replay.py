@@ -25,7 +25,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Any
 
-from .character import TickEvents
+from .events import TickEvents
 from .location import Location
 
 __all__ = ["ReplayWriter", "read_replay", "REPLAY_FORMAT"]

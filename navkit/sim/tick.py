@@ -49,17 +49,14 @@ class MovementPhase:
 
     def __init__(self, state: SimState) -> None:
         self.state = state
-        self._n = -1
-        self._out = TickOut(*([_NO_EVENTS] * len(TickOut._fields)))
-        self._out_t: tuple[Any, ...] = ()
-        self._solid = np.zeros(0, dtype=np.uint8)
-        self._order = np.zeros(0, dtype=np.int32)
         self._hash_key: tuple[Any, ...] | None = None
         self._hash_t: tuple[Any, ...] = ()
         self._groups: tuple[Any, ...] = ()
         self._generation = -1
         self._marks = np.zeros(1, dtype=np.int32)
         self._stats = np.zeros(_k.STATS_SIZE, dtype=np.float64)
+        self._n = -1
+        self._scratch(0)
 
     def run(self, view: MapView, *, dt: float, tick: int, repath_ticks: int,
             ev: TickEvents) -> NDArray[np.uint8]:
@@ -94,6 +91,7 @@ class MovementPhase:
         return bits
 
     def _scratch(self, n: int) -> None:
+        """Size the kernel's scratch and result arrays for ``n`` characters."""
         if self._n == n:
             return
         self._n = n
