@@ -51,6 +51,8 @@ class MovementPhase:
         self.state = state
         self._hash_key: tuple[Any, ...] | None = None
         self._hash_t: tuple[Any, ...] = ()
+        self._grid_t: tuple[Any, ...] = ()
+        self._grid_cells: NDArray[np.uint8] | None = None
         self._groups: tuple[Any, ...] = ()
         self._generation = -1
         self._marks = np.zeros(1, dtype=np.int32)
@@ -68,11 +70,6 @@ class MovementPhase:
             return _NO_EVENTS
         self._scratch(state.n)
         body, nav, retry, follow = self._state_groups()
-        g = view.grid
-        grid = WalkGridArgs(
-            cells=view.padded_cells, wpad=int(g.width + 2), hpad=int(g.depth + 2),
-            min_x=float(g.min_x), min_z=float(g.min_z), cell_size=float(g.cell_size),
-        )
         params = TickParams(
             dt=float(dt), tick=int(tick), repath_ticks=int(repath_ticks),
             give_up_ticks=int(APPROACH_GIVE_UP_TICKS), walk_threshold=float(WALK_THRESHOLD),
@@ -80,7 +77,7 @@ class MovementPhase:
             blocked_limit=int(BLOCKED_REPLAN_TICKS), following_cos=float(FOLLOWING_COS),
         )
         hsh = self._spatial_hash(view, dt)
-        _k.tick(body, nav, retry, follow, tuple(grid), hsh, tuple(params), self._out_t,
+        _k.tick(body, nav, retry, follow, self._grid_group(view), hsh, tuple(params), self._out_t,
                 self._solid, self._marks)
         st = self._stats
         ev.min_gap = float(st[_k.STAT_MIN_GAP])
@@ -126,6 +123,20 @@ class MovementPhase:
             self._groups = (tuple(body), tuple(nav), tuple(retry), tuple(follow))
             self._generation = a.generation
         return self._groups
+
+    def _grid_group(self, view: MapView) -> tuple[Any, ...]:
+        """The static grid group (a plain tuple; rebuilt when the padded cells change,
+        which they do with every map version and every map)."""
+        cells = view.padded_cells
+        if cells is self._grid_cells:
+            return self._grid_t
+        self._grid_cells = cells
+        g = view.grid
+        self._grid_t = tuple(WalkGridArgs(
+            cells=cells, wpad=int(g.width + 2), hpad=int(g.depth + 2),
+            min_x=float(g.min_x), min_z=float(g.min_z), cell_size=float(g.cell_size),
+        ))
+        return self._grid_t
 
     def _spatial_hash(self, view: MapView, dt: float) -> tuple[Any, ...]:
         """The hash group (a plain tuple; rebuilt when its geometry changes)."""
