@@ -20,8 +20,8 @@ All arrays are slot-indexed (``n`` rows, slot = stable-ID order):
   reservations, directions, step lengths, modes, ``EV_*`` event bits, the
   blocker per event, ``STAT_*`` stats);
 
-plus ``solid`` (uint8 (n,), written: alive and enabled) and ``marks`` (int32,
-an empty overlay for the line-of-sight test).
+plus ``solid`` (uint8 (n,), written: alive and enabled) and ``marks`` (int32
+(1,): the line-of-sight test's overlay, disabled with mark 0).
 
 The guard (seed 000 §8). Character ``i`` at ``p`` proposes ``q``. For every
 other solid character ``j`` with reserved centre ``c`` (its tick-start centre,
