@@ -2,41 +2,26 @@
 (follow) steps, the movement guard and its spatial hash, in one pass over the
 characters in slot (= stable-ID) order.
 
-Arguments are grouped in tuples (all arrays slot-indexed, length ``n``):
+Arguments come in groups whose layouts are defined, with every field's
+dtype, shape and unit, in :mod:`navkit._kernels.layouts`: the caller passes
+plain tuples and the kernel opens them by name (``body = BodyArgs(*body_t)``).
+All arrays are slot-indexed (``n`` rows, slot = stable-ID order):
 
-``body = (pos, facing, speed, rot, rc, kind, alive, enabled)``
-    ``pos`` float64 (n, 2) world (x, z); ``facing`` float64 radians, measured
-    from +X toward +Z (direction ``(cos f, sin f)``); ``speed`` walk speed m/s;
-    ``rot`` rotation speed rad/s; ``rc`` movement contact radius m; ``kind``
-    uint8 (0 player, 1 bot, 2 npc); ``alive``/``enabled`` uint8.
-``nav = (active, wp, wp_n, wp_i, walk_target, requested, moved, blocked, anim)``
-    ``active`` uint8 navigation active; ``wp`` float64 (n, maxw, 2) waypoints,
-    ``wp_n`` int32 count, ``wp_i`` int32 current index; ``walk_target`` and
-    ``requested`` float64 (n, 2); ``moved`` uint8 moved last tick (read as the
-    previous tick's value, written with this tick's); ``blocked`` int32
-    movementBlockedTicks; ``anim`` uint8 (0 STAND, 1 WALK).
-``retry = (seq, cur, timer, blocker)``
-    ``seq`` int32 (n, 10) shuffled cooldowns, ``cur`` int32 cursor, ``timer``
-    int32 ticks left of a scheduled retry (0: none), ``blocker`` int32 slot of
-    the character promoted on the retry (-1: none).
-``follow = (target, rng, talk, best, stall, last_plan, goal, on_path)``
-    ``target`` int32 slot followed (-1: no order); ``rng`` float64 range m;
-    ``talk`` uint8 walk-to-NPC order; ``best`` float64 best distance so far;
-    ``stall`` int32 ticks without a new best; ``last_plan`` int64 tick of the
-    last plan (-1: never); ``goal`` float64 (n, 2) target position at that
-    plan; ``on_path`` uint8 following a planned path.
-``grid = (cells, wpad, hpad, min_x, min_z, cell_size)``
-    The static walkable grid, padded by one blocked cell (see
-    :mod:`navkit._kernels`).
-``hsh = (h, ox, oz, gw, gd, head, cursor, order)``
-    Uniform spatial hash: bucket size ``h``, origin, ``gw x gd`` buckets (the
-    caller clamps coordinates into them), int32 work arrays ``head``
-    (gw*gd + 1), ``cursor`` (gw*gd), ``order`` (n).
-``params = (dt, tick, repath_ticks, give_up_ticks, walk_threshold, replan_threshold, blocked_limit, following_cos)``
-``out = (res, dirv, steplen, mode, ev, ev_blocker, stats)``
-    Scratch and results: reservations, desired direction, step length, step
-    mode (0 none, 1 path, 2 greedy), event bits (``EV_*``), the blocker slot
-    per event, and ``stats`` float64 (``STAT_*``).
+* ``body_t``: :class:`~navkit._kernels.layouts.BodyArgs` (position, facing,
+  speeds, contact radius, kind, alive, enabled);
+* ``nav_t``: :class:`~navkit._kernels.layouts.NavArgs` (path following);
+* ``retry_t``: :class:`~navkit._kernels.layouts.RetryArgs` (cooldowns);
+* ``follow_t``: :class:`~navkit._kernels.layouts.FollowArgs` (follow orders);
+* ``grid_t``: :class:`~navkit._kernels.layouts.WalkGridArgs` (the static
+  walkable grid, padded by one blocked cell, see :mod:`navkit._kernels`);
+* ``hash_t``: :class:`~navkit._kernels.layouts.HashArgs` (the spatial hash);
+* ``params_t``: :class:`~navkit._kernels.layouts.TickParams` (the scalars);
+* ``out_t``: :class:`~navkit._kernels.layouts.TickOut` (scratch and results:
+  reservations, directions, step lengths, modes, ``EV_*`` event bits, the
+  blocker per event, ``STAT_*`` stats);
+
+plus ``solid`` (uint8 (n,), written: alive and enabled) and ``marks`` (int32
+(1,): the line-of-sight test's overlay, disabled with mark 0).
 
 The guard (seed 000 §8). Character ``i`` at ``p`` proposes ``q``. For every
 other solid character ``j`` with reserved centre ``c`` (its tick-start centre,
@@ -70,6 +55,16 @@ import numpy as np
 
 from .._numba_config import njit
 from .geometry import line_of_sight
+from .layouts import (
+    BodyArgs,
+    FollowArgs,
+    HashArgs,
+    NavArgs,
+    RetryArgs,
+    TickOut,
+    TickParams,
+    WalkGridArgs,
+)
 
 EV_ARRIVED = 1
 EV_BLOCK_STOP = 2
@@ -100,7 +95,11 @@ _TWO_PI = 2.0 * math.pi
 @njit(inline="always")
 def _node(grid, x, z):  # type: ignore[no-untyped-def]
     """Padded node of the cell holding world point (x, z); outside -> border."""
-    cells, wpad, hpad, min_x, min_z, cs = grid
+    wpad = grid.wpad
+    hpad = grid.hpad
+    min_x = grid.min_x
+    min_z = grid.min_z
+    cs = grid.cell_size
     cx = int(math.floor((x - min_x) / cs)) + 1
     cz = int(math.floor((z - min_z) / cs)) + 1
     if cx < 0:
@@ -117,15 +116,16 @@ def _node(grid, x, z):  # type: ignore[no-untyped-def]
 @njit(inline="always")
 def _blocked_cell(grid, cx, cz):  # type: ignore[no-untyped-def]
     """Cell (x, z) in padded coordinates is blocked (outside the grid counts as blocked)."""
-    cells, wpad, hpad, min_x, min_z, cs = grid
-    if cx < 0 or cz < 0 or cx > wpad - 1 or cz > hpad - 1:
+    wpad = grid.wpad
+    if cx < 0 or cz < 0 or cx > wpad - 1 or cz > grid.hpad - 1:
         return True
-    return cells[cz * wpad + cx] == 0
+    return grid.cells[cz * wpad + cx] == 0
 
 
 @njit
 def segment_clear(grid, px, pz, qx, qz):  # type: ignore[no-untyped-def]
-    """True when the segment p -> q enters no blocked cell.
+    """True when the segment p -> q enters no blocked cell of ``grid`` (a
+    :class:`~navkit._kernels.layouts.WalkGridArgs`).
 
     Walks the cells the segment crosses (float DDA). Where it passes exactly
     through a cell corner, at least one of the two side cells must be free
@@ -133,7 +133,9 @@ def segment_clear(grid, px, pz, qx, qz):  # type: ignore[no-untyped-def]
     blocked cell is clear (a character may walk off a cell that became
     blocked under it, e.g. a door that closed).
     """
-    cells, wpad, hpad, min_x, min_z, cs = grid
+    min_x = grid.min_x
+    min_z = grid.min_z
+    cs = grid.cell_size
     fx = (px - min_x) / cs + 1.0
     fz = (pz - min_z) / cs + 1.0
     gx = (qx - min_x) / cs + 1.0
@@ -189,9 +191,10 @@ def segment_clear(grid, px, pz, qx, qz):  # type: ignore[no-untyped-def]
 
 @njit(inline="always")
 def _bucket(hsh, x, z):  # type: ignore[no-untyped-def]
-    h, ox, oz, gw, gd, head, cursor, order = hsh
-    bx = int(math.floor((x - ox) / h))
-    bz = int(math.floor((z - oz) / h))
+    gw = hsh.gw
+    gd = hsh.gd
+    bx = int(math.floor((x - hsh.ox) / hsh.h))
+    bz = int(math.floor((z - hsh.oz) / hsh.h))
     if bx < 0:
         bx = 0
     elif bx > gw - 1:
@@ -205,9 +208,13 @@ def _bucket(hsh, x, z):  # type: ignore[no-untyped-def]
 
 @njit
 def build_hash(pos, solid, hsh):  # type: ignore[no-untyped-def]
-    """Counting sort of the solid characters into buckets (slot order inside a bucket)."""
-    h, ox, oz, gw, gd, head, cursor, order = hsh
-    nb = gw * gd
+    """Counting sort of the solid characters into buckets (slot order inside a
+    bucket); ``hsh`` is a :class:`~navkit._kernels.layouts.HashArgs`."""
+    gw = hsh.gw
+    head = hsh.head
+    cursor = hsh.cursor
+    order = hsh.order
+    nb = gw * hsh.gd
     for b in range(nb + 1):
         head[b] = 0
     n = pos.shape[0]
@@ -242,26 +249,27 @@ def _wrap(a):  # type: ignore[no-untyped-def]
 
 @njit(inline="always")
 def _clear_path(nav, i):  # type: ignore[no-untyped-def]
-    active, wp, wp_n, wp_i, walk_target, requested, moved, blocked, anim = nav
-    active[i] = 0
-    wp_n[i] = 0
-    wp_i[i] = 0
+    nav.active[i] = 0
+    nav.wp_n[i] = 0
+    nav.wp_i[i] = 0
 
 
 @njit(inline="always")
 def _current_target(nav, i):  # type: ignore[no-untyped-def]
-    active, wp, wp_n, wp_i, walk_target, requested, moved, blocked, anim = nav
-    if wp_n[i] > 0:
-        k = wp_i[i]
-        return wp[i, k, 0], wp[i, k, 1]
-    return walk_target[i, 0], walk_target[i, 1]
+    if nav.wp_n[i] > 0:
+        k = nav.wp_i[i]
+        return nav.wp[i, k, 0], nav.wp[i, k, 1]
+    return nav.walk_target[i, 0], nav.walk_target[i, 1]
 
 
 @njit
 def _advance(body, nav, i, thr):  # type: ignore[no-untyped-def]
     """Skip waypoints within ``thr``; returns True when the path is finished."""
-    pos = body[0]
-    active, wp, wp_n, wp_i, walk_target, requested, moved, blocked, anim = nav
+    pos = body.pos
+    wp = nav.wp
+    wp_n = nav.wp_n
+    wp_i = nav.wp_i
+    walk_target = nav.walk_target
     if wp_n[i] > 0:
         while wp_i[i] < wp_n[i]:
             k = wp_i[i]
@@ -280,21 +288,18 @@ def _advance(body, nav, i, thr):  # type: ignore[no-untyped-def]
 @njit
 def _finish_path(nav, follow, out, i):  # type: ignore[no-untyped-def]
     """The last waypoint was reached: clear the path; an arrival unless following."""
-    ev = out[4]
     _clear_path(nav, i)
-    if follow[0][i] >= 0:
-        follow[7][i] = 0
+    if follow.target[i] >= 0:
+        follow.on_path[i] = 0
     else:
-        ev[i] |= EV_ARRIVED
+        out.ev[i] |= EV_ARRIVED
 
 
 @njit
 def _decide_path(body, nav, follow, params, out, i):  # type: ignore[no-untyped-def]
-    pos, facing, speed, rot, rc, kind, alive, enabled = body
-    res, dirv, steplen, mode, ev, ev_blocker, stats = out
-    dt = params[0]
-    thr = params[4]
-    if _advance(body, nav, i, thr):
+    pos = body.pos
+    dirv = out.dirv
+    if _advance(body, nav, i, params.walk_threshold):
         _finish_path(nav, follow, out, i)
         return
     tx, tz = _current_target(nav, i)
@@ -303,20 +308,20 @@ def _decide_path(body, nav, follow, params, out, i):  # type: ignore[no-untyped-
     d = math.sqrt(dx * dx + dz * dz)
     dirv[i, 0] = dx / d
     dirv[i, 1] = dz / d
-    budget = speed[i] * dt
-    steplen[i] = budget if budget < d else d
-    mode[i] = MODE_PATH
+    budget = body.speed[i] * params.dt
+    out.steplen[i] = budget if budget < d else d
+    out.mode[i] = MODE_PATH
 
 
 @njit
 def _route_length(body, nav, i, gx, gz):  # type: ignore[no-untyped-def]
     """Length of the rest of i's path, plus the gap from its end to (gx, gz)."""
-    pos = body[0]
-    active, wp, wp_n, wp_i, walk_target, requested, moved, blocked, anim = nav
+    pos = body.pos
+    wp = nav.wp
     x = pos[i, 0]
     z = pos[i, 1]
     total = 0.0
-    for k in range(wp_i[i], wp_n[i]):
+    for k in range(nav.wp_i[i], nav.wp_n[i]):
         dx = wp[i, k, 0] - x
         dz = wp[i, k, 1] - z
         total += math.sqrt(dx * dx + dz * dz)
@@ -329,11 +334,23 @@ def _route_length(body, nav, i, gx, gz):  # type: ignore[no-untyped-def]
 
 @njit
 def _decide_follow(body, nav, retry, follow, grid, params, out, marks, i):  # type: ignore[no-untyped-def]
-    pos, facing, speed, rot, rc, kind, alive, enabled = body
-    active, wp, wp_n, wp_i, walk_target, requested, moved, blocked, anim = nav
-    target, rng, talk, best, stall, last_plan, goal, on_path = follow
-    res, dirv, steplen, mode, ev, ev_blocker, stats = out
-    dt, tick, repath_ticks, give_up_ticks, thr, replan_thr, blocked_limit, following_cos = params
+    pos = body.pos
+    rc = body.rc
+    alive = body.alive
+    enabled = body.enabled
+    active = nav.active
+    moved = nav.moved
+    target = follow.target
+    talk = follow.talk
+    best = follow.best
+    stall = follow.stall
+    last_plan = follow.last_plan
+    goal = follow.goal
+    on_path = follow.on_path
+    ev = out.ev
+    dirv = out.dirv
+    thr = params.walk_threshold
+    tick = params.tick
     j = target[i]
     if not (alive[j] and enabled[j]):
         ev[i] |= EV_GAVE_UP
@@ -344,7 +361,7 @@ def _decide_follow(body, nav, retry, follow, grid, params, out, marks, i):  # ty
     dx = pos[j, 0] - pos[i, 0]
     dz = pos[j, 1] - pos[i, 1]
     d = math.sqrt(dx * dx + dz * dz)
-    reach = rng[i]
+    reach = follow.rng[i]
     floor_r = rc[i] + rc[j] + thr
     if reach < floor_r:
         reach = floor_r
@@ -371,35 +388,33 @@ def _decide_follow(body, nav, retry, follow, grid, params, out, marks, i):  # ty
         stall[i] = 0
     else:
         stall[i] += 1
-        if stall[i] >= give_up_ticks:
+        if stall[i] >= params.give_up_ticks:
             ev[i] |= EV_GAVE_UP
             target[i] = -1
             on_path[i] = 0
             _clear_path(nav, i)
             return
-    if retry[2][i] > 0:
+    if retry.timer[i] > 0:
         return  # waiting for a scheduled retry
-    can_plan = last_plan[i] < 0 or tick - last_plan[i] >= repath_ticks
+    can_plan = last_plan[i] < 0 or tick - last_plan[i] >= params.repath_ticks
     if on_path[i] and active[i]:
         gx = pos[j, 0] - goal[i, 0]
         gz = pos[j, 1] - goal[i, 1]
-        if moved[j] and can_plan and math.sqrt(gx * gx + gz * gz) > replan_thr:
+        if moved[j] and can_plan and math.sqrt(gx * gx + gz * gz) > params.replan_threshold:
             ev[i] |= EV_NEED_PLAN
         _decide_path(body, nav, follow, params, out, i)
         return
     on_path[i] = 0
     _clear_path(nav, i)
-    cells = grid[0]
-    wpad = grid[1]
     a = _node(grid, pos[i, 0], pos[i, 1])
     b = _node(grid, pos[j, 0], pos[j, 1])
-    if line_of_sight(cells, (marks, np.int32(0)), wpad, a, b):
+    if line_of_sight(grid.cells, (marks, np.int32(0)), grid.wpad, a, b):
         dirv[i, 0] = dx / d
         dirv[i, 1] = dz / d
-        budget = speed[i] * dt
+        budget = body.speed[i] * params.dt
         gap = d - reach
-        steplen[i] = budget if budget < gap else gap
-        mode[i] = MODE_GREEDY
+        out.steplen[i] = budget if budget < gap else gap
+        out.mode[i] = MODE_GREEDY
     elif can_plan:
         ev[i] |= EV_NEED_PLAN
 
@@ -430,15 +445,53 @@ def _rejects(px, pz, qx, qz, cx, cz, r):  # type: ignore[no-untyped-def]
 
 
 @njit
-def tick(body, nav, retry, follow, grid, hsh, params, out, solid, marks):  # type: ignore[no-untyped-def]
+def tick(body_t, nav_t, retry_t, follow_t, grid_t, hash_t, params_t, out_t, solid, marks):  # type: ignore[no-untyped-def]
     """Advance every character by one tick; see the module docstring."""
-    pos, facing, speed, rot, rc, kind, alive, enabled = body
-    active, wp, wp_n, wp_i, walk_target, requested, moved, blocked, anim = nav
-    seq, cur, timer, rblocker = retry
-    target, rng, talk, best, stall, last_plan, goal, on_path = follow
-    res, dirv, steplen, mode, ev, ev_blocker, stats = out
-    dt, tick_no, repath_ticks, give_up_ticks, thr, replan_thr, blocked_limit, following_cos = params
-    h, ox, oz, gw, gd, head, cursor, order = hsh
+    body = BodyArgs(*body_t)
+    nav = NavArgs(*nav_t)
+    retry = RetryArgs(*retry_t)
+    follow = FollowArgs(*follow_t)
+    grid = WalkGridArgs(*grid_t)
+    hsh = HashArgs(*hash_t)
+    params = TickParams(*params_t)
+    out = TickOut(*out_t)
+    pos = body.pos
+    facing = body.facing
+    rot = body.rot
+    rc = body.rc
+    kind = body.kind
+    alive = body.alive
+    enabled = body.enabled
+    active = nav.active
+    walk_target = nav.walk_target
+    requested = nav.requested
+    moved = nav.moved
+    blocked = nav.blocked
+    anim = nav.anim
+    seq = retry.seq
+    cur = retry.cur
+    timer = retry.timer
+    rblocker = retry.blocker
+    target = follow.target
+    on_path = follow.on_path
+    last_plan = follow.last_plan
+    res = out.res
+    dirv = out.dirv
+    steplen = out.steplen
+    mode = out.mode
+    ev = out.ev
+    ev_blocker = out.ev_blocker
+    stats = out.stats
+    dt = params.dt
+    tick_no = params.tick
+    repath_ticks = params.repath_ticks
+    thr = params.walk_threshold
+    blocked_limit = params.blocked_limit
+    following_cos = params.following_cos
+    gw = hsh.gw
+    gd = hsh.gd
+    head = hsh.head
+    order = hsh.order
     n = pos.shape[0]
     nseq = seq.shape[1]
 

@@ -24,8 +24,10 @@ See ``docs/simulation.md``.
 from __future__ import annotations
 
 from . import constants
-from .character import AnimationState, Character, CharacterKind, SimStats, TickEvents
+from .character import Character
 from .commands import Command, parse_command
+from .events import SimStats, TickEvents
+from .kinds import AnimationState, CharacterKind
 from .location import Location
 from .planner import MapView
 from .replay import ReplayWriter, read_replay

@@ -3,17 +3,20 @@
 One JSON object per command; ``tick`` (an integer >= 0) plus exactly one
 action:
 
-=============================================================  ==========================================
-command                                                        effect
-=============================================================  ==========================================
-``{"tick": T, "character": ID, "moveTo": [x, z]}``             ``set_target`` (seed 000 §7)
-``{"tick": T, "character": ID, "follow": ID2, "range": R}``    approach ``ID2`` until within ``R`` m (seed 003)
-``{"tick": T, "character": ID, "talkTo": ID2}``                walk to NPC ``ID2``; interaction within ``NPC_TALK_DISTANCE``
-``{"tick": T, "character": ID, "stop": true}``                 ``stop_in_place``
-``{"tick": T, "setAreaAvailable": {"name": N, "available": B}}``  open / close an area (doors)
-``{"tick": T, "addObstacle": {"name": N, "polygon": [...]}}``     add an obstacle polygon
-``{"tick": T, "removeObstacle": {"name": N}}``                    remove an obstacle polygon
-=============================================================  ==========================================
+``{"tick": T, "character": ID, "moveTo": [x, z]}``
+    ``set_target`` (seed 000 §7)
+``{"tick": T, "character": ID, "follow": ID2, "range": R}``
+    approach ``ID2`` until within ``R`` m (seed 003)
+``{"tick": T, "character": ID, "talkTo": ID2}``
+    walk to NPC ``ID2``; interaction within ``NPC_TALK_DISTANCE``
+``{"tick": T, "character": ID, "stop": true}``
+    ``stop_in_place``
+``{"tick": T, "setAreaAvailable": {"name": N, "available": B}}``
+    open / close an area (doors)
+``{"tick": T, "addObstacle": {"name": N, "polygon": [...]}}``
+    add an obstacle polygon
+``{"tick": T, "removeObstacle": {"name": N}}``
+    remove an obstacle polygon
 
 Commands at the same tick run in file order, before that tick's planning and
 movement.
@@ -21,6 +24,7 @@ movement.
 
 from __future__ import annotations
 
+import bisect
 import math
 import numbers
 from dataclasses import dataclass
@@ -28,7 +32,9 @@ from typing import Any
 
 from ..errors import ConfigError
 
-__all__ = ["Command", "parse_command", "check_id", "CHARACTER_ACTIONS", "WORLD_ACTIONS"]
+__all__ = [
+    "Command", "CommandQueue", "parse_command", "check_id", "CHARACTER_ACTIONS", "WORLD_ACTIONS",
+]
 
 #: Actions that name a ``character``.
 CHARACTER_ACTIONS = ("moveTo", "follow", "talkTo", "stop")
@@ -84,7 +90,8 @@ def parse_command(raw: Any, fld: str, known_ids: set[Any] | None = None) -> Comm
     if "tick" not in raw:
         raise ConfigError("missing", field=f"{fld}.tick")
     t = raw["tick"]
-    if not _is_number(t) or not math.isfinite(float(t)) or float(t) != math.floor(float(t)) or t < 0:
+    if not _is_number(t) or not math.isfinite(float(t)) or float(t) != math.floor(float(t)) \
+            or t < 0:
         raise ConfigError(f"expected an integer >= 0, got {t!r}", field=f"{fld}.tick")
     actions = [k for k in _ALL if k in raw]
     if len(actions) != 1:
@@ -117,7 +124,8 @@ def parse_command(raw: Any, fld: str, known_ids: set[Any] | None = None) -> Comm
                     raise ConfigError("missing", field=f"{fld}.range")
                 r = raw["range"]
                 if not _is_number(r) or not math.isfinite(float(r)) or r < 0:
-                    raise ConfigError(f"expected a number >= 0 (metres), got {r!r}", field=f"{fld}.range")
+                    raise ConfigError(f"expected a number >= 0 (metres), got {r!r}",
+                                      field=f"{fld}.range")
                 args["range"] = float(r)
         else:  # stop
             if raw["stop"] is not True:
@@ -125,17 +133,20 @@ def parse_command(raw: Any, fld: str, known_ids: set[Any] | None = None) -> Comm
     else:
         body = raw[action]
         if not isinstance(body, dict):
-            raise ConfigError(f"expected a JSON object, got {type(body).__name__}", field=f"{fld}.{action}")
+            raise ConfigError(f"expected a JSON object, got {type(body).__name__}",
+                              field=f"{fld}.{action}")
         name = body.get("name")
         if not isinstance(name, str) or not name:
-            raise ConfigError(f"expected a non-empty name, got {name!r}", field=f"{fld}.{action}.name")
+            raise ConfigError(f"expected a non-empty name, got {name!r}",
+                              field=f"{fld}.{action}.name")
         args["name"] = name
         keys = {"name"}
         if action == "setAreaAvailable":
             keys.add("available")
             av = body.get("available")
             if not isinstance(av, bool):
-                raise ConfigError(f"expected true or false, got {av!r}", field=f"{fld}.{action}.available")
+                raise ConfigError(f"expected true or false, got {av!r}",
+                                  field=f"{fld}.{action}.available")
             args["available"] = av
         elif action == "addObstacle":
             keys.add("polygon")
@@ -143,12 +154,47 @@ def parse_command(raw: Any, fld: str, known_ids: set[Any] | None = None) -> Comm
                 raise ConfigError("missing", field=f"{fld}.{action}.polygon")
             poly = body["polygon"]
             if isinstance(poly, (str, bytes)) or not isinstance(poly, list) or len(poly) < 3:
-                raise ConfigError("expected a list of at least 3 points [x, z]", field=f"{fld}.{action}.polygon")
-            args["polygon"] = [list(_point(p, f"{fld}.{action}.polygon[{j}]")) for j, p in enumerate(poly)]
+                raise ConfigError("expected a list of at least 3 points [x, z]",
+                                  field=f"{fld}.{action}.polygon")
+            args["polygon"] = [list(_point(p, f"{fld}.{action}.polygon[{j}]"))
+                               for j, p in enumerate(poly)]
         extra = sorted(set(body) - keys)
         if extra:
             raise ConfigError(f"unknown key {extra[0]!r}", field=f"{fld}.{action}.{extra[0]}")
     extra = sorted(set(raw) - allowed)
     if extra:
         raise ConfigError(f"unknown key {extra[0]!r}", field=f"{fld}.{extra[0]}")
-    return Command(tick=int(t), action=action, character=character, args=args, raw=dict(raw), field=fld)
+    return Command(tick=int(t), action=action, character=character, args=args, raw=dict(raw),
+                   field=fld)
+
+
+class CommandQueue:
+    """Scheduled commands in execution order: by tick, then in the order they were added."""
+
+    def __init__(self) -> None:
+        self._commands: list[Command] = []
+        self._ticks: list[int] = []
+        self._next = 0
+
+    def __len__(self) -> int:
+        """Every command added so far, run or not."""
+        return len(self._commands)
+
+    def add(self, cmd: Command) -> None:
+        """Queue ``cmd`` after every pending command of the same or an earlier tick."""
+        pos = bisect.bisect_right(self._ticks, cmd.tick, lo=self._next)
+        self._ticks.insert(pos, cmd.tick)
+        self._commands.insert(pos, cmd)
+
+    @property
+    def pending(self) -> list[Command]:
+        """Commands that have not run yet, in execution order."""
+        return self._commands[self._next:]
+
+    def pop_due(self, tick: int) -> Command | None:
+        """The next pending command whose tick is ``<= tick`` (it counts as run), or None."""
+        if self._next < len(self._commands) and self._commands[self._next].tick <= tick:
+            cmd = self._commands[self._next]
+            self._next += 1
+            return cmd
+        return None

@@ -61,7 +61,8 @@ DEFAULT_RETRY_COOLDOWN_TICKS: tuple[int, ...] = (2, 3, 4, 5, 6, 7, 8, 9, 10, 11)
 #: Number of cooldown values every character carries.
 RETRY_SEQUENCE_LENGTH = 10
 
-#: Seed 000 §6/§8: planning (avoidance) radius of a character in metres; JSON ``navigationAvoidanceRadius``.
+#: Seed 000 §6/§8: planning (avoidance) radius of a character in metres;
+#: JSON ``navigationAvoidanceRadius``.
 collisionRadius = 0.45
 DEFAULT_COLLISION_RADIUS = collisionRadius
 

@@ -29,10 +29,17 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator, Sequence
+from typing import Any
 
-from .constants import DEFAULT_RETRY_COOLDOWN_TICKS
+import numpy as np
 
-__all__ = ["fnv1a64", "splitmix64", "shuffle_for_id", "retry_sequence", "ms_to_ticks", "clamp_ticks"]
+from ..errors import ConfigError
+from .constants import DEFAULT_RETRY_COOLDOWN_TICKS, RETRY_SEQUENCE_LENGTH
+
+__all__ = [
+    "fnv1a64", "splitmix64", "shuffle_for_id", "retry_sequence", "ms_to_ticks", "clamp_ticks",
+    "configured_sequence",
+]
 
 _MASK = (1 << 64) - 1
 _FNV_OFFSET = 0xCBF29CE484222325
@@ -81,4 +88,40 @@ def ms_to_ticks(values_ms: Sequence[float], tick_rate: float) -> list[int]:
 def retry_sequence(stable_id: object, ticks: Sequence[float] | None = None) -> list[int]:
     """The shuffled cooldown sequence of a character (default values 2-11 ticks)."""
     base = clamp_ticks(DEFAULT_RETRY_COOLDOWN_TICKS if ticks is None else ticks)
+    return shuffle_for_id(base, stable_id)
+
+
+def configured_sequence(stable_id: object, *, ticks: Any = None, ms: Any = None,
+                        explicit: Any = None, tick_rate: float) -> list[int]:
+    """A character's cooldown sequence from its configuration (at most one source).
+
+    ``ticks`` (``navigationRetryCooldownTicks``) and ``ms``
+    (``navigationRetryCooldownMs``) are ten numbers, converted, clamped and
+    shuffled from the ID; ``explicit`` (``retryCooldownSequence``, a saved
+    state) is the already-shuffled sequence in ticks. None of them: the
+    default 2-11 ticks. Raises ConfigError naming the offending key.
+    """
+    given = [n for n, v in (("navigationRetryCooldownTicks", ticks),
+                            ("navigationRetryCooldownMs", ms),
+                            ("retryCooldownSequence", explicit)) if v is not None]
+    if len(given) > 1:
+        raise ConfigError(f"give at most one of {', '.join(given)}", field=given[1])
+    if not given:
+        return shuffle_for_id(clamp_ticks(DEFAULT_RETRY_COOLDOWN_TICKS), stable_id)
+    name = given[0]
+    raw = ticks if ticks is not None else ms if ms is not None else explicit
+    n = RETRY_SEQUENCE_LENGTH
+    if isinstance(raw, (str, bytes)) or not hasattr(raw, "__len__") or len(raw) != n:
+        raise ConfigError(f"expected a list of {n} numbers, got {raw!r}", field=name)
+    vals = []
+    for j, v in enumerate(raw):
+        if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)) \
+                or not math.isfinite(v):
+            raise ConfigError(f"expected a finite number, got {v!r}", field=f"{name}[{j}]")
+        vals.append(float(v))
+    if explicit is not None:
+        if any(v < 1 or v != math.floor(v) for v in vals):
+            raise ConfigError("expected integers >= 1 (ticks)", field=name)
+        return [int(v) for v in vals]
+    base = ms_to_ticks(vals, tick_rate) if ms is not None else clamp_ticks(vals)
     return shuffle_for_id(base, stable_id)

@@ -15,6 +15,11 @@ to the nearest reachable cell.
 :class:`~navkit.query.navmap.NavMap` (built from a level, a level config or a grid
 when the caller passes one of those; built without a path cache, so every
 plan is a fresh query from the character's exact position).
+
+:class:`Planner` runs the plans against a :class:`~navkit.sim.state.SimState`:
+plans to a destination and to a followed character, retry scheduling, the
+planning phase of a tick (seed 000 §6, §9) and the forced replans after a
+map change.
 """
 
 from __future__ import annotations
@@ -34,8 +39,14 @@ from ..level import LevelConfig, NavLevel
 from ..query.navmap import NavMap
 from ..query.pathfinder import Pathfinder
 from ..results import PathResult
+from .constants import RETRY_SEQUENCE_LENGTH, TARGET_REPLAN_THRESHOLD
+from .events import SimStats, TickEvents
+from .kinds import CharacterKind
+from .state import NEED_FORCED, SimState
 
-__all__ = ["MapView", "as_map_view", "obstacle_snapshot"]
+__all__ = ["MapView", "as_map_view", "obstacle_snapshot", "Planner"]
+
+_NPC = CharacterKind.NPC.code
 
 
 class MapView:
@@ -55,7 +66,8 @@ class MapView:
             self.nav = NavMap(source, cache_size=0)
         else:
             raise ConfigError(
-                f"expected a NavMap, NavLevel, NavGrid, LevelConfig or level dict, got {type(source).__name__}",
+                "expected a NavMap, NavLevel, NavGrid, LevelConfig or level dict, "
+                f"got {type(source).__name__}",
                 field="navigation",
             )
         #: File the map was read from (a static grid file), for saving scenes.
@@ -104,7 +116,8 @@ class MapView:
     def remove_obstacle(self, name: str) -> None:
         self.nav.remove_obstacle(name)
 
-    def to_json(self, base: Path | None = None, sidecar: Path | None = None) -> dict[str, Any] | str:
+    def to_json(self, base: Path | None = None,
+                sidecar: Path | None = None) -> dict[str, Any] | str:
         """The map for a saved scene.
 
         A polygon level is written inline, as it stands (doors, added
@@ -125,7 +138,8 @@ class MapView:
             target = sidecar
         else:
             raise ConfigError("a grid built in memory (or edited) has no file to reference; "
-                              "save the location to a file (its grid goes beside it)", field="navigation")
+                              "save the location to a file (its grid goes beside it)",
+                              field="navigation")
         p = target.resolve()
         if base is not None:
             try:
@@ -173,7 +187,8 @@ class MapView:
         cx, cz = g.world_to_cell(float(x), float(z))
         return g.is_walkable(cx, cz)
 
-    def static_goal(self, start: tuple[float, float], end: tuple[float, float]) -> tuple[int, int] | None:
+    def static_goal(self, start: tuple[float, float],
+                    end: tuple[float, float]) -> tuple[int, int] | None:
         """The cell a plan without characters would end in when ``end`` is
         reachable from ``start`` on the static grid, else None."""
         pf = self.pathfinder
@@ -229,3 +244,187 @@ def obstacle_snapshot(
     out[:, 0:2] = pos[idx]
     out[:, 2] = radius[idx]
     return out
+
+
+class Planner:
+    """Path plans for the characters of ``state`` on ``map`` (seed 000 §6, §9).
+
+    Every plan is one :meth:`MapView.find_path` query from the character's
+    position around the :func:`obstacle_snapshot` of the others; it counts in
+    ``stats.replans`` and, during a tick, in ``events.replans``.
+    """
+
+    def __init__(self, state: SimState, view: MapView, stats: SimStats):
+        self.state = state
+        #: The map plans run on (replace it with :meth:`switch_map`).
+        self.map = view
+        #: The location's running totals.
+        self.stats = stats
+        #: The events of the tick being run (None between ticks).
+        self.events: TickEvents | None = None
+        self._map_version = view.version
+        self._walk_prev = view.grid.walkable
+
+    # ------------------------------------------------------------- plans
+    def plan_to(self, slot: int, dest: tuple[float, float], promoted: int = -1) -> None:
+        """Plan to ``dest`` (walkTarget = reachable end, requestedWalkTarget untouched).
+
+        ``promoted`` is the slot of a blocker that is an obstacle for this
+        plan even if it moved (-1: none). An NPC whose plan ends short of a
+        destination reachable on the static map, with no path at all,
+        schedules a retry at once.
+        """
+        a = self.state
+        start, res = self._query(slot, dest, promoted)
+        a.need_plan[slot] = 0
+        a.timer[slot] = 0
+        a.rblocker[slot] = -1
+        a.blocked[slot] = 0
+        has = self._store_path(slot, res, start)
+        goal = self.map.static_goal(start, dest)
+        short = goal is not None and (not has or res.end_cell != goal)
+        a.partial[slot] = 1 if short else 0
+        if short and not has and a.kind[slot] == _NPC:
+            self.schedule_retry(slot, -1)
+
+    def plan_follow(self, slot: int, tick: int, promoted: int = -1) -> None:
+        """Plan to the position of the character ``slot`` follows, at tick ``tick``."""
+        a = self.state
+        j = int(a.f_target[slot])
+        dest = (float(a.pos[j, 0]), float(a.pos[j, 1]))
+        start, res = self._query(slot, dest, promoted)
+        a.need_plan[slot] = 0
+        a.timer[slot] = 0
+        a.rblocker[slot] = -1
+        a.blocked[slot] = 0
+        a.requested[slot] = dest
+        a.f_goal[slot] = dest
+        a.f_last_plan[slot] = tick
+        has = self._store_path(slot, res, start)
+        a.on_path[slot] = 1 if has else 0
+        a.partial[slot] = 0
+        if has:
+            # a plan that can end nearer the goal than the best distance so
+            # far starts a new baseline: its route length (seed 003 give-up)
+            w = res.waypoints
+            residual = math.hypot(w[-1, 0] - dest[0], w[-1, 1] - dest[1])
+            if residual < a.f_best[slot]:
+                steps = np.diff(np.vstack([np.array([start]), w]), axis=0)
+                a.f_best[slot] = float(np.hypot(steps[:, 0], steps[:, 1]).sum()) + residual
+                a.f_stall[slot] = 0
+
+    def schedule_retry(self, slot: int, blocker: int) -> None:
+        """Start the next cooldown of ``slot``'s sequence; ``blocker`` is promoted on the retry."""
+        a = self.state
+        c = int(a.cur[slot])
+        a.timer[slot] = a.seq[slot, c]
+        a.cur[slot] = (c + 1) % RETRY_SEQUENCE_LENGTH
+        a.rblocker[slot] = blocker
+
+    def planning_phase(self, ev: TickEvents, tick: int) -> None:
+        """Step 2 of a tick: count retry timers down, then plan (in slot order)
+        every solid character whose retry is due or whose ``need_plan`` is set."""
+        a = self.state
+        timer = a.timer
+        counting = timer > 0
+        due = None
+        if counting.any():
+            timer[counting] -= 1
+            due = counting & (timer == 0)
+            need = (a.need_plan != 0) | due
+        else:
+            need = a.need_plan != 0
+        if not need.any():
+            return
+        solid = a.solid()
+        for s in np.flatnonzero(need).tolist():
+            is_due = due is not None and bool(due[s])
+            forced = bool(a.need_plan[s] & NEED_FORCED)
+            a.need_plan[s] = 0
+            if not solid[s]:
+                continue
+            promoted = int(a.rblocker[s]) if is_due else -1
+            if is_due:
+                ev.retries.append(a.id_of(s))
+            if forced:
+                self.stats.forced_replans += 1
+            if a.f_target[s] >= 0:
+                self.plan_follow(s, tick, promoted)
+            else:
+                req = (float(a.requested[s, 0]), float(a.requested[s, 1]))
+                self.plan_to(s, req, promoted)
+
+    def _query(self, slot: int, dest: tuple[float, float], promoted: int) -> Any:
+        a = self.state
+        start = (float(a.pos[slot, 0]), float(a.pos[slot, 1]))
+        obstacles = obstacle_snapshot(a.pos, a.inflate, a.solid(), a.moved, slot, promoted)
+        res = self.map.find_path(start, dest, obstacles)
+        self.stats.replans += 1
+        if self.events is not None:
+            self.events.replans += 1
+        return start, res
+
+    def _store_path(self, slot: int, res: Any, start: tuple[float, float]) -> bool:
+        a = self.state
+        if res.has_path and len(res.waypoints):
+            w = res.waypoints
+            m = len(w)
+            a.ensure_waypoints(m)
+            a.wp[slot, :m] = w
+            a.wp_n[slot] = m
+            a.wp_i[slot] = 0
+            a.walk_target[slot] = w[-1]
+            a.active[slot] = 1
+            return True
+        a.wp_n[slot] = 0
+        a.wp_i[slot] = 0
+        a.walk_target[slot] = start
+        a.active[slot] = 0
+        return False
+
+    # -------------------------------------------------------- map changes
+    def sync_map(self) -> None:
+        """Mark the forced replans of a map change (a new map version) since the last call.
+
+        Cells closed: every character with an active path or a follow
+        order; cells opened: every character whose last plan ended short,
+        and every follow order.
+        """
+        if self.map.version == self._map_version:
+            return
+        self._map_version = self.map.version
+        new = self.map.grid.walkable
+        old = self._walk_prev
+        self._walk_prev = new
+        a = self.state
+        if a.n == 0:
+            return
+        if old.shape != new.shape:
+            closed = opened = True
+        else:
+            closed = bool(np.any(old & ~new))
+            opened = bool(np.any(new & ~old))
+        solid = a.solid()
+        affected = np.zeros(a.n, dtype=bool)
+        if closed:
+            affected |= (a.active != 0) | (a.f_target >= 0)
+        if opened:
+            affected |= (a.partial != 0) | (a.f_target >= 0)
+        affected &= solid
+        a.need_plan[affected] |= NEED_FORCED
+
+    def switch_map(self, view: MapView) -> None:
+        """Plan on ``view`` from now on; every navigating character replans
+        (and every NPC away from its destination)."""
+        self.map = view
+        self._map_version = view.version
+        self._walk_prev = view.grid.walkable
+        a = self.state
+        a.inflate[:] = view.obstacle_radius(a.ra)
+        solid = a.solid()
+        if a.n:
+            far = np.hypot(*(a.pos - a.requested).T) > TARGET_REPLAN_THRESHOLD
+        else:
+            far = np.zeros(0, bool)
+        affected = solid & ((a.active != 0) | (a.f_target >= 0) | ((a.kind == _NPC) & far))
+        a.need_plan[affected] |= NEED_FORCED

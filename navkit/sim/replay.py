@@ -25,7 +25,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Any
 
-from .character import TickEvents
+from .events import TickEvents
 from .location import Location
 
 __all__ = ["ReplayWriter", "read_replay", "REPLAY_FORMAT"]
@@ -49,7 +49,8 @@ class ReplayWriter:
         loc = self._loc
         self._ids = loc.ids
         self._write({
-            "type": "header", "format": REPLAY_FORMAT, "tickRate": loc.tick_rate, "startTick": loc.tick,
+            "type": "header", "format": REPLAY_FORMAT, "tickRate": loc.tick_rate,
+            "startTick": loc.tick,
             "ids": self._ids, "kinds": [c.kind.value for c in loc.characters],
             "movementContactRadius": [float(r) for r in loc.contact_radii()],
         })
@@ -79,7 +80,8 @@ class ReplayWriter:
     def __enter__(self) -> ReplayWriter:
         return self
 
-    def __exit__(self, et: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None) -> None:
+    def __exit__(self, et: type[BaseException] | None, e: BaseException | None,
+                 tb: TracebackType | None) -> None:
         self.close()
 
 

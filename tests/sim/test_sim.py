@@ -96,12 +96,14 @@ def test_cooldowns_from_json_are_clamped_and_shuffled():
     ms = [200, 300, 400, 500, 600, 700, 800, 900, 1000, 1100]
     a = loc.add_character("a", position=(1, 1), retry_cooldown_ms=ms)
     assert list(a.retry_cooldowns) == shuffle_for_id([4, 6, 8, 10, 12, 14, 16, 18, 20, 22], "a")
-    b = loc.add_character("b", position=(3, 1), retry_cooldown_ticks=[0.2, -3, 2, 3, 4, 5, 6, 7, 8, 9.6])
+    b = loc.add_character("b", position=(3, 1),
+                          retry_cooldown_ticks=[0.2, -3, 2, 3, 4, 5, 6, 7, 8, 9.6])
     assert sorted(b.retry_cooldowns) == [1, 1, 2, 3, 4, 5, 6, 7, 8, 10]
     with pytest.raises(ConfigError, match="navigationRetryCooldownTicks"):
         loc.add_character("c", position=(5, 1), retry_cooldown_ticks=[1, 2, 3])
     with pytest.raises(ConfigError):
-        loc.add_character("d", position=(5, 1), retry_cooldown_ticks=[1] * 10, retry_cooldown_ms=[1] * 10)
+        loc.add_character("d", position=(5, 1), retry_cooldown_ticks=[1] * 10,
+                          retry_cooldown_ms=[1] * 10)
 
 
 # ------------------------------------------------------------------ characters
@@ -220,7 +222,7 @@ def test_planning_avoids_standing_characters_only():
 def test_obstacle_radius_matches_navmap():
     loc = Location(open_grid(cs=0.4))
     a = loc.add_character("a", position=(1, 1), collision_radius=0.45)
-    assert loc._a.inflate[a.slot] == pytest.approx(loc.map.nav.obstacle_radius(0.45))
+    assert loc.state.inflate[a.slot] == pytest.approx(loc.map.nav.obstacle_radius(0.45))
     assert loc.map.nav.obstacle_radius(0.45) == pytest.approx(0.45 + 0.45 + 0.4 * math.sqrt(2) / 2)
 
 
@@ -231,7 +233,8 @@ def _scene(**over):
                        "areas": [{"name": "room", "polygon": [[0, 0], [10, 0], [10, 8], [0, 8]]}]},
         "tickRate": 20,
         "characters": [
-            {"id": "p", "kind": "player", "position": [1, 1], "walkSpeed": 1.5, "rotationSpeed": 6.0},
+            {"id": "p", "kind": "player", "position": [1, 1], "walkSpeed": 1.5,
+             "rotationSpeed": 6.0},
             {"id": "n", "kind": "npc", "position": [8, 6], "walkSpeed": 1.2, "rotationSpeed": 6.0,
              "movementContactRadius": 0.3, "navigationAvoidanceRadius": 0.4},
         ],
@@ -249,17 +252,25 @@ def _scene(**over):
         (lambda s: s["characters"][0].pop("position"), "characters[0].position"),
         (lambda s: s["characters"][1].update(position=[1, "x"]), "characters[1].position[1]"),
         (lambda s: s["characters"][1].update(id="p"), "characters[1].id"),
-        (lambda s: s["characters"][1].update(navigationRetryCooldownMs=[1, 2]), "characters[1].navigationRetryCooldownMs"),
+        (lambda s: s["characters"][1].update(navigationRetryCooldownMs=[1, 2]),
+         "characters[1].navigationRetryCooldownMs"),
         (lambda s: s["characters"][1].update(alive="yes"), "characters[1].alive"),
-        (lambda s: s["commands"].append({"tick": 1, "character": "q", "moveTo": [1, 1]}), "commands[1].character"),
-        (lambda s: s["commands"].append({"tick": 1, "character": "p", "moveTo": [1]}), "commands[1].moveTo"),
-        (lambda s: s["commands"].append({"tick": -1, "character": "p", "stop": True}), "commands[1].tick"),
-        (lambda s: s["commands"].append({"tick": 1, "setAreaAvailable": {"name": "nope", "available": False}}),
+        (lambda s: s["commands"].append({"tick": 1, "character": "q", "moveTo": [1, 1]}),
+         "commands[1].character"),
+        (lambda s: s["commands"].append({"tick": 1, "character": "p", "moveTo": [1]}),
+         "commands[1].moveTo"),
+        (lambda s: s["commands"].append({"tick": -1, "character": "p", "stop": True}),
+         "commands[1].tick"),
+        (lambda s: s["commands"].append(
+            {"tick": 1, "setAreaAvailable": {"name": "nope", "available": False}}),
          "commands[1].setAreaAvailable.name"),
-        (lambda s: s["commands"].append({"tick": 1, "character": "p", "follow": "n"}), "commands[1].range"),
-        (lambda s: s["commands"].append({"tick": 1, "character": "n", "talkTo": "p"}), "commands[1].talkTo"),
+        (lambda s: s["commands"].append({"tick": 1, "character": "p", "follow": "n"}),
+         "commands[1].range"),
+        (lambda s: s["commands"].append({"tick": 1, "character": "n", "talkTo": "p"}),
+         "commands[1].talkTo"),
         (lambda s: s.update(tickRate=0), "tickRate"),
-        (lambda s: s["navigation"]["areas"][0].update(polygon=[[0, 0], [1, 1]]), "navigation.areas[0].polygon"),
+        (lambda s: s["navigation"]["areas"][0].update(polygon=[[0, 0], [1, 1]]),
+         "navigation.areas[0].polygon"),
     ],
 )
 def test_scene_errors_name_the_field(mutate, field):
@@ -358,7 +369,8 @@ def test_pure_python_kernel_matches_jit(tmp_path):
         "print(json.dumps(loc.state_dict(), sort_keys=True))\n"
     )
     env = dict(os.environ, NUMBA_DISABLE_JIT="1")
-    out = subprocess.run([sys.executable, "-c", script, str(SCENES / "corridor_head_on.json"), "130"],
+    out = subprocess.run([sys.executable, "-c", script, str(SCENES / "corridor_head_on.json"),
+                          "130"],
                          capture_output=True, text=True, env=env, timeout=120, check=True)
     loc = load_scene(SCENES / "corridor_head_on.json")
     loc.run(130)
@@ -367,7 +379,7 @@ def test_pure_python_kernel_matches_jit(tmp_path):
 
 # -------------------------------------------------------------- invariants
 def _check_invariants(loc: Location) -> None:
-    a = loc._a
+    a = loc.state
     solid = np.flatnonzero((a.alive != 0) & (a.enabled != 0))
     p = a.pos[solid]
     r = a.rc[solid]
@@ -375,10 +387,12 @@ def _check_invariants(loc: Location) -> None:
         dx = p[i, 0] - p[i + 1:, 0]
         dz = p[i, 1] - p[i + 1:, 1]
         rr = r[i] + r[i + 1:]
-        assert np.all(dx * dx + dz * dz >= rr * rr - 1e-12), f"contact circles overlap at tick {loc.tick}"
+        assert np.all(dx * dx + dz * dz >= rr * rr - 1e-12), \
+            f"contact circles overlap at tick {loc.tick}"
     g = loc.map.grid
     for x, z in p:
-        assert g.is_walkable(*g.world_to_cell(float(x), float(z))), f"centre on a blocked cell at tick {loc.tick}"
+        assert g.is_walkable(*g.world_to_cell(float(x), float(z))), \
+            f"centre on a blocked cell at tick {loc.tick}"
 
 
 @st.composite
@@ -439,11 +453,13 @@ def test_cli_sim(tmp_path):
     state = tmp_path / "state.json"
     rec = tmp_path / "replay.jsonl"
     png = tmp_path / "out.png"
-    res = runner.invoke(app, ["sim", str(SCENES / "corridor_head_on.json"), "--ticks", "120", "--save", str(state),
-                              "--record", str(rec), "--png", str(png), "--json"])
+    res = runner.invoke(app, ["sim", str(SCENES / "corridor_head_on.json"), "--ticks", "120",
+                              "--save", str(state), "--record", str(rec), "--png", str(png),
+                              "--json"])
     assert res.exit_code == 0, res.output
     summary = json.loads(res.stdout)
-    for key in ("arrivals", "blockedStops", "retries", "replans", "closestApproach", "meanTickMs", "p99TickMs"):
+    for key in ("arrivals", "blockedStops", "retries", "replans", "closestApproach", "meanTickMs",
+                "p99TickMs"):
         assert key in summary
     assert summary["blockedStops"] == 2 and summary["closestApproach"] >= 0
     assert png.stat().st_size > 0
@@ -451,11 +467,13 @@ def test_cli_sim(tmp_path):
     assert records[0]["type"] == "header" and len(records) == 121
     assert records[-1]["tick"] == 119
     # continue the saved state: equals an uninterrupted run
-    res2 = runner.invoke(app, ["sim", str(state), "--ticks", "30", "--json", "--save", str(tmp_path / "s2.json")])
+    res2 = runner.invoke(app, ["sim", str(state), "--ticks", "30", "--json", "--save",
+                               str(tmp_path / "s2.json")])
     assert res2.exit_code == 0, res2.output
     full = load_scene(SCENES / "corridor_head_on.json")
     full.run(150)
-    assert json.loads((tmp_path / "s2.json").read_text())["characters"] == json.loads(state_text(full))["characters"]
+    saved = json.loads((tmp_path / "s2.json").read_text())
+    assert saved["characters"] == json.loads(state_text(full))["characters"]
     res3 = runner.invoke(app, ["sim", str(SCENES / "corridor_head_on.json"), "--ticks", "5"])
     assert res3.exit_code == 0 and "closest approach" in res3.stdout
     bad = tmp_path / "bad.json"

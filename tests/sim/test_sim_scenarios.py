@@ -291,15 +291,16 @@ def test_moving_target_is_replanned_at_most_every_two_seconds():
     f = loc.add_character("f", kind="npc", position=grid.cell_center(5, 35), walk_speed=1.0)
     t.set_target(grid.cell_center(30, 8))
     f.follow("t", 1.5)
+    # every follow plan stamps the tick it ran in (seed 003 lastPlanTick)
     plan_ticks = []
-    original = loc._plan_follow
-
-    def spy(slot, promoted=-1):
-        plan_ticks.append(loc.tick)
-        original(slot, promoted)
-
-    loc._plan_follow = spy
-    loc.run(300)
+    last = int(loc.state.f_last_plan[f.slot])
+    for _ in range(300):
+        ev = loc.step()
+        stamp = int(loc.state.f_last_plan[f.slot])
+        if stamp != last:
+            assert stamp == ev.tick and ev.replans == 1  # one plan (the follower's), this tick
+            plan_ticks.append(stamp)
+            last = stamp
     assert len(plan_ticks) >= 2
     assert all(b - a >= loc.repath_ticks for a, b in zip(plan_ticks, plan_ticks[1:], strict=False))
     assert loc.repath_ticks == round(C.RepathDelay * loc.tick_rate) == 40

@@ -1,0 +1,345 @@
+"""The simulation state: one row per character, in stable-ID order.
+
+:class:`SimState` holds every per-character value a tick reads or writes as
+structure-of-arrays numpy arrays indexed by **slot**, and the stable IDs of
+the slots. Slots are ordered by stable ID (:func:`id_sort_key`: integers
+first, numerically, then strings by code point), so every loop over slots is
+a loop in stable-ID order. Adding a character inserts a row (the rows after
+it move up one slot, and slot-valued fields are renumbered to match).
+
+The movement kernel reads these arrays in the groups of
+:mod:`navkit._kernels.layouts` (``BodyArgs``, ``NavArgs``, ``RetryArgs``,
+``FollowArgs``); :mod:`navkit.sim.tick` builds the groups.
+
+The value checks (:func:`as_point`, :func:`as_positive`, :func:`as_flag`)
+validate what callers write into the state.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ..errors import ConfigError, QueryError
+from .constants import (
+    DEFAULT_COLLISION_RADIUS,
+    DEFAULT_MOVEMENT_CONTACT_RADIUS,
+    DEFAULT_ROTATION_SPEED,
+    DEFAULT_WALK_SPEED,
+    RETRY_SEQUENCE_LENGTH,
+)
+from .kinds import CharacterKind
+
+__all__ = [
+    "SimState",
+    "FIELDS",
+    "SLOT_FIELDS",
+    "NEED_FORCED",
+    "NEED_FOLLOW",
+    "id_sort_key",
+    "as_point",
+    "as_positive",
+    "as_flag",
+]
+
+#: ``need_plan`` bit: a map change forces a replan.
+NEED_FORCED = 1
+#: ``need_plan`` bit: the kernel asked for a follow plan.
+NEED_FOLLOW = 2
+
+_INITIAL_WAYPOINTS = 16
+
+#: Every per-slot field: name -> (dtype, shape of one row, value of a new row).
+#: The waypoint buffer ``wp`` is apart (its second axis grows on demand).
+FIELDS: dict[str, tuple[Any, tuple[int, ...], float]] = {
+    "pos": (np.float64, (2,), 0.0),
+    "facing": (np.float64, (), 0.0),
+    "speed": (np.float64, (), DEFAULT_WALK_SPEED),
+    "rot": (np.float64, (), DEFAULT_ROTATION_SPEED),
+    "rc": (np.float64, (), DEFAULT_MOVEMENT_CONTACT_RADIUS),
+    "ra": (np.float64, (), DEFAULT_COLLISION_RADIUS),
+    "inflate": (np.float64, (), 0.0),
+    "kind": (np.uint8, (), CharacterKind.NPC.code),
+    "alive": (np.uint8, (), 1),
+    "enabled": (np.uint8, (), 1),
+    "active": (np.uint8, (), 0),
+    "wp_n": (np.int32, (), 0),
+    "wp_i": (np.int32, (), 0),
+    "walk_target": (np.float64, (2,), 0.0),
+    "requested": (np.float64, (2,), 0.0),
+    "moved": (np.uint8, (), 0),
+    "blocked": (np.int32, (), 0),
+    "anim": (np.uint8, (), 0),
+    "seq": (np.int32, (RETRY_SEQUENCE_LENGTH,), 1),
+    "cur": (np.int32, (), 0),
+    "timer": (np.int32, (), 0),
+    "rblocker": (np.int32, (), -1),
+    "f_target": (np.int32, (), -1),
+    "f_range": (np.float64, (), 0.0),
+    "f_talk": (np.uint8, (), 0),
+    "f_best": (np.float64, (), math.inf),
+    "f_stall": (np.int32, (), 0),
+    "f_last_plan": (np.int64, (), -1),
+    "f_goal": (np.float64, (2,), 0.0),
+    "on_path": (np.uint8, (), 0),
+    "need_plan": (np.uint8, (), 0),
+    "partial": (np.uint8, (), 0),
+}
+#: Fields that hold a slot (-1: none); renumbered when rows move.
+SLOT_FIELDS = ("rblocker", "f_target")
+
+
+def id_sort_key(stable_id: Any) -> tuple[int, Any]:
+    """Stable-ID order: integers first (numerically), then strings (by code point)."""
+    if isinstance(stable_id, str):
+        return (1, stable_id)
+    return (0, int(stable_id))
+
+
+def as_point(value: Any, name: str) -> tuple[float, float]:
+    """A finite world point ``(x, z)`` (a 3-vector ``(x, y, z)`` drops ``y``); QueryError else."""
+    try:
+        arr = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise QueryError(f"{name} must be a world point (x, z), got {value!r}") from None
+    if arr.shape == (3,):
+        arr = arr[[0, 2]]
+    if arr.shape != (2,) or not np.all(np.isfinite(arr)):
+        raise QueryError(f"{name} must be a finite world point (x, z), got {value!r}")
+    return (float(arr[0]), float(arr[1]))
+
+
+def as_positive(value: Any, name: str, *, allow_zero: bool = False) -> float:
+    """A finite number > 0 (>= 0 with ``allow_zero``); ConfigError naming ``name`` else."""
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise ConfigError(f"expected a number, got {value!r}", field=name) from None
+    if isinstance(value, bool) or not math.isfinite(v) or v < 0 or (v == 0 and not allow_zero):
+        op = ">=" if allow_zero else ">"
+        raise ConfigError(f"expected a finite number {op} 0, got {value!r}", field=name)
+    return v
+
+
+def as_flag(value: Any, name: str) -> int:
+    """A Python or numpy bool as the uint8 flag 1 / 0; ConfigError naming ``name`` else."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise ConfigError(f"expected True or False, got {value!r}", field=name)
+    return 1 if value else 0
+
+
+class SimState:
+    """The per-character arrays of a location, one row per slot, and the slots' IDs.
+
+    Every field below is an array with ``n`` rows (``n`` = number of
+    characters), a view ``buffer[:n]`` of a buffer with spare capacity, so
+    appending characters is amortized O(1) and inserting one moves only the
+    rows after it. The views are replaced when rows are added or the
+    waypoint buffer grows (:attr:`generation` counts that); read them from
+    the state each time rather than keeping them. Lengths are in metres,
+    angles in radians, times in ticks. Flags are uint8 0 / 1. Slot-valued
+    fields (:data:`SLOT_FIELDS`) hold -1 for none.
+    """
+
+    # ---------------------------------------------------------------- body
+    #: float64 (n, 2), m: the centre, world ``(x, z)``.
+    pos: NDArray[np.float64]
+    #: float64 (n,), rad: heading from +X toward +Z (direction ``(cos, sin)``).
+    facing: NDArray[np.float64]
+    #: float64 (n,), m/s: ``walkSpeed``.
+    speed: NDArray[np.float64]
+    #: float64 (n,), rad/s: ``rotationSpeed``.
+    rot: NDArray[np.float64]
+    #: float64 (n,), m: ``movementContactRadius`` (the movement guard's circle).
+    rc: NDArray[np.float64]
+    #: float64 (n,), m: ``navigationAvoidanceRadius`` (``collisionRadius``, for planning).
+    ra: NDArray[np.float64]
+    #: float64 (n,), m: ``ra`` as a planning obstacle (plus the map's agent radius
+    #: and half a cell diagonal, :meth:`~navkit.sim.MapView.obstacle_radius`).
+    inflate: NDArray[np.float64]
+    #: uint8 (n,): :attr:`CharacterKind.code` (0 player, 1 bot, 2 npc).
+    kind: NDArray[np.uint8]
+    #: uint8 (n,): alive. A character is *solid* (it moves, blocks and is
+    #: planned around) when it is alive and enabled (:meth:`solid`).
+    alive: NDArray[np.uint8]
+    #: uint8 (n,): enabled.
+    enabled: NDArray[np.uint8]
+
+    # ---------------------------------------------------------- navigation
+    #: uint8 (n,): navigation active (``Character.is_moving()``).
+    active: NDArray[np.uint8]
+    #: float64 (n, maxw, 2), m: ``pathWaypoints``, the first ``wp_n[i]`` rows of
+    #: slot ``i`` (``maxw`` grows with :meth:`ensure_waypoints`).
+    wp: NDArray[np.float64]
+    #: int32 (n,): number of waypoints (0: walk straight to ``walk_target``).
+    wp_n: NDArray[np.int32]
+    #: int32 (n,): index of the current waypoint.
+    wp_i: NDArray[np.int32]
+    #: float64 (n, 2), m: ``walkTarget``, the reachable end of the current plan.
+    walk_target: NDArray[np.float64]
+    #: float64 (n, 2), m: ``requestedWalkTarget``, the commanded destination.
+    requested: NDArray[np.float64]
+    #: uint8 (n,): ``movedLastTick``.
+    moved: NDArray[np.uint8]
+    #: int32 (n,), ticks: ``movementBlockedTicks``.
+    blocked: NDArray[np.int32]
+    #: uint8 (n,): :class:`~navkit.sim.AnimationState` code (0 STAND, 1 WALK).
+    anim: NDArray[np.uint8]
+    #: uint8 (n,): the last plan ended short of a destination reachable on the
+    #: static map (an NPC retries instead of arriving).
+    partial: NDArray[np.uint8]
+    #: uint8 (n,): a plan is due in the next planning phase
+    #: (bits :data:`NEED_FORCED`, :data:`NEED_FOLLOW`).
+    need_plan: NDArray[np.uint8]
+
+    # -------------------------------------------------------------- retries
+    #: int32 (n, 10), ticks: the ID-shuffled retry cooldowns.
+    seq: NDArray[np.int32]
+    #: int32 (n,): index into ``seq`` of the next retry's cooldown.
+    cur: NDArray[np.int32]
+    #: int32 (n,), ticks: until a scheduled retry (0: none).
+    timer: NDArray[np.int32]
+    #: int32 (n,), slot: the blocker promoted to an obstacle on the retry.
+    rblocker: NDArray[np.int32]
+
+    # --------------------------------------------------------------- follow
+    #: int32 (n,), slot: the character followed (a follow or walk-to order).
+    f_target: NDArray[np.int32]
+    #: float64 (n,), m: the order's range.
+    f_range: NDArray[np.float64]
+    #: uint8 (n,): a walk-to-NPC order (interaction in range).
+    f_talk: NDArray[np.uint8]
+    #: float64 (n,), m: best distance to the target so far (inf: none yet).
+    f_best: NDArray[np.float64]
+    #: int32 (n,), ticks: without a new best distance.
+    f_stall: NDArray[np.int32]
+    #: int64 (n,), tick: of the last follow plan (-1: never).
+    f_last_plan: NDArray[np.int64]
+    #: float64 (n, 2), m: the target's position at that plan.
+    f_goal: NDArray[np.float64]
+    #: uint8 (n,): walking a planned path to the target.
+    on_path: NDArray[np.uint8]
+
+    def __init__(self) -> None:
+        #: Number of rows (characters).
+        self.n = 0
+        #: Counts every replacement of the field views (added rows, a grown waypoint buffer).
+        self.generation = 0
+        self._cap = 0
+        self._ids: list[Any] = []
+        self._keys: list[tuple[int, Any]] = []
+        self._index: dict[Any, int] = {}
+        self._bufs: dict[str, NDArray[Any]] = {}
+        for name, (dt, shape, default) in FIELDS.items():
+            self._bufs[name] = np.full((0, *shape), default, dtype=dt)
+        self._bufs["wp"] = np.zeros((0, _INITIAL_WAYPOINTS, 2), dtype=np.float64)
+        self._views()
+
+    # ------------------------------------------------------------- slots
+    def __len__(self) -> int:
+        return self.n
+
+    def __contains__(self, stable_id: object) -> bool:
+        return stable_id in self._index
+
+    @property
+    def ids(self) -> list[Any]:
+        """Stable IDs in slot order (a copy)."""
+        return list(self._ids)
+
+    def id_of(self, slot: int) -> Any:
+        """The stable ID in ``slot``."""
+        return self._ids[slot]
+
+    def slot_of(self, stable_id: Any) -> int:
+        """The slot of ``stable_id`` (QueryError when unknown)."""
+        try:
+            return self._index[stable_id]
+        except (KeyError, TypeError):
+            raise QueryError(f"no character with ID {stable_id!r}") from None
+
+    def add(self, stable_id: Any, **values: Any) -> int:
+        """Insert the row of a new ID (:data:`FIELDS` defaults, then ``values``:
+        field name -> the row's value); returns its slot."""
+        key = id_sort_key(stable_id)
+        slot = bisect.bisect_left(self._keys, key)
+        self._keys.insert(slot, key)
+        self._ids.insert(slot, stable_id)
+        if slot == len(self._ids) - 1:
+            self._index[stable_id] = slot
+        else:
+            self._index = {cid: i for i, cid in enumerate(self._ids)}
+        self._insert_row(slot)
+        for name, value in values.items():
+            getattr(self, name)[slot] = value
+        return slot
+
+    # ------------------------------------------------------------- queries
+    def solid(self) -> NDArray[np.bool_]:
+        """Alive and enabled, per slot."""
+        return (self.alive != 0) & (self.enabled != 0)
+
+    def min_contact_gap(self) -> float:
+        """Smallest ``|p_i - p_j| - r_i - r_j`` over all solid pairs (brute force)."""
+        solid = np.flatnonzero(self.solid())
+        if len(solid) < 2:
+            return math.inf
+        p = self.pos[solid]
+        r = self.rc[solid]
+        d = np.sqrt(((p[:, None, :] - p[None, :, :]) ** 2).sum(-1)) - r[:, None] - r[None, :]
+        np.fill_diagonal(d, np.inf)
+        return float(d.min())
+
+    # ------------------------------------------------------------ storage
+    def ensure_waypoints(self, m: int) -> None:
+        """Make room for ``m`` waypoints per slot in ``wp``."""
+        buf = self._bufs["wp"]
+        cap = buf.shape[1]
+        if m <= cap:
+            return
+        while cap < m:
+            cap *= 2
+        wp = np.zeros((buf.shape[0], cap, 2), dtype=np.float64)
+        wp[:, : buf.shape[1]] = buf
+        self._bufs["wp"] = wp
+        self.wp = wp[: self.n]
+        self.generation += 1
+
+    def _views(self) -> None:
+        n = self.n
+        for name, buf in self._bufs.items():
+            setattr(self, name, buf[:n])
+        self.generation += 1
+
+    def _grow(self, cap: int) -> None:
+        for name, buf in self._bufs.items():
+            if name == "wp":
+                new = np.zeros((cap, buf.shape[1], 2), dtype=np.float64)
+            else:
+                dt, shape, default = FIELDS[name]
+                new = np.full((cap, *shape), default, dtype=dt)
+            new[: self.n] = buf[: self.n]
+            self._bufs[name] = new
+        self._cap = cap
+
+    def _insert_row(self, slot: int) -> None:
+        n = self.n
+        if n + 1 > self._cap:
+            self._grow(max(16, 2 * self._cap))
+        for name, buf in self._bufs.items():
+            if slot < n:
+                buf[slot + 1 : n + 1] = buf[slot:n].copy()
+            if name == "wp":
+                buf[slot] = 0.0
+            else:
+                buf[slot] = FIELDS[name][2]
+            if name in SLOT_FIELDS:
+                rows = buf[: n + 1]
+                rows[(rows >= slot) & (np.arange(n + 1) != slot)] += 1
+                buf[slot] = -1
+        self.n = n + 1
+        self._views()

@@ -1,0 +1,167 @@
+"""The movement step of a tick: marshalling :func:`navkit._kernels.sim.tick`.
+
+:class:`MovementPhase` builds the kernel's argument groups by field name
+through the layouts of :mod:`navkit._kernels.layouts` and passes them as
+plain tuples (what numba dispatches fastest). It keeps the kernel's scratch
+arrays (sized to the character count), the spatial hash's geometry (sized to
+the map, the largest contact radius and the longest step) and the state's
+groups, rebuilt only when the state's arrays are replaced.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from .._kernels import sim as _k
+from .._kernels.layouts import (
+    BodyArgs,
+    FollowArgs,
+    HashArgs,
+    NavArgs,
+    RetryArgs,
+    TickOut,
+    TickParams,
+    WalkGridArgs,
+)
+from .constants import (
+    APPROACH_GIVE_UP_TICKS,
+    BLOCKED_REPLAN_TICKS,
+    FOLLOWING_COS,
+    TARGET_REPLAN_THRESHOLD,
+    WALK_THRESHOLD,
+)
+from .events import TickEvents
+from .planner import MapView
+from .state import SimState
+
+__all__ = ["MovementPhase"]
+
+_NO_EVENTS = np.zeros(0, dtype=np.uint8)
+
+
+class MovementPhase:
+    """Step 3 of a tick: path following, approach steps and the movement guard
+    for every character of ``state``, in one kernel call (see
+    :mod:`navkit._kernels.sim`)."""
+
+    def __init__(self, state: SimState) -> None:
+        self.state = state
+        self._hash_key: tuple[Any, ...] | None = None
+        self._hash_t: tuple[Any, ...] = ()
+        self._grid_t: tuple[Any, ...] = ()
+        self._grid_cells: NDArray[np.uint8] | None = None
+        self._groups: tuple[Any, ...] = ()
+        self._generation = -1
+        self._marks = np.zeros(1, dtype=np.int32)
+        self._stats = np.zeros(_k.STATS_SIZE, dtype=np.float64)
+        self._n = -1
+        self._scratch(0)
+
+    def run(self, view: MapView, *, dt: float, tick: int, repath_ticks: int,
+            ev: TickEvents) -> NDArray[np.uint8]:
+        """Move every character one tick on ``view``'s static grid; fills
+        ``ev``'s counters and returns the per-slot event bits (``EV_*``,
+        valid until the next call)."""
+        state = self.state
+        if state.n == 0:
+            return _NO_EVENTS
+        self._scratch(state.n)
+        body, nav, retry, follow = self._state_groups()
+        params = TickParams(
+            dt=float(dt), tick=int(tick), repath_ticks=int(repath_ticks),
+            give_up_ticks=int(APPROACH_GIVE_UP_TICKS), walk_threshold=float(WALK_THRESHOLD),
+            replan_threshold=float(TARGET_REPLAN_THRESHOLD),
+            blocked_limit=int(BLOCKED_REPLAN_TICKS), following_cos=float(FOLLOWING_COS),
+        )
+        hsh = self._spatial_hash(view, dt)
+        _k.tick(body, nav, retry, follow, self._grid_group(view), hsh, tuple(params), self._out_t,
+                self._solid, self._marks)
+        st = self._stats
+        ev.min_gap = float(st[_k.STAT_MIN_GAP])
+        ev.moved = int(st[_k.STAT_MOVED])
+        ev.blocked = int(st[_k.STAT_BLOCKED])
+        ev.waited = int(st[_k.STAT_WAITED])
+        bits: NDArray[np.uint8] = self._out.ev
+        return bits
+
+    def _scratch(self, n: int) -> None:
+        """Size the kernel's scratch and result arrays for ``n`` characters."""
+        if self._n == n:
+            return
+        self._n = n
+        out = TickOut(
+            res=np.zeros((n, 2), dtype=np.float64),
+            dirv=np.zeros((n, 2), dtype=np.float64),
+            steplen=np.zeros(n, dtype=np.float64),
+            mode=np.zeros(n, dtype=np.uint8),
+            ev=np.zeros(n, dtype=np.uint8),
+            ev_blocker=np.zeros(n, dtype=np.int32),
+            stats=self._stats,
+        )
+        self._out = out
+        self._out_t = tuple(out)
+        self._solid = np.zeros(n, dtype=np.uint8)
+        self._order = np.zeros(n, dtype=np.int32)
+        self._hash_key = None
+
+    def _state_groups(self) -> tuple[Any, ...]:
+        """The state's four groups as plain tuples (cached while its arrays stay)."""
+        a = self.state
+        if a.generation != self._generation:
+            body = BodyArgs(pos=a.pos, facing=a.facing, speed=a.speed, rot=a.rot, rc=a.rc,
+                            kind=a.kind, alive=a.alive, enabled=a.enabled)
+            nav = NavArgs(active=a.active, wp=a.wp, wp_n=a.wp_n, wp_i=a.wp_i,
+                          walk_target=a.walk_target, requested=a.requested, moved=a.moved,
+                          blocked=a.blocked, anim=a.anim)
+            retry = RetryArgs(seq=a.seq, cur=a.cur, timer=a.timer, blocker=a.rblocker)
+            follow = FollowArgs(target=a.f_target, rng=a.f_range, talk=a.f_talk, best=a.f_best,
+                                stall=a.f_stall, last_plan=a.f_last_plan, goal=a.f_goal,
+                                on_path=a.on_path)
+            self._groups = (tuple(body), tuple(nav), tuple(retry), tuple(follow))
+            self._generation = a.generation
+        return self._groups
+
+    def _grid_group(self, view: MapView) -> tuple[Any, ...]:
+        """The static grid group (a plain tuple; rebuilt when the padded cells change,
+        which they do with every map version and every map)."""
+        cells = view.padded_cells
+        if cells is self._grid_cells:
+            return self._grid_t
+        self._grid_cells = cells
+        g = view.grid
+        self._grid_t = tuple(WalkGridArgs(
+            cells=cells, wpad=int(g.width + 2), hpad=int(g.depth + 2),
+            min_x=float(g.min_x), min_z=float(g.min_z), cell_size=float(g.cell_size),
+        ))
+        return self._grid_t
+
+    def _spatial_hash(self, view: MapView, dt: float) -> tuple[Any, ...]:
+        """The hash group (a plain tuple; rebuilt when its geometry changes)."""
+        a = self.state
+        g = view.grid
+        rmax = float(a.rc.max()) if a.n else 0.0
+        smax = float(a.speed.max()) * dt if a.n else 0.0
+        key = (rmax, smax, g.min_x, g.min_z, g.width, g.depth, g.cell_size, a.n)
+        if key != self._hash_key:
+            # a bucket holds every reservation that can touch a step from it:
+            # reservations move at most one step, the mover one step
+            h = max(2.0 * rmax + 2.0 * smax, 1e-3) * (1.0 + 1e-9) + 1e-9
+            ex = g.width * g.cell_size
+            ez = g.depth * g.cell_size
+            limit = max(8 * a.n, 1 << 16)
+            while True:
+                gw = int(ex // h) + 1
+                gd = int(ez // h) + 1
+                if gw * gd <= limit:
+                    break
+                h *= 2.0
+            self._hash_key = key
+            self._hash_t = tuple(HashArgs(
+                h=float(h), ox=float(g.min_x), oz=float(g.min_z), gw=int(gw), gd=int(gd),
+                head=np.zeros(gw * gd + 1, dtype=np.int32),
+                cursor=np.zeros(gw * gd, dtype=np.int32), order=self._order,
+            ))
+        return self._hash_t
