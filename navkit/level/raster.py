@@ -47,7 +47,7 @@ from .._kernels import raster as _kernels
 from .._kernels.layouts import PolygonArgs, RasterArgs, SegmentArgs
 from ..errors import ConfigError
 from ..grid import NavGrid
-from .config import GridGeometry, LevelConfig, ObstacleConfig, Ring
+from .model import GridGeometry, LevelConfig, ObstacleConfig, Ring
 
 __all__ = ["rasterize", "cell_centers", "block_obstacles"]
 
