@@ -606,3 +606,53 @@ class TickOut(NamedTuple):
     ev_blocker: Any
     #: float64 (STATS_SIZE,): ``STAT_*`` (min gap in m, moved, blocked and waited counts).
     stats: Any
+
+
+
+
+# ------------------------------------------------------------ rasterization
+# (navkit._kernels.raster; built by navkit.level.raster, opened inside the
+# @njit kernels, which read these fields by name)
+class RasterArgs(NamedTuple):
+    """The cell window a rasterization kernel paints.
+
+    ``walk`` (bool, ``(rows, cols)``) is written in place; so is ``weight``
+    (int32, ``(rows, cols)``; ``(1, 1)`` and never written when the level has
+    no weights). ``cx`` (float64, ``(cols,)``) and ``cz`` (float64,
+    ``(rows,)``) are the world X of each column's and the world Z of each
+    row's cell centres, increasing, in metres.
+    """
+
+    walk: Any
+    weight: Any
+    cx: Any
+    cz: Any
+
+
+class PolygonArgs(NamedTuple):
+    """Polygons packed for the scanline fill.
+
+    Polygon ``p`` owns rings ``poly_off[p]:poly_off[p + 1]`` and ring ``r``
+    owns vertices ``ring_off[r]:ring_off[r + 1]`` of ``vx`` / ``vz``
+    (float64, world metres, no closing repeat); ``ring_off`` and ``poly_off``
+    are int64. ``weights`` (int32, one per polygon) is each polygon's terrain
+    weight.
+    """
+
+    vx: Any
+    vz: Any
+    ring_off: Any
+    poly_off: Any
+    weights: Any
+
+
+class SegmentArgs(NamedTuple):
+    """Line segments ``(ax[s], az[s]) - (bx[s], bz[s])``, float64 world metres."""
+
+    ax: Any
+    az: Any
+    bx: Any
+    bz: Any
+
+
+__all__ += ["RasterArgs", "PolygonArgs", "SegmentArgs"]

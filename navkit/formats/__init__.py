@@ -100,7 +100,8 @@ def load_grid(path: PathLike, **options: Any) -> NavGrid:
         bad = sorted(set(options) - set(_IMAGE_OPTIONS))
         if bad:
             raise ConfigError(
-                f"unknown image option(s) {', '.join(bad)}; expected some of {', '.join(_IMAGE_OPTIONS)}",
+                f"unknown image option(s) {', '.join(bad)}; "
+                f"expected some of {', '.join(_IMAGE_OPTIONS)}",
                 field=bad[0],
             )
         return read_image(p, **options)
@@ -144,6 +145,7 @@ def save_grid(grid: NavGrid, path: PathLike) -> None:
         write_npz(grid, p)
     else:
         raise FormatError(
-            f"cannot write extension {p.suffix or '(none)'!r}; supported: {' '.join(WRITE_EXTENSIONS)}",
+            f"cannot write extension {p.suffix or '(none)'!r}; "
+            f"supported: {' '.join(WRITE_EXTENSIONS)}",
             path=p,
         )

@@ -40,7 +40,8 @@ def from_array(arr: ArrayLike, **geometry: Any) -> NavGrid:
     unknown = sorted(set(geometry) - set(_FROM_ARRAY_KEYS))
     if unknown:
         raise ConfigError(
-            f"unknown keyword(s) {', '.join(unknown)}; expected some of {', '.join(_FROM_ARRAY_KEYS)}",
+            f"unknown keyword(s) {', '.join(unknown)}; "
+            f"expected some of {', '.join(_FROM_ARRAY_KEYS)}",
             field=unknown[0],
         )
     return NavGrid(np.asarray(arr), **geometry)
@@ -69,7 +70,8 @@ def read_npy(path: PathLike) -> NavGrid:
             extra = sorted(keys - allowed)
             if extra:
                 raise FormatError(
-                    f"unexpected entries {', '.join(extra)}; expected walkable, weights, {', '.join(GEOMETRY_KEYS)}",
+                    f"unexpected entries {', '.join(extra)}; "
+                    f"expected walkable, weights, {', '.join(GEOMETRY_KEYS)}",
                     path=p,
                 )
             if "walkable" not in keys:
@@ -86,7 +88,8 @@ def read_npy(path: PathLike) -> NavGrid:
                             or np.issubdtype(value.dtype, np.integer)
                         ):
                             raise FormatError(
-                                f"'{key}' must be a numeric scalar, got dtype {value.dtype} shape {value.shape}",
+                                f"'{key}' must be a numeric scalar, "
+                                f"got dtype {value.dtype} shape {value.shape}",
                                 path=p,
                             )
                         kwargs[key] = float(value)

@@ -289,7 +289,8 @@ class ScenarioSet:
 
     def __repr__(self) -> str:
         names = sorted({_basename(m) for m in self.map_names})
-        return f"ScenarioSet({self.path or 'unnamed'}: {len(self)} problems on {', '.join(names) or 'no map'})"
+        maps = ", ".join(names) or "no map"
+        return f"ScenarioSet({self.path or 'unnamed'}: {len(self)} problems on {maps})"
 
     @property
     def map_basename(self) -> str:
@@ -386,7 +387,8 @@ def parse_scenarios(data: bytes | str, *, path: PathLike = "<scen>") -> Scenario
                 )
             if len(tokens) != 2 or tokens[1] not in _SCEN_VERSIONS:
                 raise FormatError(
-                    f"unsupported scenario header {text!r} (navkit reads 'version 1' and 'version 1.0')",
+                    f"unsupported scenario header {text!r} "
+                    "(navkit reads 'version 1' and 'version 1.0')",
                     path=src,
                     line=lineno,
                 )
@@ -395,7 +397,8 @@ def parse_scenarios(data: bytes | str, *, path: PathLike = "<scen>") -> Scenario
         fields = [f.strip() for f in text.split("\t")] if "\t" in text else text.split()
         if len(fields) != len(_SCEN_COLUMNS):
             raise FormatError(
-                f"expected {len(_SCEN_COLUMNS)} columns ({', '.join(_SCEN_COLUMNS)}), got {len(fields)}",
+                f"expected {len(_SCEN_COLUMNS)} columns ({', '.join(_SCEN_COLUMNS)}), "
+                f"got {len(fields)}",
                 path=src,
                 line=lineno,
             )

@@ -171,7 +171,8 @@ def parse_text_grid(
     if bad.any():
         z, x = divmod(int(np.argmax(bad.ravel())), width)
         raise FormatError(
-            f"unexpected character {describe_byte(int(raw_cells[z, x]))} at column {x + 1} (expected '0' or '1')",
+            f"unexpected character {describe_byte(int(raw_cells[z, x]))} at column {x + 1} "
+            "(expected '0' or '1')",
             path=src,
             line=rows_start + z + 1,
         )
@@ -189,7 +190,8 @@ def parse_text_grid(
                 else repr(lines[i].strip()[:40].decode("utf-8", "replace"))
             )
             raise FormatError(
-                f"header says 'weighted 1' but the grid rows are followed by {found}, not a 'weights' line",
+                f"header says 'weighted 1' but the grid rows are followed by {found}, "
+                "not a 'weights' line",
                 path=src,
                 line=min(i + 1, n + 1),
             )
@@ -232,7 +234,8 @@ def parse_text_grid(
             what = (
                 "a 'weights' section without 'weighted 1' in the header"
                 if (lines[j].strip() == b"weights" and not weighted)
-                else f"text after the {depth} {'weight' if weighted else 'grid'} rows (gridDepth {depth})"
+                else f"text after the {depth} {'weight' if weighted else 'grid'} rows "
+                f"(gridDepth {depth})"
             )
             raise FormatError(f"unexpected {what}", path=src, line=j + 1)
 

@@ -25,12 +25,13 @@ Rules (seed 000 §2b), evaluated at every cell centre
    a mud patch listed after the road costs 4). Blocked cells get 1. A level
    where every weight is 1 yields ``weights=None``.
 
-The work happens in numba kernels: areas and obstacle interiors by scanline
-(per cell row, the edge crossings are sorted and the spans between them
-filled), obstacle clearance and boundary padding by visiting, for every edge,
-only the cells whose centre can lie within the radius of it. Cost is
-``O(rows * edges + filled cells + cells near edges)``, never a Python loop
-over cells.
+The work happens in numba kernels (:mod:`navkit._kernels.raster`): areas and
+obstacle interiors by scanline (per cell row, the edge crossings are sorted
+and the spans between them filled), obstacle clearance and boundary padding
+by visiting, for every edge, only the cells whose centre can lie within the
+radius of it. Cost is ``O(rows * edges + filled cells + cells near edges)``,
+never a Python loop over cells. This module packs a level's polygons into the
+kernels' argument layouts and calls them.
 """
 
 from __future__ import annotations
@@ -42,167 +43,20 @@ import numpy as np
 import shapely
 from numpy.typing import NDArray
 
-from .._numba_config import njit
+from .._kernels import raster as _kernels
+from .._kernels.layouts import PolygonArgs, RasterArgs, SegmentArgs
 from ..errors import ConfigError
 from ..grid import NavGrid
-from .config import GridGeometry, LevelConfig, ObstacleConfig, Ring
+from .model import GridGeometry, LevelConfig, ObstacleConfig, Ring
 
 __all__ = ["rasterize", "cell_centers", "block_obstacles"]
 
 F64 = NDArray[np.float64]
 
 
-# ---------------------------------------------------------------------- kernels
-@njit
-def _mark_span(mask, weight, row, cx, lo, hi, value, w, use_weight):
-    i0 = np.searchsorted(cx, lo, side="left")
-    i1 = np.searchsorted(cx, hi, side="right")
-    for i in range(i0, i1):
-        mask[row, i] = value
-        if use_weight:
-            weight[row, i] = w
-
-
-@njit
-def _fill_polygons(mask, weight, cx, cz, vx, vz, ring_off, poly_off, poly_w, value, use_weight):
-    """Set ``mask`` to ``value`` (and ``weight`` to the polygon's) at centres covered by polygons.
-
-    Polygons are painted in order, so the last one covering a centre sets its weight.
-
-    Polygon ``p`` owns rings ``poly_off[p]:poly_off[p+1]``; ring ``r`` owns
-    vertices ``ring_off[r]:ring_off[r+1]`` of ``vx``/``vz`` (no closing repeat).
-    Even-odd rule over all rings of a polygon (valid polygons: interior), plus
-    centres exactly on edges and vertices.
-    """
-    n_poly = poly_off.shape[0] - 1
-    for p in range(n_poly):
-        r0 = poly_off[p]
-        r1 = poly_off[p + 1]
-        v0 = ring_off[r0]
-        v1 = ring_off[r1]
-        zmin = vz[v0]
-        zmax = vz[v0]
-        for v in range(v0, v1):
-            if vz[v] < zmin:
-                zmin = vz[v]
-            if vz[v] > zmax:
-                zmax = vz[v]
-        row0 = np.searchsorted(cz, zmin, side="left")
-        row1 = np.searchsorted(cz, zmax, side="right")
-        if row0 >= row1:
-            continue
-        w = poly_w[p]
-        buf = np.empty(v1 - v0, dtype=np.float64)
-        for row in range(row0, row1):
-            pz = cz[row]
-            k = 0
-            for r in range(r0, r1):
-                a = ring_off[r]
-                b = ring_off[r + 1]
-                for i in range(a, b):
-                    j = i + 1 if i + 1 < b else a
-                    x0 = vx[i]
-                    z0 = vz[i]
-                    x1 = vx[j]
-                    z1 = vz[j]
-                    if (z0 > pz) != (z1 > pz):
-                        buf[k] = x0 + (pz - z0) * (x1 - x0) / (z1 - z0)
-                        k += 1
-                    if z0 == pz:
-                        # boundary points the crossings can miss: a vertex on
-                        # the row (each vertex starts one edge) or a whole
-                        # horizontal edge lying on it
-                        if z1 == pz:
-                            _mark_span(
-                                mask,
-                                weight,
-                                row,
-                                cx,
-                                min(x0, x1),
-                                max(x0, x1),
-                                value,
-                                w,
-                                use_weight,
-                            )
-                        else:
-                            _mark_span(mask, weight, row, cx, x0, x0, value, w, use_weight)
-            if k >= 2:
-                xs = np.sort(buf[:k])
-                for s in range(0, k - 1, 2):
-                    _mark_span(mask, weight, row, cx, xs[s], xs[s + 1], value, w, use_weight)
-
-
-@njit
-def _clear_near_segments(mask, cx, cz, ax, az, bx, bz, r):
-    """Set ``mask`` False at centres within distance ``r`` (``d*d <= r*r``) of any segment."""
-    r2 = r * r
-    n = ax.shape[0]
-    for s in range(n):
-        x0 = ax[s]
-        z0 = az[s]
-        x1 = bx[s]
-        z1 = bz[s]
-        dx = x1 - x0
-        dz = z1 - z0
-        l2 = dx * dx + dz * dz
-        # conservative reach: r plus a hair for rounding (candidates are tested exactly)
-        scale = max(1.0, abs(x0), abs(z0), abs(x1), abs(z1), r)
-        rs = r + 1e-9 * scale
-        row0 = np.searchsorted(cz, min(z0, z1) - rs, side="left")
-        row1 = np.searchsorted(cz, max(z0, z1) + rs, side="right")
-        for row in range(row0, row1):
-            pz = cz[row]
-            if dz == 0.0:
-                lo = min(x0, x1) - rs
-                hi = max(x0, x1) + rs
-            else:
-                ta = (pz - rs - z0) / dz
-                tb = (pz + rs - z0) / dz
-                tlo = max(0.0, min(ta, tb))
-                thi = min(1.0, max(ta, tb))
-                if tlo > thi:
-                    continue
-                xa = x0 + tlo * dx
-                xb = x0 + thi * dx
-                lo = min(xa, xb) - rs
-                hi = max(xa, xb) + rs
-            i0 = np.searchsorted(cx, lo, side="left")
-            i1 = np.searchsorted(cx, hi, side="right")
-            for i in range(i0, i1):
-                if not mask[row, i]:
-                    continue
-                px = cx[i] - x0
-                qz = pz - z0
-                if l2 == 0.0:
-                    d2 = px * px + qz * qz
-                else:
-                    t = (px * dx + qz * dz) / l2
-                    if t < 0.0:
-                        t = 0.0
-                    elif t > 1.0:
-                        t = 1.0
-                    ex = px - t * dx
-                    ez = qz - t * dz
-                    d2 = ex * ex + ez * ez
-                if d2 <= r2:
-                    mask[row, i] = False
-
-
 # --------------------------------------------------------------------- packing
-@dataclass(frozen=True)
-class _Packed:
-    vx: F64
-    vz: F64
-    ring_off: NDArray[np.int64]
-    poly_off: NDArray[np.int64]
-    weights: NDArray[np.int32]
-
-    @property
-    def n_polys(self) -> int:
-        return int(self.poly_off.shape[0] - 1)
-
-
-def _pack(polys: Sequence[Sequence[Ring]], weights: Sequence[int] | None = None) -> _Packed:
+def _pack(polys: Sequence[Sequence[Ring]], weights: Sequence[int] | None = None) -> PolygonArgs:
+    """Polygons (each a sequence of rings, outer ring first) in the kernels' layout."""
     xs: list[float] = []
     zs: list[float] = []
     ring_off = [0]
@@ -219,7 +73,7 @@ def _pack(polys: Sequence[Sequence[Ring]], weights: Sequence[int] | None = None)
         if weights is None
         else np.asarray(weights, dtype=np.int32)
     )
-    return _Packed(
+    return PolygonArgs(
         vx=np.asarray(xs, dtype=np.float64),
         vz=np.asarray(zs, dtype=np.float64),
         ring_off=np.asarray(ring_off, dtype=np.int64),
@@ -228,7 +82,7 @@ def _pack(polys: Sequence[Sequence[Ring]], weights: Sequence[int] | None = None)
     )
 
 
-def _ring_segments(packed: _Packed) -> tuple[F64, F64, F64, F64]:
+def _ring_segments(packed: PolygonArgs) -> SegmentArgs:
     """Every edge of every ring as ``(ax, az, bx, bz)`` arrays."""
     n = packed.vx.shape[0]
     idx = np.arange(n)
@@ -236,27 +90,27 @@ def _ring_segments(packed: _Packed) -> tuple[F64, F64, F64, F64]:
     starts = packed.ring_off[:-1]
     ends = packed.ring_off[1:]
     nxt[ends - 1] = starts  # close each ring
-    return packed.vx, packed.vz, packed.vx[nxt], packed.vz[nxt]
+    return SegmentArgs(ax=packed.vx, az=packed.vz, bx=packed.vx[nxt], bz=packed.vz[nxt])
 
 
-def _boundary_segments(geom: shapely.Geometry) -> tuple[F64, F64, F64, F64]:
+def _boundary_segments(geom: shapely.Geometry) -> SegmentArgs:
     """Edges of a (multi)polygon's boundary as ``(ax, az, bx, bz)``."""
     empty = np.empty(0, dtype=np.float64)
     if geom is None or geom.is_empty:
-        return empty, empty, empty, empty
+        return SegmentArgs(ax=empty, az=empty, bx=empty, bz=empty)
     lines = shapely.get_parts(shapely.boundary(shapely.get_parts(geom)))
     lines = shapely.get_parts(lines)  # MultiLineString boundaries -> rings
     coords, index = shapely.get_coordinates(lines, return_index=True)
     if coords.shape[0] < 2:
-        return empty, empty, empty, empty
+        return SegmentArgs(ax=empty, az=empty, bx=empty, bz=empty)
     same = index[:-1] == index[1:]
     a = coords[:-1][same]
     b = coords[1:][same]
-    return (
-        np.ascontiguousarray(a[:, 0]),
-        np.ascontiguousarray(a[:, 1]),
-        np.ascontiguousarray(b[:, 0]),
-        np.ascontiguousarray(b[:, 1]),
+    return SegmentArgs(
+        ax=np.ascontiguousarray(a[:, 0]),
+        az=np.ascontiguousarray(a[:, 1]),
+        bx=np.ascontiguousarray(b[:, 0]),
+        bz=np.ascontiguousarray(b[:, 1]),
     )
 
 
@@ -268,11 +122,11 @@ class PreparedLevel:
     geometry: GridGeometry
     cx: F64
     cz: F64
-    areas: _Packed
+    areas: PolygonArgs
     weighted: bool
-    obstacles: _Packed
-    obstacle_segments: tuple[F64, F64, F64, F64]
-    boundary_segments: tuple[F64, F64, F64, F64] | None
+    obstacles: PolygonArgs
+    obstacle_segments: SegmentArgs
+    boundary_segments: SegmentArgs | None
 
     @classmethod
     def build(cls, config: LevelConfig) -> PreparedLevel:
@@ -312,12 +166,11 @@ class PreparedLevel:
         )
         if walk.size == 0:
             return walk, (weight if self.weighted else None)
-        a = self.areas
-        _fill_polygons(
-            walk, weight, cx, cz, a.vx, a.vz, a.ring_off, a.poly_off, a.weights, True, self.weighted
-        )
-        if self.boundary_segments is not None and self.boundary_segments[0].shape[0]:
-            _clear_near_segments(walk, cx, cz, *self.boundary_segments, cfg.boundary_padding)
+        raster = tuple(RasterArgs(walk=walk, weight=weight, cx=cx, cz=cz))
+        _kernels.fill_polygons(raster, tuple(self.areas), True, self.weighted)
+        bounds = self.boundary_segments
+        if bounds is not None and bounds.ax.shape[0]:
+            _kernels.clear_near_segments(raster, tuple(bounds), cfg.boundary_padding)
         _block(walk, cx, cz, self.obstacles, self.obstacle_segments, cfg.obstacle_radius)
         if not self.weighted:
             return walk, None
@@ -327,7 +180,8 @@ class PreparedLevel:
     def make_grid(
         self, walk: NDArray[np.bool_], weight: NDArray[np.int32] | None, *, name: str | None = None
     ) -> NavGrid:
-        """Wrap arrays (not copied; they become read-only) into a NavGrid with the level's geometry."""
+        """Wrap arrays (not copied; they become read-only) into a NavGrid with the
+        level's geometry."""
         cfg = self.config
         geo = self.geometry
         return NavGrid(
@@ -353,19 +207,17 @@ def _block(
     walk: NDArray[np.bool_],
     cx: F64,
     cz: F64,
-    obstacles: _Packed,
-    segments: tuple[F64, F64, F64, F64],
+    obstacles: PolygonArgs,
+    segments: SegmentArgs,
     radius: float,
 ) -> None:
     """Rule 3 in place: block centres inside an obstacle or within ``radius`` of its edges."""
-    o = obstacles
-    if not o.n_polys:
+    if obstacles.poly_off.shape[0] <= 1:  # no obstacles
         return
     no_weight = np.ones((1, 1), dtype=np.int32)
-    _fill_polygons(
-        walk, no_weight, cx, cz, o.vx, o.vz, o.ring_off, o.poly_off, o.weights, False, False
-    )
-    _clear_near_segments(walk, cx, cz, *segments, radius)
+    raster = tuple(RasterArgs(walk=walk, weight=no_weight, cx=cx, cz=cz))
+    _kernels.fill_polygons(raster, tuple(obstacles), False, False)
+    _kernels.clear_near_segments(raster, tuple(segments), radius)
 
 
 def block_obstacles(

@@ -32,7 +32,8 @@ from numpy.typing import NDArray
 
 from ..errors import ConfigError, QueryError
 from ..grid import NavGrid
-from .config import LevelConfig, parse_level, read_level
+from .model import LevelConfig
+from .parse import parse_level, read_level
 from .raster import PreparedLevel, rasterize
 
 __all__ = ["NavLevel", "load_level"]

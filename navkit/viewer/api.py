@@ -5,30 +5,31 @@ Every endpoint answers JSON (the grid is raw bytes). A bad request gets a
 nothing: arguments are validated completely before the state is touched,
 and every change runs under the state's lock.
 
-=======================================  ==============================================================
-endpoint                                 what it does
-=======================================  ==============================================================
-``GET /api/info``                        map geometry, algorithms, areas, obstacles, scene, limits
-``GET /api/grid``                        one byte per cell (``[z, x]`` order): 0 blocked, ``k`` walkable
-                                         with weight ``legend[k-1]``; headers ``X-Navkit-Width``,
-                                         ``X-Navkit-Depth``, ``X-Navkit-Version``, ``X-Navkit-Legend``
-``POST /api/path``                       ``{"start": [x, z], "goal": [x, z], "algorithm": "astar"}``
-                                         (cells): raw and smoothed path, nearest cell, cost, nodes
-                                         expanded, time, expanded-cell heat map
-``POST /api/areas``                      ``{"name": N, "available": B}``: open / close an area (door)
-``POST /api/obstacles``                  ``{"polygon": [[x, z], ...], "name"?: N}`` (world metres)
-``DELETE /api/obstacles/{name}``         remove an obstacle
-``GET /api/sim``                         the simulation now (full frame)
-``POST /api/sim/play``, ``/pause``       start / stop the live simulation
-``POST /api/sim/step``                   ``{"ticks": n}`` (pauses first)
-``POST /api/sim/speed``                  ``{"speed": s}``: ticks per second = tick rate x s
-``POST /api/sim/reset``                  reload the scene file
-``POST /api/sim/target``                 ``{"id": ID, "target": [x, z]}``: walk a character somewhere
-``GET /api/sim/characters/{id}``         one character's full state
-``POST /api/replay``                     upload a ``navkit sim --record`` file (JSON lines)
-``GET /api/replay``, ``DELETE``          the loaded replay; forget it
-``WS /ws/sim``                           a full frame on connect, then one frame per batch of ticks
-=======================================  ==============================================================
+==================================  ===============================================================
+endpoint                            what it does
+==================================  ===============================================================
+``GET /api/info``                   map geometry, algorithms, areas, obstacles, scene, limits
+``GET /api/grid``                   one byte per cell (``[z, x]`` order): 0 blocked, ``k``
+                                    walkable with weight ``legend[k-1]``; headers
+                                    ``X-Navkit-Width``, ``X-Navkit-Depth``, ``X-Navkit-Version``,
+                                    ``X-Navkit-Legend``
+``POST /api/path``                  ``{"start": [x, z], "goal": [x, z], "algorithm": "astar"}``
+                                    (cells): raw and smoothed path, nearest cell, cost, nodes
+                                    expanded, time, expanded-cell heat map
+``POST /api/areas``                 ``{"name": N, "available": B}``: open / close an area (door)
+``POST /api/obstacles``             ``{"polygon": [[x, z], ...], "name"?: N}`` (world metres)
+``DELETE /api/obstacles/{name}``    remove an obstacle
+``GET /api/sim``                    the simulation now (full frame)
+``POST /api/sim/play``, ``/pause``  start / stop the live simulation
+``POST /api/sim/step``              ``{"ticks": n}`` (pauses first)
+``POST /api/sim/speed``             ``{"speed": s}``: ticks per second = tick rate x s
+``POST /api/sim/reset``             reload the scene file
+``POST /api/sim/target``            ``{"id": ID, "target": [x, z]}``: walk a character somewhere
+``GET /api/sim/characters/{id}``    one character's full state
+``POST /api/replay``                upload a ``navkit sim --record`` file (JSON lines)
+``GET /api/replay``, ``DELETE``     the loaded replay; forget it
+``WS /ws/sim``                      a full frame on connect, then one frame per batch of ticks
+==================================  ===============================================================
 """
 
 from __future__ import annotations
@@ -45,24 +46,40 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from ..errors import NavkitError
 from ..grid import NavGrid
-from .state import LIMITS, ViewerState, parse_replay
+from .playback import Playback
+from .protocol import LIMITS
+from .replay import parse_replay
+from .state import ViewerState
 
 __all__ = ["ApiError", "error_body", "ROUTES_DOC"]
 
 ROUTES_DOC = __doc__
 
+#: Content types a replay upload may have.
+_REPLAY_TYPES = (
+    "application/x-ndjson",
+    "application/jsonl",
+    "application/json-lines",
+    "text/plain",
+    "application/octet-stream",
+)
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.: ")
+
+
+_CODES = {400: "bad_request", 404: "not_found", 405: "method_not_allowed", 409: "conflict",
+          413: "too_large", 415: "unsupported_media_type"}
 
 
 class ApiError(Exception):
     """A request the viewer refuses: HTTP ``status``, a ``code`` word, a message, the field."""
 
-    def __init__(self, status: int, message: str, *, code: str | None = None, field: str | None = None):
+    def __init__(
+        self, status: int, message: str, *, code: str | None = None, field: str | None = None
+    ):
         super().__init__(message)
         self.status = status
         self.message = message
-        self.code = code or {400: "bad_request", 404: "not_found", 405: "method_not_allowed", 409: "conflict",
-                             413: "too_large", 415: "unsupported_media_type"}.get(status, "error")
+        self.code = code or _CODES.get(status, "error")
         self.field = field
 
 
@@ -145,7 +162,9 @@ def _number(v: Any, fld: str) -> float:
     return float(v)
 
 
-def check_point(v: Any, fld: str, grid: NavGrid, *, margin_cells: float = 8.0) -> tuple[float, float]:
+def check_point(
+    v: Any, fld: str, grid: NavGrid, *, margin_cells: float = 8.0
+) -> tuple[float, float]:
     """A world point ``[x, z]`` in metres, on the grid or within ``margin_cells`` of it."""
     if not isinstance(v, list) or len(v) != 2:
         raise ApiError(400, f"expected a world point [x, z], got {_show(v)}", field=fld)
@@ -197,9 +216,12 @@ def check_int(v: Any, fld: str, lo: int, hi: int) -> int:
     return v
 
 
-def _scene(st: ViewerState) -> None:
-    if st.loc is None:
-        raise ApiError(409, f"{st.name} is a map, not a scene: there is no simulation", code="not_a_scene")
+def _scene(st: ViewerState) -> Playback:
+    """The scene's simulation (409 when the viewer shows a plain map)."""
+    if st.sim is None:
+        raise ApiError(409, f"{st.name} is a map, not a scene: there is no simulation",
+                       code="not_a_scene")
+    return st.sim
 
 
 # ------------------------------------------------------------------- map
@@ -212,7 +234,7 @@ async def info(request: Request) -> Response:
 async def grid(request: Request) -> Response:
     st = _state(request)
     async with st.lock:
-        version, data, legend = st.grid_bytes()
+        version, data, legend = st.map.grid_bytes()
         g = st.nav.grid
         headers = {
             "X-Navkit-Width": str(g.width),
@@ -233,13 +255,15 @@ async def path(request: Request) -> Response:
         start = check_cell(body["start"], "start", g)
         goal = check_cell(body["goal"], "goal", g)
         algo = body.get("algorithm", "astar")
-        infos = {a.name: a for a in st.searcher.algorithms(st.nav.pathfinder)}
+        infos = {a.name: a for a in st.map.searcher.algorithms(st.nav.pathfinder)}
         if not isinstance(algo, str) or algo not in infos:
-            raise ApiError(400, f"algorithm must be one of {', '.join(map(repr, infos))}, got {_show(algo)}",
+            known = ", ".join(map(repr, infos))
+            raise ApiError(400, f"algorithm must be one of {known}, got {_show(algo)}",
                            field="algorithm")
         if not infos[algo].available:
-            raise ApiError(400, f"algorithm {algo!r} does not apply here: {infos[algo].reason}", field="algorithm")
-        out = await asyncio.to_thread(st.find_path, start, goal, algo)
+            raise ApiError(400, f"algorithm {algo!r} does not apply here: {infos[algo].reason}",
+                           field="algorithm")
+        out = await asyncio.to_thread(st.map.find_path, start, goal, algo)
     return _ok(out)
 
 
@@ -251,7 +275,7 @@ async def set_area(request: Request) -> Response:
     available = check_bool(body["available"], "available")
     async with st.lock:
         check_known(name, list(st.nav.area_names), "area", "name")
-        out = await asyncio.to_thread(st.set_area, name, available)
+        out = await asyncio.to_thread(st.map.set_area, name, available)
     await st.broadcast({"type": "map", "version": out["version"]})
     return _ok(out)
 
@@ -262,14 +286,15 @@ async def add_obstacle(request: Request) -> Response:
     check_keys(body, ("polygon",), ("name",))
     name = check_name(body["name"], "name") if "name" in body else None
     if name is not None and not set(name) <= _NAME_CHARS:
-        raise ApiError(400, "a name may hold letters, digits, spaces and _ - . : only", field="name")
+        raise ApiError(400, "a name may hold letters, digits, spaces and _ - . : only",
+                       field="name")
     async with st.lock:
         polygon = check_polygon(body["polygon"], "polygon", st.nav.grid)
         if name is None:
-            name = st.new_obstacle_name()
+            name = st.map.new_obstacle_name()
         elif name in st.nav.obstacle_names:
             raise ApiError(409, f"an obstacle called {name!r} already exists", field="name")
-        out = await asyncio.to_thread(st.add_obstacle, name, polygon)
+        out = await asyncio.to_thread(st.map.add_obstacle, name, polygon)
     await st.broadcast({"type": "map", "version": out["version"]})
     return _ok(out, 201)
 
@@ -279,7 +304,7 @@ async def remove_obstacle(request: Request) -> Response:
     name = check_name(request.path_params["name"], "name")
     async with st.lock:
         check_known(name, list(st.nav.obstacle_names), "obstacle", "name", status=404)
-        out = await asyncio.to_thread(st.remove_obstacle, name)
+        out = await asyncio.to_thread(st.map.remove_obstacle, name)
     await st.broadcast({"type": "map", "version": out["version"]})
     return _ok(out)
 
@@ -287,123 +312,125 @@ async def remove_obstacle(request: Request) -> Response:
 # ------------------------------------------------------------ simulation
 async def sim_get(request: Request) -> Response:
     st = _state(request)
-    _scene(st)
+    sim = _scene(st)
     async with st.lock:
-        return _ok(st.frame(full=True))
+        return _ok(sim.frame(full=True))
 
 
 async def sim_play(request: Request) -> Response:
     st = _state(request)
-    _scene(st)
+    sim = _scene(st)
     check_keys(await read_json(request, allow_empty=True), ())
     async with st.lock:
-        st.playing = True
+        sim.playing = True
         st.wake.set()
-        out = st.sim_summary()
+        out = sim.summary()
     await st.broadcast({"type": "status", **out})
     return _ok(out)
 
 
 async def sim_pause(request: Request) -> Response:
     st = _state(request)
-    _scene(st)
+    sim = _scene(st)
     check_keys(await read_json(request, allow_empty=True), ())
     async with st.lock:
-        st.playing = False
-        out = st.sim_summary()
+        sim.playing = False
+        out = sim.summary()
     await st.broadcast({"type": "status", **out})
     return _ok(out)
 
 
 async def sim_step(request: Request) -> Response:
     st = _state(request)
-    _scene(st)
+    sim = _scene(st)
     body = await read_json(request, allow_empty=True)
     check_keys(body, (), ("ticks",))
     ticks = check_int(body.get("ticks", 1), "ticks", 1, LIMITS["stepTicks"])
     async with st.lock:
-        st.playing = False
-        await asyncio.to_thread(st.step, ticks)
-        frame = st.frame()
-        out = st.frame(full=True)
+        sim.playing = False
+        await asyncio.to_thread(sim.step, ticks)
+        frame = sim.frame()
+        out = sim.frame(full=True)
     await st.broadcast(frame)
     return _ok(out)
 
 
 async def sim_speed(request: Request) -> Response:
     st = _state(request)
-    _scene(st)
+    sim = _scene(st)
     body = await read_json(request)
     check_keys(body, ("speed",))
     v = body["speed"]
     lo, hi = LIMITS["minSpeed"], LIMITS["maxSpeed"]
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or not lo <= v <= hi:
+    number = not isinstance(v, bool) and isinstance(v, (int, float)) and math.isfinite(v)
+    if not number or not lo <= v <= hi:
         raise ApiError(400, f"expected a number in [{lo}, {hi}], got {_show(v)}", field="speed")
     async with st.lock:
-        st.speed = float(v)
-        out = st.sim_summary()
+        sim.speed = float(v)
+        out = sim.summary()
     await st.broadcast({"type": "status", **out})
     return _ok(out)
 
 
 async def sim_reset(request: Request) -> Response:
     st = _state(request)
-    _scene(st)
+    sim = _scene(st)
     check_keys(await read_json(request, allow_empty=True), ())
     async with st.lock:
         await asyncio.to_thread(st.reset)
-        frame = st.frame()
-        out = st.frame(full=True)
+        frame = sim.frame()
+        out = sim.frame(full=True)
     await st.broadcast({**frame, "reset": True})
     return _ok(out)
 
 
 async def sim_target(request: Request) -> Response:
     st = _state(request)
-    _scene(st)
+    sim = _scene(st)
     body = await read_json(request)
     check_keys(body, ("id", "target"))
     raw = body["id"]
     if isinstance(raw, bool) or not isinstance(raw, (str, int)):
-        raise ApiError(400, f"expected a character ID (a string or an integer), got {_show(raw)}", field="id")
+        raise ApiError(400, f"expected a character ID (a string or an integer), got {_show(raw)}",
+                       field="id")
     async with st.lock:
-        assert st.loc is not None
-        if raw not in st.loc:
+        if raw not in sim.loc:
             raise ApiError(400, f"no character with ID {_show(raw)}", field="id")
         point = check_point(body["target"], "target", st.nav.grid, margin_cells=0.0)
-        c = st.loc.character(raw)
-        out = await asyncio.to_thread(st.set_target, c, point)
+        c = sim.loc.character(raw)
+        out = await asyncio.to_thread(sim.set_target, c, point)
     return _ok(out)
 
 
 async def sim_character(request: Request) -> Response:
     st = _state(request)
-    _scene(st)
+    sim = _scene(st)
     raw = request.path_params["cid"]
     if not 1 <= len(raw) <= 256:
         raise ApiError(400, "expected a character ID of 1 to 256 characters", field="id")
     async with st.lock:
         try:
-            c = st.find_character(raw)
+            c = sim.find_character(raw)
         except NavkitError as e:
             raise ApiError(404, str(e), field="id") from None
-        return _ok(st.character_detail(c))
+        return _ok(sim.character_detail(c))
 
 
 # ---------------------------------------------------------------- replay
 async def replay_get(request: Request) -> Response:
     st = _state(request)
     if st.replay is None:
-        raise ApiError(404, "no replay loaded: POST a `navkit sim --record` file to /api/replay", code="no_replay")
+        raise ApiError(404, "no replay loaded: POST a `navkit sim --record` file to /api/replay",
+                       code="no_replay")
     return _ok(st.replay)
 
 
 async def replay_post(request: Request) -> Response:
     st = _state(request)
     ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
-    if ctype not in ("application/x-ndjson", "application/jsonl", "application/json-lines", "text/plain",
-                     "application/octet-stream"):
-        raise ApiError(415, f"expected a JSON-lines body (application/x-ndjson), got {ctype or 'none'!r}")
+    if ctype not in _REPLAY_TYPES:
+        got = ctype or "none"
+        raise ApiError(415, f"expected a JSON-lines body (application/x-ndjson), got {got!r}")
     body = await request.body()
     if len(body) > LIMITS["replayBytes"]:
         raise ApiError(413, f"replay over {LIMITS['replayBytes']} bytes")
@@ -428,7 +455,8 @@ async def replay_delete(request: Request) -> Response:
 # ------------------------------------------------------------- websocket
 async def sim_socket(ws: WebSocket) -> None:
     st = _state(ws)
-    if st.loc is None:
+    sim = st.sim
+    if sim is None:
         await ws.close(code=4409, reason="not a scene")
         return
     if len(st.clients) >= LIMITS["wsClients"]:
@@ -437,7 +465,7 @@ async def sim_socket(ws: WebSocket) -> None:
     await ws.accept()
     try:
         async with st.lock:
-            snapshot = st.frame(full=True)
+            snapshot = sim.frame(full=True)
             st.clients.add(ws)
         await ws.send_text(json.dumps(snapshot, allow_nan=False, separators=(",", ":")))
         while True:

@@ -6,8 +6,8 @@ navkit has: the :class:`~navkit.query.pathfinder.Pathfinder` algorithms listed i
 ``auto``, ...), plus ``hpa`` when :mod:`navkit.query.hpa` is importable and
 ``flow`` when :mod:`navkit.query.flow` is.
 
-:func:`expanded_mask` reads the cells the last Pathfinder search closed out
-of its workspace (``Workspace.closed_nodes``; see :mod:`navkit._kernels.search`);
+:func:`expanded_mask` reads the cells the last Pathfinder search closed
+(:meth:`Pathfinder.last_search <navkit.query.pathfinder.Pathfinder.last_search>`);
 :func:`expanded_costs` adds each closed cell's ``g`` cost, which the viewer
 shows as a heat map.
 
@@ -46,6 +46,8 @@ __all__ = [
     "Searcher",
 ]
 
+_Cell = tuple[int, int]
+
 _LABELS = {
     "astar": "A*",
     "dijkstra": "Dijkstra",
@@ -64,33 +66,22 @@ def search_generation(pf: Pathfinder) -> int:
     a query that ran no search (a blocked start, say) leaves the generation
     unchanged, and the mask is then empty instead of the previous search's.
     """
-    return int(pf._ws.gens[0])
-
-
-def _closed_nodes(pf: Pathfinder, since: int | None) -> NDArray[np.intp] | None:
-    gen = int(pf._ws.gens[0])
-    if gen == 0 or (since is not None and gen == since):
-        return None
-    return pf._ws.closed_nodes()
-
-
-def _to_grid(pf: Pathfinder, nodes: NDArray[np.intp]) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
-    wp = pf.grid.width + 2
-    return nodes // wp - 1, nodes % wp - 1
+    return pf.search_generation
 
 
 def expanded_mask(pf: Pathfinder, *, since: int | None = None) -> NDArray[np.bool_]:
     """Cells the last search of ``pf`` expanded (closed), bool ``(depth, width)``.
 
-    For A* and Dijkstra these are every expanded cell; for JPS, the jump
-    points. ``since``: the :func:`search_generation` taken before the query;
-    when no search ran after it, the mask is all False.
+    For A* and Dijkstra these are every expanded cell. A JPS query keeps its
+    jump points elsewhere and runs no such search (see
+    :meth:`~navkit.query.pathfinder.Pathfinder.last_search`). ``since``: the
+    :func:`search_generation` taken before the query; when no search ran
+    after it, the mask is all False.
     """
     out = np.zeros(pf.grid.shape, dtype=np.bool_)
-    nodes = _closed_nodes(pf, since)
-    if nodes is not None and len(nodes):
-        z, x = _to_grid(pf, nodes)
-        out[z, x] = True
+    trace = pf.last_search(since)
+    if trace is not None and len(trace.cells):
+        out[trace.cells[:, 1], trace.cells[:, 0]] = True
     return out
 
 
@@ -98,10 +89,9 @@ def expanded_costs(pf: Pathfinder, *, since: int | None = None) -> NDArray[np.in
     """Like :func:`expanded_mask`, but each expanded cell's integer ``g`` cost
     (cost from the start) and -1 elsewhere, int64 ``(depth, width)``."""
     out = np.full(pf.grid.shape, -1, dtype=np.int64)
-    nodes = _closed_nodes(pf, since)
-    if nodes is not None and len(nodes):
-        z, x = _to_grid(pf, nodes)
-        out[z, x] = pf._ws.g[nodes]
+    trace = pf.last_search(since)
+    if trace is not None and len(trace.cells):
+        out[trace.cells[:, 1], trace.cells[:, 0]] = trace.g
     return out
 
 
@@ -116,7 +106,8 @@ class AlgorithmInfo:
     reason: str = ""
 
     def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "label": self.label, "available": self.available, "reason": self.reason}
+        return {"name": self.name, "label": self.label, "available": self.available,
+                "reason": self.reason}
 
 
 @dataclass
@@ -179,7 +170,7 @@ class Searcher:
         return [a.name for a in self.algorithms(pf)]
 
     # --------------------------------------------------------------- queries
-    def run(self, pf: Pathfinder, start: tuple[int, int], goal: tuple[int, int], algorithm: str) -> SearchOutcome:
+    def run(self, pf: Pathfinder, start: _Cell, goal: _Cell, algorithm: str) -> SearchOutcome:
         """Answer one cell query ``start -> goal`` with ``algorithm``.
 
         Pathfinder algorithms run with ``nearest=True`` (an unreachable goal
@@ -190,7 +181,8 @@ class Searcher:
         infos = {a.name: a for a in self.algorithms(pf)}
         info = infos.get(algorithm)
         if info is None:
-            raise QueryError(f"algorithm must be one of {', '.join(map(repr, infos))}, got {algorithm!r}")
+            known = ", ".join(map(repr, infos))
+            raise QueryError(f"algorithm must be one of {known}, got {algorithm!r}")
         if not info.available:
             raise QueryError(info.reason or f"algorithm {algorithm!r} does not apply to this map")
         if algorithm == "hpa":
@@ -216,7 +208,7 @@ class Searcher:
         cells[:, 1] = np.floor((w[:, 1] - g.min_z) / g.cell_size)
         return cells
 
-    def _run_hpa(self, pf: Pathfinder, start: tuple[int, int], goal: tuple[int, int]) -> SearchOutcome:
+    def _run_hpa(self, pf: Pathfinder, start: _Cell, goal: _Cell) -> SearchOutcome:
         hpa_cls = _optional("navkit.query.hpa", "HPAStar")
         build_ms = 0.0
         if self._hpa is None or self._hpa_grid is not pf.grid:
@@ -229,9 +221,10 @@ class Searcher:
         res = self._hpa.find_path_cells(start, goal, smooth=True)
         ms = (time.perf_counter() - t1) * 1000.0
         return SearchOutcome(res, "hpa", "hpa", ms, None, self._smoothed(pf, res),
-                             {"buildMs": build_ms, "note": "HPA* ignores occupants; no expansion map"})
+                             {"buildMs": build_ms,
+                              "note": "HPA* ignores occupants; no expansion map"})
 
-    def _run_flow(self, pf: Pathfinder, start: tuple[int, int], goal: tuple[int, int]) -> SearchOutcome:
+    def _run_flow(self, pf: Pathfinder, start: _Cell, goal: _Cell) -> SearchOutcome:
         from ..results import Status
 
         flow_cls = _optional("navkit.query.flow", "FlowField")
@@ -247,13 +240,16 @@ class Searcher:
         elif not pf.grid.is_walkable(*goal):
             res = PathResult(Status.NO_GOAL, start_cell=start, floor_y=fy)
         elif len(cells) == 0:
-            res = PathResult(Status.UNREACHABLE, expanded=int(ff.expanded), start_cell=start, floor_y=fy)
+            res = PathResult(Status.UNREACHABLE, expanded=int(ff.expanded), start_cell=start,
+                             floor_y=fy)
         else:
             ci = int(cost_int[start[1], start[0]])
             kept = pf.smooth_cells(cells)
             res = PathResult(
-                Status.FOUND, cells=cells, waypoints=pf.grid.cells_to_world(kept), cost=ci / pf.costs.card,
-                cost_int=ci, expanded=int(ff.expanded), start_cell=start, end_cell=goal, floor_y=fy,
+                Status.FOUND, cells=cells, waypoints=pf.grid.cells_to_world(kept),
+                cost=ci / pf.costs.card, cost_int=ci, expanded=int(ff.expanded), start_cell=start,
+                end_cell=goal, floor_y=fy,
             )
+        note = "heat map: the field's cost to the goal over every reached cell"
         return SearchOutcome(res, "flow", "flow", ms, cost_int, self._smoothed(pf, res),
-                             {"note": "heat map: the field's cost to the goal over every reached cell"})
+                             {"note": note})

@@ -38,7 +38,8 @@ from starlette.routing import Route, WebSocketRoute
 
 from ..errors import NavkitError
 from . import api
-from .state import LIMITS, ViewerState
+from .protocol import LIMITS
+from .state import ViewerState
 
 __all__ = ["create_app", "serve", "bind_socket", "STATIC_DIR", "LOOPBACK_HOSTS"]
 
@@ -60,7 +61,8 @@ _CONTENT_TYPES = {
 
 _CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; "
-    "connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'none'"
+    "connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; "
+    "form-action 'none'"
 )
 _SECURITY_HEADERS = [
     (b"x-content-type-options", b"nosniff"),
@@ -111,7 +113,8 @@ class _Guard:
         if scope["type"] not in ("http", "websocket"):
             await self.app(scope, receive, send)
             return
-        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1")
+                   for k, v in scope.get("headers", [])}
         host = headers.get("host", "")
         if self.allowed_hosts is not None and _host_name(host) not in self.allowed_hosts:
             await self._refuse(scope, receive, send, 400, "bad_host",
@@ -130,11 +133,13 @@ class _Guard:
             length = headers.get("content-length")
             if length is not None:
                 if not length.isdigit():
-                    await self._refuse(scope, receive, send, 400, "bad_request", "invalid Content-Length")
+                    await self._refuse(scope, receive, send, 400, "bad_request",
+                                       "invalid Content-Length")
                     return
                 if int(length) > limit:
                     await self._refuse(scope, receive, send, 413, "too_large",
-                                       f"request body of {int(length)} bytes is over the limit of {limit}")
+                                       f"request body of {int(length)} bytes is over the limit "
+                                       f"of {limit}")
                     return
             chunks: list[bytes] = []
             size = 0
@@ -178,14 +183,20 @@ class _Guard:
         await self.app(scope, receive, send_with_headers if scope["type"] == "http" else send)
 
     @staticmethod
-    async def _refuse(scope: Scope, receive: Receive, send: Send, status: int, code: str, message: str) -> None:
+    async def _refuse(
+        scope: Scope, receive: Receive, send: Send, status: int, code: str, message: str
+    ) -> None:
         if scope["type"] == "websocket":
             await send({"type": "websocket.close", "code": 1008, "reason": message[:120]})
             return
         body = json.dumps(api.error_body(status, message, code)).encode()
-        await send({"type": "http.response.start", "status": status,
-                    "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
-                                (b"connection", b"close"), *_SECURITY_HEADERS]})
+        headers = [
+            (b"content-type", b"application/json"),
+            (b"content-length", str(len(body)).encode()),
+            (b"connection", b"close"),
+            *_SECURITY_HEADERS,
+        ]
+        await send({"type": "http.response.start", "status": status, "headers": headers})
         await send({"type": "http.response.body", "body": body})
 
 
@@ -206,8 +217,10 @@ async def _on_navkit_error(request: Request, exc: Exception) -> Response:
 async def _on_http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
     code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "error")
-    msg = {404: f"nothing at {request.url.path[:200]!r}", 405: f"{request.method} is not allowed here"}.get(
-        exc.status_code, str(exc.detail))
+    msg = {
+        404: f"nothing at {request.url.path[:200]!r}",
+        405: f"{request.method} is not allowed here",
+    }.get(exc.status_code, str(exc.detail))
     return _json_error(exc.status_code, msg, code)
 
 
@@ -313,7 +326,8 @@ def create_app(
         HTTPException: _on_http_error,
         Exception: _on_crash,
     }
-    app = Starlette(routes=routes, middleware=middleware, exception_handlers=handlers, lifespan=lifespan)
+    app = Starlette(routes=routes, middleware=middleware, exception_handlers=handlers,
+                    lifespan=lifespan)
     app.state.viewer = state
     return app
 
@@ -346,7 +360,8 @@ def url_for(sock: socket.socket) -> str:
 
 
 def uvicorn_config(app: Starlette, **kwargs: Any) -> Any:
-    """uvicorn settings for the viewer: small WebSocket messages, small headers, no server banner."""
+    """uvicorn settings for the viewer: small WebSocket messages, small headers, no server
+    banner."""
     import uvicorn
 
     opts: dict[str, Any] = {

@@ -1,4 +1,5 @@
-"""Polygon levels: config validation, rasterization against a brute-force reference, runtime edits."""
+"""Polygon levels: config validation, rasterization against a brute-force reference,
+runtime edits."""
 
 from __future__ import annotations
 
@@ -281,7 +282,8 @@ def test_obstacle_clearance_is_exact_distance():
         [{"name": "floor", "polygon": [[-6, -6], [8, -6], [8, 8], [-6, 8]]}],
         [{"name": "box", "polygon": [[0, 0], [2, 0], [2, 2], [0, 2]]}],
         agent=1.5,
-        pad=0.5,  # r = 2: (-2, 0) blocked (d = 2), (-1, -1) not inflated to a square: d^2 = 2 -> blocked
+        # r = 2: (-2, 0) blocked (d = 2), (-1, -1) not inflated to a square: d^2 = 2 -> blocked
+        pad=0.5,
     )
     grid = rasterize(cfg)
     blocked = {

@@ -232,7 +232,8 @@ def test_every_algorithm_answers(files: dict[str, Path]) -> None:
     with _client(files["map"]) as c:
         info = c.get("/api/info").json()
         for a in info["algorithms"]:
-            out = c.post("/api/path", json={"start": [0, 0], "goal": [9, 5], "algorithm": a["name"]})
+            body = {"start": [0, 0], "goal": [9, 5], "algorithm": a["name"]}
+            out = c.post("/api/path", json=body)
             assert out.status_code == 200, (a, out.text)
             assert out.json()["status"] == "FOUND", a
 
@@ -240,7 +241,8 @@ def test_every_algorithm_answers(files: dict[str, Path]) -> None:
 def test_areas_toggle_changes_the_next_path(level: TestClient) -> None:
     before = level.post("/api/path", json={"start": WEST, "goal": EAST}).json()
     r = level.post("/api/areas", json={"name": "door", "available": False})
-    assert r.status_code == 200 and r.json() == {"name": "door", "available": False, "changed": True, "version": 1}
+    assert r.status_code == 200
+    assert r.json() == {"name": "door", "available": False, "changed": True, "version": 1}
     after = level.post("/api/path", json={"start": WEST, "goal": EAST}).json()
     ref = _oracle(WEST, EAST, door=False)
     assert after["cells"] == ref.cells.tolist() and after["cost"] > before["cost"]
@@ -271,7 +273,8 @@ def test_obstacles_add_and_remove(level: TestClient) -> None:
     assert blocked["cost"] > before["cost"]
     assert [11, 4] not in blocked["cells"]
     # a named one, then a clash
-    r = level.post("/api/obstacles", json={"name": "box 2", "polygon": [[1, 6.5], [2, 6.5], [2, 7.5]]})
+    box2 = {"name": "box 2", "polygon": [[1, 6.5], [2, 6.5], [2, 7.5]]}
+    r = level.post("/api/obstacles", json=box2)
     assert r.status_code == 201 and r.json()["name"] == "box 2"
     _err(level.post("/api/obstacles", json={"name": "box 2", "polygon": poly}), 409, "name")
     # remove both, and one from the level file
@@ -377,7 +380,8 @@ def test_unknown_routes_and_methods_are_json(level: TestClient) -> None:
 def test_static_files_and_traversal(level: TestClient) -> None:
     r = level.get("/")
     assert r.status_code == 200 and r.headers["content-type"].startswith("text/html")
-    assert "content-security-policy" in r.headers and r.headers["x-content-type-options"] == "nosniff"
+    assert "content-security-policy" in r.headers
+    assert r.headers["x-content-type-options"] == "nosniff"
     html = r.text
     js = level.get("/static/app.js")
     assert js.status_code == 200 and js.headers["content-type"].startswith("text/javascript")
@@ -405,13 +409,15 @@ def test_static_files_and_traversal(level: TestClient) -> None:
 
 
 def test_host_and_origin_checks(files: dict[str, Path]) -> None:
-    with TestClient(create_app(files["level"], warm=False), base_url="http://evil.example:8765") as c:
+    app = create_app(files["level"], warm=False)
+    with TestClient(app, base_url="http://evil.example:8765") as c:
         assert _err(c.get("/api/info"), 400)["code"] == "bad_host"
     with _client(files["level"], warm=False) as c:
         r = c.post("/api/areas", json={"name": "door", "available": False},
                    headers={"origin": "http://evil.example"})
         assert _err(r, 403)["code"] == "cross_origin"
-        r = c.post("/api/areas", json={"name": "door", "available": False}, headers={"origin": "null"})
+        r = c.post("/api/areas", json={"name": "door", "available": False},
+                   headers={"origin": "null"})
         _err(r, 403)
         assert c.get("/api/info").json()["version"] == 0
         r = c.post("/api/areas", json={"name": "door", "available": False},
@@ -419,7 +425,8 @@ def test_host_and_origin_checks(files: dict[str, Path]) -> None:
         assert r.status_code == 200
         assert c.get("/api/info", headers={"host": "localhost:8765"}).status_code == 200
     # a wildcard bind answers any Host (the user asked for it)
-    with TestClient(create_app(files["level"], host="0.0.0.0", warm=False), base_url="http://box:1") as c:
+    app = create_app(files["level"], host="0.0.0.0", warm=False)
+    with TestClient(app, base_url="http://box:1") as c:
         assert c.get("/api/info").status_code == 200
 
 
@@ -454,8 +461,9 @@ def test_sim_play_pause_speed_reset(scene: TestClient) -> None:
         time.sleep(0.05)
         tick = scene.get("/api/sim").json()["tick"]
     assert tick >= 20
-    assert scene.post("/api/sim/pause", content=b"{}", headers={"content-type": "application/json"}).json()[
-        "playing"] is False
+    paused = scene.post("/api/sim/pause", content=b"{}",
+                        headers={"content-type": "application/json"})
+    assert paused.json()["playing"] is False
     t1 = scene.get("/api/sim").json()["tick"]
     time.sleep(0.2)
     assert scene.get("/api/sim").json()["tick"] == t1
@@ -503,7 +511,8 @@ def test_sim_target_and_character(scene: TestClient) -> None:
     c = scene.get("/api/sim/characters/7").json()
     assert c["id"] == 7 and c["kind"] == "player" and c["navigating"] is True
     assert c["requestedWalkTarget"] == [2.25, 1.25] and c["state"] == "walking"
-    for key in ("pathWaypoints", "retryCooldownSequence", "movementBlockedTicks", "retryTicksLeft", "facing"):
+    for key in ("pathWaypoints", "retryCooldownSequence", "movementBlockedTicks", "retryTicksLeft",
+                "facing"):
         assert key in c
     a = scene.get("/api/sim/characters/a").json()
     assert a["id"] == "a" and a["movementContactRadius"] == pytest.approx(0.32)
@@ -512,16 +521,19 @@ def test_sim_target_and_character(scene: TestClient) -> None:
 
 
 def test_bad_sim_requests(scene: TestClient) -> None:
-    for body, field in [({"ticks": 0}, "ticks"), ({"ticks": 1001}, "ticks"), ({"ticks": "5"}, "ticks"),
-                        ({"ticks": True}, "ticks"), ({"ticks": 1.5}, "ticks"), ({"tiks": 2}, "tiks")]:
+    for body, field in [({"ticks": 0}, "ticks"), ({"ticks": 1001}, "ticks"),
+                        ({"ticks": "5"}, "ticks"), ({"ticks": True}, "ticks"),
+                        ({"ticks": 1.5}, "ticks"), ({"tiks": 2}, "tiks")]:
         _err(scene.post("/api/sim/step", json=body), 400, field)
-    for body, field in [({"speed": 0}, "speed"), ({"speed": 1000}, "speed"), ({"speed": "fast"}, "speed"),
-                        ({}, "speed"), ({"speed": None}, "speed")]:
+    for body, field in [({"speed": 0}, "speed"), ({"speed": 1000}, "speed"),
+                        ({"speed": "fast"}, "speed"), ({}, "speed"), ({"speed": None}, "speed")]:
         _err(scene.post("/api/sim/speed", json=body), 400, field)
-    _err(scene.post("/api/sim/speed", content=b'{"speed": Infinity}', headers={"content-type": "application/json"}),
-         400)
-    for body, field in [({"id": "nobody", "target": [1, 1]}, "id"), ({"id": True, "target": [1, 1]}, "id"),
-                        ({"id": "a", "target": [1]}, "target"), ({"id": "a", "target": [1e6, 1]}, "target"),
+    _err(scene.post("/api/sim/speed", content=b'{"speed": Infinity}',
+                    headers={"content-type": "application/json"}), 400)
+    for body, field in [({"id": "nobody", "target": [1, 1]}, "id"),
+                        ({"id": True, "target": [1, 1]}, "id"),
+                        ({"id": "a", "target": [1]}, "target"),
+                        ({"id": "a", "target": [1e6, 1]}, "target"),
                         ({"id": "a", "target": ["x", 1]}, "target[0]"), ({"id": "a"}, "target")]:
         _err(scene.post("/api/sim/target", json=body), 400, field)
     _err(scene.post("/api/sim/play", json={"now": True}), 400, "now")

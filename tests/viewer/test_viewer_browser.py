@@ -134,7 +134,8 @@ class _Server:
         self.sock = bind_socket("127.0.0.1", 0)
         self.url = url_for(self.sock)
         self.server = uvicorn.Server(uvicorn_config(self.app))
-        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True)
+        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]},
+                                       daemon=True)
 
     def __enter__(self) -> _Server:
         self.thread.start()
@@ -182,7 +183,8 @@ def _wait(page: Any, expr: str, timeout: float = 20.0) -> Any:
         if value:
             return value
         if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {expr!r}; page errors: {page.evaluate('navkit.errors')}")
+            errors = page.evaluate("navkit.errors")
+            raise AssertionError(f"timed out waiting for {expr!r}; page errors: {errors}")
         time.sleep(0.03)
 
 
@@ -225,7 +227,8 @@ def _pixel(page: Any, cell: list[int]) -> list[int]:
             const r = c.getBoundingClientRect();
             const [px, py] = navkit.cellToClient(x, z);
             const k = c.width / r.width;
-            const d = c.getContext('2d').getImageData(Math.floor((px - r.left) * k), Math.floor((py - r.top) * k), 1, 1).data;
+            const d = c.getContext('2d').getImageData(
+                Math.floor((px - r.left) * k), Math.floor((py - r.top) * k), 1, 1).data;
             return [d[0], d[1], d[2]];
         }""",
         cell,
@@ -262,7 +265,8 @@ def test_clicked_path_matches_the_api(browser: Any, files: dict[str, Path]) -> N
         _click_cell(page, WEST)
         _click_cell(page, EAST)
         _wait(page, "navkit.drawn.query >= 1")
-        api = srv.api("POST", "/api/path", json_body={"start": WEST, "goal": EAST, "algorithm": "astar"})
+        query = {"start": WEST, "goal": EAST, "algorithm": "astar"}
+        api = srv.api("POST", "/api/path", json_body=query)
         drawn = page.evaluate("navkit.drawn")
         assert drawn["raw"] == api["cells"] and drawn["smooth"] == api["smoothed"]
         assert page.evaluate("[navkit.start, navkit.goal]") == [WEST, EAST]
@@ -309,7 +313,8 @@ def test_door_toggle_changes_the_path(browser: Any, files: dict[str, Path]) -> N
         _wait(page, "navkit.drawn.query >= 3")
         moved = page.evaluate("navkit.drawn.raw")
         assert moved != after and cell not in moved
-        assert [o["name"] for o in srv.api("GET", "/api/info")["obstacles"]] == ["crate", "viewer_1"]
+        names = [o["name"] for o in srv.api("GET", "/api/info")["obstacles"]]
+        assert names == ["crate", "viewer_1"]
         _close(page)
 
 
@@ -345,7 +350,8 @@ def test_scene_plays_and_positions_advance(browser: Any, files: dict[str, Path])
         page.mouse.click(x, y)
         _wait(page, "navkit.inspected && navkit.inspected.id === 'a'")
         assert page.text_content("#inspect-id") == "a"
-        assert json.loads(page.inner_text("#inspect"))["state"] in ("walking", "blocked", "waiting", "idle")
+        state = json.loads(page.inner_text("#inspect"))["state"]
+        assert state in ("walking", "blocked", "waiting", "idle")
         _shot(page, "viewer-scene.png")
         _close(page)
 

@@ -1,0 +1,222 @@
+"""The map a viewer shows: its grid for the page, its areas and obstacles, path
+queries on it, and the edits clients make (doors, obstacles).
+
+Called by :class:`~navkit.viewer.state.ViewerState` with its lock held;
+arguments are validated first (see :mod:`navkit.viewer.api`).
+"""
+
+from __future__ import annotations
+
+import base64
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ..errors import QueryError
+from ..query.navmap import NavMap
+from ..results import Status
+from .protocol import LIMITS, finite_or_none, round4
+from .search import Searcher
+
+__all__ = ["MapView"]
+
+
+class MapView:
+    """One :class:`~navkit.query.navmap.NavMap` as the viewer shows and edits it.
+
+    Remembers which obstacles were added from the viewer and, on a plain grid
+    (no polygon level), their polygons, so the page can draw them.
+    """
+
+    def __init__(self, nav: NavMap) -> None:
+        self._next_obstacle = 1
+        self.load(nav)
+
+    def load(self, nav: NavMap) -> None:
+        """Show ``nav`` instead: forget the viewer's obstacles and the search helpers
+        (the numbering of new obstacle names goes on)."""
+        self.nav = nav
+        self.searcher = Searcher()
+        self._grid_obstacles: dict[str, list[list[float]]] = {}  # added to a plain grid
+        self._added: set[str] = set()
+        self._grid_cache: tuple[int, bytes, list[int]] | None = None
+
+    # ------------------------------------------------------------ the map
+    @property
+    def version(self) -> int:
+        return int(self.nav.version)
+
+    def area_list(self) -> list[dict[str, Any]]:
+        level = self.nav.level
+        if level is None:
+            return []
+        return [
+            {
+                "name": a.name,
+                "available": a.available,
+                "weight": a.weight,
+                "polygon": [list(p) for p in a.polygon],
+                "holes": [[list(p) for p in h] for h in a.holes],
+            }
+            for a in level.config.areas
+        ]
+
+    def obstacle_list(self) -> list[dict[str, Any]]:
+        level = self.nav.level
+        if level is not None:
+            return [
+                {"name": o.name, "polygon": [list(p) for p in o.polygon],
+                 "added": o.name in self._added}
+                for o in level.config.obstacles
+            ]
+        return [{"name": n, "polygon": poly, "added": True}
+                for n, poly in self._grid_obstacles.items()]
+
+    def grid_meta(self) -> dict[str, Any]:
+        g = self.nav.grid
+        return {
+            "width": g.width,
+            "depth": g.depth,
+            "cellSize": g.cell_size,
+            "minX": g.min_x,
+            "minZ": g.min_z,
+            "floorY": g.floor_y,
+            "agentRadius": g.agent_radius,
+            "weighted": g.is_weighted,
+            "walkable": int(g.walkable.sum()),
+        }
+
+    def info(self) -> dict[str, Any]:
+        """The map's part of ``/api/info``: version, grid, costs, algorithms, areas, obstacles."""
+        pf = self.nav.pathfinder
+        algos = self.searcher.algorithms(pf)
+        default = next((a.name for a in algos if a.name == "astar" and a.available), algos[0].name)
+        return {
+            "version": self.version,
+            "grid": self.grid_meta(),
+            "costs": {"name": pf.costs.name, "card": pf.costs.card, "diag": pf.costs.diag},
+            "algorithms": [a.to_json() for a in algos],
+            "defaultAlgorithm": default,
+            "areas": self.area_list(),
+            "obstacles": self.obstacle_list(),
+        }
+
+    def grid_bytes(self) -> tuple[int, bytes, list[int]]:
+        """``(version, codes, legend)``: one byte per cell in ``[z, x]`` order,
+        0 blocked, ``k >= 1`` walkable with terrain weight ``legend[k - 1]``."""
+        v = self.version
+        if self._grid_cache is not None and self._grid_cache[0] == v:
+            return self._grid_cache
+        g = self.nav.grid
+        walk = g.walkable
+        codes = np.zeros(g.shape, dtype=np.uint8)
+        if g.weights is None:
+            codes[walk] = 1
+            legend = [1]
+        else:
+            w = g.weights
+            uniq = np.unique(w[walk]) if walk.any() else np.array([1], dtype=np.int32)
+            if len(uniq) > 255:  # more weights than codes: 255 logarithmic bins
+                edges = np.unique(np.geomspace(uniq[0], uniq[-1], 256).astype(np.int64))
+                idx = np.clip(np.searchsorted(edges, w, side="right"), 1, len(edges)) - 1
+                legend = [int(e) for e in edges[: int(idx.max()) + 1]]
+            else:
+                idx = np.searchsorted(uniq, w)
+                legend = [int(u) for u in uniq]
+            codes[walk] = (idx[walk] + 1).astype(np.uint8)
+        self._grid_cache = (v, codes.tobytes(), legend)
+        return self._grid_cache
+
+    def warm_up(self) -> None:
+        """Load the search kernels before the first click."""
+        walk = np.argwhere(self.nav.grid.walkable)
+        if len(walk):
+            z, x = (int(v) for v in walk[0])
+            self.nav.pathfinder.find_path_cells((x, z), (x, z))
+
+    # ------------------------------------------------------------- queries
+    def find_path(
+        self, start: tuple[int, int], goal: tuple[int, int], algorithm: str
+    ) -> dict[str, Any]:
+        """``POST /api/path``'s answer: the path, its cost, what the search expanded."""
+        pf = self.nav.pathfinder
+        out = self.searcher.run(pf, start, goal, algorithm)
+        res = out.result
+        return {
+            "status": res.status.name,
+            "found": res.found,
+            "hasPath": res.has_path,
+            "nearest": res.status == Status.NEAREST,
+            "start": list(start),
+            "goal": list(goal),
+            "endCell": None if res.end_cell is None else list(res.end_cell),
+            "cells": np.asarray(res.cells).tolist(),
+            "smoothed": out.smoothed.tolist(),
+            "waypoints": [[round4(x), round4(z)] for x, z in np.asarray(res.waypoints)],
+            "cost": finite_or_none(res.cost),
+            "costInt": int(res.cost_int),
+            "expanded": int(res.expanded),
+            "generated": int(res.generated),
+            "timeMs": out.time_ms,
+            "algorithm": out.algorithm,
+            "resolvedAlgorithm": out.resolved,
+            "heat": _encode_heat(out.costs, pf.costs.card),
+            "version": self.version,
+            "extra": out.extra or {},
+        }
+
+    # ---------------------------------------------------------------- edits
+    def set_area(self, name: str, available: bool) -> dict[str, Any]:
+        changed = bool(self.nav.set_area_available(name, available))
+        return {"name": name, "available": available, "changed": changed, "version": self.version}
+
+    def new_obstacle_name(self) -> str:
+        names = set(self.nav.obstacle_names)
+        while f"viewer_{self._next_obstacle}" in names:
+            self._next_obstacle += 1
+        name = f"viewer_{self._next_obstacle}"
+        self._next_obstacle += 1
+        return name
+
+    def add_obstacle(self, name: str, polygon: list[list[float]]) -> dict[str, Any]:
+        most = LIMITS["viewerObstacles"]
+        if len(self._added) >= most:
+            raise QueryError(f"at most {most} obstacles may be added from the viewer")
+        self.nav.add_obstacle(name, polygon)
+        self._added.add(name)
+        if self.nav.level is None:
+            self._grid_obstacles[name] = [list(p) for p in polygon]
+        return {"name": name, "version": self.version, "obstacles": self.obstacle_list()}
+
+    def remove_obstacle(self, name: str) -> dict[str, Any]:
+        self.nav.remove_obstacle(name)
+        self._added.discard(name)
+        self._grid_obstacles.pop(name, None)
+        return {"name": name, "version": self.version, "obstacles": self.obstacle_list()}
+
+
+def _encode_heat(costs: NDArray[np.int64] | None, card: int) -> dict[str, Any] | None:
+    """Expanded cells as a compact heat map: the bounding box of the cells
+    with a cost, one byte each (0: not expanded, 1..255: cost scaled to the
+    largest), base64."""
+    if costs is None:
+        return None
+    mask = costs >= 0
+    if not mask.any():
+        return {"x0": 0, "z0": 0, "w": 0, "h": 0, "count": 0, "maxCost": 0.0, "data": ""}
+    zs = np.flatnonzero(mask.any(axis=1))
+    xs = np.flatnonzero(mask.any(axis=0))
+    z0, z1, x0, x1 = int(zs[0]), int(zs[-1]) + 1, int(xs[0]), int(xs[-1]) + 1
+    box = costs[z0:z1, x0:x1]
+    m = box >= 0
+    top = int(box[m].max())
+    out = np.zeros(box.shape, dtype=np.uint8)
+    if top > 0:
+        out[m] = 1 + np.floor(box[m] / top * 254.0).astype(np.uint8)
+    else:
+        out[m] = 1
+    return {
+        "x0": x0, "z0": z0, "w": x1 - x0, "h": z1 - z0, "count": int(m.sum()),
+        "maxCost": top / card, "data": base64.b64encode(out.tobytes()).decode("ascii"),
+    }
