@@ -8,17 +8,20 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from typer.testing import CliRunner, Result
 
 import navkit.bench
 from navkit.bench import SUITES, common, flow, hpa, jps, peers, split_suite
 from navkit.cli import app
 
+Main = Callable[[list[str]], int]
 
-def _invoke(*args: object):  # type: ignore[no-untyped-def]
+
+def _invoke(*args: object) -> Result:
     try:
         runner = CliRunner(mix_stderr=False)  # type: ignore[call-arg]
     except TypeError:
@@ -56,7 +59,7 @@ def test_data_dir_from_the_environment(monkeypatch: pytest.MonkeyPatch, tmp_path
 
 
 @pytest.mark.parametrize("main", [peers.main, jps.main, hpa.main, flow.main])
-def test_missing_data_dir_is_an_error(main, tmp_path: Path,  # type: ignore[no-untyped-def]
+def test_missing_data_dir_is_an_error(main: Main, tmp_path: Path,
                                       capsys: pytest.CaptureFixture[str]) -> None:
     nowhere = tmp_path / "nowhere"
     assert main(["--data", str(nowhere)]) == 2
@@ -66,7 +69,7 @@ def test_missing_data_dir_is_an_error(main, tmp_path: Path,  # type: ignore[no-u
 
 
 @pytest.mark.parametrize("main", [peers.main, jps.main, hpa.main])
-def test_folder_without_the_maps_is_an_error(main, tmp_path: Path,  # type: ignore[no-untyped-def]
+def test_folder_without_the_maps_is_an_error(main: Main, tmp_path: Path,
                                              capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--data", str(tmp_path), "--maps", "nosuchmap"]) == 2
     err = capsys.readouterr().err
