@@ -2,8 +2,9 @@
 
 Run ``python examples/demo.py`` (or ``make demo``). It loads the bundled map
 ``examples/maps/den520d.map`` with its scenario file (falling back to the
-shared Moving AI data: ``$NAVKIT_MOVINGAI_DIR`` or ``<repo>/../shared/maps/movingai``),
-runs the longest scenario queries with the exact cost model, prints the time of
+Moving AI folder the benchmarks use: ``$NAVKIT_MOVINGAI_DIR``, see
+:func:`navkit.bench.common.default_data_dir`), runs the longest scenario
+queries with the exact cost model, prints the time of
 the first call (numba kernels loading or compiling), a table comparing every
 cost with the published optimal length, and writes ``<out>/demo_paths.png``.
 
@@ -13,7 +14,6 @@ Exit status 1 if any cost differs from the optimal length.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 from pathlib import Path
@@ -23,6 +23,7 @@ from rich.console import Console
 from rich.table import Table
 
 import navkit
+from navkit.bench.common import default_data_dir
 from navkit.formats import read_scenarios
 from navkit.render import render_grid, save_png
 
@@ -31,12 +32,8 @@ MAP_NAME = "den520d.map"
 
 
 def find_data() -> tuple[Path, Path]:
-    """The den520d map and its scenario file: bundled copy first, then the shared data."""
-    candidates = [HERE / "maps"]
-    env = os.environ.get("NAVKIT_MOVINGAI_DIR")
-    if env:
-        candidates.append(Path(env))
-    candidates.append(HERE.parent.parent / "shared" / "maps" / "movingai")
+    """The den520d map and its scenario file: bundled copy first, then the Moving AI folder."""
+    candidates = [HERE / "maps", default_data_dir()]
     for d in candidates:
         m, s = d / MAP_NAME, d / (MAP_NAME + ".scen")
         if m.is_file() and s.is_file():
@@ -47,9 +44,12 @@ def find_data() -> tuple[Path, Path]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--out", type=Path, default=Path("out"), help="output folder for demo_paths.png (default: out)")
-    ap.add_argument("--queries", type=int, default=20, help="how many of the longest scenarios to run (default 20)")
-    ap.add_argument("--heat", action="store_true", help="tint the map by the distance from the first start")
+    ap.add_argument("--out", type=Path, default=Path("out"),
+                    help="output folder for demo_paths.png (default: out)")
+    ap.add_argument("--queries", type=int, default=20,
+                    help="how many of the longest scenarios to run (default 20)")
+    ap.add_argument("--heat", action="store_true",
+                    help="tint the map by the distance from the first start")
     args = ap.parse_args(argv)
     if args.queries < 1:
         ap.error("--queries must be >= 1")
@@ -61,8 +61,8 @@ def main(argv: list[str] | None = None) -> int:
     scen = read_scenarios(scen_path)
     navkit.formats.check_scenarios_fit(scen, grid)
     load_ms = (time.perf_counter() - t0) * 1e3
-    console.print(f"map {map_path} ({grid.width}x{grid.depth}, {grid.walkable.mean():.1%} walkable), "
-                  f"{len(scen)} scenarios, loaded in {load_ms:.1f} ms")
+    console.print(f"map {map_path} ({grid.width}x{grid.depth}, {grid.walkable.mean():.1%} "
+                  f"walkable), {len(scen)} scenarios, loaded in {load_ms:.1f} ms")
 
     # the longest problems (stable order: by length, then by file line)
     order = np.lexsort((scen.lines, -scen.optimal))[: args.queries]
@@ -98,14 +98,15 @@ def main(argv: list[str] | None = None) -> int:
             f"{r.expanded:,}", f"{us:,.0f}",
         )
     console.print(table)
-    console.print(f"{len(run) - mismatches}/{len(run)} match; median {np.median(times):,.0f} us per query "
-                  f"(A* with smoothing, one thread)")
+    console.print(f"{len(run) - mismatches}/{len(run)} match; median {np.median(times):,.0f} us "
+                  f"per query (A* with smoothing, one thread)")
 
     heat = pf.distance_field([starts[0]]) if args.heat else None
     t0 = time.perf_counter()
     image = render_grid(grid, paths=results, heat=heat)
     out = save_png(image, args.out / "demo_paths.png")
-    console.print(f"wrote {out} ({image.width}x{image.height} px) in {(time.perf_counter() - t0) * 1e3:.0f} ms")
+    draw_ms = (time.perf_counter() - t0) * 1e3
+    console.print(f"wrote {out} ({image.width}x{image.height} px) in {draw_ms:.0f} ms")
     return 1 if mismatches else 0
 
 

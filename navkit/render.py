@@ -19,6 +19,9 @@ Point conventions for ``paths`` and ``markers``:
   path colour, with a start marker (green) on the first cell and a goal marker
   (red) on the last waypoint.
 
+:func:`render_flow` draws a :class:`~navkit.query.flow.FlowField` the same
+way: its cost as a heat map, arrows along its directions, goals as red dots.
+
 >>> import numpy as np
 >>> from navkit import NavGrid
 >>> img = render_grid(NavGrid(np.ones((4, 6), bool)), scale=10, paths=[[(0, 0), (5, 3)]])
@@ -31,7 +34,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -41,8 +44,12 @@ from .errors import ConfigError
 from .grid import NavGrid
 from .results import PathResult
 
+if TYPE_CHECKING:
+    from .query.flow import FlowField
+
 __all__ = [
     "render_grid",
+    "render_flow",
     "save_png",
     "auto_scale",
     "PATH_COLORS",
@@ -51,6 +58,8 @@ __all__ = [
     "START_COLOR",
     "GOAL_COLOR",
     "MARKER_COLOR",
+    "ARROW_COLOR",
+    "ARROW_SPACING_PX",
 ]
 
 #: RGB of a plain walkable cell.
@@ -78,6 +87,11 @@ START_COLOR = (20, 200, 60)
 GOAL_COLOR = (230, 30, 30)
 #: Fill of the extra ``markers``.
 MARKER_COLOR = (250, 200, 0)
+#: RGB of the direction arrows of :func:`render_flow`.
+ARROW_COLOR = (25, 25, 35)
+#: :func:`render_flow` draws an arrow on every k-th cell, k chosen so the
+#: arrows sit about this many pixels apart.
+ARROW_SPACING_PX = 16
 
 # heat colour map anchors (dark blue -> teal -> yellow -> red), sampled linearly
 _HEAT_STOPS = np.array([0.0, 0.35, 0.7, 1.0])
@@ -267,6 +281,47 @@ def render_grid(
     for j, m in enumerate(_as_list(markers)):
         for p in _to_pixels(grid, m, scale, f"markers[{j}]"):
             _dot(draw, p, MARKER_COLOR, radius, square=True)
+    return image
+
+
+def render_flow(
+    field: FlowField, *, scale: int | None = None, spacing_px: int = ARROW_SPACING_PX
+) -> Image.Image:
+    """Draw ``field``: its cost as a heat map, arrows along its directions on
+    every k-th cell (about ``spacing_px`` pixels apart), goals as red dots.
+
+    Uses :func:`render_grid` for the grid and heat map, so the orientation is
+    the same: cell ``(x, z)`` is the pixel block at column ``x``, row ``z``.
+    """
+    from .query.flow import DIRECTION_UNIT
+
+    grid = field.grid
+    if scale is None:
+        scale = auto_scale(grid.width, grid.depth)
+    image = render_grid(grid, scale=scale, heat=field.cost)
+    draw = ImageDraw.Draw(image)
+    every = max(1, math.ceil(spacing_px / scale))
+    half = every * scale * 0.42  # arrow half-length, pixels
+    head = max(2.0, half * 0.45)
+    dirs = field.direction
+    for z in range(every // 2, grid.depth, every):
+        for x in range(every // 2, grid.width, every):
+            d = int(dirs[z, x])
+            if not 0 <= d < 8:
+                continue
+            ux, uz = DIRECTION_UNIT[d]
+            cx, cy = (x + 0.5) * scale, (z + 0.5) * scale
+            x0, y0 = cx - ux * half, cy - uz * half
+            x1, y1 = cx + ux * half, cy + uz * half
+            draw.line([(x0, y0), (x1, y1)], fill=ARROW_COLOR, width=1)
+            for sx, sy in ((-uz, ux), (uz, -ux)):  # the two barbs, 30 degrees off the shaft
+                bx = x1 - head * (ux * 0.866 + sx * 0.5)
+                by = y1 - head * (uz * 0.866 + sy * 0.5)
+                draw.line([(x1, y1), (bx, by)], fill=ARROW_COLOR, width=1)
+    r = max(4.0, scale * 0.55)
+    for gx, gz in field.goals:
+        cx, cy = (gx + 0.5) * scale, (gz + 0.5) * scale
+        draw.ellipse((cx - r, cy - r, cx + r, cy + r), fill=GOAL_COLOR, outline=(0, 0, 0))
     return image
 
 

@@ -49,13 +49,17 @@ def interior_level() -> tuple[dict, list[str]]:
         areas.append({"name": f"door_north_{k}", "polygon": _rect(cx - 1.2, 13.6, cx + 1.2, 14.4)})
     for k in range(3):
         xb = 12 * (k + 1)
-        areas.append({"name": f"door_south_{k}{k + 1}", "polygon": _rect(xb - 0.4, 3.8, xb + 0.4, 6.2)})
-        areas.append({"name": f"door_north_{k}{k + 1}", "polygon": _rect(xb - 0.4, 17.8, xb + 0.4, 20.2)})
+        areas.append({"name": f"door_south_{k}{k + 1}",
+                      "polygon": _rect(xb - 0.4, 3.8, xb + 0.4, 6.2)})
+        areas.append({"name": f"door_north_{k}{k + 1}",
+                      "polygon": _rect(xb - 0.4, 17.8, xb + 0.4, 20.2)})
     obstacles = []
     for k in range(4):
         cx = 6 + 12 * k
-        obstacles.append({"name": f"table_south_{k}", "polygon": _rect(cx - 1.5, 3.5, cx + 1.5, 5.5)})
-        obstacles.append({"name": f"table_north_{k}", "polygon": _rect(cx - 1.5, 18.5, cx + 1.5, 20.5)})
+        obstacles.append({"name": f"table_south_{k}",
+                          "polygon": _rect(cx - 1.5, 3.5, cx + 1.5, 5.5)})
+        obstacles.append({"name": f"table_north_{k}",
+                          "polygon": _rect(cx - 1.5, 18.5, cx + 1.5, 20.5)})
     level = {"cellSize": 0.25, "agentRadius": 0.3, "objectPadding": 0.1, "boundaryPadding": 0.3,
              "areas": areas, "obstacles": obstacles}
     return level, [r[0] for r in rooms]
@@ -100,7 +104,8 @@ def interior_crowd(n: int = 60, seed: int = 3) -> dict:
             commands.append({"tick": t, "character": cid, "moveTo": [float(x), float(z)]})
             t += 700
     commands.append({"tick": 300, "setAreaAvailable": {"name": "door_north_1", "available": False}})
-    commands.append({"tick": 500, "addObstacle": {"name": "cart", "polygon": _rect(23.4, 13.2, 24.6, 13.8)}})
+    cart = {"name": "cart", "polygon": _rect(23.4, 13.2, 24.6, 13.8)}
+    commands.append({"tick": 500, "addObstacle": cart})
     commands.append({"tick": 900, "setAreaAvailable": {"name": "door_north_1", "available": True}})
     commands.sort(key=lambda c: c["tick"])
     return {"navigation": level_cfg, "tickRate": 20, "characters": chars, "commands": commands}
@@ -112,14 +117,17 @@ def corridor_head_on() -> dict:
             "cellSize": 0.4, "agentRadius": 0.45, "objectPadding": 0.25,
             "areas": [
                 {"name": "west_room", "polygon": [[0, 0], [4, 0], [4, 4], [0, 4]]},
-                {"name": "corridor", "polygon": [[3.5, 1.55], [14.5, 1.55], [14.5, 2.45], [3.5, 2.45]]},
+                {"name": "corridor",
+                 "polygon": [[3.5, 1.55], [14.5, 1.55], [14.5, 2.45], [3.5, 2.45]]},
                 {"name": "east_room", "polygon": [[14, 0], [18, 0], [18, 4], [14, 4]]},
             ],
         },
         "tickRate": 20,
         "characters": [
-            {"id": "npc_east", "kind": "npc", "position": [16.5, 2.0], "walkSpeed": 1.4, "rotationSpeed": 6.0},
-            {"id": "npc_west", "kind": "npc", "position": [1.5, 2.0], "walkSpeed": 1.4, "rotationSpeed": 6.0},
+            {"id": "npc_east", "kind": "npc", "position": [16.5, 2.0], "walkSpeed": 1.4,
+             "rotationSpeed": 6.0},
+            {"id": "npc_west", "kind": "npc", "position": [1.5, 2.0], "walkSpeed": 1.4,
+             "rotationSpeed": 6.0},
         ],
         "commands": [
             {"tick": 0, "character": "npc_west", "moveTo": [16.5, 1.0]},
@@ -145,9 +153,12 @@ def follow_scene() -> dict:
         },
         "tickRate": 20,
         "characters": [
-            {"id": "leader", "kind": "player", "position": [4.0, 4.0], "walkSpeed": 1.6, "rotationSpeed": 8.0},
-            {"id": "dog", "kind": "bot", "position": [2.0, 2.0], "walkSpeed": 2.0, "rotationSpeed": 10.0},
-            {"id": "shopkeeper", "kind": "npc", "position": [10.0, 13.5], "walkSpeed": 1.0, "rotationSpeed": 4.0},
+            {"id": "leader", "kind": "player", "position": [4.0, 4.0], "walkSpeed": 1.6,
+             "rotationSpeed": 8.0},
+            {"id": "dog", "kind": "bot", "position": [2.0, 2.0], "walkSpeed": 2.0,
+             "rotationSpeed": 10.0},
+            {"id": "shopkeeper", "kind": "npc", "position": [10.0, 13.5], "walkSpeed": 1.0,
+             "rotationSpeed": 4.0},
         ],
         "commands": commands,
     }

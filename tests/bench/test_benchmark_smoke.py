@@ -1,4 +1,5 @@
-"""Smoke test of the benchmark script (navkit.benchmark): it runs, writes JSON, navkit is optimal."""
+"""Smoke test of the peer benchmark (navkit.bench.peers): it runs, writes JSON, navkit is
+optimal."""
 
 from __future__ import annotations
 
@@ -7,21 +8,25 @@ from pathlib import Path
 
 import pytest
 
-from navkit import benchmark
+from navkit.bench import peers
+from navkit.bench.common import select_queries
 
 
-def test_select_queries_follows_performance_md() -> None:
-    assert benchmark.select_queries(888, 100).tolist() == list(range(0, 888, 10))
-    assert len(benchmark.select_queries(2180, 100)) == 100
-    assert benchmark.select_queries(2180, 100)[0] == 1180
+def test_select_queries_every_10th_line_the_last_n() -> None:
+    assert select_queries(888, 100).tolist() == list(range(0, 888, 10))
+    assert len(select_queries(2180, 100)) == 100
+    assert select_queries(2180, 100)[0] == 1180
 
 
-def test_quick_benchmark_on_arena(movingai: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_quick_benchmark_on_arena(
+    movingai: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     if not (movingai / "arena.map.scen").is_file() or not (movingai / "arena.map").is_file():
         pytest.skip(f"arena.map / arena.map.scen not found in {movingai}")
     monkeypatch.setenv("NAVKIT_MOVINGAI_DIR", str(movingai))
     out = tmp_path / "b.json"
-    rc = benchmark.main(["--quick", "--maps", "arena", "--queries", "5", "--json", str(out), "--no-jit"])
+    rc = peers.main(["--quick", "--maps", "arena", "--queries", "5", "--json", str(out),
+                     "--no-jit"])
     assert rc == 0
     data = json.loads(out.read_text())
     for key in ("config", "maps", "targets", "jit", "note", "numba_threads", "benchmark_s"):

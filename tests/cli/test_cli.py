@@ -64,7 +64,10 @@ def invoke(*args: str):
 
 
 def oracle_lengths(walk: np.ndarray, sources: np.ndarray) -> np.ndarray:
-    """Octile shortest lengths from each source cell (x, z) to every cell, shape (k, depth, width)."""
+    """Octile shortest lengths from each source cell (x, z) to every cell.
+
+    Shape (k, depth, width).
+    """
     d, w = walk.shape
     idx = np.arange(d * w).reshape(d, w)
     rows, cols, vals = [], [], []
@@ -117,7 +120,8 @@ def random_scen(tmp_path: Path) -> tuple[Path, Path, int]:
         reach = np.argwhere(np.isfinite(dist[k]))[:, ::-1]
         g = reach[rng.integers(len(reach))]
         length = dist[k, g[1], g[0]]
-        lines.append(f"{int(length // 4)}\tmaps/test/rand.map\t40\t30\t{s[0]}\t{s[1]}\t{g[0]}\t{g[1]}\t{length:.8f}")
+        lines.append(f"{int(length // 4)}\tmaps/test/rand.map\t40\t30\t{s[0]}\t{s[1]}"
+                     f"\t{g[0]}\t{g[1]}\t{length:.8f}")
     scen_path = tmp_path / "rand.map.scen"
     scen_path.write_text("\n".join(lines) + "\n")
     return map_path, scen_path, 2
@@ -125,7 +129,8 @@ def random_scen(tmp_path: Path) -> tuple[Path, Path, int]:
 
 # ------------------------------------------------------------------------ path
 def test_path_world_json_matches_oracle(small_map: Path) -> None:
-    r = invoke("path", small_map, "--from", "0.5,0.5", "--to", "11.5,8.5", "--costs", "exact", "--json")
+    r = invoke("path", small_map, "--from", "0.5,0.5", "--to", "11.5,8.5", "--costs", "exact",
+               "--json")
     assert r.exit_code == 0, r.output
     out = json.loads(r.stdout)
     assert out["status"] == "FOUND" and out["found"] is True
@@ -147,7 +152,8 @@ def test_path_cells_human(small_map: Path) -> None:
 
 
 def test_path_cells_json_no_smooth_lists_every_cell(small_map: Path) -> None:
-    r = invoke("path", small_map, "--cells", "--from", "0,3", "--to", "3,3", "--no-smooth", "--json")
+    r = invoke("path", small_map, "--cells", "--from", "0,3", "--to", "3,3", "--no-smooth",
+               "--json")
     assert r.exit_code == 0, r.output
     out = json.loads(r.stdout)
     assert out["mode"] == "cells" and out["cells"][0] == [0, 3] and out["cells"][-1] == [3, 3]
@@ -169,7 +175,8 @@ def test_path_unreachable_exits_1_and_nearest_exits_0(small_map: Path, tmp_path:
     r = invoke("path", small_map, "--cells", "--from", "0,0", "--to", to, "--json")
     assert r.exit_code == 1, r.output
     assert json.loads(r.stdout)["status"] == "UNREACHABLE"
-    r = invoke("path", small_map, "--from", "0.5,0.5", "--to", f"{POCKET[0] + 0.5},{POCKET[1] + 0.5}")
+    r = invoke("path", small_map, "--from", "0.5,0.5",
+               "--to", f"{POCKET[0] + 0.5},{POCKET[1] + 0.5}")
     assert r.exit_code == 1
     assert "UNREACHABLE" in r.stdout
     # a PNG is still written (start/goal markers only)
@@ -232,7 +239,8 @@ def test_python_m_navkit_end_to_end(small_map: Path) -> None:
     out = json.loads(p.stdout)
     assert out["status"] == "FOUND"
     walk = navkit.load_grid(small_map).walkable
-    assert out["cost"] == pytest.approx(oracle_lengths(walk, np.array([[0, 0]]))[0, 8, 11], abs=1e-5)
+    want = oracle_lengths(walk, np.array([[0, 0]]))[0, 8, 11]
+    assert out["cost"] == pytest.approx(want, abs=1e-5)
 
 
 # ------------------------------------------------------------------------ scen
@@ -278,7 +286,8 @@ def test_scen_wrong_length_exits_1(random_scen: tuple[Path, Path, int], tmp_path
         assert m["line"] == 6
         assert m["expected"] == pytest.approx(expected)
         assert m["got"] == pytest.approx(expected - 1.0, abs=1e-5)
-        assert m["start"] == [int(fields[4]), int(fields[5])] and m["goal"] == [int(fields[6]), int(fields[7])]
+        assert m["start"] == [int(fields[4]), int(fields[5])]
+        assert m["goal"] == [int(fields[6]), int(fields[7])]
         assert out["max_abs_error"] == pytest.approx(1.0, abs=1e-5)
     r = invoke("scen", bad, "--map", map_path)
     assert r.exit_code == 1
@@ -360,7 +369,8 @@ def test_info(small_map: Path) -> None:
 
 
 def test_info_weighted(tmp_path: Path) -> None:
-    g = navkit.NavGrid(np.ones((3, 4), bool), weights=np.arange(1, 13).reshape(3, 4), cell_size=0.5, min_x=-2.0)
+    g = navkit.NavGrid(np.ones((3, 4), bool), weights=np.arange(1, 13).reshape(3, 4),
+                       cell_size=0.5, min_x=-2.0)
     p = tmp_path / "w.npz"
     navkit.save_grid(g, p)
     out = json.loads(invoke("info", p, "--json").stdout)
@@ -397,17 +407,45 @@ def test_bench_passes_args_through(monkeypatch: pytest.MonkeyPatch) -> None:
             seen.append(argv)
             return 3
 
-    monkeypatch.setitem(sys.modules, "navkit.benchmark", Fake)
+    monkeypatch.setitem(sys.modules, "navkit.bench.peers", Fake)
     r = invoke("bench", "--quick", "--maps", "arena", "-x", "--help")
     assert r.exit_code == 3
     assert seen == [["--quick", "--maps", "arena", "-x", "--help"]]
 
 
 def test_bench_missing_module(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(sys.modules, "navkit.benchmark", None)
+    monkeypatch.setitem(sys.modules, "navkit.bench.peers", None)
     r = invoke("bench")
     assert r.exit_code == 2
-    assert r.stderr.startswith("error: ") and "navkit.benchmark" in r.stderr
+    assert r.stderr.startswith("error: ") and "navkit.bench.peers" in r.stderr
+
+
+def test_bench_names_another_benchmark(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[list[str]] = []
+
+    class Fake:
+        @staticmethod
+        def main(argv: list[str]) -> int:
+            seen.append(argv)
+            return 0
+
+    monkeypatch.setitem(sys.modules, "navkit.bench.jps", Fake)
+    monkeypatch.setitem(sys.modules, "navkit.bench.level", Fake)
+    r = invoke("bench", "jps", "--queries", "4", "--help")
+    assert r.exit_code == 0
+    r = invoke("bench-level", "--repeat", "1")
+    assert r.exit_code == 0
+    r = invoke("bench", "level", "--repeat", "2")
+    assert r.exit_code == 0
+    assert seen == [["--queries", "4", "--help"], ["--repeat", "1"], ["--repeat", "2"]]
+
+
+def test_help_lists_every_command() -> None:
+    r = invoke("--help")
+    assert r.exit_code == 0
+    for name in ("path", "scen", "bench", "info", "convert", "build", "bench-level", "sim",
+                 "view", "flow"):
+        assert f" {name} " in r.stdout, name
 
 
 # ---------------------------------------------------------------------- render
@@ -456,7 +494,8 @@ def test_render_path_result_and_auto_scale() -> None:
     # an unsuccessful result draws nothing
     none = navkit.Pathfinder(grid).find_path_cells((2, 15), (20, 10))
     assert not none.has_path
-    assert np.array_equal(np.asarray(render_grid(grid, paths=[none])), np.asarray(render_grid(grid)))
+    drawn, plain = render_grid(grid, paths=[none]), render_grid(grid)
+    assert np.array_equal(np.asarray(drawn), np.asarray(plain))
 
 
 def test_render_heat_weights_markers_and_errors(tmp_path: Path) -> None:

@@ -1,6 +1,6 @@
 """Benchmark of the character simulation: tick time at 100, 1,000 and 5,000 walkers.
 
-Run ``python -m navkit.bench_sim`` (or ``navkit.bench_sim.main(argv)``).
+Run ``navkit bench sim`` (or ``navkit.bench.sim.main(argv)``).
 
 The level is 256 x 256 cells (0.5 m cells, 128 m square) of open ground
 with scattered rectangular blocks (deterministic, seed 7). NPCs spawn on a
@@ -25,8 +25,8 @@ from typing import Any
 
 import numpy as np
 
-from .grid import NavGrid
-from .sim import Location
+from ..grid import NavGrid
+from ..sim import Location
 
 __all__ = ["main", "make_level", "run_size", "TARGET_MS", "TARGET_SIZE"]
 
@@ -103,7 +103,8 @@ def run_size(grid: NavGrid, n: int, ticks: int, warmup: int, seed: int) -> dict[
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="navkit.bench_sim", description=__doc__.splitlines()[0])
+    """Run the simulation benchmark with command-line ``argv``; 0 (bad options exit 2)."""
+    ap = argparse.ArgumentParser(prog="navkit bench sim", description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="100,1000,5000", help="comma-separated character counts")
     ap.add_argument("--ticks", type=int, default=200, help="timed ticks per size (default 200)")
     ap.add_argument("--warmup", type=int, default=20, help="untimed ticks first (default 20)")
@@ -126,14 +127,15 @@ def main(argv: list[str] | None = None) -> int:
         if r["characters"] == TARGET_SIZE:
             verdict = "PASS" if r["mean_ms"] <= TARGET_MS else "MISS"
     if args.json:
-        print(json.dumps({"level": f"{GRID_CELLS}x{GRID_CELLS} cells of {CELL_SIZE} m", "jit_s": jit_s,
-                          "rows": rows, "target_ms": TARGET_MS, "verdict": verdict},
+        print(json.dumps({"level": f"{GRID_CELLS}x{GRID_CELLS} cells of {CELL_SIZE} m",
+                          "jit_s": jit_s, "rows": rows, "target_ms": TARGET_MS, "verdict": verdict},
                          default=lambda v: None))
         return 0
     print(f"navkit sim benchmark: {GRID_CELLS}x{GRID_CELLS}-cell level ({CELL_SIZE} m cells), "
-          f"{args.ticks} timed ticks after {args.warmup} warm-up ticks; first-call (JIT) {jit_s:.2f} s")
-    print(f"{'chars':>7} {'mean ms':>9} {'p99 ms':>9} {'max ms':>9} {'plans/tick':>11} {'arrivals':>9} "
-          f"{'blocked':>8} {'min gap m':>10} {'init plans s':>13}")
+          f"{args.ticks} timed ticks after {args.warmup} warm-up ticks; first-call (JIT) "
+          f"{jit_s:.2f} s")
+    print(f"{'chars':>7} {'mean ms':>9} {'p99 ms':>9} {'max ms':>9} {'plans/tick':>11} "
+          f"{'arrivals':>9} {'blocked':>8} {'min gap m':>10} {'init plans s':>13}")
     for r in rows:
         print(f"{r['characters']:>7} {r['mean_ms']:>9.3f} {r['p99_ms']:>9.3f} {r['max_ms']:>9.3f} "
               f"{r['replans_per_tick']:>11.2f} {r['arrivals']:>9} {r['blocked_stops']:>8} "

@@ -1,18 +1,18 @@
 """Benchmark navkit's Jump Point Search against navkit's A* and pyastar2d.
 
-Run ``python -m navkit.bench_jps`` (``--help`` for options). A measurement
-script, not a test: it reports PASS / MISS against the targets but always
-exits 0 unless its input is bad (exit 2).
+Run ``navkit bench jps`` (``--help`` for options). A measurement script,
+not a test: it reports PASS / MISS against the targets but always exits 0
+unless its input is bad (exit 2).
 
-Queries: ``PERFORMANCE.md``'s selection, as :mod:`navkit.benchmark` makes it
-(:func:`~navkit.benchmark.select_queries`): every 10th line of the map's
+Queries: the peer benchmark's selection
+(:func:`~navkit.bench.common.select_queries`): every 10th line of the map's
 ``.scen`` file, the last ``--queries`` (100) of those, the longest. Every
 method answers the same queries in the same process:
 
 * **JPS**: ``Pathfinder(grid, costs="exact").find_path_cells(s, g,
   algorithm="jps")`` (full cell chain, ready-made ``PathResult``);
 * **A***: the same call with ``algorithm="astar"``;
-* **pyastar2d**: ``astar_path`` as :mod:`navkit.benchmark` calls it (float32
+* **pyastar2d**: ``astar_path`` as :mod:`navkit.bench.peers` calls it (float32
   weights, ``inf`` blocked, diagonals allowed; it charges a diagonal step
   like a straight one and cuts corners, an easier question than navkit's).
 
@@ -21,28 +21,40 @@ paused. The methods run in turn over all queries, ``--rounds`` times (3);
 a query's time is its fastest round (on a shared machine other processes only
 ever add time), and the figure is the median over the queries. Ratios divide
 medians from the same run. JPS and A* paths are re-measured under the Moving
-AI rules and must match the optimal lengths; JPS's integer cost must equal
-A*'s on every query. ``expanded`` / ``generated`` are jump points for JPS,
-cells for A*.
+AI rules (:mod:`navkit.query.checks`) and must match the optimal lengths;
+JPS's integer cost must equal A*'s on every query. ``expanded`` /
+``generated`` are jump points for JPS, cells for A*.
 
-Targets (issue 5): on AR0011SR, brc202d, den520d and Aftershock the median
-JPS query is at least 10x faster than navkit's A* and at least 20x faster
-than pyastar2d.
+Targets: on AR0011SR, brc202d, den520d and Aftershock the median JPS query
+is at least 10x faster than navkit's A* and at least 20x faster than
+pyastar2d.
 """
 
 from __future__ import annotations
 
 import argparse
-import gc
 import json
-import math
 import platform
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from ..query.checks import is_optimal, path_length
+from .common import (
+    add_data_option,
+    fastest_of_rounds,
+    fmt,
+    load_map,
+    no_data,
+    present_maps,
+    resolve_data_dir,
+    split_names,
+)
+from .libraries import make_pyastar2d
 
 __all__ = ["main", "MAPS", "TARGET_VS_ASTAR", "TARGET_VS_PYASTAR2D"]
 
@@ -54,41 +66,16 @@ TARGET_VS_ASTAR = 10.0
 TARGET_VS_PYASTAR2D = 20.0
 
 
-def _fmt(v: float | None, spec: str) -> str:
-    return "-" if v is None or (isinstance(v, float) and not math.isfinite(v)) else format(v, spec)
-
-
-def _time_rounds(solvers: dict[str, Callable[[tuple[int, int], tuple[int, int]], Any]],
-                 queries: list[tuple[tuple[int, int], tuple[int, int]]], rounds: int) -> dict[str, np.ndarray]:
-    """Per method and query, the fastest of ``rounds`` timed calls (microseconds)."""
-    best = {name: np.full(len(queries), np.inf) for name in solvers}
-    gc_on = gc.isenabled()
-    gc.disable()
-    try:
-        for _ in range(rounds):
-            for name, solve in solvers.items():
-                times = best[name]
-                for i, (s, g) in enumerate(queries):
-                    t0 = time.perf_counter()
-                    solve(s, g)
-                    dt = (time.perf_counter() - t0) * 1e6
-                    if dt < times[i]:
-                        times[i] = dt
-    finally:
-        if gc_on:
-            gc.enable()
-    return best
-
-
-def run_map(data_dir: Path, name: str, queries: int, rounds: int, with_pyastar: bool) -> dict[str, Any]:
+def run_map(data_dir: Path, name: str, queries: int, rounds: int,
+            with_pyastar: bool) -> dict[str, Any]:
     """All figures for one map (see the module docstring)."""
-    from .benchmark import _make_pyastar2d, is_optimal, load_map, path_length
-    from .grid import NavGrid
-    from .query.pathfinder import Pathfinder
+    from ..grid import NavGrid
+    from ..query.pathfinder import Pathfinder
 
     md = load_map(data_dir, name, queries)
     pf = Pathfinder(NavGrid(md.walkable), costs="exact")
-    qs = [((int(s[0]), int(s[1])), (int(g[0]), int(g[1]))) for s, g in zip(md.starts, md.goals, strict=True)]
+    qs = [((int(s[0]), int(s[1])), (int(g[0]), int(g[1])))
+          for s, g in zip(md.starts, md.goals, strict=True)]
     t0 = time.perf_counter()
     pf.find_path_cells(*qs[0], algorithm="jps")  # packs the rows, loads (or compiles) the kernels
     first_ms = (time.perf_counter() - t0) * 1e3
@@ -110,14 +97,14 @@ def run_map(data_dir: Path, name: str, queries: int, rounds: int, with_pyastar: 
     py_status = "ok"
     if with_pyastar:
         try:
-            solve_py, _cells, _note = _make_pyastar2d(md.walkable)
+            solve_py, _cells, _note = make_pyastar2d(md.walkable)
             solve_py(*qs[0])
             solvers["pyastar2d"] = solve_py
         except ImportError:
             py_status = "not installed"
     else:
         py_status = "skipped"
-    times = _time_rounds(solvers, qs, rounds)
+    times = fastest_of_rounds(solvers, qs, rounds)
     med = {k: float(np.median(v)) for k, v in times.items()}
     jm = med["jps"]
     vs_astar = med["astar"] / jm
@@ -149,32 +136,36 @@ def run_map(data_dir: Path, name: str, queries: int, rounds: int, with_pyastar: 
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m navkit.bench_jps", description=__doc__.split("\n")[0])
-    p.add_argument("--data", type=Path, default=None, help="Moving AI folder (default: navkit.benchmark's).")
-    p.add_argument("--maps", action="append", help=f"Comma-separated map names (default: {','.join(MAPS)}).")
-    p.add_argument("--queries", type=int, default=100, help="Benchmark queries per map (default 100).")
-    p.add_argument("--rounds", type=int, default=3, help="Timed rounds; each query keeps its fastest (default 3).")
+    """The options of ``navkit bench jps``."""
+    p = argparse.ArgumentParser(prog="navkit bench jps", description=__doc__.split("\n")[0])
+    add_data_option(p)
+    p.add_argument("--maps", action="append",
+                   help=f"Comma-separated map names (default: {','.join(MAPS)}).")
+    p.add_argument("--queries", type=int, default=100,
+                   help="Benchmark queries per map (default 100).")
+    p.add_argument("--rounds", type=int, default=3,
+                   help="Timed rounds; each query keeps its fastest (default 3).")
     p.add_argument("--no-pyastar2d", action="store_true", help="Skip pyastar2d.")
-    p.add_argument("--json", type=Path, default=None, metavar="OUT", help="Also write the results here.")
+    p.add_argument("--json", type=Path, default=None, metavar="OUT",
+                   help="Also write the results here.")
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
-    from .benchmark import default_data_dir
-
+    """Run the JPS benchmark with command-line ``argv``; 0, or 2 on bad input."""
     args = build_parser().parse_args(argv)
-    data_dir = args.data if args.data is not None else default_data_dir()
+    data_dir = resolve_data_dir(args.data)
     if not data_dir.is_dir():
-        print(f"error: Moving AI data not found at {data_dir} (use --data or NAVKIT_MOVINGAI_DIR)")
-        return 2
+        return no_data(data_dir)
     if args.queries < 1 or args.rounds < 1:
-        print("error: --queries and --rounds must be at least 1")
+        print("error: --queries and --rounds must be at least 1", file=sys.stderr)
         return 2
-    names = [m for item in (args.maps or [",".join(MAPS)]) for m in item.split(",") if m]
-    present = [n for n in names if (data_dir / f"{n}.map").is_file() and (data_dir / f"{n}.map.scen").is_file()]
-    missing = sorted(set(names) - set(present))
-    print(f"JPS benchmark: {args.queries} queries per map (every 10th scenario line, the last ones), "
-          f"{args.rounds} rounds, fastest round per query, median over queries")
+    names = split_names(args.maps, MAPS)
+    present, missing = present_maps(data_dir, names)
+    if not present:
+        return no_data(data_dir, f"maps {', '.join(names)} (.map and .map.scen)")
+    print(f"JPS benchmark: {args.queries} queries per map (every 10th scenario line, the last "
+          f"ones), {args.rounds} rounds, fastest round per query, median over queries")
     if missing:
         print(f"maps not found (skipped): {', '.join(missing)}")
 
@@ -192,22 +183,26 @@ def main(argv: list[str] | None = None) -> int:
         verdict_a = "PASS" if r["pass_vs_astar"] else "MISS"
         pv = r["pass_vs_pyastar2d"]
         verdict_p = "n/a" if pv is None else ("PASS" if pv else "MISS")
-        verdict = (f">={TARGET_VS_ASTAR:g}x A*: {verdict_a}, >={TARGET_VS_PYASTAR2D:g}x pyastar2d: {verdict_p}"
+        verdict = (f">={TARGET_VS_ASTAR:g}x A*: {verdict_a}, "
+                   f">={TARGET_VS_PYASTAR2D:g}x pyastar2d: {verdict_p}"
                    if r["target"] else "(no target on this map)")
-        print(f"{r['map']:12s} {r['size'][0]:>4d}x{r['size'][1]:<4d} {r['queries']:4d} {m['jps']:8.1f} "
-              f"{m['astar']:9.0f} {_fmt(m['pyastar2d'], '.0f'):>9s} {r['speedup_vs_astar']:6.1f}x "
-              f"{_fmt(r['speedup_vs_pyastar2d'], '.1f'):>7s}x "
+        print(f"{r['map']:12s} {r['size'][0]:>4d}x{r['size'][1]:<4d} {r['queries']:4d} "
+              f"{m['jps']:8.1f} "
+              f"{m['astar']:9.0f} {fmt(m['pyastar2d'], '.0f'):>9s} {r['speedup_vs_astar']:6.1f}x "
+              f"{fmt(r['speedup_vs_pyastar2d'], '.1f'):>7s}x "
               f"{r['expanded']['jps_median']:>5.0f}/{r['generated']['jps_median']:<6.0f} "
               f"{r['expanded']['astar_median']:8.0f} {r['ns_per_jump_point']:6.0f} "
-              f"{r['optimal']['jps']:>3d}/{r['queries']:<4d} {r['jps_cost_equals_astar']:>3d}/{r['queries']:<3d}  "
+              f"{r['optimal']['jps']:>3d}/{r['queries']:<4d} "
+              f"{r['jps_cost_equals_astar']:>3d}/{r['queries']:<3d}  "
               f"{verdict}")
-    print(f"(exp/gen: median jump points expanded / generated; A* exp: cells expanded; ns/JP: median "
-          f"time per expanded jump point; benchmark {time.perf_counter() - t_start:.1f} s)")
+    print(f"(exp/gen: median jump points expanded / generated; A* exp: cells expanded; ns/JP: "
+          f"median time per expanded jump point; benchmark {time.perf_counter() - t_start:.1f} s)")
     targeted = [r for r in rows if r["target"]]
     all_pass = bool(targeted) and all(
         r["pass_vs_astar"] and r["pass_vs_pyastar2d"] is not False for r in targeted)
     if targeted:
-        print(f"targets on {', '.join(r['map'] for r in targeted)}: {'PASS' if all_pass else 'MISS'}"
+        print(f"targets on {', '.join(r['map'] for r in targeted)}: "
+              f"{'PASS' if all_pass else 'MISS'}"
               + ("" if len(targeted) == len(MAPS) else f" (of {', '.join(MAPS)})"))
 
     if args.json is not None:
@@ -218,8 +213,10 @@ def main(argv: list[str] | None = None) -> int:
             "platform": platform.platform(),
             "numba_version": numba.__version__,
             "config": {"queries": args.queries, "rounds": args.rounds, "maps": present,
-                       "selection": "every 10th scenario line (0-based positions 0, 10, ...), the last N",
-                       "timing": "perf_counter per call, gc off, fastest of the rounds per query, median"},
+                       "selection": "every 10th scenario line (0-based positions 0, 10, ...), "
+                                    "the last N",
+                       "timing": "perf_counter per call, gc off, fastest of the rounds per "
+                                 "query, median"},
             "targets": {"vs_astar": TARGET_VS_ASTAR, "vs_pyastar2d": TARGET_VS_PYASTAR2D},
             "maps": rows,
             "all_pass": all_pass,

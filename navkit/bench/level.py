@@ -1,7 +1,7 @@
 """The seed's reference benchmark (seed 000 §10), measured on navkit.
 
-Run ``python -m navkit.bench_level`` or ``navkit bench-level`` (``--help``
-for options). A measurement script, not a test: it never fails on a missed
+Run ``navkit bench level`` or ``navkit bench-level`` (``--help`` for
+options). A measurement script, not a test: it never fails on a missed
 target.
 
 The seed timed 100 and 1000 obstacle-aware queries on an 80 x 80 grid (C++,
@@ -23,18 +23,16 @@ Beside the headline figure it times the same queries through the
 :class:`~navkit.query.pathfinder.Pathfinder` directly, with A* instead of the
 default JPS, through the path cache (cold and warm), and splits a query's
 time into the JPS search, the rest of the one-call kernel
-(:mod:`navkit._kernels.query`), smoothing and the Python around the kernel. It also times the rasterizer on a
-1000 x 1000-cell level with 200 obstacles
-(:func:`navkit.level.bench.benchmark_rasterize`).
+(:mod:`navkit._kernels.query`), smoothing and the Python around the kernel.
+It also times the rasterizer on a 1000 x 1000-cell level with 200 obstacles
+(:func:`navkit.bench.raster.benchmark_rasterize`).
 """
 
 from __future__ import annotations
 
 import argparse
-import gc
 import json
 import math
-import statistics
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -43,7 +41,11 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["main", "run", "make_scenario", "default_level_path", "SEED_MS", "TARGET_MS_100", "TARGET_RASTER_MS"]
+from .common import make_console, race
+from .raster import benchmark_rasterize
+
+__all__ = ["main", "run", "make_scenario", "default_level_path", "SEED_MS", "TARGET_MS_100",
+           "TARGET_RASTER_MS"]
 
 #: Seed 000 §10: milliseconds for 100 and 1000 obstacle-aware queries (C++ Release build).
 SEED_MS = {100: 15.0, 1000: 176.0}
@@ -58,10 +60,11 @@ COLLISION_RADIUS = 0.45
 
 def default_level_path() -> Path:
     """``<repo>/examples/levels/bench80.json`` (next to the installed package's source tree)."""
-    return Path(__file__).resolve().parent.parent / "examples" / "levels" / "bench80.json"
+    return Path(__file__).resolve().parents[2] / "examples" / "levels" / "bench80.json"
 
 
-def _random_points(rng: np.random.Generator, walk: NDArray[np.bool_], grid: Any, n: int) -> NDArray[np.float64]:
+def _random_points(rng: np.random.Generator, walk: NDArray[np.bool_], grid: Any,
+                   n: int) -> NDArray[np.float64]:
     """``n`` uniform random world points inside walkable cells."""
     zs, xs = np.nonzero(walk)
     pick = rng.integers(0, len(xs), n)
@@ -98,28 +101,22 @@ def make_scenario(nav: Any, *, n_queries: int = 1000, n_characters: int = N_CHAR
     return {"obstacles": obstacles, "starts": starts, "goals": goals}
 
 
-def _race(fns: dict[str, Callable[[], Any]], repeat: int) -> dict[str, tuple[float, float]]:
-    """(best, median) wall seconds of each ``fn()`` over ``repeat`` rounds, GC off.
+def _kernel_loop(pf: Any, obs: NDArray[np.float64],
+                 queries: list[tuple[Any, ...]]) -> Callable[[], None]:
+    """The one-call kernel alone on ``queries``.
 
-    Every function runs once to warm up, then the rounds run them in turn, so
-    that a change in machine load affects every figure alike (the machines
-    this runs on are shared).
+    This reaches into the Pathfinder's private argument tuple and result
+    buffer and calls ``navkit._kernels.query.world_jps`` directly: navkit has
+    no public hook for timing the kernel without the Python around it.
     """
-    for fn in fns.values():
-        fn()
-    times: dict[str, list[float]] = {name: [] for name in fns}
-    gc_on = gc.isenabled()
-    gc.disable()
-    try:
-        for _ in range(max(1, repeat)):
-            for name, fn in fns.items():
-                t0 = time.perf_counter()
-                fn()
-                times[name].append(time.perf_counter() - t0)
-    finally:
-        if gc_on:
-            gc.enable()
-    return {name: (min(t), statistics.median(t)) for name, t in times.items()}
+    from .._kernels import query as kernel_query
+
+    def go() -> None:
+        fx = pf._fx if pf._fx is not None else pf._fused_args()
+        res = pf._qres
+        for q in queries:
+            kernel_query.world_jps(fx, obs, q, res)
+    return go
 
 
 def run(
@@ -134,11 +131,8 @@ def run(
     raster_obstacles: int = 200,
 ) -> dict[str, Any]:
     """Run the benchmark; returns every figure as a JSON-ready dict (times in ms)."""
-    from ._kernels import query as _query
-    from .level import read_level
-    from .level.bench import benchmark_rasterize
-    from .level.raster import rasterize
-    from .query.navmap import NavMap
+    from ..level import rasterize, read_level
+    from ..query.navmap import NavMap
 
     path = Path(level) if level is not None else default_level_path()
     cfg = read_level(path)
@@ -180,8 +174,8 @@ def run(
     # found, else to the goal's own cell (the search exhausts the region)
     keep = [i for i, r in enumerate(res) if r.start_cell is not None]
     sc_cells = np.array([res[i].start_cell for i in keep], dtype=np.int64).reshape(-1, 2)
-    ec_cells = np.array([res[i].end_cell if res[i].found else grid.world_to_cell(*goals_l[i]) for i in keep],
-                        dtype=np.int64).reshape(-1, 2)
+    ends = [res[i].end_cell if res[i].found else grid.world_to_cell(*goals_l[i]) for i in keep]
+    ec_cells = np.array(ends, dtype=np.int64).reshape(-1, 2)
 
     notes = {
         "navmap": "NavMap.find_path_to_nearest, cache off (the headline figure)",
@@ -200,23 +194,16 @@ def run(
     # the one-call kernel alone (navkit._kernels.query.world_jps), with and
     # without smoothing, and the searches alone (JPS, the batch API, 1 thread)
     big = 1 << 62
-    qs = [(a[0], a[1], b[0], b[1], big, True, True) for a, b in zip(starts_l[:n_max], goals_l[:n_max], strict=True)]
+    qs = [(a[0], a[1], b[0], b[1], big, True, True)
+          for a, b in zip(starts_l[:n_max], goals_l[:n_max], strict=True)]
     qs_raw = [q[:6] + (False,) for q in qs]
-
-    def kernel(queries: list[tuple[Any, ...]]) -> Callable[[], None]:
-        def go() -> None:
-            fx = pf._fx if pf._fx is not None else pf._fused_args()
-            res = pf._qres
-            for q in queries:
-                _query.world_jps(fx, obs, q, res)
-        return go
-
-    fns["kernel"] = kernel(qs)
-    fns["kernel_nosmooth"] = kernel(qs_raw)
-    fns["search"] = lambda: pf.find_paths_batch(sc_cells, ec_cells, threads=1, obstacles=obs, algorithm="jps")
+    fns["kernel"] = _kernel_loop(pf, obs, qs)
+    fns["kernel_nosmooth"] = _kernel_loop(pf, obs, qs_raw)
+    fns["search"] = lambda: pf.find_paths_batch(sc_cells, ec_cells, threads=1, obstacles=obs,
+                                                algorithm="jps")
     fns["batch"] = lambda: pf.find_paths_batch(sc_cells, ec_cells, obstacles=obs, algorithm="jps")
     warm.cache.clear()
-    t = _race(fns, repeat)
+    t = race(fns, repeat)
     warm_stats = warm.cache.stats
 
     rows: dict[str, dict[str, Any]] = {}
@@ -224,7 +211,8 @@ def run(
         row: dict[str, Any] = {"note": note}
         for n in counts:
             best, med = t[f"{name}/{n}"]
-            row[str(n)] = {"best_ms": best * 1e3, "median_ms": med * 1e3, "us_per_query": best * 1e6 / n,
+            row[str(n)] = {"best_ms": best * 1e3, "median_ms": med * 1e3,
+                           "us_per_query": best * 1e6 / n,
                            "seed_ratio": (SEED_MS[n] / (best * 1e3)) if n in SEED_MS else None}
         rows[name] = row
 
@@ -247,7 +235,7 @@ def run(
     }
     breakdown["rest_of_kernel_us"] = (raw_s - t["search"][0]) * us
     breakdown["python_us"] = breakdown["total_us"] - breakdown["kernel_us"]
-    build_s, _ = _race({"build": lambda: rasterize(cfg)}, repeat)["build"]
+    build_s, _ = race({"build": lambda: rasterize(cfg)}, repeat)["build"]
 
     out: dict[str, Any] = {
         "level": str(path),
@@ -271,7 +259,8 @@ def run(
     if 100 in counts:
         out["target_100_met"] = rows["navmap"]["100"]["best_ms"] <= TARGET_MS_100
     if raster:
-        ras = benchmark_rasterize(seed=seed, size=raster_size, n_obstacles=raster_obstacles, repeat=max(1, repeat))
+        ras = benchmark_rasterize(seed=seed, size=raster_size, n_obstacles=raster_obstacles,
+                                  repeat=max(1, repeat))
         out["raster"] = {
             "ms": ras["seconds"] * 1e3,
             "median_ms": ras["median_seconds"] * 1e3,
@@ -288,8 +277,9 @@ def _print(out: dict[str, Any], console: Any) -> None:
     from rich.table import Table
 
     counts = [k for k in out["rows"]["navmap"] if k != "note"]
-    t = Table(title=(f"seed 000 §10 benchmark: {out['width']}x{out['depth']} cells, {out['characters']} "
-                     f"characters (radius {out['obstacle_radius']:.3f} m), find-path-to-nearest + smoothing"))
+    t = Table(title=(f"seed 000 §10 benchmark: {out['width']}x{out['depth']} cells, "
+                     f"{out['characters']} characters (radius {out['obstacle_radius']:.3f} m), "
+                     f"find-path-to-nearest + smoothing"))
     t.add_column("run")
     for n in counts:
         t.add_column(f"{n} queries, ms", justify="right")
@@ -305,7 +295,8 @@ def _print(out: dict[str, Any], console: Any) -> None:
     seed_cells = []
     for n in counts:
         v = out["seed_ms"].get(n)
-        seed_cells += ["-" if v is None else f"{v:.0f}", "-" if v is None else f"{v * 1e3 / int(n):.0f}", ""]
+        seed_cells += ["-" if v is None else f"{v:.0f}",
+                       "-" if v is None else f"{v * 1e3 / int(n):.0f}", ""]
     t.add_row("seed C++ Release build (reference)", *seed_cells)
     console.print(t)
     if "target_100_met" in out:
@@ -319,46 +310,52 @@ def _print(out: dict[str, Any], console: Any) -> None:
     t2.add_column("us", justify="right")
     t2.add_column("share", justify="right")
     for label, key in (("JPS search (find_paths_batch, 1 thread)", "search_us"),
-                       ("rest of the kernel: overlay, snapping, chain, waypoints, call", "rest_of_kernel_us"),
+                       ("rest of the kernel: overlay, snapping, chain, waypoints, call",
+                        "rest_of_kernel_us"),
                        ("smoothing (in the kernel)", "smooth_us"),
                        ("Python: arguments, result objects, facade", "python_us"),
                        ("total", "total_us")):
         t2.add_row(label, f"{b[key]:.1f}", f"{b[key] / b['total_us']:.0%}")
     console.print(t2)
-    console.print(f"mean jump points expanded {b['mean_expanded']:.0f}; find_paths_batch (JPS) on all threads: "
-                  f"{b['batch_all_threads_us']:.1f} us/query (no smoothing); statuses {out['statuses']}")
-    console.print(f"level build (rasterize) {out['level_build_ms']:.2f} ms; first {b['queries']} queries after "
-                  f"import (kernel load included) {out['first_run_ms']:.1f} ms; "
+    console.print(f"mean jump points expanded {b['mean_expanded']:.0f}; find_paths_batch (JPS) on "
+                  f"all threads: {b['batch_all_threads_us']:.1f} us/query (no smoothing); "
+                  f"statuses {out['statuses']}")
+    console.print(f"level build (rasterize) {out['level_build_ms']:.2f} ms; first {b['queries']} "
+                  f"queries after import (kernel load included) {out['first_run_ms']:.1f} ms; "
                   f"warm cache: {out['cache_hit_stats']}")
     if "raster" in out:
         r = out["raster"]
         style = "green" if r["target_met"] else "red"
         console.print(f"rasterize {r['width']}x{r['depth']} cells, {r['obstacles']} obstacles: "
-                      f"[{style}]{r['ms']:.1f} ms[/] (median {r['median_ms']:.1f}; target <= {r['target_ms']:.0f} ms)")
+                      f"[{style}]{r['ms']:.1f} ms[/] (median {r['median_ms']:.1f}; "
+                      f"target <= {r['target_ms']:.0f} ms)")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="navkit bench-level", description=__doc__.split("\n\n")[0])
-    p.add_argument("--level", type=Path, default=None, help="level JSON (default: examples/levels/bench80.json)")
+    """The options of ``navkit bench level`` (also ``navkit bench-level``)."""
+    p = argparse.ArgumentParser(prog="navkit bench level", description=__doc__.split("\n\n")[0])
+    p.add_argument("--level", type=Path, default=None,
+                   help="level JSON (default: examples/levels/bench80.json)")
     p.add_argument("--queries", type=int, nargs="+", default=[100, 1000], metavar="N",
                    help="query counts to time (default: 100 1000)")
-    p.add_argument("--characters", type=int, default=N_CHARACTERS, help="characters in the level (default 20)")
-    p.add_argument("--repeat", type=int, default=5, help="timed runs per figure; the best counts (default 5)")
+    p.add_argument("--characters", type=int, default=N_CHARACTERS,
+                   help="characters in the level (default 20)")
+    p.add_argument("--repeat", type=int, default=5,
+                   help="timed runs per figure; the best counts (default 5)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    p.add_argument("--no-raster", action="store_true", help="skip the 1000x1000 rasterization benchmark")
-    p.add_argument("--json", type=Path, default=None, metavar="OUT", help="also write the figures as JSON")
+    p.add_argument("--no-raster", action="store_true",
+                   help="skip the 1000x1000 rasterization benchmark")
+    p.add_argument("--json", type=Path, default=None, metavar="OUT",
+                   help="also write the figures as JSON")
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
-    from rich.console import Console
-
-    from .errors import NavkitError
+    """Run the benchmark with command-line ``argv``; 0, or 2 on bad input."""
+    from ..errors import NavkitError
 
     args = build_parser().parse_args(argv)
-    console = Console()
-    if not console.is_terminal:
-        console = Console(width=140)
+    console = make_console(140)
     if any(q < 1 for q in args.queries) or args.repeat < 1 or args.characters < 0:
         console.print("[red]--queries and --repeat must be >= 1, --characters >= 0[/red]")
         return 2

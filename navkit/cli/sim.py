@@ -17,7 +17,6 @@ trail and final contact circle.
 
 from __future__ import annotations
 
-import json
 import math
 import sys
 import time
@@ -31,11 +30,9 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
-__all__ = ["register", "sim_cmd", "run_scene", "draw_location"]
+from .common import emit_json, num
 
-
-def _num(v: float) -> float | None:
-    return float(v) if math.isfinite(v) else None
+__all__ = ["sim_cmd", "run_scene", "draw_location"]
 
 
 def run_scene(
@@ -48,7 +45,7 @@ def run_scene(
     progress: bool = False,
 ) -> dict[str, Any]:
     """Load ``scene``, run ``ticks`` ticks and return the summary dict."""
-    from .sim import ReplayWriter, load_scene, warm_up
+    from ..sim import ReplayWriter, load_scene, warm_up
 
     loc = load_scene(scene)
     warm_up()
@@ -59,7 +56,8 @@ def run_scene(
     if png is not None:
         trails = [[p] for p in map(tuple, loc.positions())]
     writer = ReplayWriter(record, loc) if record is not None else None
-    counts = {"arrivals": 0, "blockedStops": 0, "retries": 0, "replans": 0, "interactions": 0, "gaveUp": 0}
+    counts = {"arrivals": 0, "blockedStops": 0, "retries": 0, "replans": 0, "interactions": 0,
+              "gaveUp": 0}
     min_gap = math.inf
     prog = Progress(TextColumn("sim"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
                     console=Console(file=sys.stderr), transient=True, disable=not progress)
@@ -91,7 +89,7 @@ def run_scene(
     if save is not None:
         loc.save(save)
     if png is not None:
-        from .render import save_png
+        from ..render import save_png
 
         save_png(draw_location(loc, trails), png)
     moving = sum(1 for c in loc.characters if c.is_moving())
@@ -103,7 +101,7 @@ def run_scene(
         "ticks": ticks,
         "tickRate": loc.tick_rate,
         **counts,
-        "closestApproach": _num(min_gap),
+        "closestApproach": num(min_gap),
         "stillMoving": moving,
         "meanTickMs": float(times.mean()) if ticks else None,
         "p99TickMs": float(np.percentile(times, 99)) if ticks else None,
@@ -120,7 +118,7 @@ def draw_location(loc: Any, trails: list[list[tuple[float, float]]] | None = Non
     """The map with character trails (one colour each) and final contact circles."""
     from PIL import ImageDraw
 
-    from .render import PATH_COLORS, auto_scale, render_grid
+    from ..render import PATH_COLORS, auto_scale, render_grid
 
     grid = loc.map.grid
     scale = auto_scale(grid.width, grid.depth)
@@ -150,7 +148,8 @@ def _print_summary(s: dict[str, Any]) -> None:
     table.add_column("field", style="bold")
     table.add_column("value")
     table.add_row("characters", f"{s['characters']}")
-    table.add_row("ticks", f"{s['ticks']} ({s['startTick']} -> {s['endTick']} at {s['tickRate']:g} Hz)")
+    table.add_row("ticks", f"{s['ticks']} ({s['startTick']} -> {s['endTick']} at "
+                           f"{s['tickRate']:g} Hz)")
     table.add_row("arrivals", f"{s['arrivals']}")
     table.add_row("blocked stops", f"{s['blockedStops']}")
     table.add_row("retries", f"{s['retries']}")
@@ -160,7 +159,8 @@ def _print_summary(s: dict[str, Any]) -> None:
     if s["gaveUp"]:
         table.add_row("gave up", f"{s['gaveUp']}")
     ca = s["closestApproach"]
-    table.add_row("closest approach", "n/a (no neighbours)" if ca is None else f"{ca:.4f} m between contact circles")
+    table.add_row("closest approach",
+                  "n/a (no neighbours)" if ca is None else f"{ca:.4f} m between contact circles")
     table.add_row("still moving", f"{s['stillMoving']}")
     if s["meanTickMs"] is not None:
         table.add_row("tick time", f"mean {s['meanTickMs']:.3f} ms, p99 {s['p99TickMs']:.3f} ms, "
@@ -172,22 +172,24 @@ def _print_summary(s: dict[str, Any]) -> None:
 
 
 def sim_cmd(
-    scene: Annotated[Path, typer.Argument(metavar="SCENE.json", help="Scene or saved state file.")],
+    scene: Annotated[Path, typer.Argument(
+        metavar="SCENE.json", help="Scene or saved state file.")],
     ticks: Annotated[int, typer.Option("--ticks", min=0, metavar="N", help="Ticks to run.")],
-    save: Annotated[Path | None, typer.Option("--save", metavar="STATE.json", help="Write the final state (a scene that continues exactly).")] = None,
-    record: Annotated[Path | None, typer.Option("--record", metavar="REPLAY.jsonl", help="Write one JSON line per tick.")] = None,
-    png: Annotated[Path | None, typer.Option("--png", metavar="OUT.png", help="Draw the map, trails and final contact circles.")] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of a table.")] = False,
+    save: Annotated[Path | None, typer.Option(
+        "--save", metavar="STATE.json",
+        help="Write the final state (a scene that continues exactly).")] = None,
+    record: Annotated[Path | None, typer.Option(
+        "--record", metavar="REPLAY.jsonl", help="Write one JSON line per tick.")] = None,
+    png: Annotated[Path | None, typer.Option(
+        "--png", metavar="OUT.png",
+        help="Draw the map, trails and final contact circles.")] = None,
+    as_json: Annotated[bool, typer.Option(
+        "--json", help="Print one JSON object instead of a table.")] = False,
 ) -> None:
     """Run a character simulation scene and print a summary."""
     summary = run_scene(scene, ticks, save=save, record=record, png=png,
                         progress=not as_json and sys.stderr.isatty())
     if as_json:
-        typer.echo(json.dumps(summary, allow_nan=False))
+        emit_json(summary)
     else:
         _print_summary(summary)
-
-
-def register(app: typer.Typer) -> None:
-    """Add the ``sim`` command to the ``navkit`` app."""
-    app.command("sim")(sim_cmd)

@@ -1,4 +1,4 @@
-"""``navkit view``: the visual debugger in the browser (registered by :func:`register`).
+"""``navkit view``: the visual debugger in the browser.
 
 ::
 
@@ -17,11 +17,13 @@ from __future__ import annotations
 import ipaddress
 import webbrowser
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
-__all__ = ["register", "view_cmd"]
+from .common import EXIT_BAD_INPUT
+
+__all__ = ["view_cmd", "DEFAULT_PORT"]
 
 DEFAULT_PORT = 8765
 
@@ -36,24 +38,33 @@ def _is_loopback(host: str) -> bool:
 
 
 def view_cmd(
-    target: Annotated[Path, typer.Argument(help="A map file (.map .txt .png .npy .npz .json level) or a scene .json.", show_default=False)],
-    port: Annotated[int, typer.Option("--port", "-p", min=0, max=65535, help="TCP port (0: any free port).")] = DEFAULT_PORT,
-    host: Annotated[str, typer.Option("--host", help="Address to listen on. Anything but loopback exposes the viewer (and its edit endpoints) to your network.")] = "127.0.0.1",
+    target: Annotated[Path, typer.Argument(
+        help="A map file (.map .txt .png .npy .npz .json level) or a scene .json.",
+        show_default=False)],
+    port: Annotated[int, typer.Option(
+        "--port", "-p", min=0, max=65535, help="TCP port (0: any free port).")] = DEFAULT_PORT,
+    host: Annotated[str, typer.Option(
+        "--host",
+        help="Address to listen on. Anything but loopback exposes the viewer (and its edit "
+             "endpoints) to your network.")] = "127.0.0.1",
     no_open: Annotated[bool, typer.Option("--no-open", help="Do not open a browser.")] = False,
-    replay: Annotated[Path | None, typer.Option("--replay", metavar="REPLAY.jsonl", help="Load a `navkit sim --record` file to scrub.")] = None,
+    replay: Annotated[Path | None, typer.Option(
+        "--replay", metavar="REPLAY.jsonl",
+        help="Load a `navkit sim --record` file to scrub.")] = None,
 ) -> None:
     """Open the interactive viewer for a map or scene in the browser."""
-    from .viewer.server import bind_socket, create_app, url_for, uvicorn_config
+    from ..viewer.server import bind_socket, create_app, url_for, uvicorn_config
 
     app = create_app(target, replay=replay, host=host)
     try:
         sock = bind_socket(host, port)
     except OSError as e:
         typer.echo(f"error: cannot listen on {host}:{port}: {e.strerror or e}", err=True)
-        raise typer.Exit(2) from None
+        raise typer.Exit(EXIT_BAD_INPUT) from None
     url = url_for(sock)
     if not _is_loopback(host):
-        typer.echo(f"warning: listening on {host}: anyone who can reach this machine can use the viewer", err=True)
+        typer.echo(f"warning: listening on {host}: anyone who can reach this machine can use "
+                   f"the viewer", err=True)
     typer.echo(f"navkit viewer: {url}  (Ctrl+C to stop)")
     if not no_open:
         try:
@@ -69,8 +80,3 @@ def view_cmd(
         pass
     finally:
         sock.close()
-
-
-def register(app: Any) -> None:
-    """Add ``navkit view`` to the ``navkit`` Typer app."""
-    app.command("view")(view_cmd)

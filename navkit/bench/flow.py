@@ -1,10 +1,11 @@
 """Benchmark navkit's flow-field build against scikit-image's MCP and tcod's dijkstra2d.
 
-Run ``python -m navkit.bench_flow`` (``--help`` for options). A measurement
-script, not a test: it never fails on a missed target.
+Run ``navkit bench flow`` (``--help`` for options). A measurement script,
+not a test: it never fails on a missed target.
 
-Two 1024 x 1024 grids: the Moving AI map ``NewYork_0_1024.map`` and an open
-grid of the same size. The goal is the walkable cell nearest the centre. Each
+Two 1024 x 1024 grids: the Moving AI map ``NewYork_0_1024.map`` (from
+``--data``; without it only the open grid runs) and an open grid of the same
+size. The goal is the walkable cell nearest the centre. Each
 library computes the cost field from that goal to every cell; its call is
 timed with ``time.perf_counter`` (gc off) after one untimed warm-up call, and
 the figure is the median of ``--repeat`` runs. Every library reuses its
@@ -31,20 +32,24 @@ The target: navkit builds a 1024 x 1024 field in at most 30 ms (``PASS`` /
 from __future__ import annotations
 
 import argparse
-import gc
 import json
-import math
 import os
 import platform
-import statistics
 import sys
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
+
+from .common import (
+    add_data_option,
+    fmt,
+    make_console,
+    median_after_warmup,
+    no_data,
+    resolve_data_dir,
+)
 
 __all__ = ["main", "pick_goal", "TARGET_MS", "DEFAULT_MAP"]
 
@@ -60,11 +65,11 @@ PEERS = ("skimage", "tcod")
 SQRT2_REL = 1e-6
 
 NOTE = (
-    "scikit-image MCP_Geometric and tcod dijkstra2d cut corners (a diagonal step may pass a blocked "
-    "cell); navkit never does. On maps with obstacles the peers therefore answer an easier question; "
-    "on the open grid the three must agree. tcod computes costs only; navkit also computes the "
-    "direction field in the same time (packed with the costs; the int8 direction array is unpacked on "
-    "first access, timed separately)."
+    "scikit-image MCP_Geometric and tcod dijkstra2d cut corners (a diagonal step may pass a "
+    "blocked cell); navkit never does. On maps with obstacles the peers therefore answer an easier "
+    "question; on the open grid the three must agree. tcod computes costs only; navkit also "
+    "computes the direction field in the same time (packed with the costs; the int8 direction "
+    "array is unpacked on first access, timed separately)."
 )
 
 
@@ -85,27 +90,11 @@ def pick_goal(walk: NDArray[np.bool_]) -> tuple[int, int]:
     return (int(xx[i]), int(zz[i]))
 
 
-def _time(fn: Callable[[], Any], repeat: int) -> tuple[float, list[float]]:
-    """Median milliseconds of ``repeat`` calls after one warm-up call."""
-    fn()
-    times = []
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        for _ in range(repeat):
-            t0 = time.perf_counter()
-            fn()
-            times.append((time.perf_counter() - t0) * 1e3)
-    finally:
-        if enabled:
-            gc.enable()
-    return statistics.median(times), times
-
-
-def bench_grid(label: str, walk: NDArray[np.bool_], repeat: int, peers: list[str]) -> dict[str, Any]:
+def bench_grid(label: str, walk: NDArray[np.bool_], repeat: int,
+               peers: list[str]) -> dict[str, Any]:
     """Time every library on one grid; returns the figures and the agreement checks."""
-    from .grid import NavGrid
-    from .query.flow import FlowField
+    from ..grid import NavGrid
+    from ..query.flow import FlowField
 
     goal = pick_goal(walk)
     gx, gz = goal
@@ -127,14 +116,14 @@ def bench_grid(label: str, walk: NDArray[np.bool_], repeat: int, peers: list[str
         def build(ff: FlowField = ff) -> None:
             ff.build([goal])
 
-        med, times = _time(build, repeat)
+        med, times = median_after_warmup(build, repeat)
         fields[costs] = ff
 
         def build_and_unpack(ff: FlowField = ff) -> None:
             ff.build([goal])
             _ = ff.direction  # the int8 array, unpacked from the field on first access
 
-        med_unpack, _t = _time(build_and_unpack, repeat)
+        med_unpack, _t = median_after_warmup(build_and_unpack, repeat)
         res["navkit"][costs] = {
             "median_ms": med,
             "min_ms": min(times),
@@ -158,7 +147,7 @@ def bench_grid(label: str, walk: NDArray[np.bool_], repeat: int, peers: list[str
             def run_mcp() -> None:
                 out["cost"] = mcp.find_costs([(gz, gx)])[0]
 
-            med, times = _time(run_mcp, repeat)
+            med, times = median_after_warmup(run_mcp, repeat)
             cost = np.where(walk, out["cost"], np.inf)
             both = np.isfinite(cost) & np.isfinite(exact_cost)
             # navkit's exact diagonal is 1.414214, sqrt(2) to 7 digits: 3.1e-7 relative
@@ -170,7 +159,8 @@ def bench_grid(label: str, walk: NDArray[np.bool_], repeat: int, peers: list[str
                 "min_ms": min(times),
                 "ratio": med / res["navkit"]["exact"]["median_ms"],
                 "compared_with": "exact",
-                "cells_cheaper_than_navkit": int((cost[both] < exact_cost[both] * (1 - SQRT2_REL)).sum()),
+                "cells_cheaper_than_navkit":
+                    int((cost[both] < exact_cost[both] * (1 - SQRT2_REL)).sum()),
                 "max_rel_diff": float(rel.max()) if rel.size else 0.0,
                 "agrees": bool(np.array_equal(np.isfinite(cost), np.isfinite(exact_cost))
                                and (rel.size == 0 or rel.max() <= SQRT2_REL)),
@@ -191,7 +181,7 @@ def bench_grid(label: str, walk: NDArray[np.bool_], repeat: int, peers: list[str
                 dist[gz, gx] = 0
                 tcod.path.dijkstra2d(dist, tcost, 10, 14, out=dist)
 
-            med, times = _time(run_tcod, repeat)
+            med, times = median_after_warmup(run_tcod, repeat)
             tc = np.where(walk & (dist < big), dist, -1).astype(np.int64)
             both = (tc >= 0) & (seed_cost >= 0)
             res["peers"]["tcod"] = {
@@ -207,14 +197,11 @@ def bench_grid(label: str, walk: NDArray[np.bool_], repeat: int, peers: list[str
     return res
 
 
-def _fmt(v: float | None, spec: str = ".2f") -> str:
-    return "-" if v is None or (isinstance(v, float) and not math.isfinite(v)) else format(v, spec)
-
-
 def _print(console: Any, results: list[dict[str, Any]]) -> None:
     from rich.table import Table
 
-    t = Table(title=f"Flow field, one goal, whole grid (median of runs; target navkit <= {TARGET_MS:g} ms)")
+    t = Table(title=f"Flow field, one goal, whole grid (median of runs; target navkit <= "
+                    f"{TARGET_MS:g} ms)")
     for col in ("grid", "library", "ms", "peer / navkit", "agrees with navkit", "result"):
         t.add_column(col, justify="left" if col in ("grid", "library") else "right")
     for res in results:
@@ -222,8 +209,9 @@ def _print(console: Any, results: list[dict[str, Any]]) -> None:
         for costs in ("seed", "exact"):
             nk = res["navkit"][costs]
             style = "green" if nk["result"] == "PASS" else "red"
-            t.add_row(label, f"navkit {costs}", _fmt(nk["median_ms"]), "1.00", "-", f"[{style}]{nk['result']}[/]")
-            t.add_row("", "  + .direction array", _fmt(nk["with_direction_array_ms"]), "", "", "")
+            t.add_row(label, f"navkit {costs}", fmt(nk["median_ms"]), "1.00", "-",
+                      f"[{style}]{nk['result']}[/]")
+            t.add_row("", "  + .direction array", fmt(nk["with_direction_array_ms"]), "", "", "")
             label = ""
         for name in PEERS:
             pr = res["peers"].get(name)
@@ -236,52 +224,62 @@ def _print(console: Any, results: list[dict[str, Any]]) -> None:
                 agree = "[green]yes[/]" if pr["agrees"] else "[red]NO[/]"
             else:
                 agree = f"{pr['cells_cheaper_than_navkit']:,} cells cheaper (corner cuts)"
-            t.add_row("", f"{name} (vs {pr['compared_with']})", _fmt(pr["median_ms"]), _fmt(pr["ratio"]), agree, "")
+            t.add_row("", f"{name} (vs {pr['compared_with']})", fmt(pr["median_ms"]),
+                      fmt(pr["ratio"]), agree, "")
     console.print(t)
     console.print(f"[yellow]Note:[/yellow] {NOTE}")
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The options of ``navkit bench flow``."""
     p = argparse.ArgumentParser(
-        prog="python -m navkit.bench_flow",
+        prog="navkit bench flow",
         description="Time navkit's flow-field build against scikit-image MCP and tcod dijkstra2d.",
     )
-    p.add_argument("--data", type=Path, default=None, metavar="DIR",
-                   help="Moving AI directory (default: $NAVKIT_MOVINGAI_DIR or <repo>/../shared/maps/movingai)")
-    p.add_argument("--map", default=DEFAULT_MAP, metavar="NAME", help=f"Moving AI map (default {DEFAULT_MAP})")
-    p.add_argument("--size", type=int, default=OPEN_SIZE, metavar="N", help=f"open grid side (default {OPEN_SIZE})")
-    p.add_argument("--repeat", type=int, default=9, metavar="K", help="timed runs per library (default 9)")
-    p.add_argument("--peers", default=",".join(PEERS), metavar="LIST", help="comma-separated: skimage,tcod")
-    p.add_argument("--json", type=Path, default=None, metavar="OUT.json", help="also write the figures as JSON")
+    add_data_option(p)
+    p.add_argument("--map", default=DEFAULT_MAP, metavar="NAME",
+                   help=f"Moving AI map (default {DEFAULT_MAP})")
+    p.add_argument("--size", type=int, default=OPEN_SIZE, metavar="N",
+                   help=f"open grid side (default {OPEN_SIZE})")
+    p.add_argument("--repeat", type=int, default=9, metavar="K",
+                   help="timed runs per library (default 9)")
+    p.add_argument("--peers", default=",".join(PEERS), metavar="LIST",
+                   help="comma-separated: skimage,tcod")
+    p.add_argument("--json", type=Path, default=None, metavar="OUT.json",
+                   help="also write the figures as JSON")
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
-    from rich.console import Console
+    """Run the flow-field benchmark with command-line ``argv``; 0, or 2 on bad input.
 
-    from .benchmark import default_data_dir
-    from .formats import load_grid
+    Without the Moving AI map only the open grid runs (a warning says so);
+    a ``--data`` folder that does not exist is an error.
+    """
+    from ..formats import load_grid
 
     args = build_parser().parse_args(argv)
-    console = Console()
-    if not console.is_terminal:
-        console = Console(width=120)
+    console = make_console(120)
     if args.repeat < 1 or args.size < 1:
         console.print("[red]--repeat and --size must be at least 1[/red]")
         return 2
     peers = [p.strip() for p in args.peers.split(",") if p.strip()]
     unknown = sorted(set(peers) - set(PEERS))
     if unknown:
-        console.print(f"[red]unknown peer(s) {', '.join(unknown)}; choose from {', '.join(PEERS)}[/red]")
+        console.print(f"[red]unknown peer(s) {', '.join(unknown)}; "
+                      f"choose from {', '.join(PEERS)}[/red]")
         return 2
+    if args.data is not None and not args.data.is_dir():
+        return no_data(args.data)
     grids: list[tuple[str, NDArray[np.bool_]]] = []
-    data_dir = args.data if args.data is not None else default_data_dir()
+    data_dir = resolve_data_dir(args.data)
     name = args.map[:-4] if args.map.endswith(".map") else args.map
     map_path = data_dir / f"{name}.map"
     if map_path.is_file():
         grids.append((name, load_grid(map_path).walkable))
     else:
-        console.print(f"[yellow]{map_path} not found (use --data or NAVKIT_MOVINGAI_DIR); open grid only[/yellow]")
+        console.print(f"[yellow]{map_path} not found (use --data DIR or NAVKIT_MOVINGAI_DIR); "
+                      f"open grid only[/yellow]")
     grids.append((f"open {args.size}", np.ones((args.size, args.size), dtype=bool)))
 
     results = []

@@ -1,5 +1,8 @@
 """Timing of :func:`~navkit.level.rasterize` on a large synthetic level.
 
+:func:`benchmark_level` builds the level, :func:`benchmark_rasterize` times
+it; ``navkit bench level`` (:mod:`navkit.bench.level`) reports the figure.
+
 >>> cfg = benchmark_level(seed=1, size=100, n_obstacles=20)
 >>> cfg.grid_geometry().width, cfg.grid_geometry().depth
 (100, 100)
@@ -14,15 +17,14 @@ from typing import Any
 
 import numpy as np
 
-from .config import AreaConfig, LevelConfig, ObstacleConfig
-from .raster import rasterize
+from ..level import AreaConfig, LevelConfig, ObstacleConfig, rasterize
 
 __all__ = ["benchmark_level", "benchmark_rasterize"]
 
 
 def _star(
     rng: np.random.Generator, cx: float, cz: float, r_lo: float, r_hi: float, n: int
-) -> tuple:
+) -> tuple[tuple[float, float], ...]:
     """A star-shaped (so simple) polygon: increasing angles, random radii."""
     # one jittered angle per sector: strictly increasing within [0, 2 pi)
     ang = (np.arange(n) + rng.uniform(0.1, 0.9, n)) * (2.0 * math.pi / n)

@@ -1,0 +1,62 @@
+"""navkit's benchmarks, one module each, reachable as ``navkit bench [NAME] [OPTIONS]``.
+
+=========  =====================================================================
+``peers``  :mod:`navkit.bench.peers`: navkit's A* against pyastar2d, tcod,
+           python-pathfinding, networkx and scikit-image on Moving AI maps
+           (``navkit bench`` with no name runs it)
+``jps``    :mod:`navkit.bench.jps`: Jump Point Search against A* and pyastar2d
+``hpa``    :mod:`navkit.bench.hpa`: HPA* build, update, queries, suboptimality
+``flow``   :mod:`navkit.bench.flow`: a 1024 x 1024 flow field against
+           scikit-image and tcod
+``level``  :mod:`navkit.bench.level`: the seed's reference benchmark (find path
+           to nearest among 20 characters) and the rasterizer
+           (:mod:`navkit.bench.raster`); also ``navkit bench-level``
+``sim``    :mod:`navkit.bench.sim`: simulation tick time at 100 to 5,000 walkers
+=========  =====================================================================
+
+Each module has ``main(argv) -> int`` (0, or 2 on bad input); they are
+measurement scripts, not tests, and never fail on a missed target. What they
+share (the Moving AI data folder, the query selection, the timing loops) is
+:mod:`navkit.bench.common`. ``python -m navkit.bench [NAME] [OPTIONS]`` is
+the same as ``navkit bench``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Sequence
+
+__all__ = ["SUITES", "DEFAULT_SUITE", "split_suite", "main"]
+
+#: Benchmark name -> module (imported only when run).
+SUITES: dict[str, str] = {
+    "peers": "navkit.bench.peers",
+    "jps": "navkit.bench.jps",
+    "hpa": "navkit.bench.hpa",
+    "flow": "navkit.bench.flow",
+    "level": "navkit.bench.level",
+    "sim": "navkit.bench.sim",
+}
+#: What ``navkit bench`` runs when the first argument names no benchmark.
+DEFAULT_SUITE = "peers"
+
+
+def split_suite(argv: Sequence[str]) -> tuple[str, list[str]]:
+    """``(name, rest)``: the benchmark the arguments name first, else :data:`DEFAULT_SUITE`.
+
+    >>> split_suite(["jps", "--queries", "4"]), split_suite(["--quick"])
+    (('jps', ['--queries', '4']), ('peers', ['--quick']))
+    """
+    args = list(argv)
+    if args and args[0] in SUITES:
+        return args[0], args[1:]
+    return DEFAULT_SUITE, args
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the benchmark that ``argv`` names (see :func:`split_suite`) with the rest."""
+    import sys
+
+    name, rest = split_suite(sys.argv[1:] if argv is None else argv)
+    rc = importlib.import_module(SUITES[name]).main(rest)
+    return int(rc) if isinstance(rc, int) else 0

@@ -1,0 +1,88 @@
+"""The ``navkit`` command line: one module per command group.
+
+Commands::
+
+    navkit path MAP --from X,Z --to X,Z ...      (navkit.cli.paths)
+    navkit scen FILE.scen ...                    (navkit.cli.scen)
+    navkit bench [jps|hpa|flow|level|sim] ...    (navkit.cli.bench -> navkit.bench)
+    navkit info MAP [--json]                     (navkit.cli.paths)
+    navkit convert IN OUT                        (navkit.cli.paths)
+    navkit build CONFIG.json -o GRID.txt ...     (navkit.cli.level)
+    navkit bench-level ...                       (navkit.cli.bench)
+    navkit sim SCENE.json --ticks N ...          (navkit.cli.sim)
+    navkit view TARGET ...                       (navkit.cli.view)
+    navkit flow MAP --goal X,Z ...               (navkit.cli.flow)
+    navkit --version
+
+Exit status: 0 success; 1 a query found no path (``path``, ``flow``) or a
+scenario length did not match (``scen``; for ``--algorithm hpa``, which is
+approximate, only a missing or invalid path counts); 2 bad input (a bad
+option value, an unreadable file, any :class:`~navkit.errors.NavkitError`,
+printed as ``error: <message>`` without a traceback). The shared pieces are
+in :mod:`navkit.cli.common`; this module builds the typer :data:`app` and
+registers the commands.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from .. import __version__
+from .bench import BENCH_HELP, BENCH_LEVEL_HELP, bench_cmd, bench_level_cmd
+from .common import EXIT_BAD_INPUT, EXIT_NO_PATH, EXIT_OK, PASSTHROUGH, NavkitGroup
+from .flow import HELP as FLOW_HELP
+from .flow import flow_cmd
+from .level import build_cmd
+from .paths import convert_cmd, info_cmd, path_cmd
+from .scen import ALGORITHMS, scen_cmd
+from .scen import HELP as SCEN_HELP
+from .sim import sim_cmd
+from .view import view_cmd
+
+__all__ = ["app", "main", "ALGORITHMS", "EXIT_OK", "EXIT_NO_PATH", "EXIT_BAD_INPUT"]
+
+app = typer.Typer(
+    name="navkit",
+    cls=NavkitGroup,
+    help="Exact, deterministic grid navigation: path queries, Moving AI checks, map tools.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+def _version_callback(value: bool) -> None:
+    if value:
+        typer.echo(f"navkit {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option("--version", help="Print the navkit version and exit.", is_eager=True,
+                     callback=_version_callback),
+    ] = False,
+) -> None:
+    """Exact, deterministic grid navigation: path queries, Moving AI checks, map tools."""
+
+
+# in the order `navkit --help` lists them
+app.command("path")(path_cmd)
+app.command("scen", help=SCEN_HELP)(scen_cmd)
+app.command("bench", help=BENCH_HELP, **PASSTHROUGH)(bench_cmd)
+app.command("info")(info_cmd)
+app.command("convert")(convert_cmd)
+app.command("build")(build_cmd)
+app.command("bench-level", help=BENCH_LEVEL_HELP, **PASSTHROUGH)(bench_level_cmd)
+app.command("sim")(sim_cmd)
+app.command("view")(view_cmd)
+app.command("flow", help=FLOW_HELP)(flow_cmd)
+
+
+def main() -> None:
+    """Console-script entry point (``navkit``)."""
+    app(prog_name="navkit")

@@ -1,0 +1,188 @@
+"""Pieces every ``navkit`` command shares: exit codes, error handling, output, parsing.
+
+* :data:`EXIT_OK`, :data:`EXIT_NO_PATH`, :data:`EXIT_BAD_INPUT`: the exit
+  statuses of every command;
+* :class:`NavkitGroup`: the typer group class that turns a
+  :class:`~navkit.errors.NavkitError` into ``error: <message>`` on stderr
+  and exit status 2, without a traceback;
+* :func:`stdout` / :func:`stderr`: rich consoles, :func:`emit_json` and
+  :func:`num` for strict JSON;
+* :func:`parse_pair` (``X,Z``) and :func:`parse_obstacles` (``X,Z,R``):
+  option parsers whose errors name the option;
+* :class:`CostsName`: the ``--costs`` choice;
+* :data:`PASSTHROUGH`: the settings of a command that hands its arguments on.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+import math
+import sys
+from typing import Any
+
+import numpy as np
+import typer
+from numpy.typing import NDArray
+from rich.console import Console
+from typer.core import TyperGroup
+
+from ..errors import NavkitError
+
+__all__ = [
+    "EXIT_OK",
+    "EXIT_NO_PATH",
+    "EXIT_BAD_INPUT",
+    "NavkitGroup",
+    "CostsName",
+    "PASSTHROUGH",
+    "stdout",
+    "stderr",
+    "emit_json",
+    "num",
+    "parse_pair",
+    "parse_obstacles",
+    "exit_with",
+]
+
+EXIT_OK = 0
+#: ``path``: no path was found; ``scen``: at least one length mismatched.
+EXIT_NO_PATH = 1
+#: Bad input: option values, files, any NavkitError.
+EXIT_BAD_INPUT = 2
+
+#: Command settings for ``bench`` and ``bench-level``: every argument, ``--help``
+#: included, is handed on to the benchmark's own parser.
+PASSTHROUGH: dict[str, Any] = {
+    "context_settings": {"allow_extra_args": True, "ignore_unknown_options": True},
+    "add_help_option": False,
+}
+
+
+class NavkitGroup(TyperGroup):
+    """Turns every :class:`NavkitError` into ``error: <message>`` and exit status 2."""
+
+    def invoke(self, ctx: Any) -> Any:
+        try:
+            return super().invoke(ctx)
+        except NavkitError as exc:
+            typer.echo(f"error: {exc}", err=True)
+            raise typer.Exit(EXIT_BAD_INPUT) from None
+
+
+class CostsName(str, enum.Enum):
+    """``--costs``: the step cost models."""
+
+    seed = "seed"
+    exact = "exact"
+
+
+def stdout() -> Console:
+    """A console on the current ``sys.stdout``.
+
+    Made per call: typer's test runner swaps ``sys.stdout`` per invocation.
+    """
+    return Console(file=sys.stdout, highlight=False, soft_wrap=False)
+
+
+def stderr() -> Console:
+    """A console on the current ``sys.stderr``."""
+    return Console(file=sys.stderr, highlight=False)
+
+
+def emit_json(obj: dict[str, Any]) -> None:
+    """Print ``obj`` as one line of strict JSON (no NaN or inf)."""
+    typer.echo(json.dumps(obj, allow_nan=False))
+
+
+def num(value: float) -> float | None:
+    """A float for JSON: ``None`` for inf / NaN (strict JSON has neither).
+
+    >>> num(1.5), num(float("inf"))
+    (1.5, None)
+    """
+    v = float(value)
+    return v if math.isfinite(v) else None
+
+
+def exit_with(rc: object) -> typer.Exit:
+    """The ``typer.Exit`` for a ``main(argv)`` return value (an int, else 0)."""
+    return typer.Exit(int(rc) if isinstance(rc, int) else 0)
+
+
+def parse_pair(text: str, option: str, *, integer: bool) -> tuple[float, float] | tuple[int, int]:
+    """Parse ``'X,Z'`` strictly; a bad value raises BadParameter naming ``option``.
+
+    >>> parse_pair(" 1, -2.5", "--from", integer=False)
+    (1.0, -2.5)
+    >>> parse_pair("3,4", "--from", integer=True)
+    (3, 4)
+    """
+    kind = "integer cells" if integer else "world coordinates"
+
+    def bad(why: str) -> typer.BadParameter:
+        return typer.BadParameter(
+            f"expected X,Z ({kind}), got {text!r}: {why}", param_hint=f"'{option}'"
+        )
+
+    parts = text.split(",")
+    if len(parts) != 2:
+        raise bad(f"need exactly two comma-separated numbers, found {len(parts)} part(s)")
+    out: list[Any] = []
+    for label, part in zip("XZ", parts, strict=True):
+        p = part.strip()
+        if not p:
+            raise bad(f"{label} is empty")
+        if integer:
+            try:
+                out.append(int(p, 10))
+            except ValueError:
+                raise bad(f"{label} = {p!r} is not an integer") from None
+        else:
+            try:
+                v = float(p)
+            except ValueError:
+                raise bad(f"{label} = {p!r} is not a number") from None
+            if not math.isfinite(v):
+                raise bad(f"{label} = {p!r} is not finite")
+            out.append(v)
+    return (out[0], out[1])
+
+
+def parse_obstacles(
+    values: list[str] | None, option: str = "--obstacle"
+) -> NDArray[np.float64] | None:
+    """``['X,Z,R', ...]`` -> a ``(k, 3)`` float array of world circles (None when empty).
+
+    A malformed value raises ``typer.BadParameter`` naming the option.
+
+    >>> parse_obstacles(["1.5,2,0.5", " -3, 4 ,1 "]).tolist()
+    [[1.5, 2.0, 0.5], [-3.0, 4.0, 1.0]]
+    >>> parse_obstacles([]) is None
+    True
+    """
+    if not values:
+        return None
+    rows = []
+    for text in values:
+        def bad(why: str, text: str = text) -> typer.BadParameter:
+            return typer.BadParameter(f"expected X,Z,R (world metres), got {text!r}: {why}",
+                                      param_hint=f"'{option}'")
+
+        parts = text.split(",")
+        if len(parts) != 3:
+            raise bad(f"need exactly three comma-separated numbers, found {len(parts)} part(s)")
+        row = []
+        for label, part in zip(("X", "Z", "R"), parts, strict=True):
+            p = part.strip()
+            try:
+                v = float(p)
+            except ValueError:
+                raise bad(f"{label} = {p!r} is not a number") from None
+            if not math.isfinite(v):
+                raise bad(f"{label} = {p!r} is not finite")
+            row.append(v)
+        if row[2] < 0:
+            raise bad(f"R = {row[2]!r} is negative")
+        rows.append(row)
+    return np.array(rows, dtype=np.float64)

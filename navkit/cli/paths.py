@@ -1,0 +1,262 @@
+"""``navkit path``, ``navkit info`` and ``navkit convert``: one grid file, one query.
+
+::
+
+    navkit path MAP --from X,Z --to X,Z [--cells] [--no-smooth] [--nearest]
+                [--costs seed|exact] [--obstacle X,Z,R ...] [--png OUT.png] [--json]
+    navkit info MAP [--json]
+    navkit convert IN OUT
+
+``path`` exits with 1 when there is no path; every command exits with 2 on
+bad input (:mod:`navkit.cli.common`).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from pathlib import Path
+from typing import Annotated, Any
+
+import numpy as np
+import typer
+from numpy.typing import NDArray
+from rich.markup import escape
+from rich.table import Table
+
+from ..formats import load_grid, save_grid
+from ..grid import NavGrid
+from ..query.pathfinder import Pathfinder
+from ..results import PathResult
+from .common import (
+    EXIT_NO_PATH,
+    EXIT_OK,
+    CostsName,
+    emit_json,
+    num,
+    parse_obstacles,
+    parse_pair,
+    stdout,
+)
+
+__all__ = ["path_cmd", "info_cmd", "convert_cmd", "grid_info"]
+
+#: How many waypoints ``path`` lists before truncating (head + tail).
+WAYPOINT_HEAD = 12
+WAYPOINT_TAIL = 4
+
+
+def _fmt_point(p: Any) -> str:
+    return f"({float(p[0]):.3f}, {float(p[1]):.3f})"
+
+
+def _waypoint_lines(points: NDArray[np.float64]) -> list[str]:
+    n = len(points)
+    if n <= WAYPOINT_HEAD + WAYPOINT_TAIL + 1:
+        return [f"{i:>4}  {_fmt_point(p)}" for i, p in enumerate(points)]
+    head = [f"{i:>4}  {_fmt_point(points[i])}" for i in range(WAYPOINT_HEAD)]
+    tail = [f"{i:>4}  {_fmt_point(points[i])}" for i in range(n - WAYPOINT_TAIL, n)]
+    return [*head, f"      ... {n - WAYPOINT_HEAD - WAYPOINT_TAIL} more ...", *tail]
+
+
+# ------------------------------------------------------------------------ path
+def path_cmd(
+    map_file: Annotated[Path, typer.Argument(
+        metavar="MAP", help="Grid file (.map .txt .png .npy .npz .json ...).")],
+    from_: Annotated[str, typer.Option(
+        "--from", metavar="X,Z", help="Start: world metres, or a cell with --cells.")],
+    to: Annotated[str, typer.Option(
+        "--to", metavar="X,Z", help="Goal: world metres, or a cell with --cells.")],
+    cells: Annotated[bool, typer.Option(
+        "--cells", help="--from/--to are integer cells; uses find_path_cells.")] = False,
+    smooth: Annotated[bool, typer.Option(
+        "--smooth/--no-smooth", help="String-pull the waypoints (both modes).")] = True,
+    nearest: Annotated[bool, typer.Option(
+        "--nearest",
+        help="If the goal is unreachable, go to the reachable cell closest to it.")] = False,
+    costs: Annotated[CostsName, typer.Option(
+        "--costs",
+        help="Step costs: seed (10/14) or exact (sqrt 2, Moving AI lengths).")] = CostsName.seed,
+    obstacle: Annotated[list[str] | None, typer.Option(
+        "--obstacle", metavar="X,Z,R",
+        help="A dynamic obstacle circle in world metres, blocking the cells whose centres "
+             "it covers (repeatable).")] = None,
+    png: Annotated[Path | None, typer.Option(
+        "--png", metavar="OUT.png", help="Also draw the grid and path to this PNG.")] = None,
+    as_json: Annotated[bool, typer.Option(
+        "--json", help="Print one JSON object instead of a table.")] = False,
+) -> None:
+    """Find one path on MAP and print a summary (exit 1 when there is no path)."""
+    start = parse_pair(from_, "--from", integer=cells)
+    goal = parse_pair(to, "--to", integer=cells)
+    circles = parse_obstacles(obstacle)
+    grid = load_grid(map_file)
+    pf = Pathfinder(grid, costs=costs.value)
+
+    use_smooth = smooth
+
+    def query(a: Any, b: Any) -> PathResult:
+        if cells:
+            return pf.find_path_cells(a, b, smooth=use_smooth, nearest=nearest, obstacles=circles)
+        if nearest:
+            return pf.find_path_to_nearest(a, b, smooth=use_smooth, obstacles=circles)
+        return pf.find_path(a, b, smooth=use_smooth, obstacles=circles)
+
+    # the first call loads (or compiles) the numba kernels: warm them with a
+    # trivial start -> start query, then time the real one
+    t0 = time.perf_counter()
+    query(start, start)
+    first_s = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    res = query(start, goal)
+    elapsed_s = time.perf_counter() - t0
+
+    if png is not None:
+        from ..render import render_grid, save_png
+
+        if res.has_path:
+            img = render_grid(grid, paths=[res])
+        else:
+            pts = np.asarray([start, goal], dtype=np.int64 if cells else np.float64)
+            img = render_grid(grid, markers=[pts])
+        save_png(img, png)
+
+    ok = res.status.has_path
+    if as_json:
+        emit_json(
+            {
+                "map": str(map_file),
+                "mode": "cells" if cells else "world",
+                "from": list(start),
+                "to": list(goal),
+                "costs": costs.value,
+                "smooth": use_smooth,
+                "nearest": nearest,
+                "status": res.status.name,
+                "found": res.found,
+                "cost": num(res.cost),
+                "cost_int": res.cost_int,
+                "num_cells": len(res.cells),
+                "num_waypoints": len(res.waypoints),
+                "cells": res.cells.tolist(),
+                "waypoints": res.waypoints.tolist(),
+                "start_cell": None if res.start_cell is None else list(res.start_cell),
+                "end_cell": None if res.end_cell is None else list(res.end_cell),
+                "expanded": res.expanded,
+                "generated": res.generated,
+                "time_us": elapsed_s * 1e6,
+                "first_call_ms": first_s * 1e3,
+                "png": None if png is None else str(png),
+            }
+        )
+    else:
+        _print_path(res, map_file, start, goal, cells=cells, costs=costs.value, smooth=use_smooth,
+                    png=png, elapsed_s=elapsed_s, first_s=first_s)
+    raise typer.Exit(EXIT_OK if ok else EXIT_NO_PATH)
+
+
+def _print_path(res: PathResult, map_file: Path, start: Any, goal: Any, *, cells: bool,
+                costs: str, smooth: bool, png: Path | None, elapsed_s: float,
+                first_s: float) -> None:
+    out = stdout()
+    table = Table(title=f"navkit path on {escape(str(map_file))}", show_header=False)
+    table.add_column("field", style="bold")
+    table.add_column("value")
+    status_style = "green" if res.found else ("yellow" if res.status.has_path else "red")
+    table.add_row("status", f"[{status_style}]{res.status.name}[/]")
+    table.add_row("mode", f"{'cells' if cells else 'world'} (costs={costs}, smooth={smooth})")
+    table.add_row("from -> to", escape(f"{tuple(start)} -> {tuple(goal)}"))
+    if res.start_cell is not None:
+        end = "-" if res.end_cell is None else str(res.end_cell)
+        table.add_row("cells (start -> end)", escape(f"{res.start_cell} -> {end}"))
+    table.add_row("cost", f"{res.cost:.6f}" if math.isfinite(res.cost) else "inf (no path)")
+    table.add_row("cells", str(len(res.cells)))
+    table.add_row("waypoints", str(len(res.waypoints)))
+    table.add_row("nodes expanded", f"{res.expanded:,}")
+    table.add_row("time", f"{elapsed_s * 1e6:,.1f} us (warm; JIT load on a first trivial call: "
+                          f"{first_s * 1e3:,.1f} ms)")
+    if png is not None:
+        table.add_row("png", escape(str(png)))
+    out.print(table)
+    if len(res.waypoints):
+        out.print("[bold]waypoints[/] (world x, z):")
+        for line in _waypoint_lines(res.waypoints):
+            out.print(escape(line))
+
+
+# ------------------------------------------------------------------------ info
+def grid_info(grid: NavGrid, path: Path) -> dict[str, Any]:
+    """What ``navkit info --json`` prints for ``grid`` read from ``path``."""
+    walk = grid.walkable
+    nwalk = int(walk.sum())
+    w = grid.weight_array()[walk] if nwalk else np.ones(1, dtype=np.int32)
+    return {
+        "file": str(path),
+        "name": grid.name,
+        "width": grid.width,
+        "depth": grid.depth,
+        "cells": grid.size,
+        "walkable": nwalk,
+        "walkable_fraction": nwalk / grid.size,
+        "weighted": grid.is_weighted,
+        "weight_min": int(w.min()),
+        "weight_max": int(w.max()),
+        "cell_size": grid.cell_size,
+        "min_x": grid.min_x,
+        "min_z": grid.min_z,
+        "max_x": grid.max_x,
+        "max_z": grid.max_z,
+        "floor_y": grid.floor_y,
+        "agent_radius": grid.agent_radius,
+    }
+
+
+def info_cmd(
+    map_file: Annotated[Path, typer.Argument(metavar="MAP", help="Grid file.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Print a grid's size, walkable fraction, weights and geometry."""
+    grid = load_grid(map_file)
+    info = grid_info(grid, map_file)
+    if as_json:
+        emit_json(info)
+        return
+    table = Table(title=escape(f"navkit info {map_file}"), show_header=False)
+    table.add_column("field", style="bold")
+    table.add_column("value")
+    table.add_row("size", f"{info['width']} x {info['depth']} cells (width x depth) = "
+                          f"{info['cells']:,}")
+    table.add_row("walkable", f"{info['walkable']:,} cells ({info['walkable_fraction']:.2%})")
+    if info["weighted"]:
+        table.add_row("weights", f"{info['weight_min']} .. {info['weight_max']} (walkable cells)")
+    else:
+        table.add_row("weights", "uniform (1)")
+    table.add_row("cell size", f"{info['cell_size']:g} m")
+    table.add_row("origin (min x, z)", f"({info['min_x']:g}, {info['min_z']:g}) m")
+    table.add_row("extent (max x, z)", f"({info['max_x']:g}, {info['max_z']:g}) m")
+    table.add_row("floor y", f"{info['floor_y']:g} m")
+    table.add_row("agent radius", f"{info['agent_radius']:g} m")
+    stdout().print(table)
+
+
+# --------------------------------------------------------------------- convert
+def convert_cmd(
+    src: Annotated[Path, typer.Argument(metavar="IN", help="Grid file to read.")],
+    dst: Annotated[Path, typer.Argument(
+        metavar="OUT", help="File to write; the extension picks the format.")],
+) -> None:
+    """Convert a grid file to another format (load_grid then save_grid)."""
+    grid = load_grid(src)
+    save_grid(grid, dst)
+    ext = dst.suffix.lower()
+    dropped = []
+    if ext == ".map":
+        if grid.is_weighted:
+            dropped.append("terrain weights")
+        geometry = (grid.cell_size, grid.min_x, grid.min_z, grid.floor_y, grid.agent_radius)
+        if geometry != (1.0, 0.0, 0.0, 0.0, 0.0):
+            dropped.append("geometry")
+    if dropped:
+        typer.echo(f"warning: {dst.name}: the .map format drops {' and '.join(dropped)}", err=True)
+    typer.echo(f"wrote {dst} ({grid.width}x{grid.depth} cells)")
+
