@@ -33,6 +33,17 @@ MOVED: dict[str, str] = {
     "navkit.flow": "navkit.query.flow",
     "navkit.navmap": "navkit.query.navmap",
     "navkit.cache": "navkit.query.cache",
+    "navkit.benchmark": "navkit.bench.peers",
+    "navkit.bench_jps": "navkit.bench.jps",
+    "navkit.bench_hpa": "navkit.bench.hpa",
+    "navkit.bench_flow": "navkit.bench.flow",
+    "navkit.bench_level": "navkit.bench.level",
+    "navkit.bench_sim": "navkit.bench.sim",
+    "navkit.level.bench": "navkit.bench.raster",
+    "navkit.cli_flow": "navkit.cli.flow",
+    "navkit.cli_level": "navkit.cli.level",
+    "navkit.cli_sim": "navkit.cli.sim",
+    "navkit.cli_view": "navkit.cli.view",
 }
 
 

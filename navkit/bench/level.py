@@ -103,19 +103,16 @@ def make_scenario(nav: Any, *, n_queries: int = 1000, n_characters: int = N_CHAR
 
 def _kernel_loop(pf: Any, obs: NDArray[np.float64],
                  queries: list[tuple[Any, ...]]) -> Callable[[], None]:
-    """The one-call kernel alone on ``queries``.
-
-    This reaches into the Pathfinder's private argument tuple and result
-    buffer and calls ``navkit._kernels.query.world_jps`` directly: navkit has
-    no public hook for timing the kernel without the Python around it.
-    """
+    """The one-call kernel alone on ``queries`` (``(sx, sz, ex, ez, budget, nearest,
+    smooth)`` each), on the Pathfinder's own arguments and result buffer
+    (:meth:`navkit.query.world.WorldQueries.kernel_args`)."""
     from .._kernels import query as kernel_query
 
     def go() -> None:
-        fx = pf._fx if pf._fx is not None else pf._fused_args()
-        res = pf._qres
+        fx = pf.world.kernel_args()
+        res = pf.world.result
         for q in queries:
-            kernel_query.world_jps(fx, obs, q, res)
+            kernel_query.world_jps(fx, obs, *q, res)
     return go
 
 

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 import shapely
 
+from navkit.bench.raster import benchmark_level, benchmark_rasterize
 from navkit.errors import ConfigError, FormatError, QueryError
 from navkit.level import (
     AreaConfig,
@@ -26,7 +27,6 @@ from navkit.level import (
     rasterize,
     read_level,
 )
-from navkit.level.bench import benchmark_level, benchmark_rasterize
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "levels"
 EPS = 1e-9

@@ -579,7 +579,7 @@ def test_cli_flow_no_route_and_bad_input(small_map) -> None:  # type: ignore[no-
 def test_bench_flow_smoke(tmp_path) -> None:  # type: ignore[no-untyped-def]
     import json
 
-    from navkit import bench_flow
+    from navkit.bench import flow as bench_flow
 
     out = tmp_path / "b.json"
     rc = bench_flow.main(["--data", str(tmp_path), "--size", "48", "--repeat", "1", "--json", str(out)])

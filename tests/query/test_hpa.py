@@ -387,7 +387,7 @@ MOVINGAI_SUBSET = [("den520d", 20), ("Berlin_0_256", 20), ("brc202d", 50), ("ht_
 
 @pytest.mark.parametrize(("name", "every"), MOVINGAI_SUBSET)
 def test_movingai_suboptimality(movingai: Path, name: str, every: int):
-    from navkit.benchmark import path_length
+    from navkit.query.checks import path_length
 
     grid = navkit.load_grid(movingai / f"{name}.map")
     scen = navkit.read_scenarios(movingai / f"{name}.map.scen")
@@ -450,7 +450,7 @@ def test_cli_scen_hpa_fails_only_on_missing_paths(tmp_path: Path):
 
 
 def test_bench_hpa_smoke(movingai: Path, tmp_path: Path):
-    from navkit import bench_hpa
+    from navkit.bench import hpa as bench_hpa
 
     out = tmp_path / "hpa.json"
     rc = bench_hpa.main(["--data", str(movingai), "--maps", "ht_chantry", "--queries", "10", "--no-all-lines",

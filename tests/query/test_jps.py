@@ -521,7 +521,7 @@ def test_every_scenario_line(movingai):
 def test_bench_jps_smoke(movingai, tmp_path, capsys):
     import json
 
-    from navkit import bench_jps
+    from navkit.bench import jps as bench_jps
 
     out = tmp_path / "jps.json"
     assert bench_jps.main(["--data", str(movingai), "--maps", "den520d", "--queries", "4", "--rounds", "1",

@@ -618,7 +618,7 @@ def test_cli_path_with_json_level_and_obstacles():
 
 
 def test_bench_level_smoke(tmp_path):
-    from navkit import bench_level
+    from navkit.bench import level as bench_level
 
     out = bench_level.run(counts=(4,), n_characters=5, repeat=1, raster=False)
     assert (out["width"], out["depth"]) == (80, 80) and out["characters"] == 5
