@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import os
 from pathlib import Path
+from typing import Any
 
 import numba
 
@@ -63,7 +64,7 @@ JIT_OPTIONS: dict[str, object] = {
 }
 
 
-def njit(*args, **kwargs):  # type: ignore[no-untyped-def]
+def njit(*args: Any, **kwargs: Any) -> Any:
     """``numba.njit`` with navkit's flags; keyword arguments override them."""
     options = dict(JIT_OPTIONS)
     options.update(kwargs)

@@ -130,9 +130,7 @@ class NavGrid:
         object.__setattr__(self, "walkable", walk)
         if self.weights is not None:
             w = _as_weights(self.weights, walk.shape)
-            if np.all(w == 1):
-                w = None
-            object.__setattr__(self, "weights", w)
+            object.__setattr__(self, "weights", None if np.all(w == 1) else w)
         object.__setattr__(self, "cell_size", _finite("cell_size", self.cell_size, positive=True))
         object.__setattr__(self, "min_x", _finite("min_x", self.min_x))
         object.__setattr__(self, "min_z", _finite("min_z", self.min_z))
@@ -232,7 +230,7 @@ class NavGrid:
 
     def with_weights(self, weights: ArrayLike | None) -> NavGrid:
         """A copy with other terrain weights (``None`` for uniform cost)."""
-        return replace(self, weights=weights)
+        return replace(self, weights=None if weights is None else np.asarray(weights))
 
     def equals(self, other: NavGrid) -> bool:
         """True when cells, weights and geometry are identical."""

@@ -275,7 +275,8 @@ class ClusterGraph:
             self.labels_valid = False  # relabelled on demand
         return ("in-place" if same else "splice"), int(len(touched))
 
-    def _transitions(self, touched: NDArray[np.int64]) -> tuple[NDArray[np.int64], ...]:
+    def _transitions(self, touched: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[np.int64],
+                                                                 NDArray[np.int64], NDArray[np.uint8]]:
         """The touched clusters' transitions on the current cells: counts, offsets, cells, bits."""
         counts_t = np.zeros(len(touched), dtype=np.int64)
         _k.count_nodes(self.cells, self.geo, self.gap, touched, counts_t)
@@ -301,7 +302,7 @@ class ClusterGraph:
                      self.adj_off, self.adj_to, self.adj_cost, rows)
 
     def _splice(self, touched: NDArray[np.int64], counts_t: NDArray[np.int64], tmp_off: NDArray[np.int64],
-                tmp_cell: NDArray[np.int64], tmp_bits: NDArray[np.int64]) -> None:
+                tmp_cell: NDArray[np.int64], tmp_bits: NDArray[np.uint8]) -> None:
         grid_t, model = self.grid_args(), self.model_args()
         ncl = self.n_clusters
         old_off = self.node_off

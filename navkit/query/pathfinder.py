@@ -310,7 +310,7 @@ class Pathfinder:
         (``"astar"``, ``"dijkstra"``, ``"jps"`` or ``"auto"``; JPS paths are
         the full cell chains). ``threads`` defaults to numba's thread count.
         """
-        algorithm = self.resolve_algorithm(algorithm)
+        resolved = self.resolve_algorithm(algorithm)
         pg = self.padded
         with self.overlay.using(obstacles):
             s = pg.cells_arg(starts, "starts")
@@ -325,7 +325,7 @@ class Pathfinder:
                 raise QueryError(f"threads must be a positive int or None, got {threads!r}")
             nthreads = min(nthreads, max(1, len(s)), max_threads())
             return self.batches.run(pg.nodes(s), pg.nodes(g), return_paths=return_paths,
-                                    budget=self._budget(budget), nthreads=nthreads, algorithm=algorithm)
+                                    budget=self._budget(budget), nthreads=nthreads, algorithm=resolved)
 
     # ---------------------------------------------------- dynamic obstacles
     def add_occupant(self, x: float, z: float, radius: float) -> int:

@@ -28,12 +28,13 @@ from __future__ import annotations
 import importlib
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from numpy.typing import NDArray
 
 from ..errors import QueryError
+from ..query.cells import Algorithm
 from ..query.pathfinder import Pathfinder
 from ..results import PathResult
 
@@ -193,7 +194,7 @@ class Searcher:
         resolved = resolve(algorithm) if resolve is not None else algorithm
         gen = search_generation(pf)
         t0 = time.perf_counter()
-        res = pf.find_path_cells(start, goal, smooth=True, nearest=True, algorithm=algorithm)
+        res = pf.find_path_cells(start, goal, smooth=True, nearest=True, algorithm=cast(Algorithm, algorithm))
         ms = (time.perf_counter() - t0) * 1000.0
         costs = expanded_costs(pf, since=gen)
         return SearchOutcome(res, algorithm, resolved, ms, costs, self._smoothed(pf, res))
