@@ -45,7 +45,7 @@ from .layouts import (
     HpaGridArgs,
     ModelArgs,
 )
-from .search import _compact, _heuristic
+from .search import compact_heap, heuristic
 
 #: Transition on the east / west / south / north border of its cluster.
 BIT_E = 1
@@ -264,7 +264,7 @@ def box_dijkstra(grid, geo, model, box, stride, reverse, src, target, ntarget, g
     code[l0] = SRC_CODE
     h0 = np.int64(0)
     if hmul > 0:
-        h0 = _heuristic(sx, sz, gx, gz, card, diag, eight, hmul)
+        h0 = heuristic(sx, sz, gx, gz, card, diag, eight, hmul)
     size = heap_push(hf, hk, 0, h0, np.int64(l0))
     remaining = ntarget
     settled = 0
@@ -281,7 +281,7 @@ def box_dijkstra(grid, geo, model, box, stride, reverse, src, target, ntarget, g
         z = bz0 + lz
         gl = f
         if hmul > 0:
-            gl = f - _heuristic(x, z, gx, gz, card, diag, eight, hmul)
+            gl = f - heuristic(x, z, gx, gz, card, diag, eight, hmul)
         if gl != g[li]:
             continue
         closed[li] = 1
@@ -337,7 +337,7 @@ def box_dijkstra(grid, geo, model, box, stride, reverse, src, target, ntarget, g
             code[q] = k
             fq = ng
             if hmul > 0:
-                fq = ng + _heuristic(x + _MDX[k], z + _MDZ[k], gx, gz, card, diag, eight, hmul)
+                fq = ng + heuristic(x + _MDX[k], z + _MDZ[k], gx, gz, card, diag, eight, hmul)
             size = heap_push(hf, hk, size, fq, np.int64(q))
     return settled
 
@@ -739,7 +739,7 @@ def query(grid, geo, model, graph, qws, aws, s, t, out, info):  # type: ignore[n
         cst = s_cost[j - n0s]
         if cst < 0:
             continue
-        h = _heuristic(node_x[j], node_z[j], tx, tz, card, diag, eight, hmul)
+        h = heuristic(node_x[j], node_z[j], tx, tz, card, diag, eight, hmul)
         ag[j] = cst
         apar[j] = -1
         atag[j] = open_tag
@@ -762,7 +762,7 @@ def query(grid, geo, model, graph, qws, aws, s, t, out, info):  # type: ignore[n
         e0 = adj_off[u]
         e1 = adj_off[u + 1]
         if size + (e1 - e0) + 2 > hcap:
-            size = _compact(ahf, ahk, size, atag, ag, open_tag, nbits)
+            size = compact_heap(ahf, ahk, size, atag, ag, open_tag, nbits)
         for e in range(e0, e1):
             w = adj_cost[e]
             if w < 0:
@@ -774,7 +774,7 @@ def query(grid, geo, model, graph, qws, aws, s, t, out, info):  # type: ignore[n
             ng = gu + w
             if tv == open_tag and ng >= ag[v]:
                 continue
-            h = _heuristic(node_x[v], node_z[v], tx, tz, card, diag, eight, hmul)
+            h = heuristic(node_x[v], node_z[v], tx, tz, card, diag, eight, hmul)
             ag[v] = ng
             apar[v] = u
             atag[v] = open_tag

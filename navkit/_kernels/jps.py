@@ -69,8 +69,8 @@ from .search import (
     ST_STATUS,
     STATS_SIZE,
     UNREACHABLE,
-    _heuristic,
     expansion_end,
+    heuristic,
 )
 
 NO_START = 5
@@ -82,22 +82,22 @@ _MASK64 = (1 << 64) - 1
 
 if numba.config.DISABLE_JIT:  # pragma: no cover - exercised by the NUMBA_DISABLE_JIT test run
 
-    def _ctz(v):  # type: ignore[no-untyped-def]
+    def ctz(v):  # type: ignore[no-untyped-def]
         u = int(v) & _MASK64
         return (u & -u).bit_length() - 1
 
-    def _clz(v):  # type: ignore[no-untyped-def]
+    def clz(v):  # type: ignore[no-untyped-def]
         return 64 - (int(v) & _MASK64).bit_length()
 
 else:
     from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 
     @njit(inline="always")
-    def _ctz(v):  # type: ignore[no-untyped-def]
+    def ctz(v):  # type: ignore[no-untyped-def]
         return trailing_zeros(v)
 
     @njit(inline="always")
-    def _clz(v):  # type: ignore[no-untyped-def]
+    def clz(v):  # type: ignore[no-untyped-def]
         return leading_zeros(v)
 
 
@@ -287,7 +287,7 @@ def _scan_fwd(b, lb, x):  # type: ignore[no-untyped-def]
         r = b[k]
         ev = (~r | b[k + 1]) & mask
         if ev != 0:
-            j = _ctz(ev)
+            j = ctz(ev)
             pos = ((w - 1) << 6) + j
             if (r >> j) & 1:
                 return pos
@@ -307,7 +307,7 @@ def _scan_bwd(b, lb, x):  # type: ignore[no-untyped-def]
         r = b[k]
         ev = (~r | b[k + 2]) & mask
         if ev != 0:
-            j = 63 - _clz(ev)
+            j = 63 - clz(ev)
             pos = ((w - 1) << 6) + j
             if (r >> j) & 1:
                 return pos
@@ -354,7 +354,7 @@ def _offer(ws, ctx, p, ng, qx, qz, size, generated):  # type: ignore[no-untyped-
         return size, generated
     nd[2 * q] = (open_tag << 32) | p
     nd[2 * q + 1] = ng
-    h = _heuristic(qx, qz, gx, gz, card, diag, True, 1)
+    h = heuristic(qx, qz, gx, gz, card, diag, True, 1)
     return heap_push(hf, hk, size, ng + h, (h << cb) | (qz << xb) | qx), generated + 1
 
 
@@ -515,7 +515,7 @@ def jps_body(bits, model, ws, start, goal, budget, stats):  # type: ignore[no-un
     scode = (sz << xb) | sx
     nd[2 * start] = (open_tag << 32) | scode
     nd[2 * start + 1] = 0
-    h0 = _heuristic(sx, sz, gx, gz, card, diag, True, 1)
+    h0 = heuristic(sx, sz, gx, gz, card, diag, True, 1)
     size = heap_push(hf, hk, 0, h0, (h0 << cb) | scode)
 
     expanded = 0

@@ -45,7 +45,7 @@ import numpy as np
 from .._numba_config import njit
 from . import search as _search
 from .geometry import MAX_COORD, reachable_nearest, snap_cell, stamp_circles
-from .jps import _ctz, jps_path, nodes_to_cells, overlay_block, overlay_restore
+from .jps import ctz, jps_path, nodes_to_cells, overlay_block, overlay_restore
 from .layouts import (
     AStarArrays,
     BitsArgs,
@@ -151,7 +151,7 @@ def _span_blocked(b, nw, line, x0, x1):  # type: ignore[no-untyped-def]
             m &= hi
         holes = ~b[base + 3 * w] & m
         if holes != 0:
-            return ((w - 1) << 6) + _ctz(holes)
+            return ((w - 1) << 6) + ctz(holes)
     return -1
 
 

@@ -118,7 +118,7 @@ def move_masks(cells, wp, x0, z0, x1, z1, eight, out):  # type: ignore[no-untype
 
 
 @njit(inline="always")
-def _heuristic(qx, qz, gx, gz, card, diag, eight, hmul):  # type: ignore[no-untyped-def]
+def heuristic(qx, qz, gx, gz, card, diag, eight, hmul):  # type: ignore[no-untyped-def]
     dx = qx - gx
     if dx < 0:
         dx = -dx
@@ -162,7 +162,7 @@ def _offer(g, parent, tag, pos, hf, hk, weights, weighted, open_tag, closed_tag,
     g[q] = ng
     parent[q] = p
     tag[q] = open_tag
-    h = _heuristic(qx, qz, gx, gz, card, diag, eight, hmul)
+    h = heuristic(qx, qz, gx, gz, card, diag, eight, hmul)
     mask = (np.int64(1) << nbits) - 1
     k = (h << nbits) | q
     f = ng + h
@@ -221,7 +221,7 @@ def _enqueue(hk, rings, n, fc, gx, gz, model, eight, nbits, size):  # type: igno
     for s in range(n):
         i = uidx(SUCC + 4 * s)
         q = ht[i]
-        h = _heuristic(ht[i + uidx(1)], ht[i + uidx(2)], gx, gz, card, diag, eight, hmul)
+        h = heuristic(ht[i + uidx(1)], ht[i + uidx(2)], gx, gz, card, diag, eight, hmul)
         k = (h << nbits) | q
         f = ht[i + uidx(3)] + h
         df = f - fc
@@ -331,7 +331,7 @@ def _pop_level(wp, g, tag, hk, rings, open_tag, nbits):  # type: ignore[no-untyp
 
 
 @njit
-def _compact(hf, hk, size, tag, g, open_tag, nbits):  # type: ignore[no-untyped-def]
+def compact_heap(hf, hk, size, tag, g, open_tag, nbits):  # type: ignore[no-untyped-def]
     """Drop stale heap entries (closed nodes, superseded costs); returns the new size."""
     mask = (np.int64(1) << nbits) - 1
     k = 0
@@ -404,7 +404,7 @@ def _open_start(g, parent, tag, gen, wp, start, goal, model, eight):  # type: ig
     g[start] = 0
     parent[start] = start
     tag[start] = open_tag
-    h0 = _heuristic(sx, sz, gx, gz, card, diag, eight, hmul)
+    h0 = heuristic(sx, sz, gx, gz, card, diag, eight, hmul)
     return open_tag, closed_tag, gx, gz, h0, (sx - gx) * (sx - gx) + (sz - gz) * (sz - gz)
 
 

@@ -290,10 +290,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.json is not None:
         import numba
 
-        import navkit
+        from .._version import __version__
 
         payload = {
-            "navkit_version": navkit.__version__,
+            "navkit_version": __version__,
             "python": platform.python_version(),
             "platform": platform.platform(),
             "cpu_count": os.cpu_count(),

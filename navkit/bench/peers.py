@@ -328,10 +328,10 @@ def _payload(args: argparse.Namespace, data_dir: Path, names: list[str], queries
     """Everything ``--json`` writes."""
     import numba
 
-    import navkit
+    from .._version import __version__
 
     return {
-        "navkit_version": getattr(navkit, "__version__", None),
+        "navkit_version": __version__,
         "python": platform.python_version(),
         "platform": platform.platform(),
         "machine": platform.machine(),

@@ -29,7 +29,7 @@ from typing import Annotated
 
 import typer
 
-from .. import __version__
+from .._version import __version__
 from .bench import BENCH_HELP, BENCH_LEVEL_HELP, bench_cmd, bench_level_cmd
 from .common import EXIT_BAD_INPUT, EXIT_NO_PATH, EXIT_OK, PASSTHROUGH, NavkitGroup
 from .flow import HELP as FLOW_HELP
