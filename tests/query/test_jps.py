@@ -281,7 +281,7 @@ def test_nearest_world_query_and_reference():
     j = pf.find_path_to_nearest((1.5, 5.5), (10.5, 5.5), algorithm="jps")
     assert j.status == a.status == Status.NEAREST
     assert (j.cost_int, j.end_cell) == (a.cost_int, a.end_cell)
-    from reference import dijkstra_costs
+    from tests.reference import dijkstra_costs
 
     want = reachable_nearest(dijkstra_costs(walk, None, (1, 5), 1_000_000, 1_414_214), (10, 5))
     assert j.end_cell == want
