@@ -40,7 +40,7 @@ class CostModel:
             raise ConfigError(f"cardinal cost too large for int64 path costs: {self.card}", field="costs.card")
 
 
-#: Seed 000 §3: 10 per straight step, 14 per diagonal step.
+#: docs/rules.md §3.2: 10 per straight step, 14 per diagonal step.
 SEED = CostModel(10, 14, "seed")
 #: sqrt(2) to 7 significant digits: reproduces Moving AI optimal lengths.
 EXACT = CostModel(1_000_000, 1_414_214, "exact")

@@ -1,7 +1,7 @@
 """The navigation grid: walkable cells, terrain weights and their geometry.
 
-A :class:`NavGrid` is a ``(depth, width)`` array indexed ``[z, x]`` (seed 000
-§1): cell ``(x, z)`` has linear index ``z * width + x``. World coordinates are
+A :class:`NavGrid` is a ``(depth, width)`` array indexed ``[z, x]`` (docs/rules.md
+§1.1): cell ``(x, z)`` has linear index ``z * width + x``. World coordinates are
 metres on the XZ plane; cell ``(x, z)`` covers
 ``[min_x + x * cell_size, min_x + (x + 1) * cell_size)`` along X and the same
 along Z.
@@ -197,7 +197,7 @@ class NavGrid:
         return (index % self.width, index // self.width)
 
     def world_to_cell(self, wx: float, wz: float) -> tuple[int, int]:
-        """Cell containing a world point (seed 000 §1); may lie outside the grid.
+        """Cell containing a world point (docs/rules.md §1.3); may lie outside the grid.
 
         Raises :class:`~navkit.errors.QueryError` on NaN or infinite input.
         """
@@ -209,7 +209,7 @@ class NavGrid:
         )
 
     def cell_center(self, x: int, z: int) -> tuple[float, float]:
-        """World ``(x, z)`` of a cell's centre (seed 000 §1)."""
+        """World ``(x, z)`` of a cell's centre (docs/rules.md §1.3)."""
         return (self.min_x + (x + 0.5) * self.cell_size, self.min_z + (z + 0.5) * self.cell_size)
 
     def cells_to_world(self, cells: ArrayLike) -> NDArray[np.float64]:

@@ -20,10 +20,10 @@ class Status(enum.IntEnum):
     UNREACHABLE = 1
     #: The node-expansion budget ran out first.
     BUDGET_EXHAUSTED = 2
-    #: The search exhausted its window (seed 003's bounded local search).
+    #: The search exhausted its window (bounded local search, docs/rules.md §3.6).
     WINDOW_EXHAUSTED = 3
     #: find-path-to-nearest: the goal is unreachable; the path ends at the
-    #: reachable cell closest to it (seed 000 §5).
+    #: reachable cell closest to it (docs/rules.md §6.2).
     NEAREST = 4
     #: No walkable cell at or near the start.
     NO_START = 5
@@ -52,9 +52,9 @@ class PathResult:
     cells : int32 array, shape (n, 2)
         The raw cell chain ``(x, z)`` from start cell to end cell, inclusive.
     waypoints : float64 array, shape (m, 2)
-        World ``(x, z)`` waypoints in metres after smoothing and the seed's
-        first/last waypoint rules (equal to the cell centres of ``cells`` for
-        cell queries without smoothing).
+        World ``(x, z)`` waypoints in metres after smoothing and the
+        first/last waypoint rules of docs/rules.md §4.2-§4.3 (equal to the cell
+        centres of ``cells`` for cell queries without smoothing).
     cost : float
         Path cost in cardinal-step units (1.0 per straight step); ``inf`` when
         there is no path.

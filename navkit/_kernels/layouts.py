@@ -515,7 +515,7 @@ class RetryArgs(NamedTuple):
 
 
 class FollowArgs(NamedTuple):
-    """Follow and walk-to-NPC orders (seed 003's approach)."""
+    """Follow and walk-to-NPC orders (docs/rules.md §10.5)."""
 
     #: int32 (n,), slot: the character followed (-1: no order).
     target: Any

@@ -7,16 +7,16 @@ waypoint rules: each a call). :func:`world_jps` does all of it in one call,
 on buffers the Pathfinder owns:
 
 1. validate the query's obstacle circles, stamp them under a fresh overlay
-   mark (seed 000 §6) and clear their cells from the JPS rows, unless the same
+   mark (docs/rules.md §7.2) and clear their cells from the JPS rows, unless the same
    circles are stamped already (the *standing overlay*, below);
-2. snap start and end to walkable cells (square rings, seed 000 §3);
+2. snap start and end to walkable cells (square rings, docs/rules.md §4.1);
 3. Jump Point Search; for find-path-to-nearest with an unreachable or blocked
    goal, a flood of the start's region picks the reachable cell closest to
-   the goal (the cell an exhaustive A* picks, seed 000 §5) and JPS runs to
+   the goal (the cell an exhaustive A* picks, docs/rules.md §6.4) and JPS runs to
    it; with a budget smaller than the grid, A* answers, as on the Python path;
-4. the full cell chain, string-pulling (seed 000 §4, line of sight read from
+4. the full cell chain, string-pulling (docs/rules.md §5, line of sight read from
    the packed rows), world waypoints with the first/last waypoint rules
-   (seed 000 §3).
+   (docs/rules.md §4.2-§4.3).
 
 It answers what the Python path answers (the tests compare both on random
 queries); the queries it leaves to Python (an end outside the grid) come back
@@ -489,7 +489,7 @@ def world_jps(fx, circles, sx, sz, ex, ez, budget, nearest, smooth, res):  # typ
             _centre(wpts, i, snodes[i], wp, min_x, min_z, cs)
     else:
         n = m
-    # seed 000 §3: the exact end when its cell is the end cell; the first
+    # docs/rules.md §4.3, §4.2: the exact end when its cell is the end cell; the first
     # waypoint dropped within trim metres of the start
     if status == FOUND and (ecz + 1) * wp + ecx + 1 == end and 0 <= ecx < wp - 2 and 0 <= ecz < hp - 2:
         wpts[n - 1, 0] = ex

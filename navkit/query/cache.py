@@ -1,8 +1,8 @@
 """Bounded LRU caches with statistics: :class:`LRUCache`, and :class:`PathCache` of path results (docs/rules.md §12.6).
 
-Seed 004 caches paths by their endpoints and drops the cache when the terrain
-changes; seed 003 bounds its cache with an LRU cap and reports hits, misses
-and evictions. :class:`PathCache` does both. A key names everything a path
+A path cache keys paths by their endpoints, forgets them when the terrain
+changes, is bounded by an LRU cap and reports hits, misses and evictions
+(docs/rules.md §12.6). A key names everything a path
 depends on::
 
     (map token, start cell, end cell, options, map version, occupancy version, obstacle key)

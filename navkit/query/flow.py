@@ -16,10 +16,10 @@ Quick start::
     >>> ff.lookup([[0.5, 0.5], [3.5, 2.5]]).tolist()
     [[0.0, 1.0], [0.0, -1.0]]
 
-Seed 002 ("Flow fields"): the *integration field* ``cost`` holds, for every
-cell, the cost of walking from it to the nearest goal; the *direction field*
-``direction`` holds the best neighbour to step to. Every unit looks its cell up
-in O(1).
+Flow fields (docs/rules.md §3.8): the *integration field* ``cost`` holds, for
+every cell, the cost of walking from it to the nearest goal; the *direction
+field* ``direction`` holds the best neighbour to step to. Every unit looks its
+cell up in O(1).
 
 Rules, the same as :class:`~navkit.query.pathfinder.Pathfinder`'s A*: 8-connected
 moves with the corner rule (a diagonal needs both side cells free), or
@@ -48,7 +48,8 @@ very widely fall back to a 4-ary heap. Both give the same field.
 :meth:`FlowField.update` repairs the field after cells become blocked or free
 (moving obstacles, occupants) and matches a full rebuild exactly, costs and
 tie-breaks included. :class:`FlowFieldCache` keeps built fields keyed by goals,
-cost model, obstacles and map version (seed 004's shared-destination cache).
+cost model, obstacles and map version (a shared-destination cache, docs/rules.md
+§12.6).
 """
 
 from __future__ import annotations

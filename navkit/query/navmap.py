@@ -1,6 +1,6 @@
-"""World-coordinate navigation for game code: :class:`NavMap` (seed 000 §2-§6).
+"""World-coordinate navigation for game code: :class:`NavMap` (docs/rules.md §2-§7).
 
-A :class:`NavMap` is the seed's ``PathFinder`` in Python: it holds one
+A :class:`NavMap` is the usual ``PathFinder``, in Python: it holds one
 navigation map, answers path queries between world points ``(x, z)`` in
 metres, and takes the runtime edits a game makes: doors opening and closing
 (:meth:`NavMap.set_area_available`), furniture appearing and going
@@ -30,7 +30,7 @@ walk around (``obstacles=``). Paths are cached (:mod:`navkit.query.cache`).
 ('NEAREST', [[4.25, 2.75]])
 
 Versions. :attr:`NavMap.version` counts *map* changes: area toggles and
-obstacle polygons added or removed (the changes seed 000 §9 replans on).
+obstacle polygons added or removed (the changes that force replans, docs/rules.md §10.4).
 Occupants are dynamic state, not map changes: adding or removing one bumps
 :attr:`NavMap.occupancy_version` instead. Both are part of every cache key.
 
@@ -69,7 +69,7 @@ _TOKENS = itertools.count(1)
 
 
 class Obstacle(NamedTuple):
-    """A dynamic obstacle: a circle in world metres (seed 000 §6)."""
+    """A dynamic obstacle: a circle in world metres (docs/rules.md §7.1)."""
 
     x: float
     z: float
@@ -77,7 +77,7 @@ class Obstacle(NamedTuple):
 
 
 def obstacle_radius(collision_radius: float, agent_radius: float, cell_size: float) -> float:
-    """Radius of a character's dynamic obstacle (seed 000 §6).
+    """Radius of a character's dynamic obstacle (docs/rules.md §7.4).
 
     The character's full ``collision_radius``, inflated by the map's
     ``agent_radius`` and one cell half-diagonal (``cell_size * sqrt(2) / 2``)
@@ -192,7 +192,7 @@ class NavMap:
         too). A NavGrid has no areas. A path is read with :meth:`load`.
     costs, connectivity, budget, snap_radius
         Passed to the :class:`~navkit.query.pathfinder.Pathfinder` (defaults: the
-        seed's 10/14 costs, 8-connected, no budget, 8 m snapping).
+        ``"seed"`` 10/14 costs, 8-connected, no budget, 8 m snapping).
     cache_size : int
         Paths kept in :attr:`cache` (LRU); ``0`` disables caching.
     """
@@ -364,7 +364,7 @@ class NavMap:
 
     # --------------------------------------------------------------- helpers
     def obstacle_radius(self, collision_radius: float) -> float:
-        """A character's obstacle radius on this map (seed 000 §6): see :func:`obstacle_radius`."""
+        """A character's obstacle radius on this map (docs/rules.md §7.4): see :func:`obstacle_radius`."""
         return obstacle_radius(collision_radius, self.agent_radius, self.cell_size)
 
     def is_walkable(self, x: float, z: float) -> bool:
@@ -379,12 +379,14 @@ class NavMap:
     def snap(self, x: float, z: float) -> tuple[float, float] | None:
         """Centre of the cell a query from ``(x, z)`` starts in: the point's own
         cell when free, else the nearest free cell within the snap radius
-        (seed 000 §3); None when there is none."""
+        (docs/rules.md §4.1); None when there is none."""
         cell = self._pathfinder().snap((x, z))
         return None if cell is None else self.grid.cell_center(*cell)
 
     def save_grid(self, path: str | os.PathLike[str]) -> None:
-        """Write the current static grid (seed ``.txt`` or any format :func:`~navkit.formats.save_grid` writes)."""
+        """Write the current static grid (the ``.txt`` grid file of
+        docs/rules.md §2.5, or any format :func:`~navkit.formats.save_grid`
+        writes)."""
         save_grid(self.grid, path)
 
     # --------------------------------------------------------------- queries
@@ -401,7 +403,7 @@ class NavMap:
         """Path between world points ``(x, z)`` (or ``(x, y, z)``), in metres.
 
         As :meth:`Pathfinder.find_path <navkit.query.pathfinder.Pathfinder.find_path>`
-        (snapping, smoothing, first- and last-waypoint rules of seed 000 §3).
+        (snapping, smoothing, first- and last-waypoint rules of docs/rules.md §4.2-§4.3).
         ``obstacles`` is this query's snapshot of dynamic obstacles: a
         ``(k, 3)`` array of world circles ``(x, z, radius)`` or a sequence of
         :class:`Obstacle`. An occupied destination snaps to a nearby free cell.
@@ -419,7 +421,7 @@ class NavMap:
         window: Sequence[int] | None = None,
     ) -> PathResult:
         """Like :meth:`find_path`, but an unreachable goal gives the path to the
-        reachable cell closest to it (status NEAREST; seed 000 §5). One search,
+        reachable cell closest to it (status NEAREST; docs/rules.md §6). One search,
         with the obstacles: it never retries without them. A start with no
         reachable neighbour gives no path."""
         return self._query(start, end, True, obstacles, smooth, budget, window)
@@ -486,10 +488,10 @@ def _as_circles(obstacles: Any) -> NDArray[np.float64]:
 class _Entry:
     """A cached result planned between two cell centres, reusable for any points in those cells.
 
-    ``kept`` holds the waypoints before seed 000 §3's exact-point rules:
-    planned from the start cell's centre, the first waypoint was dropped
-    exactly when it was that centre and more followed (distance 0), so it
-    is put back here.
+    ``kept`` holds the waypoints before the exact-point rules of
+    docs/rules.md §4.2-§4.3: planned from the start cell's centre, the first
+    waypoint was dropped exactly when it was that centre and more followed
+    (distance 0), so it is put back here.
     """
 
     __slots__ = ("res", "kept", "x0", "z0")
@@ -514,9 +516,10 @@ class _Entry:
 
     def at(self, sw: tuple[float, float], ew: tuple[float, float], ce: tuple[int, int],
            trim: float) -> PathResult:
-        """The result for start ``sw`` and end ``ew`` (in cell ``ce``): seed 000 §3's
-        last waypoint (the exact end when its cell is the end cell) and first
-        waypoint (dropped within ``trim`` metres of the start) rules."""
+        """The result for start ``sw`` and end ``ew`` (in cell ``ce``): the
+        last waypoint (the exact end when its cell is the end cell, docs/rules.md
+        §4.3) and first waypoint (dropped within ``trim`` metres of the start,
+        §4.2) rules."""
         res = self.res
         pts = self.kept
         if pts is None:

@@ -235,7 +235,7 @@ class Pathfinder:
         """The walkable cell for a world point: its own cell, or the nearest
         walkable cell within ``snap_radius`` metres (square rings; nearest by
         squared cell distance, ties to the lower linear index; docs/rules.md
-        §4), avoiding ``obstacles`` (world circles) when given."""
+        §4.1), avoiding ``obstacles`` (world circles) when given."""
         wx, wz = world_point(point, "point")
         with self.overlay.using(obstacles):
             return self.world.snap(wx, wz)

@@ -41,9 +41,10 @@ from .padded import PaddedGrid
 
 __all__ = ["WorldQueries", "SNAP_RADIUS", "FIRST_WAYPOINT_TRIM"]
 
-#: Start and end snap to a walkable cell within this many metres (docs/rules.md §4).
+#: Start and end snap to a walkable cell within this many metres (docs/rules.md §4.1).
 SNAP_RADIUS = 8.0
-#: The first waypoint is dropped when closer than this many cells to the start (docs/rules.md §4).
+#: The first waypoint is dropped when closer than this many cells to the start
+#: (docs/rules.md §4.2).
 FIRST_WAYPOINT_TRIM = 0.75
 
 _F64 = np.dtype(np.float64)

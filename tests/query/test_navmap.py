@@ -69,7 +69,7 @@ def snap_rings(nav: NavMap) -> int:
 
 
 def expected_nearest_end(nav: NavMap, start, end, obstacles=()) -> tuple[tuple[int, int], bool]:
-    """(end cell, found) of find-path-to-nearest by brute force (seed 000 §3, §5)."""
+    """(end cell, found) of find-path-to-nearest by brute force (docs/rules.md §4.1, §6)."""
     free = free_cells(nav, obstacles)
     grid = nav.grid
     s = brute_snap(free, grid.world_to_cell(*start), snap_rings(nav))
@@ -82,7 +82,7 @@ def expected_nearest_end(nav: NavMap, start, end, obstacles=()) -> tuple[tuple[i
 
 
 def assert_safe(nav: NavMap, res, obstacles=()) -> None:
-    """The path is a legal move sequence on free cells (seed 000 §3 corner rule included)."""
+    """The path is a legal move sequence on free cells (docs/rules.md §3.1 corner rule included)."""
     if not res.has_path:
         return
     free = free_cells(nav, obstacles)

@@ -2,7 +2,7 @@
 
 Costs come from scipy's Dijkstra on an explicitly built move graph, paths are
 re-validated and re-costed cell by cell, line of sight is checked with exact
-rational geometry, and the queue order of seed 000 §3 is checked against a
+rational geometry, and the queue order of docs/rules.md §3.4 is checked against a
 textbook heapq A*. Hypothesis runs derandomized (fixed examples) with no
 example database, so every run checks the same cases.
 """
@@ -192,8 +192,8 @@ def test_find_path_cells_matches_scipy_dijkstra(case, cm, conn, data):
 @fixed(150)
 @given(case=grids(), cm=costs_st(), conn=st.sampled_from([8, 4]), data=st.data())
 def test_expansion_order_matches_reference_astar(case, cm, conn, data):
-    """Seed 000 §3 queue order (f, then larger g, then lower index): same expansions,
-    pushes and parent chain as a heapq A* with that order, for A* and Dijkstra."""
+    """docs/rules.md §3.4 queue order (f, then larger g, then lower index): same
+    expansions, pushes and parent chain as a heapq A* with that order, for A* and Dijkstra."""
     walk, weights = case
     costs, card, diag = cm
     pf = make_pf(walk, weights, costs, conn)
@@ -302,7 +302,7 @@ def shortcut_ok(walk: np.ndarray, weights: np.ndarray | None, raw: list[tuple[in
 
 
 def check_smoothing(walk: np.ndarray, raw: np.ndarray, kept: np.ndarray, weights: np.ndarray | None = None) -> None:
-    """Seed 000 §4: kept cells are a subsequence of the raw path from its first to
+    """docs/rules.md §5: kept cells are a subsequence of the raw path from its first to
     its last cell, each in sight of the previous, and each the *furthest* raw cell
     in sight of the previous one (on weighted terrain: the furthest whose
     shortcut costs no more than the path, :func:`shortcut_ok`; seed costs)."""
@@ -399,7 +399,7 @@ def test_smooth_cells_small_integer_dtypes():
         assert got == want, f"dtype {np.dtype(dtype).name}"
 
 
-# --------------------------------------------------------------------------- nearest (seed 000 §5)
+# --------------------------------------------------------------------------- nearest (docs/rules.md §6)
 @fixed(200)
 @given(case=grids(), cm=costs_st(), conn=st.sampled_from([8, 4]), data=st.data())
 def test_nearest_matches_reachable_set(case, cm, conn, data):
@@ -422,7 +422,7 @@ def test_nearest_matches_reachable_set(case, cm, conn, data):
         best = reachable_nearest(dist, g)
         note(f"nearest reachable cell to {g}: {best}")
         if best == s:
-            assert_no_path(r)  # seed §5: the character stays put
+            assert_no_path(r)  # docs/rules.md §6.2: the character stays put
             assert r.status != Status.FOUND
             continue
         assert r.status == Status.NEAREST and r.has_path and not r.found
@@ -860,7 +860,7 @@ def test_end_snapped_keeps_cell_centre():
 
 
 def test_find_path_nearest_goal_far_outside_grid():
-    """BUG (seed 000 §5): find-path-to-nearest with an end point far outside the
+    """BUG (docs/rules.md §6.3): find-path-to-nearest with an end point far outside the
     grid (no walkable cell within 8 m) measures 'nearest' to a point clamped onto
     the grid border instead of to the end point's own cell, and so can end at a
     cell that is not the reachable cell closest to the requested destination."""
