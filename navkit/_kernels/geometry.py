@@ -167,7 +167,8 @@ def _string_pull(cells, overlay, wp, path, n, out, weights, card, diag, cum, wei
                 adx = abs(b % wp - a % wp)
                 adz = abs(b // wp - a // wp)
                 octile = card * (max(adx, adz) - min(adx, adz)) + diag * min(adx, adz)
-                ok = np.float64(acc) * np.float64(octile) <= np.float64(cum[j] - cum[anchor]) * np.float64(scale)
+                ok = (np.float64(acc) * np.float64(octile)
+                      <= np.float64(cum[j] - cum[anchor]) * np.float64(scale))
             if ok:
                 nxt = j
                 break

@@ -25,7 +25,8 @@ __all__ = [
     "BitsArgs", "JpsModelArgs", "JpsWorkspaceArgs", "JpsContext", "JpsOutArgs",
     "WorldArgs", "JpsArrays", "AStarArrays", "GeoInts", "GeoFloats", "WorldState", "WorldOut",
     "CellGeometry", "FlowGridArgs", "FlowModelArgs", "BucketPoolArgs", "SeedArgs", "HeapArgs",
-    "HpaGridArgs", "ClusterGeometry", "AbstractGraphArgs", "ClusterSearchArgs", "AbstractSearchArgs",
+    "HpaGridArgs", "ClusterGeometry", "AbstractGraphArgs", "ClusterSearchArgs",
+    "AbstractSearchArgs",
 ]
 
 
@@ -382,7 +383,8 @@ class HpaGridArgs(NamedTuple):
 
 
 class ClusterGeometry(NamedTuple):
-    """The cluster grid: padded row length, grid size in cells, cluster edge, clusters per row and column."""
+    """The cluster grid: padded row length, grid size in cells, cluster edge,
+    clusters per row and column."""
 
     wp: Any
     width: Any
