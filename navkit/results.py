@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["Status", "PathResult", "BatchResult", "SearchTrace", "path_result", "no_path", "with_waypoints"]
+__all__ = ["Status", "PathResult", "BatchResult", "SearchTrace",
+           "path_result", "no_path", "with_waypoints"]
 
 
 class Status(enum.IntEnum):
@@ -100,13 +101,14 @@ class PathResult:
 
     def __repr__(self) -> str:
         return (
-            f"PathResult({self.status.name}, cells={len(self.cells)}, waypoints={len(self.waypoints)}, "
-            f"cost={self.cost:.6g}, expanded={self.expanded})"
+            f"PathResult({self.status.name}, cells={len(self.cells)}, "
+            f"waypoints={len(self.waypoints)}, cost={self.cost:.6g}, expanded={self.expanded})"
         )
 
 
-def path_result(status: Status, cells: NDArray[np.int32], waypoints: NDArray[np.float64], cost_int: int,
-                card: int, expanded: int, generated: int, start_cell: tuple[int, int] | None,
+def path_result(status: Status, cells: NDArray[np.int32],
+                waypoints: NDArray[np.float64], cost_int: int, card: int,
+                expanded: int, generated: int, start_cell: tuple[int, int] | None,
                 end_cell: tuple[int, int] | None, floor_y: float) -> PathResult:
     """The one builder of a :class:`PathResult` with a path (``cost = cost_int / card``).
 
@@ -116,8 +118,8 @@ def path_result(status: Status, cells: NDArray[np.int32], waypoints: NDArray[np.
     """
     res = object.__new__(PathResult)
     res.__dict__.update(status=status, cells=cells, waypoints=waypoints, cost=cost_int / card,
-                        cost_int=cost_int, expanded=expanded, generated=generated, start_cell=start_cell,
-                        end_cell=end_cell, floor_y=floor_y)
+                        cost_int=cost_int, expanded=expanded, generated=generated,
+                        start_cell=start_cell, end_cell=end_cell, floor_y=floor_y)
     return res
 
 
@@ -129,9 +131,9 @@ def no_path(status: Status, *, start_cell: tuple[int, int] | None = None, expand
     inf
     """
     res = object.__new__(PathResult)
-    res.__dict__.update(status=status, cells=_EMPTY_CELLS, waypoints=_EMPTY_POINTS, cost=float("inf"),
-                        cost_int=-1, expanded=expanded, generated=generated, start_cell=start_cell,
-                        end_cell=None, floor_y=floor_y)
+    res.__dict__.update(status=status, cells=_EMPTY_CELLS, waypoints=_EMPTY_POINTS,
+                        cost=float("inf"), cost_int=-1, expanded=expanded, generated=generated,
+                        start_cell=start_cell, end_cell=None, floor_y=floor_y)
     return res
 
 

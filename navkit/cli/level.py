@@ -40,7 +40,8 @@ def build_cmd(
         metavar="CONFIG.json", help="Polygon level config (docs/rules.md §2).")],
     out: Annotated[Path, typer.Option(
         "--out", "-o", metavar="GRID.txt",
-        help="Grid file to write; the extension picks the format (.txt: the grid file of docs/rules.md §2.5).")],
+        help="Grid file to write; the extension picks the format "
+             "(.txt: the grid file of docs/rules.md §2.5).")],
     png: Annotated[Path | None, typer.Option(
         "--png", metavar="OUT.png", help="Also draw the grid to this PNG.")] = None,
     as_json: Annotated[bool, typer.Option(

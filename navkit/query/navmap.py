@@ -113,12 +113,14 @@ class _GridLevel:
         self._grid = grid
         self._obstacles: dict[str, ObstacleConfig] = {}
         self._version = 0
-        self._geometry = GridGeometry(grid.min_x, grid.min_z, grid.width, grid.depth, grid.cell_size)
+        self._geometry = GridGeometry(grid.min_x, grid.min_z, grid.width,
+                                      grid.depth, grid.cell_size)
         try:
             padding = float(grid.meta.get("objectPadding", 0.0))
         except (TypeError, ValueError):
             padding = 0.0
-        self.clearance = grid.agent_radius + (padding if math.isfinite(padding) and padding > 0 else 0.0)
+        self.clearance = grid.agent_radius + (padding if math.isfinite(padding) and padding > 0
+                                              else 0.0)
 
     @property
     def grid(self) -> NavGrid:
@@ -161,7 +163,8 @@ class _GridLevel:
 
     def remove_obstacle(self, name: str) -> None:
         if name not in self._obstacles:
-            raise ConfigError(unknown_name_message("obstacle", name, tuple(self._obstacles)), field="name")
+            raise ConfigError(unknown_name_message("obstacle", name, tuple(self._obstacles)),
+                              field="name")
         del self._obstacles[name]
         walk = self._base.walkable.copy()
         block_obstacles(walk, self._geometry, list(self._obstacles.values()), self.clearance)
@@ -218,14 +221,17 @@ class NavMap:
             level = _GridLevel(source)
         else:
             raise ConfigError(
-                f"expected a NavGrid, LevelConfig, NavLevel or file path, got {type(source).__name__}",
+                "expected a NavGrid, LevelConfig, NavLevel or file path, "
+                f"got {type(source).__name__}",
                 field="source",
             )
         self._level = level
         self._pf_args: dict[str, Any] = {
-            "costs": costs, "connectivity": connectivity, "budget": budget, "snap_radius": snap_radius,
+            "costs": costs, "connectivity": connectivity, "budget": budget,
+            "snap_radius": snap_radius,
         }
-        #: The path cache (:class:`~navkit.query.cache.PathCache`); ``cache.stats`` for hits and misses.
+        #: The path cache (:class:`~navkit.query.cache.PathCache`); ``cache.stats``
+        #: for hits and misses.
         self.cache = PathCache(cache_size)
         self._token = next(_TOKENS)
         self._occupants: dict[int, tuple[float, float, float]] = {}
@@ -301,7 +307,8 @@ class NavMap:
 
     @property
     def pathfinder(self) -> Pathfinder:
-        """The Pathfinder for the current map version (occupants applied), for cell or batch queries."""
+        """The Pathfinder for the current map version (occupants applied), for
+        cell or batch queries."""
         return self._pathfinder()
 
     def _pathfinder(self) -> Pathfinder:
@@ -364,7 +371,8 @@ class NavMap:
 
     # --------------------------------------------------------------- helpers
     def obstacle_radius(self, collision_radius: float) -> float:
-        """A character's obstacle radius on this map (docs/rules.md §7.4): see :func:`obstacle_radius`."""
+        """A character's obstacle radius on this map (docs/rules.md §7.4): see
+        :func:`obstacle_radius`."""
         return obstacle_radius(collision_radius, self.agent_radius, self.cell_size)
 
     def is_walkable(self, x: float, z: float) -> bool:
@@ -434,8 +442,8 @@ class NavMap:
         if pf is None or self._pf_version != self._level.version:
             pf = self._pathfinder()
         if not self.cache.enabled:
-            return pf.find_path(start, end, smooth=smooth, nearest=nearest, budget=budget, window=window,
-                                obstacles=obstacles)
+            return pf.find_path(start, end, smooth=smooth, nearest=nearest,
+                                budget=budget, window=window, obstacles=obstacles)
         grid = pf.grid
         sw = world_point(start, "start")
         ew = world_point(end, "end")
@@ -445,14 +453,14 @@ class NavMap:
         limits = None
         if budget is not None or window is not None:
             limits = (check_budget(budget), None if window is None else pf.padded.window(window))
-        key = (self._token, cs, ce, nearest, bool(smooth), limits, self._level.version, self._occ_version,
-               self._obstacle_key(circles))
+        key = (self._token, cs, ce, nearest, bool(smooth), limits,
+               self._level.version, self._occ_version, self._obstacle_key(circles))
         entry = self.cache.get(key)
         if entry is None:
             # The search depends on the two cells only: plan from their
             # centres, so that every point in them can share the result.
-            res = pf.find_path(grid.cell_center(*cs), grid.cell_center(*ce), smooth=smooth, nearest=nearest,
-                               budget=budget, window=window, obstacles=circles)
+            res = pf.find_path(grid.cell_center(*cs), grid.cell_center(*ce), smooth=smooth,
+                               nearest=nearest, budget=budget, window=window, obstacles=circles)
             entry = _Entry(res, grid)
             self.cache.put(key, entry)
         return entry.at(sw, ew, ce, FIRST_WAYPOINT_TRIM * grid.cell_size)

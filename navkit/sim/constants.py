@@ -2,8 +2,9 @@
 
 The path-following, guard and retry constants (``kWalkThreshold``,
 ``TARGET_REPLAN_THRESHOLD``, ``BLOCKED_REPLAN_TICKS``, the default retry
-sequence, ``NPC_TALK_DISTANCE``, ``movementContactRadius``), the planning radius (``collisionRadius``, §7.4) and
-the approach behaviour of §10.5 (``RepathDelay``, ``ApproachGiveUpTicks``).
+sequence, ``NPC_TALK_DISTANCE``, ``movementContactRadius``), the planning
+radius (``collisionRadius``, §7.4) and the approach behaviour of §10.5
+(``RepathDelay``, ``ApproachGiveUpTicks``).
 Every camelCase name has a PEP 8 alias; both refer to the same value.
 
 >>> kWalkThreshold, TARGET_REPLAN_THRESHOLD, BLOCKED_REPLAN_TICKS, NPC_TALK_DISTANCE
@@ -53,7 +54,8 @@ TARGET_REPLAN_THRESHOLD = 0.25
 #: docs/rules.md §9.4: blocked (head-on or crossing) ticks before a character stops.
 BLOCKED_REPLAN_TICKS = 3
 
-#: docs/rules.md §10.5: a character walking to an NPC interacts within this many metres (centre to centre).
+#: docs/rules.md §10.5: a character walking to an NPC interacts within this many metres
+#: (centre to centre).
 NPC_TALK_DISTANCE = 1.35
 
 #: docs/rules.md §10.3: the default retry cooldowns in ticks, before the per-ID shuffle.

@@ -97,7 +97,7 @@ def assert_no_path(r: navkit.PathResult) -> None:
     assert r.cost_int == -1 and r.cost == math.inf
 
 
-# --------------------------------------------------------------------------- the references themselves
+# --------------------------------------------------------------------- the references themselves
 def test_reference_dijkstra_against_networkx():
     """The scipy reference agrees with networkx on a graph built cell by cell."""
     import networkx as nx
@@ -245,7 +245,7 @@ def test_distance_field_charges_the_entered_cell():
     assert pf.find_path_cells((2, 0), (0, 0)).cost_int == 60
 
 
-# --------------------------------------------------------------------------- line of sight and smoothing
+# ------------------------------------------------------------------ line of sight and smoothing
 @fixed(300)
 @given(case=grids(max_side=14, weighted=False), data=st.data())
 def test_line_of_sight_matches_exact_geometry(case, data):
@@ -283,8 +283,8 @@ def test_line_of_sight_cases(blocked, a, b, want):
     assert make_pf(walk, None).line_of_sight(a, b) == want
 
 
-def shortcut_ok(walk: np.ndarray, weights: np.ndarray | None, raw: list[tuple[int, int]], i0: int, i1: int,
-                card: int = 10, diag: int = 14) -> bool:
+def shortcut_ok(walk: np.ndarray, weights: np.ndarray | None, raw: list[tuple[int, int]],
+                i0: int, i1: int, card: int = 10, diag: int = 14) -> bool:
     """May the string pull go straight from raw[i0] to raw[i1]? In sight, and on
     weighted terrain no dearer than the steps it replaces: the segment's mean
     weight (exact) times the cost model's charge for its displacement on
@@ -294,14 +294,15 @@ def shortcut_ok(walk: np.ndarray, weights: np.ndarray | None, raw: list[tuple[in
     if weights is None:
         return True
     steps = raw[i0 : i1 + 1]
-    path = sum((card if abs(p[0] - q[0]) + abs(p[1] - q[1]) == 1 else diag) * int(weights[q[1], q[0]])
-               for p, q in pairwise(steps))
+    path = sum((card if abs(p[0] - q[0]) + abs(p[1] - q[1]) == 1 else diag)
+               * int(weights[q[1], q[0]]) for p, q in pairwise(steps))
     adx, adz = abs(raw[i1][0] - raw[i0][0]), abs(raw[i1][1] - raw[i0][1])
     octile = card * (max(adx, adz) - min(adx, adz)) + diag * min(adx, adz)
     return segment_mean_weight(weights, raw[i0], raw[i1]) * octile <= path
 
 
-def check_smoothing(walk: np.ndarray, raw: np.ndarray, kept: np.ndarray, weights: np.ndarray | None = None) -> None:
+def check_smoothing(walk: np.ndarray, raw: np.ndarray, kept: np.ndarray,
+                    weights: np.ndarray | None = None) -> None:
     """docs/rules.md §5: kept cells are a subsequence of the raw path from its first to
     its last cell, each in sight of the previous, and each the *furthest* raw cell
     in sight of the previous one (on weighted terrain: the furthest whose
@@ -349,8 +350,8 @@ def test_smoothing_keeps_furthest_visible_cells(case, conn, data):
         if weights is not None:
             # with every weight 1 the weighted rule is the plain one
             ones = make_pf(walk, np.ones_like(weights), "seed", conn)
-            np.testing.assert_array_equal(ones.smooth_cells(raw.cells), make_pf(walk, None, "seed", conn)
-                                          .smooth_cells(raw.cells))
+            np.testing.assert_array_equal(ones.smooth_cells(raw.cells),
+                                          make_pf(walk, None, "seed", conn).smooth_cells(raw.cells))
 
 
 def test_weighted_smoothing_stays_on_the_road():
@@ -399,7 +400,7 @@ def test_smooth_cells_small_integer_dtypes():
         assert got == want, f"dtype {np.dtype(dtype).name}"
 
 
-# --------------------------------------------------------------------------- nearest (docs/rules.md §6)
+# ------------------------------------------------------------------- nearest (docs/rules.md §6)
 @fixed(200)
 @given(case=grids(), cm=costs_st(), conn=st.sampled_from([8, 4]), data=st.data())
 def test_nearest_matches_reachable_set(case, cm, conn, data):
@@ -776,7 +777,8 @@ CELL_SIZES = [0.25, 0.5, 1.0, 2.0]  # 8 m is a whole number of cells for each
 
 @st.composite
 def world_points(draw: st.DrawFn, walk: np.ndarray, cs: float, min_x: float, min_z: float):
-    """A world point well inside a cell (so its cell is unambiguous), up to 12 cells off the grid."""
+    """A world point well inside a cell (so its cell is unambiguous), up to 12 cells
+    off the grid."""
     depth, width = walk.shape
     cx = draw(st.integers(-12, width + 11))
     cz = draw(st.integers(-12, depth + 11))
