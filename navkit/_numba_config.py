@@ -35,7 +35,8 @@ def _drop_stale_cache(root: Path | None = None) -> None:
     digest = hashlib.sha256()
     for src in sorted(root.rglob("*.py")):
         text = src.read_bytes()
-        if b"njit" in text or src.parent.name == "_kernels":  # the kernels' sources and their layouts
+        # the kernels' sources and their layouts
+        if b"njit" in text or src.parent.name == "_kernels":
             digest.update(str(src.relative_to(root)).encode())
             digest.update(text)
     stamp = root / "__pycache__" / "navkit-kernels.sha256"

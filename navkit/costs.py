@@ -33,14 +33,16 @@ class CostModel:
                 raise ConfigError(f"expected a positive int, got {v!r}", field=f"costs.{label}")
         if self.diag < self.card or self.diag > 2 * self.card:
             raise ConfigError(
-                f"diagonal cost must lie in [card, 2*card] = [{self.card}, {2 * self.card}], got {self.diag}",
+                f"diagonal cost must lie in [card, 2*card] = [{self.card}, {2 * self.card}], "
+                f"got {self.diag}",
                 field="costs.diag",
             )
         if self.card > 10**9:
-            raise ConfigError(f"cardinal cost too large for int64 path costs: {self.card}", field="costs.card")
+            raise ConfigError(f"cardinal cost too large for int64 path costs: {self.card}",
+                              field="costs.card")
 
 
-#: Seed 000 §3: 10 per straight step, 14 per diagonal step.
+#: docs/rules.md §3.2: 10 per straight step, 14 per diagonal step.
 SEED = CostModel(10, 14, "seed")
 #: sqrt(2) to 7 significant digits: reproduces Moving AI optimal lengths.
 EXACT = CostModel(1_000_000, 1_414_214, "exact")
@@ -56,7 +58,9 @@ def cost_model(costs: str | CostModel | tuple[int, int]) -> CostModel:
         try:
             return _NAMED[costs]
         except KeyError:
-            raise ConfigError(f"expected one of {sorted(_NAMED)}, got {costs!r}", field="costs") from None
+            raise ConfigError(f"expected one of {sorted(_NAMED)}, got {costs!r}",
+                              field="costs") from None
     if isinstance(costs, tuple) and len(costs) == 2:
         return CostModel(costs[0], costs[1])
-    raise ConfigError(f"expected 'seed', 'exact', (card, diag) or CostModel, got {costs!r}", field="costs")
+    raise ConfigError(f"expected 'seed', 'exact', (card, diag) or CostModel, got {costs!r}",
+                      field="costs")

@@ -1,7 +1,7 @@
 """The navigation grid: walkable cells, terrain weights and their geometry.
 
-A :class:`NavGrid` is a ``(depth, width)`` array indexed ``[z, x]`` (seed 000
-§1): cell ``(x, z)`` has linear index ``z * width + x``. World coordinates are
+A :class:`NavGrid` is a ``(depth, width)`` array indexed ``[z, x]`` (docs/rules.md
+§1.1): cell ``(x, z)`` has linear index ``z * width + x``. World coordinates are
 metres on the XZ plane; cell ``(x, z)`` covers
 ``[min_x + x * cell_size, min_x + (x + 1) * cell_size)`` along X and the same
 along Z.
@@ -38,11 +38,14 @@ MAX_CELLS = 1 << 30
 def _as_walkable(walkable: ArrayLike) -> NDArray[np.bool_]:
     arr = np.asarray(walkable)
     if arr.ndim != 2:
-        raise ConfigError(f"expected a 2-D (depth, width) array, got shape {arr.shape}", field="walkable")
+        raise ConfigError(f"expected a 2-D (depth, width) array, got shape {arr.shape}",
+                          field="walkable")
     if arr.shape[0] < 1 or arr.shape[1] < 1:
-        raise ConfigError(f"grid must have at least one cell, got shape {arr.shape}", field="walkable")
+        raise ConfigError(f"grid must have at least one cell, got shape {arr.shape}",
+                          field="walkable")
     if arr.size > MAX_CELLS:
-        raise ConfigError(f"grid of {arr.size} cells exceeds the limit of {MAX_CELLS}", field="walkable")
+        raise ConfigError(f"grid of {arr.size} cells exceeds the limit of {MAX_CELLS}",
+                          field="walkable")
     if arr.dtype == np.bool_:
         out = arr
     elif np.issubdtype(arr.dtype, np.integer):
@@ -52,7 +55,8 @@ def _as_walkable(walkable: ArrayLike) -> NDArray[np.bool_]:
             raise ConfigError("walkable array contains NaN or infinite values", field="walkable")
         out = arr != 0
     else:
-        raise ConfigError(f"expected a bool or numeric array, got dtype {arr.dtype}", field="walkable")
+        raise ConfigError(f"expected a bool or numeric array, got dtype {arr.dtype}",
+                          field="walkable")
     out = np.ascontiguousarray(out, dtype=np.bool_)
     out.setflags(write=False)
     return out
@@ -61,17 +65,20 @@ def _as_walkable(walkable: ArrayLike) -> NDArray[np.bool_]:
 def _as_weights(weights: ArrayLike, shape: tuple[int, int]) -> NDArray[np.int32]:
     arr = np.asarray(weights)
     if arr.shape != shape:
-        raise ConfigError(f"expected shape {shape} like the walkable array, got {arr.shape}", field="weights")
+        raise ConfigError(f"expected shape {shape} like the walkable array, got {arr.shape}",
+                          field="weights")
     if np.issubdtype(arr.dtype, np.floating):
         if not np.all(np.isfinite(arr)):
             raise ConfigError("weights contain NaN or infinite values", field="weights")
         if not np.all(arr == np.round(arr)):
-            raise ConfigError("weights must be whole numbers (integer costs keep results exact)", field="weights")
+            raise ConfigError("weights must be whole numbers (integer costs keep results exact)",
+                              field="weights")
     elif not np.issubdtype(arr.dtype, np.integer) and arr.dtype != np.bool_:
         raise ConfigError(f"expected an integer array, got dtype {arr.dtype}", field="weights")
     if arr.size and (arr.min() < 1 or arr.max() > MAX_WEIGHT):
         raise ConfigError(
-            f"weights must lie in [1, {MAX_WEIGHT}], got [{arr.min()}, {arr.max()}]", field="weights"
+            f"weights must lie in [1, {MAX_WEIGHT}], got [{arr.min()}, {arr.max()}]",
+            field="weights",
         )
     out = np.ascontiguousarray(arr, dtype=np.int32)
     out.setflags(write=False)
@@ -135,7 +142,8 @@ class NavGrid:
         object.__setattr__(self, "min_x", _finite("min_x", self.min_x))
         object.__setattr__(self, "min_z", _finite("min_z", self.min_z))
         object.__setattr__(self, "floor_y", _finite("floor_y", self.floor_y))
-        object.__setattr__(self, "agent_radius", _finite("agent_radius", self.agent_radius, nonnegative=True))
+        object.__setattr__(self, "agent_radius",
+                           _finite("agent_radius", self.agent_radius, nonnegative=True))
 
     # ------------------------------------------------------------------ shape
     @property
@@ -197,7 +205,7 @@ class NavGrid:
         return (index % self.width, index // self.width)
 
     def world_to_cell(self, wx: float, wz: float) -> tuple[int, int]:
-        """Cell containing a world point (seed 000 §1); may lie outside the grid.
+        """Cell containing a world point (docs/rules.md §1.3); may lie outside the grid.
 
         Raises :class:`~navkit.errors.QueryError` on NaN or infinite input.
         """
@@ -209,7 +217,7 @@ class NavGrid:
         )
 
     def cell_center(self, x: int, z: int) -> tuple[float, float]:
-        """World ``(x, z)`` of a cell's centre (seed 000 §1)."""
+        """World ``(x, z)`` of a cell's centre (docs/rules.md §1.3)."""
         return (self.min_x + (x + 0.5) * self.cell_size, self.min_z + (z + 0.5) * self.cell_size)
 
     def cells_to_world(self, cells: ArrayLike) -> NDArray[np.float64]:

@@ -145,7 +145,8 @@ def _base_colors(grid: NavGrid, heat: NDArray[np.float64] | None) -> NDArray[np.
             lo, hi = float(h[ok].min()), float(h[ok].max())
             norm = (h - lo) / (hi - lo) if hi > lo else np.zeros_like(h)
             norm = np.clip(np.where(ok, norm, 0.0), 0.0, 1.0)
-            cmap = np.stack([np.interp(norm, _HEAT_STOPS, _HEAT_RGB[:, c]) for c in range(3)], axis=-1)
+            cmap = np.stack([np.interp(norm, _HEAT_STOPS, _HEAT_RGB[:, c]) for c in range(3)],
+                            axis=-1)
             a = np.where(ok, _HEAT_ALPHA, 0.0)[..., None]
             rgb = rgb * (1.0 - a) + cmap * a
     return np.clip(np.rint(rgb), 0, 255).astype(np.uint8)
@@ -156,8 +157,10 @@ def _check_heat(grid: NavGrid, heat: ArrayLike | None) -> NDArray[np.float64] | 
         return None
     h = np.asarray(heat)
     if h.shape != grid.shape:
-        raise ConfigError(f"expected a float array of shape {grid.shape} (depth, width), got {h.shape}", field="heat")
-    if not (np.issubdtype(h.dtype, np.floating) or np.issubdtype(h.dtype, np.integer) or h.dtype == np.bool_):
+        raise ConfigError(f"expected a float array of shape {grid.shape} (depth, width), "
+                          f"got {h.shape}", field="heat")
+    if not (np.issubdtype(h.dtype, np.floating) or np.issubdtype(h.dtype, np.integer)
+            or h.dtype == np.bool_):
         raise ConfigError(f"expected a numeric array, got dtype {h.dtype}", field="heat")
     return h.astype(np.float64)
 
@@ -171,8 +174,10 @@ def _to_pixels(grid: NavGrid, points: ArrayLike, scale: int, what: str) -> NDArr
         arr = arr.reshape(1, 2)
     if arr.ndim != 2 or arr.shape[1] != 2:
         raise ConfigError(f"expected points of shape (n, 2), got {arr.shape}", field=what)
-    if arr.dtype == np.bool_ or not (np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)):
-        raise ConfigError(f"expected integer cells or float world points, got dtype {arr.dtype}", field=what)
+    if arr.dtype == np.bool_ or not (np.issubdtype(arr.dtype, np.integer)
+                                     or np.issubdtype(arr.dtype, np.floating)):
+        raise ConfigError(f"expected integer cells or float world points, got dtype {arr.dtype}",
+                          field=what)
     if np.issubdtype(arr.dtype, np.integer):
         cells = arr.astype(np.float64) + 0.5
     else:
@@ -189,7 +194,8 @@ def _shade(color: tuple[int, int, int], factor: float) -> tuple[int, int, int]:
     return (min(r, 255), min(g, 255), min(b, 255))
 
 
-def _polyline(draw: ImageDraw.ImageDraw, px: NDArray[np.float64], color: tuple[int, int, int], width: int) -> None:
+def _polyline(draw: ImageDraw.ImageDraw, px: NDArray[np.float64],
+              color: tuple[int, int, int], width: int) -> None:
     if len(px) == 0:
         return
     pts = [(float(x), float(y)) for x, y in px]
@@ -201,7 +207,8 @@ def _polyline(draw: ImageDraw.ImageDraw, px: NDArray[np.float64], color: tuple[i
     draw.line(pts, fill=color, width=width, joint="curve")
 
 
-def _dot(draw: ImageDraw.ImageDraw, p: NDArray[np.float64], color: tuple[int, int, int], r: float, square: bool) -> None:
+def _dot(draw: ImageDraw.ImageDraw, p: NDArray[np.float64],
+         color: tuple[int, int, int], r: float, square: bool) -> None:
     x, y = float(p[0]), float(p[1])
     box = (x - r, y - r, x + r, y + r)
     if square:

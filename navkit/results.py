@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["Status", "PathResult", "BatchResult", "SearchTrace", "path_result", "no_path", "with_waypoints"]
+__all__ = ["Status", "PathResult", "BatchResult", "SearchTrace",
+           "path_result", "no_path", "with_waypoints"]
 
 
 class Status(enum.IntEnum):
@@ -20,10 +21,10 @@ class Status(enum.IntEnum):
     UNREACHABLE = 1
     #: The node-expansion budget ran out first.
     BUDGET_EXHAUSTED = 2
-    #: The search exhausted its window (seed 003's bounded local search).
+    #: The search exhausted its window (bounded local search, docs/rules.md §3.6).
     WINDOW_EXHAUSTED = 3
     #: find-path-to-nearest: the goal is unreachable; the path ends at the
-    #: reachable cell closest to it (seed 000 §5).
+    #: reachable cell closest to it (docs/rules.md §6.2).
     NEAREST = 4
     #: No walkable cell at or near the start.
     NO_START = 5
@@ -52,9 +53,9 @@ class PathResult:
     cells : int32 array, shape (n, 2)
         The raw cell chain ``(x, z)`` from start cell to end cell, inclusive.
     waypoints : float64 array, shape (m, 2)
-        World ``(x, z)`` waypoints in metres after smoothing and the seed's
-        first/last waypoint rules (equal to the cell centres of ``cells`` for
-        cell queries without smoothing).
+        World ``(x, z)`` waypoints in metres after smoothing and the
+        first/last waypoint rules of docs/rules.md §4.2-§4.3 (equal to the cell
+        centres of ``cells`` for cell queries without smoothing).
     cost : float
         Path cost in cardinal-step units (1.0 per straight step); ``inf`` when
         there is no path.
@@ -100,13 +101,14 @@ class PathResult:
 
     def __repr__(self) -> str:
         return (
-            f"PathResult({self.status.name}, cells={len(self.cells)}, waypoints={len(self.waypoints)}, "
-            f"cost={self.cost:.6g}, expanded={self.expanded})"
+            f"PathResult({self.status.name}, cells={len(self.cells)}, "
+            f"waypoints={len(self.waypoints)}, cost={self.cost:.6g}, expanded={self.expanded})"
         )
 
 
-def path_result(status: Status, cells: NDArray[np.int32], waypoints: NDArray[np.float64], cost_int: int,
-                card: int, expanded: int, generated: int, start_cell: tuple[int, int] | None,
+def path_result(status: Status, cells: NDArray[np.int32],
+                waypoints: NDArray[np.float64], cost_int: int, card: int,
+                expanded: int, generated: int, start_cell: tuple[int, int] | None,
                 end_cell: tuple[int, int] | None, floor_y: float) -> PathResult:
     """The one builder of a :class:`PathResult` with a path (``cost = cost_int / card``).
 
@@ -116,8 +118,8 @@ def path_result(status: Status, cells: NDArray[np.int32], waypoints: NDArray[np.
     """
     res = object.__new__(PathResult)
     res.__dict__.update(status=status, cells=cells, waypoints=waypoints, cost=cost_int / card,
-                        cost_int=cost_int, expanded=expanded, generated=generated, start_cell=start_cell,
-                        end_cell=end_cell, floor_y=floor_y)
+                        cost_int=cost_int, expanded=expanded, generated=generated,
+                        start_cell=start_cell, end_cell=end_cell, floor_y=floor_y)
     return res
 
 
@@ -129,9 +131,9 @@ def no_path(status: Status, *, start_cell: tuple[int, int] | None = None, expand
     inf
     """
     res = object.__new__(PathResult)
-    res.__dict__.update(status=status, cells=_EMPTY_CELLS, waypoints=_EMPTY_POINTS, cost=float("inf"),
-                        cost_int=-1, expanded=expanded, generated=generated, start_cell=start_cell,
-                        end_cell=None, floor_y=floor_y)
+    res.__dict__.update(status=status, cells=_EMPTY_CELLS, waypoints=_EMPTY_POINTS,
+                        cost=float("inf"), cost_int=-1, expanded=expanded, generated=generated,
+                        start_cell=start_cell, end_cell=None, floor_y=floor_y)
     return res
 
 

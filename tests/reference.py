@@ -1,6 +1,6 @@
 """Slow, independent references for navkit's search: plain Python, numpy and scipy.
 
-Nothing here imports navkit. The rules are those of seed 000 §3-§4 and the
+Nothing here imports navkit. The rules are those of docs/rules.md §3-§6 and the
 Moving AI benchmarks:
 
 * a grid is a ``(depth, width)`` boolean array indexed ``[z, x]``; a cell is
@@ -228,8 +228,9 @@ def segment_mean_weight(weights: np.ndarray, a: Sequence[int], b: Sequence[int])
 
 
 def reachable_nearest(dist: np.ndarray, goal: Sequence[int]) -> tuple[int, int]:
-    """Seed 000 §5: the reachable cell (finite ``dist``) with the smallest squared
-    grid distance to ``goal`` (which may lie anywhere), ties to the lower linear index."""
+    """docs/rules.md §6.2: the reachable cell (finite ``dist``) with the smallest
+    squared grid distance to ``goal`` (which may lie anywhere), ties to the lower
+    linear index."""
     depth, width = dist.shape
     gx, gz = int(goal[0]), int(goal[1])
     best: tuple[int, int, int] | None = None
@@ -244,7 +245,7 @@ def reachable_nearest(dist: np.ndarray, goal: Sequence[int]) -> tuple[int, int]:
 
 
 def brute_snap(walkable: np.ndarray, cell: Sequence[int], radius: int) -> tuple[int, int] | None:
-    """Seed 000 §3 snapping by brute force over every cell: ``cell`` itself when
+    """docs/rules.md §4.1 snapping by brute force over every cell: ``cell`` itself when
     walkable, else the walkable cell within Chebyshev distance ``radius`` (square
     rings) with the smallest squared distance, ties to the lower linear index;
     ``None`` when there is none. ``cell`` may lie outside the grid."""
@@ -275,7 +276,7 @@ def reference_astar(
     budget: int | None = None,
     window: Sequence[int] | None = None,
 ) -> dict[str, object]:
-    """A textbook A* with seed 000 §3's queue order, written with :mod:`heapq`.
+    """A textbook A* with the queue order of docs/rules.md §3.4, written with :mod:`heapq`.
 
     Entries leave the queue by smallest ``f = g + h``, then largest ``g``, then
     lowest linear index; stale entries are skipped. ``h`` is the octile (or, for

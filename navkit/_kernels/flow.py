@@ -234,7 +234,8 @@ def run_buckets(grid, model, pk, pool, seeds):  # type: ignore[no-untyped-def]
     model_ = FlowModelArgs(*model)
     card, diag, width, nb = model_.card, model_.diag, model_.width, model_.nb
     pool_ = BucketPoolArgs(*pool)
-    ent, cnext, bhead, btail, bfill, meta = pool_.ent, pool_.cnext, pool_.bhead, pool_.btail, pool_.bfill, pool_.meta
+    ent, cnext, bhead = pool_.ent, pool_.cnext, pool_.bhead
+    btail, bfill, meta = pool_.btail, pool_.bfill, pool_.meta
     seeds_ = SeedArgs(*seeds)
     snode, scost, scode = seeds_.node, seeds_.cost, seeds_.code
     ch = meta[2]
@@ -261,7 +262,8 @@ def run_buckets(grid, model, pk, pool, seeds):  # type: ignore[no-untyped-def]
                     pk[q] = cand
                     if (old & SETTLED) != 0 or old >= ((kbase + width) << SHIFT):
                         if meta[1] < 1:
-                            pending -= _compact_pool(ent, cnext, bhead, btail, bfill, meta, pk, k, cs, width, nb)
+                            pending -= _compact_pool(ent, cnext, bhead, btail, bfill,
+                                                     meta, pk, k, cs, width, nb)
                             if meta[1] < 1:
                                 return POOL_EXHAUSTED
                         t = btail[cs]
@@ -287,7 +289,8 @@ def run_buckets(grid, model, pk, pool, seeds):  # type: ignore[no-untyped-def]
             # the chunk's expansions push at most 8 entries each: make sure
             # that many chunks are free, so the loop below needs no check
             if meta[1] < 8 + nb:
-                pending -= _compact_pool(ent, cnext, bhead, btail, bfill, meta, pk, k, cs, width, nb)
+                pending -= _compact_pool(ent, cnext, bhead, btail, bfill,
+                                         meta, pk, k, cs, width, nb)
                 if meta[1] < 8 + nb:
                     return POOL_EXHAUSTED
             m = bfill[cs] if c == btail[cs] else ch
@@ -689,7 +692,8 @@ def boundary_seeds(grid, model, pk, nodes, snode, scost, scode):  # type: ignore
     """Seeds for reset nodes: each passable node's best offer from neighbours
     outside the reset region. Returns the number of seeds written."""
     grid_ = FlowGridArgs(*grid)
-    free, weights, wp, weighted, eight = grid_.free, grid_.weights, grid_.wp, grid_.weighted, grid_.eight
+    free, weights, wp = grid_.free, grid_.weights, grid_.wp
+    weighted, eight = grid_.weighted, grid_.eight
     model_ = FlowModelArgs(*model)
     card, diag = model_.card, model_.diag
     ns = 0
@@ -713,7 +717,8 @@ def freed_seeds(grid, model, pk, goal, freed, snode, scost, scode):  # type: ign
     diagonal that no longer cuts a blocked corner, both ways. Needs
     ``9 * len(freed)`` seed slots; returns the number written."""
     grid_ = FlowGridArgs(*grid)
-    free, weights, wp, weighted, eight = grid_.free, grid_.weights, grid_.wp, grid_.weighted, grid_.eight
+    free, weights, wp = grid_.free, grid_.weights, grid_.wp
+    weighted, eight = grid_.weighted, grid_.eight
     model_ = FlowModelArgs(*model)
     card, diag = model_.card, model_.diag
     for j in range(freed.shape[0]):
@@ -803,7 +808,8 @@ def chain(pk, wp, start, out):  # type: ignore[no-untyped-def]
 
 @njit
 def codes_at(pk, nodes, out):  # type: ignore[no-untyped-def]
-    """``out[i]`` = the direction code of padded node ``nodes[i]`` (``NONE`` where ``nodes[i] < 0``)."""
+    """``out[i]`` = the direction code of padded node ``nodes[i]`` (``NONE``
+    where ``nodes[i] < 0``)."""
     for i in range(nodes.shape[0]):
         q = nodes[i]
         out[i] = _code(pk[q]) if q >= 0 else NONE

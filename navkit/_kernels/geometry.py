@@ -18,8 +18,8 @@ MAX_COORD = 1e15
 @njit(inline="always")
 def closer(p, px, pz, gx, gz, best, best_d2):  # type: ignore[no-untyped-def]
     """``(best, best_d2)`` after looking at node ``p`` at ``(px, pz)``: the node
-    nearest to ``(gx, gz)`` by squared distance, ties to the lower index (seed
-    000 §5's find-path-to-nearest rule)."""
+    nearest to ``(gx, gz)`` by squared distance, ties to the lower index (the
+    find-path-to-nearest rule of docs/rules.md §6.2)."""
     d2 = (px - gx) * (px - gx) + (pz - gz) * (pz - gz)
     if d2 < best_d2 or (d2 == best_d2 and p < best):
         return p, d2
@@ -167,7 +167,8 @@ def _string_pull(cells, overlay, wp, path, n, out, weights, card, diag, cum, wei
                 adx = abs(b % wp - a % wp)
                 adz = abs(b // wp - a // wp)
                 octile = card * (max(adx, adz) - min(adx, adz)) + diag * min(adx, adz)
-                ok = np.float64(acc) * np.float64(octile) <= np.float64(cum[j] - cum[anchor]) * np.float64(scale)
+                ok = (np.float64(acc) * np.float64(octile)
+                      <= np.float64(cum[j] - cum[anchor]) * np.float64(scale))
             if ok:
                 nxt = j
                 break
@@ -180,7 +181,8 @@ def _string_pull(cells, overlay, wp, path, n, out, weights, card, diag, cum, wei
 
 @njit
 def string_pull(cells, overlay, wp, path, n, out):  # type: ignore[no-untyped-def]
-    """Seed 000 §4: from each anchor keep the furthest path node in sight.
+    """String pulling (docs/rules.md §5.1): from each anchor keep the furthest
+    path node in sight.
 
     ``path[:n]`` holds padded nodes; the kept nodes go to ``out``; returns
     their count (always keeps the first and last node).
@@ -206,9 +208,10 @@ def string_pull_weighted(cells, overlay, wp, weights, card, diag, path, n, out, 
 
 @njit
 def snap_cell(cells, overlay, wp, hp, rings, cx, cz):  # type: ignore[no-untyped-def]
-    """Seed 000 §3 snapping of the unpadded cell ``(cx, cz)`` (anywhere, even far
-    outside the grid): its padded node when free, else the nearest free node
-    within ``rings`` square rings (:func:`nearest_free`), else -1."""
+    """Snapping (docs/rules.md §4.1) of the unpadded cell ``(cx, cz)``
+    (anywhere, even far outside the grid): its padded node when free, else the
+    nearest free node within ``rings`` square rings (:func:`nearest_free`),
+    else -1."""
     overlay_ = OverlayArgs(*overlay)
     marks, mark = overlay_.marks, overlay_.mark
     if 0 <= cx < wp - 2 and 0 <= cz < hp - 2:
@@ -325,7 +328,7 @@ def reachable_nearest(cells, overlay, wp, start, gx, gz, tag, gen, queue):  # ty
     A flood over the four straight neighbours: under the corner rule a
     diagonal step needs both side cells free, so 8-connected reachability is
     4-connected reachability. ``best`` is then the cell an exhaustive A*
-    (find-path-to-nearest, seed 000 §5) picks. ``tag`` (int32) is marked
+    (find-path-to-nearest, docs/rules.md §6.4) picks. ``tag`` (int32) is marked
     ``2 * gen`` on visited cells (an A* workspace with a fresh generation);
     ``queue`` (int32) holds every padded node.
     """

@@ -14,12 +14,14 @@ one-cell blocked border). Argument groups:
     the short clusters at the right and bottom edges).
 ``model = (card, diag, eight, hmul)``
     Step costs, 8-connectivity, heuristic multiplier (smallest terrain weight).
-``graph = (node_off, node_cell, node_x, node_z, node_cluster, adj_off, adj_to, adj_cost, trees, nbits)``
-    Abstract nodes in cluster-major order (``node_off[c]:node_off[c+1]`` are
-    cluster ``c``'s nodes, sorted by padded cell). Row ``u`` of the CSR
-    adjacency holds first the ``n_c - 1`` intra-cluster edges to the other
-    nodes of ``u``'s cluster, in node order (cost -1 when unreachable inside
-    the cluster), then one inter-cluster edge per direction bit of ``u``.
+``graph`` (:class:`AbstractGraphArgs`)
+    ``(node_off, node_cell, node_x, node_z, node_cluster, adj_off, adj_to,
+    adj_cost, trees, nbits)``: abstract nodes in cluster-major order
+    (``node_off[c]:node_off[c+1]`` are cluster ``c``'s nodes, sorted by padded
+    cell). Row ``u`` of the CSR adjacency holds first the ``n_c - 1``
+    intra-cluster edges to the other nodes of ``u``'s cluster, in node order
+    (cost -1 when unreachable inside the cluster), then one inter-cluster edge
+    per direction bit of ``u``.
     ``trees[u]`` (``C*C`` uint8) is the Dijkstra tree of ``u`` inside its
     cluster: the move code that reached each local cell (:data:`NO_CODE`
     when not reached, :data:`SRC_CODE` at the source).
@@ -350,7 +352,8 @@ def _local(wp, stride, box, p):  # type: ignore[no-untyped-def]
 
 
 def _make_build_clusters(parallel: bool):  # type: ignore[no-untyped-def]
-    def build_clusters(grid, geo, model, node_off, node_cell, adj_off, adj_cost, trees, clusters, prune):  # type: ignore[no-untyped-def]
+    def build_clusters(grid, geo, model, node_off, node_cell,  # type: ignore[no-untyped-def]
+                       adj_off, adj_cost, trees, clusters, prune):
         """Intra-cluster edges and Dijkstra trees of every node of ``clusters``.
 
         One Dijkstra per node over its whole cluster. Writes ``trees[u]`` (a
@@ -381,8 +384,9 @@ def _make_build_clusters(parallel: bool):  # type: ignore[no-untyped-def]
             settled = 0
             for i in range(n0, n1):
                 # no early stop: a query reads the tree at any cell of the cluster
-                settled += box_dijkstra(grid, geo, model, box, C, False, node_cell[i], target, CC + 1,
-                                        node_cell[i], np.int64(0), g, closed, trees[i], hf, hk)
+                settled += box_dijkstra(grid, geo, model, box, C, False, node_cell[i], target,
+                                        CC + 1, node_cell[i], np.int64(0), g, closed, trees[i],
+                                        hf, hk)
                 for j in range(n0, n1):
                     if j != i:
                         li = _local(ClusterGeometry(*geo).wp, C, box, node_cell[j])
@@ -396,7 +400,8 @@ def _make_build_clusters(parallel: bool):  # type: ignore[no-untyped-def]
                     cij = cm[i, j]
                     if prune and cij >= 0:
                         for w in range(nc):
-                            if w != i and w != j and cm[i, w] >= 0 and cm[w, j] >= 0 and cm[i, w] + cm[w, j] == cij:
+                            if (w != i and w != j and cm[i, w] >= 0 and cm[w, j] >= 0
+                                    and cm[i, w] + cm[w, j] == cij):
                                 cij = -1
                                 break
                     adj_cost[e] = cij
@@ -404,7 +409,8 @@ def _make_build_clusters(parallel: bool):  # type: ignore[no-untyped-def]
             total += settled
         return total
 
-    build_clusters.__name__ = build_clusters.__qualname__ = "build_clusters_" + ("parallel" if parallel else "serial")
+    build_clusters.__name__ = build_clusters.__qualname__ = (
+        "build_clusters_" + ("parallel" if parallel else "serial"))
     return njit(parallel=parallel)(build_clusters)
 
 
@@ -455,7 +461,8 @@ def _find_node(node_off, node_cell, c, cell):  # type: ignore[no-untyped-def]
 
 
 @njit
-def fill_rows(grid, geo, model, node_off, node_cell, node_bits, node_cluster, adj_off, adj_to, adj_cost, nodes):  # type: ignore[no-untyped-def]
+def fill_rows(grid, geo, model, node_off, node_cell, node_bits,  # type: ignore[no-untyped-def]
+              node_cluster, adj_off, adj_to, adj_cost, nodes):
     """Targets of every entry of rows ``nodes`` and the costs of their inter edges.
 
     Intra costs are left to :func:`build_clusters`. Returns -1 if some
@@ -507,7 +514,8 @@ def fill_rows(grid, geo, model, node_off, node_cell, node_bits, node_cluster, ad
 
 
 @njit
-def splice(old_node_off, old_adj_off, old_cost, old_trees, new_node_off, new_adj_off, new_cost, new_trees, touched):  # type: ignore[no-untyped-def]
+def splice(old_node_off, old_adj_off, old_cost, old_trees,  # type: ignore[no-untyped-def]
+           new_node_off, new_adj_off, new_cost, new_trees, touched):
     """Copy trees and intra costs of every cluster with ``touched[c] == 0``
     (same node set, new node numbering) from the old graph to the new one."""
     ncl = touched.shape[0]
@@ -664,11 +672,15 @@ def query(grid, geo, model, graph, qws, aws, s, t, out, info):  # type: ignore[n
     model_ = ModelArgs(*model)
     card, diag, eight, hmul = model_.card, model_.diag, model_.eight, model_.hmul
     graph_ = AbstractGraphArgs(*graph)
-    node_off, node_cell, node_x, node_z, node_cluster, adj_off, adj_to, adj_cost, trees, nbits = graph_.node_off, graph_.node_cell, graph_.node_x, graph_.node_z, graph_.node_cluster, graph_.adj_off, graph_.adj_to, graph_.adj_cost, graph_.trees, graph_.nbits
+    node_off, node_cell, node_x = graph_.node_off, graph_.node_cell, graph_.node_x
+    node_z, node_cluster, adj_off = graph_.node_z, graph_.node_cluster, graph_.adj_off
+    adj_to, adj_cost, trees, nbits = graph_.adj_to, graph_.adj_cost, graph_.trees, graph_.nbits
     qws_ = ClusterSearchArgs(*qws)
-    g, closed, target, s_code, d_code, hf, hk, s_cost, t_cost = qws_.g, qws_.closed, qws_.target, qws_.s_code, qws_.d_code, qws_.hf, qws_.hk, qws_.s_cost, qws_.t_cost
+    g, closed, target, s_code = qws_.g, qws_.closed, qws_.target, qws_.s_code
+    d_code, hf, hk, s_cost, t_cost = qws_.d_code, qws_.hf, qws_.hk, qws_.s_cost, qws_.t_cost
     aws_ = AbstractSearchArgs(*aws)
-    ag, apar, atag, ahf, ahk, gen, apath = aws_.g, aws_.parent, aws_.tag, aws_.hf, aws_.hk, aws_.gen, aws_.path
+    ag, apar, atag, ahf = aws_.g, aws_.parent, aws_.tag, aws_.hf
+    ahk, gen, apath = aws_.hk, aws_.gen, aws_.path
     cap = out.shape[0]
     for i in range(INFO_SIZE):
         info[i] = 0
@@ -825,8 +837,8 @@ def query(grid, geo, model, graph, qws, aws, s, t, out, info):  # type: ignore[n
         cu = node_cluster[u]
         if cu == node_cluster[v]:
             _a, _b, bx0, bz0, bx1, bz1 = cluster_box(geo, cu)
-            pos = _segment_fwd(trees[u], wp, C, (bx0, bz0, bx1, bz1), node_cell[u], node_cell[v], out, pos,
-                               cap, True)
+            pos = _segment_fwd(trees[u], wp, C, (bx0, bz0, bx1, bz1),
+                               node_cell[u], node_cell[v], out, pos, cap, True)
         else:
             if pos < cap:
                 out[pos] = node_cell[v]

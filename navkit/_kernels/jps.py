@@ -341,7 +341,8 @@ def _compact(hf, hk, size, nd, open_tag, wp, xb, cb):  # type: ignore[no-untyped
 
 @njit(inline="always")
 def _offer(ws, ctx, p, ng, qx, qz, size, generated):  # type: ignore[no-untyped-def]
-    """Offer node ``(qx, qz)`` at cost ``ng`` with parent code ``p``; returns ``(size, generated)``."""
+    """Offer node ``(qx, qz)`` at cost ``ng`` with parent code ``p``; returns
+    ``(size, generated)``."""
     ws_ = JpsWorkspaceArgs(*ws)
     nd, hf, hk = ws_.nd, ws_.hf, ws_.hk
     open_tag, closed_tag, gx, gz = ctx.open_tag, ctx.closed_tag, ctx.gx, ctx.gz
@@ -388,7 +389,8 @@ def _make_jumps(dx: int, dz: int):  # type: ignore[no-untyped-def]
             gx, gz, card, diag = ctx.gx, ctx.gz, ctx.card, ctx.diag
             x = px + dx
             z = pz + dz
-            if _free(rows, nwr, x, z) == 0 or _free(rows, nwr, x, pz) == 0 or _free(rows, nwr, px, z) == 0:
+            if (_free(rows, nwr, x, z) == 0 or _free(rows, nwr, x, pz) == 0
+                    or _free(rows, nwr, px, z) == 0):
                 return nc
             gd = gc + diag
             while True:
@@ -508,8 +510,8 @@ def jps_body(bits, model, ws, start, goal, budget, stats):  # type: ignore[no-un
         stats[ST_STATUS] = NO_GOAL
         stats[ST_COST] = -1
         return NO_GOAL
-    ctx = JpsContext(open_tag=open_tag, closed_tag=closed_tag, goal=goal, gx=gx, gz=gz, card=card, diag=diag,
-                     xb=xb, cb=cb, wp=wp)
+    ctx = JpsContext(open_tag=open_tag, closed_tag=closed_tag, goal=goal, gx=gx, gz=gz,
+                     card=card, diag=diag, xb=xb, cb=cb, wp=wp)
     hp = nd.shape[0] // 2 // wp
     room = hf.shape[0] - (8 * (wp if wp < hp else hp) + 8)
     scode = (sz << xb) | sx
@@ -594,7 +596,8 @@ def jps_body(bits, model, ws, start, goal, budget, stats):  # type: ignore[no-un
         if dirs & 1:
             nc = _NW(bits, ctx, px, pz, gc, cand, nc)
         for i in range(nc):
-            size, generated = _offer(ws, ctx, pc, cand[3 * i + 2], cand[3 * i], cand[3 * i + 1], size, generated)
+            size, generated = _offer(ws, ctx, pc, cand[3 * i + 2], cand[3 * i], cand[3 * i + 1],
+                                     size, generated)
 
     stats[ST_STATUS] = status
     stats[ST_EXPANDED] = expanded

@@ -25,7 +25,8 @@ __all__ = [
     "BitsArgs", "JpsModelArgs", "JpsWorkspaceArgs", "JpsContext", "JpsOutArgs",
     "WorldArgs", "JpsArrays", "AStarArrays", "GeoInts", "GeoFloats", "WorldState", "WorldOut",
     "CellGeometry", "FlowGridArgs", "FlowModelArgs", "BucketPoolArgs", "SeedArgs", "HeapArgs",
-    "HpaGridArgs", "ClusterGeometry", "AbstractGraphArgs", "ClusterSearchArgs", "AbstractSearchArgs",
+    "HpaGridArgs", "ClusterGeometry", "AbstractGraphArgs", "ClusterSearchArgs",
+    "AbstractSearchArgs",
 ]
 
 
@@ -382,7 +383,8 @@ class HpaGridArgs(NamedTuple):
 
 
 class ClusterGeometry(NamedTuple):
-    """The cluster grid: padded row length, grid size in cells, cluster edge, clusters per row and column."""
+    """The cluster grid: padded row length, grid size in cells, cluster edge,
+    clusters per row and column."""
 
     wp: Any
     width: Any
@@ -515,7 +517,7 @@ class RetryArgs(NamedTuple):
 
 
 class FollowArgs(NamedTuple):
-    """Follow and walk-to-NPC orders (seed 003's approach)."""
+    """Follow and walk-to-NPC orders (docs/rules.md §10.5)."""
 
     #: int32 (n,), slot: the character followed (-1: no order).
     target: Any

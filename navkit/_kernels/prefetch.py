@@ -35,7 +35,8 @@ else:
             i8p = ir.IntType(8).as_pointer()
             i32 = ir.IntType(32)
             fn = cgutils.get_or_insert_function(
-                builder.module, ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32]), "llvm.prefetch.p0")
+                builder.module, ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32]),
+                "llvm.prefetch.p0")
             ptr = builder.bitcast(builder.gep(ary.data, [idx]), i8p)
             builder.call(fn, [ptr, i32(0), i32(3), i32(1)])  # read, high locality, data cache
             return context.get_dummy_value()

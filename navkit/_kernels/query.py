@@ -7,16 +7,16 @@ waypoint rules: each a call). :func:`world_jps` does all of it in one call,
 on buffers the Pathfinder owns:
 
 1. validate the query's obstacle circles, stamp them under a fresh overlay
-   mark (seed 000 §6) and clear their cells from the JPS rows, unless the same
+   mark (docs/rules.md §7.2) and clear their cells from the JPS rows, unless the same
    circles are stamped already (the *standing overlay*, below);
-2. snap start and end to walkable cells (square rings, seed 000 §3);
+2. snap start and end to walkable cells (square rings, docs/rules.md §4.1);
 3. Jump Point Search; for find-path-to-nearest with an unreachable or blocked
    goal, a flood of the start's region picks the reachable cell closest to
-   the goal (the cell an exhaustive A* picks, seed 000 §5) and JPS runs to
+   the goal (the cell an exhaustive A* picks, docs/rules.md §6.4) and JPS runs to
    it; with a budget smaller than the grid, A* answers, as on the Python path;
-4. the full cell chain, string-pulling (seed 000 §4, line of sight read from
+4. the full cell chain, string-pulling (docs/rules.md §5, line of sight read from
    the packed rows), world waypoints with the first/last waypoint rules
-   (seed 000 §3).
+   (docs/rules.md §4.2-§4.3).
 
 It answers what the Python path answers (the tests compare both on random
 queries); the queries it leaves to Python (an end outside the grid) come back
@@ -209,7 +209,8 @@ def _los_blocker(bits, ax, az, bx, bz):  # type: ignore[no-untyped-def]
 def _meets(ax, az, bx, bz, cx, cz):  # type: ignore[no-untyped-def]
     """True when the segment between the centres of cells ``a`` and ``b`` meets
     the closed square of cell ``c`` (exact: separating axes in half cells)."""
-    if (ax < cx and bx < cx) or (ax > cx and bx > cx) or (az < cz and bz < cz) or (az > cz and bz > cz):
+    if ((ax < cx and bx < cx) or (ax > cx and bx > cx)
+            or (az < cz and bz < cz) or (az > cz and bz > cz)):
         return False
     dx = bx - ax
     dz = bz - az
@@ -326,7 +327,8 @@ def _overlay(fx, circles):  # type: ignore[no-untyped-def]
     geo_i_, geo_f_, st_ = GeoInts(*fx_.geo_i), GeoFloats(*fx_.geo_f), WorldState(*fx_.st)
     wp, hp = geo_i_.wp, geo_i_.hp
     min_x, min_z, cs = geo_f_.min_x, geo_f_.min_z, geo_f_.cell_size
-    marks, saved, ov, ov_circles, counters = st_.marks, st_.saved, st_.ov, st_.ov_circles, st_.counters
+    marks, saved, ov = st_.marks, st_.saved, st_.ov
+    ov_circles, counters = st_.ov_circles, st_.counters
     n = circles.shape[0]
     if n > 0 and ov[0] > 0 and ov[2] == n:
         same = True
@@ -375,7 +377,8 @@ def _search_and_path(fx, mark, jgen, agen, s, g, budget, nearest, res):  # type:
     cells = GridArgs(*grid).cells
     for i in range(STATS_SIZE):
         stats[i] = 0
-    # plain tuples in the layouts' order (JpsWorkspaceArgs, JpsOutArgs), as the Python side passes them
+    # plain tuples in the layouts' order (JpsWorkspaceArgs, JpsOutArgs), as the Python side
+    # passes them
     m = jps_path(bits, jmodel, (nd, jhf, jhk, jgen, cand), s, g, budget, nearest, stats,
                  (nodes, cells_out, pts_out, geo))
     status = stats[ST_STATUS]
@@ -384,7 +387,8 @@ def _search_and_path(fx, mark, jgen, agen, s, g, budget, nearest, res):  # type:
         # an exhaustive A* picks), then JPS to it
         count = stats[ST_EXPANDED]
         gen_count = stats[ST_GENERATED]
-        best, flooded = reachable_nearest(cells, (marks, mark), wp, s, g % wp, g // wp, aarr_.tag, agen, nodes)
+        best, flooded = reachable_nearest(cells, (marks, mark), wp, s, g % wp, g // wp, aarr_.tag,
+                                          agen, nodes)
         if best == s:
             res[R_EXPANDED] = count + flooded
             res[R_GENERATED] = gen_count + flooded
@@ -401,7 +405,8 @@ def _search_and_path(fx, mark, jgen, agen, s, g, budget, nearest, res):  # type:
         # plain tuples in the layouts' order: OverlayArgs, LimitArgs, WorkspaceArgs, RingArgs
         # (the heap reads no rings: placeholders of the right types)
         _ASTAR(grid, (marks, mark), amodel, (budget, none, none, none, none),
-               (g_arr, parent, tag, apos, jhf, jhk, agen), (jhf, jhk, jhf, jhf, np.int64(0), cells), s, g, stats)
+               (g_arr, parent, tag, apos, jhf, jhk, agen), (jhf, jhk, jhf, jhf, np.int64(0), cells),
+               s, g, stats)
         status = stats[ST_STATUS]
         res[R_EXPANDED] = stats[ST_EXPANDED]
         res[R_GENERATED] = stats[ST_GENERATED]
@@ -489,9 +494,10 @@ def world_jps(fx, circles, sx, sz, ex, ez, budget, nearest, smooth, res):  # typ
             _centre(wpts, i, snodes[i], wp, min_x, min_z, cs)
     else:
         n = m
-    # seed 000 §3: the exact end when its cell is the end cell; the first
-    # waypoint dropped within trim metres of the start
-    if status == FOUND and (ecz + 1) * wp + ecx + 1 == end and 0 <= ecx < wp - 2 and 0 <= ecz < hp - 2:
+    # docs/rules.md §4.3, §4.2: the exact end when its cell is the end cell; the
+    # first waypoint dropped within trim metres of the start
+    if (status == FOUND and (ecz + 1) * wp + ecx + 1 == end and 0 <= ecx < wp - 2
+            and 0 <= ecz < hp - 2):
         wpts[n - 1, 0] = ex
         wpts[n - 1, 1] = ez
     first = 0

@@ -1,6 +1,6 @@
 """Rasterization kernels: paint polygons and clear segment clearances on a cell window.
 
-The rules they implement are in :mod:`navkit.level.raster` (seed 000 §2b),
+The rules they implement are in :mod:`navkit.level.raster` (docs/rules.md §2.3),
 which packs a level's polygons and calls them. Argument groups follow the
 layouts of :mod:`navkit._kernels.layouts` (section "rasterization"):
 ``raster_t`` is a :class:`~navkit._kernels.layouts.RasterArgs` (the window's

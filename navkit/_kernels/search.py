@@ -443,7 +443,8 @@ def astar_level_body(grid, overlay, model, limits, ws, rings, start, goal, stats
     use_marks = general and mark > 0
     win = general and wx0 >= 0
     mask = (np.int64(1) << nbits) - 1
-    open_tag, closed_tag, gx, gz, h0, best_d2 = _open_start(g, parent, tag, gen, wp, start, goal, model, eight)
+    open_tag, closed_tag, gx, gz, h0, best_d2 = _open_start(g, parent, tag, gen, wp,
+                                                            start, goal, model, eight)
     inv_wp = 1.0 / wp
     fc = h0
     for j in range(2 * NSTREAMS):
@@ -515,10 +516,14 @@ def astar_level_body(grid, overlay, model, limits, ws, rings, start, goal, stats
                 n = _settle(g, tag, ht, n, open_tag, closed_tag, gc, p - wp - 1, px - 1, pz - 1,
                             diag, 16)
         else:
-            okE = _passable(cells, marks, mark, use_marks, win, wx0, wz0, wx1, wz1, p + 1, px + 1, pz)
-            okW = _passable(cells, marks, mark, use_marks, win, wx0, wz0, wx1, wz1, p - 1, px - 1, pz)
-            okS = _passable(cells, marks, mark, use_marks, win, wx0, wz0, wx1, wz1, p + wp, px, pz + 1)
-            okN = _passable(cells, marks, mark, use_marks, win, wx0, wz0, wx1, wz1, p - wp, px, pz - 1)
+            okE = _passable(cells, marks, mark, use_marks, win, wx0, wz0, wx1, wz1,
+                            p + 1, px + 1, pz)
+            okW = _passable(cells, marks, mark, use_marks, win, wx0, wz0, wx1, wz1,
+                            p - 1, px - 1, pz)
+            okS = _passable(cells, marks, mark, use_marks, win, wx0, wz0, wx1, wz1,
+                            p + wp, px, pz + 1)
+            okN = _passable(cells, marks, mark, use_marks, win, wx0, wz0, wx1, wz1,
+                            p - wp, px, pz - 1)
             if okE:
                 n = _settle(g, tag, ht, n, open_tag, closed_tag, gc, p + 1, px + 1, pz, card, 2)
             if okW:
@@ -574,7 +579,8 @@ def astar_body(grid, overlay, model, limits, ws, start, goal, stats,  # type: ig
     use_marks = general and mark > 0
     win = general and wx0 >= 0
     mask = (np.int64(1) << nbits) - 1
-    open_tag, closed_tag, gx, gz, h0, best_d2 = _open_start(g, parent, tag, gen, wp, start, goal, model, eight)
+    open_tag, closed_tag, gx, gz, h0, best_d2 = _open_start(g, parent, tag, gen, wp,
+                                                            start, goal, model, eight)
     size = 0
     lane = (h0 << nbits) | start  # the start is the first node out
     fc = h0
@@ -618,49 +624,49 @@ def astar_body(grid, overlay, model, limits, ws, start, goal, stats,  # type: ig
         okS = _passable(cells, marks, mark, use_marks, win, wx0, wz0, wx1, wz1, p + wp, px, pz + 1)
         okN = _passable(cells, marks, mark, use_marks, win, wx0, wz0, wx1, wz1, p - wp, px, pz - 1)
         if okE:
-            size, lane, d = _offer(g, parent, tag, pos, hf, hk, weights, weighted, open_tag, closed_tag,
-                                   p, gc, fc, p + 1, px + 1, pz, gx, gz, card, card, diag, eight, hmul, nbits,
-                                   size, lane)
+            size, lane, d = _offer(g, parent, tag, pos, hf, hk, weights, weighted,
+                                   open_tag, closed_tag, p, gc, fc, p + 1, px + 1, pz, gx, gz,
+                                   card, card, diag, eight, hmul, nbits, size, lane)
             generated += d
         if okW:
-            size, lane, d = _offer(g, parent, tag, pos, hf, hk, weights, weighted, open_tag, closed_tag,
-                                   p, gc, fc, p - 1, px - 1, pz, gx, gz, card, card, diag, eight, hmul, nbits,
-                                   size, lane)
+            size, lane, d = _offer(g, parent, tag, pos, hf, hk, weights, weighted,
+                                   open_tag, closed_tag, p, gc, fc, p - 1, px - 1, pz, gx, gz,
+                                   card, card, diag, eight, hmul, nbits, size, lane)
             generated += d
         if okS:
-            size, lane, d = _offer(g, parent, tag, pos, hf, hk, weights, weighted, open_tag, closed_tag,
-                                   p, gc, fc, p + wp, px, pz + 1, gx, gz, card, card, diag, eight, hmul, nbits,
-                                   size, lane)
+            size, lane, d = _offer(g, parent, tag, pos, hf, hk, weights, weighted,
+                                   open_tag, closed_tag, p, gc, fc, p + wp, px, pz + 1, gx, gz,
+                                   card, card, diag, eight, hmul, nbits, size, lane)
             generated += d
         if okN:
-            size, lane, d = _offer(g, parent, tag, pos, hf, hk, weights, weighted, open_tag, closed_tag,
-                                   p, gc, fc, p - wp, px, pz - 1, gx, gz, card, card, diag, eight, hmul, nbits,
-                                   size, lane)
+            size, lane, d = _offer(g, parent, tag, pos, hf, hk, weights, weighted,
+                                   open_tag, closed_tag, p, gc, fc, p - wp, px, pz - 1, gx, gz,
+                                   card, card, diag, eight, hmul, nbits, size, lane)
             generated += d
         if eight:
             if okE and okS and _passable(cells, marks, mark, use_marks, win, wx0, wz0, wx1, wz1,
                                          p + wp + 1, px + 1, pz + 1):
-                size, lane, d = _offer(g, parent, tag, pos, hf, hk, weights, weighted, open_tag, closed_tag,
-                                       p, gc, fc, p + wp + 1, px + 1, pz + 1, gx, gz, diag, card, diag, eight,
-                                       hmul, nbits, size, lane)
+                size, lane, d = _offer(g, parent, tag, pos, hf, hk, weights, weighted, open_tag,
+                                       closed_tag, p, gc, fc, p + wp + 1, px + 1, pz + 1,
+                                       gx, gz, diag, card, diag, eight, hmul, nbits, size, lane)
                 generated += d
             if okW and okS and _passable(cells, marks, mark, use_marks, win, wx0, wz0, wx1, wz1,
                                          p + wp - 1, px - 1, pz + 1):
-                size, lane, d = _offer(g, parent, tag, pos, hf, hk, weights, weighted, open_tag, closed_tag,
-                                       p, gc, fc, p + wp - 1, px - 1, pz + 1, gx, gz, diag, card, diag, eight,
-                                       hmul, nbits, size, lane)
+                size, lane, d = _offer(g, parent, tag, pos, hf, hk, weights, weighted, open_tag,
+                                       closed_tag, p, gc, fc, p + wp - 1, px - 1, pz + 1,
+                                       gx, gz, diag, card, diag, eight, hmul, nbits, size, lane)
                 generated += d
             if okE and okN and _passable(cells, marks, mark, use_marks, win, wx0, wz0, wx1, wz1,
                                          p - wp + 1, px + 1, pz - 1):
-                size, lane, d = _offer(g, parent, tag, pos, hf, hk, weights, weighted, open_tag, closed_tag,
-                                       p, gc, fc, p - wp + 1, px + 1, pz - 1, gx, gz, diag, card, diag, eight,
-                                       hmul, nbits, size, lane)
+                size, lane, d = _offer(g, parent, tag, pos, hf, hk, weights, weighted, open_tag,
+                                       closed_tag, p, gc, fc, p - wp + 1, px + 1, pz - 1,
+                                       gx, gz, diag, card, diag, eight, hmul, nbits, size, lane)
                 generated += d
             if okW and okN and _passable(cells, marks, mark, use_marks, win, wx0, wz0, wx1, wz1,
                                          p - wp - 1, px - 1, pz - 1):
-                size, lane, d = _offer(g, parent, tag, pos, hf, hk, weights, weighted, open_tag, closed_tag,
-                                       p, gc, fc, p - wp - 1, px - 1, pz - 1, gx, gz, diag, card, diag, eight,
-                                       hmul, nbits, size, lane)
+                size, lane, d = _offer(g, parent, tag, pos, hf, hk, weights, weighted, open_tag,
+                                       closed_tag, p, gc, fc, p - wp - 1, px - 1, pz - 1,
+                                       gx, gz, diag, card, diag, eight, hmul, nbits, size, lane)
                 generated += d
 
     if status == UNREACHABLE and win:
@@ -690,10 +696,12 @@ def _make_astar(weighted: bool, general: bool, eight: bool, level: bool):  # typ
 
     if level:
         def astar(grid, overlay, model, limits, ws, rings, start, goal, stats):  # type: ignore[no-untyped-def]
-            return astar_level_body(grid, overlay, model, limits, ws, rings, start, goal, stats, general, eight)
+            return astar_level_body(grid, overlay, model, limits, ws, rings,
+                                    start, goal, stats, general, eight)
     else:
         def astar(grid, overlay, model, limits, ws, rings, start, goal, stats):  # type: ignore[no-untyped-def]
-            return astar_body(grid, overlay, model, limits, ws, start, goal, stats, weighted, general, eight)
+            return astar_body(grid, overlay, model, limits, ws, start,
+                              goal, stats, weighted, general, eight)
 
     astar.__name__ = astar.__qualname__ = "astar_" + variant_name(weighted, general, eight, level)
     return njit(astar, _nrt=False)
@@ -717,7 +725,8 @@ def _make_astar_seq(weighted: bool, general: bool, eight: bool, level: bool):  #
         overlay_ = OverlayArgs(*overlay)
         marks, mark = overlay_.marks, overlay_.mark
         ws_ = WorkspaceArgs(*ws)
-        g, parent, tag, pos, hf, hk, gen = ws_.g, ws_.parent, ws_.tag, ws_.pos, ws_.hf, ws_.hk, ws_.gen
+        g, parent, tag = ws_.g, ws_.parent, ws_.tag
+        pos, hf, hk, gen = ws_.pos, ws_.hf, ws_.hk, ws_.gen
         for i in range(starts.shape[0]):
             s = starts[i]
             gl = goals[i]
@@ -729,14 +738,17 @@ def _make_astar_seq(weighted: bool, general: bool, eight: bool, level: bool):  #
                 continue
             wsi = (g, parent, tag, pos, hf, hk, gen + i)
             if level:
-                astar_level_body(grid, overlay, model, limits, wsi, rings, s, gl, stats, general, eight)
+                astar_level_body(grid, overlay, model, limits, wsi,
+                                 rings, s, gl, stats, general, eight)
             else:
-                astar_body(grid, overlay, model, limits, wsi, s, gl, stats, weighted, general, eight)
+                astar_body(grid, overlay, model, limits, wsi, s,
+                           gl, stats, weighted, general, eight)
             for k in range(STATS_SIZE):
                 out_stats[i, k] = stats[k]
         return starts.shape[0]
 
-    astar_seq.__name__ = astar_seq.__qualname__ = "astar_seq_" + variant_name(weighted, general, eight, level)
+    astar_seq.__name__ = astar_seq.__qualname__ = (
+        "astar_seq_" + variant_name(weighted, general, eight, level))
     return njit(astar_seq, _nrt=False)
 
 
@@ -788,7 +800,8 @@ def distance_field(grid, overlay, model, ws, sources, dist):  # type: ignore[no-
     keyed by ``(cost, node)``.
     """
     grid_ = GridArgs(*grid)
-    cells, weights, wp, weighted, nbits = grid_.cells, grid_.weights, grid_.wp, grid_.weighted, grid_.nbits
+    cells, weights, wp = grid_.cells, grid_.weights, grid_.wp
+    weighted, nbits = grid_.weighted, grid_.nbits
     overlay_ = OverlayArgs(*overlay)
     marks, mark = overlay_.marks, overlay_.mark
     model_ = ModelArgs(*model)
@@ -933,7 +946,8 @@ def stream_offsets(card: int, diag: int, eight: bool, hmul: int) -> NDArray[np.i
                 if df > 0:
                     steps.add(df)
     if len(steps) > NSTREAMS:
-        raise ValueError(f"{len(steps)} f steps for costs ({card}, {diag}); the level queue holds {NSTREAMS}")
+        raise ValueError(f"{len(steps)} f steps for costs ({card}, {diag}); "
+                         f"the level queue holds {NSTREAMS}")
     out = np.full(NSTREAMS, -1, dtype=np.int64)
     out[: len(steps)] = sorted(steps)
     return out

@@ -23,7 +23,7 @@ All arrays are slot-indexed (``n`` rows, slot = stable-ID order):
 plus ``solid`` (uint8 (n,), written: alive and enabled) and ``marks`` (int32
 (1,): the line-of-sight test's overlay, disabled with mark 0).
 
-The guard (seed 000 §8). Character ``i`` at ``p`` proposes ``q``. For every
+The guard (docs/rules.md §9). Character ``i`` at ``p`` proposes ``q``. For every
 other solid character ``j`` with reserved centre ``c`` (its tick-start centre,
 or its new centre once it has moved this tick) and ``r = rc_i + rc_j``, the
 step is rejected when
@@ -374,7 +374,7 @@ def _decide_follow(body, nav, retry, follow, grid, params, out, marks, i):  # ty
         best[i] = d
         stall[i] = 0
         return
-    # seed 003 give-up: a moving goal resets the baseline every tick. On a
+    # docs/rules.md §10.5 give-up: a moving goal resets the baseline every tick. On a
     # planned path progress is measured along the route (a detour that walks
     # away from the goal is progress), otherwise in a straight line.
     measure = d
@@ -614,7 +614,7 @@ def tick(body_t, nav_t, retry_t, follow_t, grid_t, hash_t, params_t, out_t, soli
         moved[i] = 0
         anim[i] = 0
         if mode[i] == MODE_GREEDY:
-            # seed 003: a greedy step that fails falls through to the planner
+            # docs/rules.md §10.5: a greedy step that fails falls through to the planner
             if last_plan[i] < 0 or tick_no - last_plan[i] >= repath_ticks:
                 ev[i] |= EV_NEED_PLAN
             n_waited += 1

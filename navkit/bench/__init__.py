@@ -8,8 +8,8 @@
 ``hpa``    :mod:`navkit.bench.hpa`: HPA* build, update, queries, suboptimality
 ``flow``   :mod:`navkit.bench.flow`: a 1024 x 1024 flow field against
            scikit-image and tcod
-``level``  :mod:`navkit.bench.level`: the seed's reference benchmark (find path
-           to nearest among 20 characters) and the rasterizer
+``level``  :mod:`navkit.bench.level`: the reference benchmark (docs/rules.md
+           §11.2: find path to nearest among 20 characters) and the rasterizer
            (:mod:`navkit.bench.raster`); also ``navkit bench-level``
 ``sim``    :mod:`navkit.bench.sim`: simulation tick time at 100 to 5,000 walkers
 =========  =====================================================================

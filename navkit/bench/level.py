@@ -1,18 +1,18 @@
-"""The seed's reference benchmark (seed 000 §10), measured on navkit.
+"""The reference benchmark (docs/rules.md §11.2), measured on navkit.
 
 Run ``navkit bench level`` or ``navkit bench-level`` (``--help`` for
 options). A measurement script, not a test: it never fails on a missed
 target.
 
-The seed timed 100 and 1000 obstacle-aware queries on an 80 x 80 grid (C++,
-Windows Release build: 15 ms and 176 ms). Here:
+A C++ reference implementation timed 100 and 1000 obstacle-aware queries on
+an 80 x 80 grid (Windows Release build: 15 ms and 176 ms). Here:
 
 * the level is ``examples/levels/bench80.json``: 32 x 32 m at 0.4 m cells
   (80 x 80), five rooms and a corridor joined by doors, furniture;
 * 20 characters stand at random walkable points (``default_rng(seed)``), at
-  least two collision radii apart; each is a dynamic obstacle of the seed's
-  radius (collision radius 0.45 m + the map's agent radius + one cell
-  half-diagonal, :func:`~navkit.query.navmap.obstacle_radius`);
+  least two collision radii apart; each is a dynamic obstacle of the radius
+  of docs/rules.md §7.4 (collision radius 0.45 m + the map's agent radius +
+  one cell half-diagonal, :func:`~navkit.query.navmap.obstacle_radius`);
 * each query goes from a random walkable point to another with
   :meth:`NavMap.find_path_to_nearest <navkit.query.navmap.NavMap.find_path_to_nearest>`,
   the 20 circles as its obstacle snapshot, smoothing on;
@@ -47,13 +47,13 @@ from .raster import benchmark_rasterize
 __all__ = ["main", "run", "make_scenario", "default_level_path", "SEED_MS", "TARGET_MS_100",
            "TARGET_RASTER_MS"]
 
-#: Seed 000 §10: milliseconds for 100 and 1000 obstacle-aware queries (C++ Release build).
+#: The C++ reference build's milliseconds for 100 and 1000 obstacle-aware queries.
 SEED_MS = {100: 15.0, 1000: 176.0}
 #: navkit's target for 100 queries, milliseconds.
 TARGET_MS_100 = 1.5
 #: Target for rasterizing the 1000 x 1000-cell benchmark level with 200 obstacles, milliseconds.
 TARGET_RASTER_MS = 100.0
-#: Characters standing in the level, and their collision radius (seed 000 §8 default).
+#: Characters standing in the level, and their collision radius (docs/rules.md §11.1 default).
 N_CHARACTERS = 20
 COLLISION_RADIUS = 0.45
 
@@ -274,7 +274,8 @@ def _print(out: dict[str, Any], console: Any) -> None:
     from rich.table import Table
 
     counts = [k for k in out["rows"]["navmap"] if k != "note"]
-    t = Table(title=(f"seed 000 §10 benchmark: {out['width']}x{out['depth']} cells, "
+    t = Table(title=(f"reference benchmark (docs/rules.md §11.2): "
+                     f"{out['width']}x{out['depth']} cells, "
                      f"{out['characters']} characters (radius {out['obstacle_radius']:.3f} m), "
                      f"find-path-to-nearest + smoothing"))
     t.add_column("run")

@@ -24,8 +24,8 @@ __all__ = ["bench_cmd", "bench_level_cmd", "run_suite", "BENCH_HELP", "BENCH_LEV
 #: The commands' help lines.
 BENCH_HELP = ("Run a benchmark (the peer comparison, or jps|hpa|flow|level|sim); arguments "
               "pass through (try --help).")
-BENCH_LEVEL_HELP = ("Run the seed's reference benchmark (navkit bench level); arguments pass "
-                    "through (try --help).")
+BENCH_LEVEL_HELP = ("Run the reference benchmark (docs/rules.md §11.2; navkit bench level); "
+                    "arguments pass through (try --help).")
 
 
 def run_suite(name: str, args: list[str]) -> int:

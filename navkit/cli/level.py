@@ -37,10 +37,11 @@ def _tiny_level() -> LevelConfig:
 
 def build_cmd(
     config: Annotated[Path, typer.Argument(
-        metavar="CONFIG.json", help="Polygon level config (seed 000 §2b).")],
+        metavar="CONFIG.json", help="Polygon level config (docs/rules.md §2).")],
     out: Annotated[Path, typer.Option(
         "--out", "-o", metavar="GRID.txt",
-        help="Grid file to write; the extension picks the format (.txt: the seed's).")],
+        help="Grid file to write; the extension picks the format "
+             "(.txt: the grid file of docs/rules.md §2.5).")],
     png: Annotated[Path | None, typer.Option(
         "--png", metavar="OUT.png", help="Also draw the grid to this PNG.")] = None,
     as_json: Annotated[bool, typer.Option(

@@ -4,7 +4,7 @@
 extension                                  reader / writer
 =========================================  =====================================
 ``.map``                                   Moving AI grid (:mod:`.movingai`)
-``.txt``                                   seed 000 §2a text grid (:mod:`.textgrid`)
+``.txt``                                   text grid file, docs/rules.md §2.5 (:mod:`.textgrid`)
 ``.png .bmp .gif .jpg .jpeg .tif .tiff``   image, white = walkable (:mod:`.image`)
 ``.npy .npz``                              numpy arrays (:mod:`.arrays`)
 ``.json``                                  polygon level config (``navkit.level``)

@@ -1,4 +1,4 @@
-"""The seed's pre-computed ``.txt`` grid (seed 000 §2a).
+"""The pre-computed ``.txt`` grid file (docs/rules.md §2.5).
 
 A header of ``key value`` lines, then ``gridDepth`` rows of ``gridWidth``
 ``1``/``0`` characters (row index = z)::
@@ -72,7 +72,7 @@ _LUT[ord("1")] = 1
 
 
 def read_text_grid(path: PathLike) -> NavGrid:
-    """Read a seed ``.txt`` grid file into a :class:`NavGrid` named after the file.
+    """Read a ``.txt`` grid file (docs/rules.md §2.5) into a :class:`NavGrid` named after the file.
 
     Raises :class:`~navkit.errors.FormatError` naming the file and line on a
     missing ``gridWidth``/``gridDepth``, a character other than ``0``/``1``,
@@ -84,7 +84,7 @@ def read_text_grid(path: PathLike) -> NavGrid:
 def parse_text_grid(
     data: bytes | str, *, path: PathLike = "<text grid>", name: str = ""
 ) -> NavGrid:
-    """Parse the text of a seed ``.txt`` grid; ``path`` is used in error messages only."""
+    """Parse the text of a ``.txt`` grid file; ``path`` is used in error messages only."""
     src = os.fspath(path)
     if isinstance(data, str):
         data = data.encode("utf-8")
@@ -251,7 +251,7 @@ def _is_int(token: str) -> bool:
 
 
 def format_text_grid(grid: NavGrid) -> str:
-    """The seed ``.txt`` text of a grid (LF endings, floats via ``repr``)."""
+    """The ``.txt`` grid file text of a grid (LF endings, floats via ``repr``)."""
     out = [
         f"cellSize {grid.cell_size!r}",
         f"agentRadius {grid.agent_radius!r}",
@@ -287,5 +287,5 @@ def format_text_grid(grid: NavGrid) -> str:
 
 
 def write_text_grid(grid: NavGrid, path: PathLike) -> None:
-    """Write ``grid`` as a seed ``.txt`` grid; :func:`read_text_grid` reads back an equal grid."""
+    """Write ``grid`` as a ``.txt`` grid file; :func:`read_text_grid` reads back an equal grid."""
     Path(path).write_text(format_text_grid(grid), encoding="utf-8", newline="\n")

@@ -1,4 +1,4 @@
-"""Polygon levels: JSON navigation configs -> :class:`~navkit.grid.NavGrid` (seed 000 §2b).
+"""Polygon levels: JSON navigation configs -> :class:`~navkit.grid.NavGrid` (docs/rules.md §2).
 
 * :func:`parse_level` / :func:`read_level` validate a config into a
   :class:`LevelConfig` (errors name the field, e.g. ``areas[2].polygon[5]``).

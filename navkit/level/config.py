@@ -1,4 +1,4 @@
-"""Polygon level configs (seed 000 §2b): parsing, validation, JSON round trip.
+"""Polygon level configs (docs/rules.md §2.1): parsing, validation, JSON round trip.
 
 A level config is a JSON object::
 
@@ -13,9 +13,9 @@ A level config is a JSON object::
       "obstacles": [{"name": "table", "polygon": [[1, 1], [2, 1], [2, 2], [1, 2]]}]
     }
 
-Every parameter is optional (defaults as in seed 000 §1); ``areas`` must hold
+Every parameter is optional (defaults as in docs/rules.md §1.2); ``areas`` must hold
 at least one area. Coordinates are world metres ``[x, z]``. ``weight`` is the
-terrain cost multiplier of an area (seed 004: road 1, grass 2, mud 4), an
+terrain cost multiplier of an area (docs/rules.md §1.5: road 1, grass 2, mud 4), an
 integer in ``[1, 65535]``; where available areas overlap, the last-listed one's
 weight applies (areas paint over earlier ones). A ring may repeat its first point at the end
 (GeoJSON style); the repeat is dropped.

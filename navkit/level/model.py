@@ -45,7 +45,7 @@ __all__ = [
     "DEFAULT_MAX_CELLS",
 ]
 
-#: Seed 000 §1 defaults.
+#: docs/rules.md §1.2 defaults.
 DEFAULT_CELL_SIZE = 0.4
 DEFAULT_AGENT_RADIUS = 0.45
 DEFAULT_OBJECT_PADDING = 0.25
@@ -128,7 +128,7 @@ def _check_name(raw: Any, fld: str) -> str:
 # ---------------------------------------------------------------- dataclasses
 @dataclass(frozen=True)
 class AreaConfig:
-    """A navigation area: walkable where ``available`` (seed 000 §2b step 1).
+    """A navigation area: walkable where ``available`` (docs/rules.md §2.3 rule 1).
 
     ``polygon`` is the outer ring, ``holes`` inner rings (unwalkable), ``weight``
     the terrain cost multiplier of its cells (the last-listed available area
@@ -357,7 +357,7 @@ class LevelConfig:
         return (min(xs), min(zs), max(xs), max(zs))
 
     def grid_geometry(self) -> GridGeometry:
-        """The grid's corner and size (seed 000 §1 grid bounds).
+        """The grid's corner and size (docs/rules.md §1.4 grid bounds).
 
         Depends only on the areas' bounds (toggling availability never changes
         it) and the parameters, never on obstacles.

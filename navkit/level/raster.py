@@ -1,6 +1,6 @@
 """Rasterize a :class:`~navkit.level.config.LevelConfig` into a :class:`~navkit.grid.NavGrid`.
 
-Rules (seed 000 §2b), evaluated at every cell centre
+Rules (docs/rules.md §2.2-§2.3), evaluated at every cell centre
 ``(min_x + (x + 0.5) * cellSize, min_z + (z + 0.5) * cellSize)``:
 
 1. **Areas.** A cell is walkable when its centre lies in an *available* area:

@@ -1,4 +1,5 @@
-"""A* and Dijkstra on a padded grid: the query side of :mod:`navkit._kernels.search` (docs/rules.md §3).
+"""A* and Dijkstra on a padded grid: the query side of :mod:`navkit._kernels.search`
+(docs/rules.md §3).
 
 On uniform-cost grids A* runs on the *level queue* (one FIFO ring per ``f``
 step); a search that fills a ring reruns on rings four times longer, and at
@@ -35,8 +36,8 @@ class AStar:
     ``budget`` arguments are resolved ints (the query object's default applied).
     """
 
-    def __init__(self, pg: PaddedGrid, costs: CostModel, eight: bool, occ: Occupancy, overlay: Overlay,
-                 ws: Workspace, smooth: StringPull):
+    def __init__(self, pg: PaddedGrid, costs: CostModel, eight: bool, occ: Occupancy,
+                 overlay: Overlay, ws: Workspace, smooth: StringPull):
         self.pg = pg
         self.costs = costs
         self.eight = eight
@@ -59,8 +60,9 @@ class AStar:
     def grid_args(self) -> tuple[Any, ...]:
         if self._grid_t is None:
             pg = self.pg
-            self._grid_t = tuple(GridArgs(cells=self.occ.cells, weights=pg.weights, wp=np.int64(pg.wp),
-                                          weighted=pg.weighted, nbits=np.int64(pg.nbits)))
+            self._grid_t = tuple(GridArgs(cells=self.occ.cells, weights=pg.weights,
+                                          wp=np.int64(pg.wp), weighted=pg.weighted,
+                                          nbits=np.int64(pg.nbits)))
         return self._grid_t
 
     def model_args(self, hmul: int) -> tuple[Any, ...]:
@@ -75,17 +77,20 @@ class AStar:
         if window is None:
             if self._limits_t[0] != budget:
                 none = np.int64(-1)
-                self._limits_t = (budget, tuple(LimitArgs(np.int64(budget), none, none, none, none)))
+                self._limits_t = (budget,
+                                  tuple(LimitArgs(np.int64(budget), none, none, none, none)))
             return self._limits_t[1]
         x0, z0, x1, z1 = self.pg.window(window)
-        return tuple(LimitArgs(np.int64(budget), np.int64(x0), np.int64(z0), np.int64(x1), np.int64(z1)))
+        return tuple(LimitArgs(np.int64(budget), np.int64(x0),
+                               np.int64(z0), np.int64(x1), np.int64(z1)))
 
     def workspace_args(self, gen: int) -> tuple[Any, ...]:
         """The workspace group for a search of generation ``gen``."""
         return self.ws.args(gen)
 
     def stream_offsets(self, hmul: int) -> NDArray[np.int64]:
-        """The level queue's ``f`` steps for A* (``hmul`` > 0) or Dijkstra (0); unused by the heap."""
+        """The level queue's ``f`` steps for A* (``hmul`` > 0) or Dijkstra (0);
+        unused by the heap."""
         offs = self._offsets.get(hmul)
         if offs is None:
             if not self.pg.weighted:
@@ -111,45 +116,50 @@ class AStar:
         rings are as long as they get falls back to)."""
         weighted = self.pg.weighted
         use_marks = self.overlay.mark > 0
-        args = (self.grid_args(), self.overlay.args(), self.model_args(hmul), self.limit_args(budget, window))
+        args = (self.grid_args(), self.overlay.args(),
+                self.model_args(hmul), self.limit_args(budget, window))
         level = level_queue and not weighted
         kernel = _search.astar_kernel(weighted, use_marks, window is not None, self.eight, level)
         ws = self.ws
-        status = kernel(*args, self.workspace_args(ws.next_gen()), self.ring_args(hmul), np.int64(s),
-                        np.int64(g), self.stats)
+        status = kernel(*args, self.workspace_args(ws.next_gen()),
+                        self.ring_args(hmul), np.int64(s), np.int64(g), self.stats)
         while status == _search.RETRY and ws.grow_rings():  # a ring filled: again on longer rings
-            status = kernel(*args, self.workspace_args(ws.next_gen()), self.ring_args(hmul), np.int64(s),
-                            np.int64(g), self.stats)
+            status = kernel(*args, self.workspace_args(ws.next_gen()),
+                            self.ring_args(hmul), np.int64(s), np.int64(g), self.stats)
         if status == _search.RETRY:  # a ring at its longest filled: the same search on the heap
-            kernel = _search.astar_kernel(weighted, use_marks, window is not None, self.eight, False)
-            kernel(*args, self.workspace_args(ws.next_gen()), self.ring_args(hmul), np.int64(s), np.int64(g),
-                   self.stats)
+            kernel = _search.astar_kernel(weighted, use_marks,
+                                          window is not None, self.eight, False)
+            kernel(*args, self.workspace_args(ws.next_gen()),
+                   self.ring_args(hmul), np.int64(s), np.int64(g), self.stats)
         return self.stats
 
     def trace(self, s: int, end: int) -> NDArray[np.int32]:
         """The padded nodes from ``s`` to ``end`` of the last search (a view of the workspace)."""
         ws = self.ws
-        n = _search.trace(ws.parent, ws.tag, np.int64(self.pg.wp), np.int64(s), np.int64(end), ws.path)
+        n = _search.trace(ws.parent, ws.tag, np.int64(self.pg.wp),
+                          np.int64(s), np.int64(end), ws.path)
         return ws.path[:n]
 
     def free(self, cell: tuple[int, int]) -> bool:
-        """True when ``cell`` is in the grid, walkable, unoccupied and not under this query's overlay."""
+        """True when ``cell`` is in the grid, walkable, unoccupied and not under
+        this query's overlay."""
         return self.occ.free(cell) and not self.overlay.blocks(self.pg.node(*cell))
 
     # ------------------------------------------------------------- answers
-    def _answer(self, code: Status, s: tuple[int, int], sn: int, end: int, cost_int: int, smooth: bool,
-                expanded: int, generated: int) -> PathResult:
+    def _answer(self, code: Status, s: tuple[int, int], sn: int, end: int, cost_int: int,
+                smooth: bool, expanded: int, generated: int) -> PathResult:
         pg = self.pg
         nodes = self.trace(sn, end)
         cells, waypoints = pg.cells_and_centres(nodes)
         if smooth:
             waypoints = pg.cells_and_centres(self.smoother.pull(nodes))[1]
-        return path_result(code, cells, waypoints, cost_int, self.costs.card, expanded, generated, s,
-                           pg.cell(end), pg.grid.floor_y)
+        return path_result(code, cells, waypoints, cost_int, self.costs.card,
+                           expanded, generated, s, pg.cell(end), pg.grid.floor_y)
 
-    def cell_query(self, s: tuple[int, int], g: tuple[int, int], *, smooth: bool, nearest: bool, budget: int,
-                   window: Sequence[int] | None, hmul: int) -> PathResult:
-        """The path between cells ``s`` and ``g`` (A* with ``hmul`` = the smallest weight, Dijkstra with 0)."""
+    def cell_query(self, s: tuple[int, int], g: tuple[int, int], *, smooth: bool, nearest: bool,
+                   budget: int, window: Sequence[int] | None, hmul: int) -> PathResult:
+        """The path between cells ``s`` and ``g`` (A* with ``hmul`` = the
+        smallest weight, Dijkstra with 0)."""
         fy = self.pg.grid.floor_y
         if not self.free(s):
             return no_path(Status.NO_START, start_cell=s, floor_y=fy)
@@ -169,8 +179,8 @@ class AStar:
             return no_path(code, expanded=expanded, generated=generated, start_cell=s, floor_y=fy)
         return self._answer(code, s, sn, end, cost_int, smooth, expanded, generated)
 
-    def border_goal_query(self, s: tuple[int, int], g: tuple[int, int], *, smooth: bool, budget: int,
-                          window: Sequence[int] | None) -> PathResult:
+    def border_goal_query(self, s: tuple[int, int], g: tuple[int, int], *, smooth: bool,
+                          budget: int, window: Sequence[int] | None) -> PathResult:
         """Find-path-to-nearest toward a goal cell ``g`` outside the grid (docs/rules.md §6).
 
         Searches toward the grid cell nearest to it (a padding node, never
@@ -197,7 +207,8 @@ class AStar:
         return self._answer(code, s, sn, best, int(self.ws.g[best]), smooth, expanded, generated)
 
     def distance_field(self, sources: NDArray[np.int64]) -> NDArray[np.int64]:
-        """Integer cost from the nearest of padded ``sources`` to every node (-1: unreachable), shape (n,)."""
+        """Integer cost from the nearest of padded ``sources`` to every node (-1:
+        unreachable), shape (n,)."""
         dist = np.empty(self.pg.n, dtype=np.int64)
         _search.distance_field(self.grid_args(), self.overlay.args(), self.model_args(0),
                                self.workspace_args(self.ws.next_gen()), sources, dist)

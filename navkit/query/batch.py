@@ -40,7 +40,8 @@ Search = Callable[[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], NDAr
 
 
 class Batches:
-    """Batch queries for one query object (A* / Dijkstra / JPS), with their per-thread workspaces."""
+    """Batch queries for one query object (A* / Dijkstra / JPS), with their
+    per-thread workspaces."""
 
     def __init__(self, pg: PaddedGrid, astar: AStar, jps: JPS):
         self.pg = pg
@@ -53,7 +54,8 @@ class Batches:
         self.per_thread = _GEN_LIMIT // 2
 
     def workspace(self, nthreads: int) -> Workspace:
-        """The per-thread workspace rows, grown to ``nthreads`` rows (rings as long as the single one's)."""
+        """The per-thread workspace rows, grown to ``nthreads`` rows (rings as
+        long as the single one's)."""
         ws = self.ws
         if ws is None or ws.g.shape[0] < nthreads:
             ws = self.ws = Workspace(self.pg.n, rows=nthreads, heap_extra=self.jps.heap_extra,
@@ -62,7 +64,8 @@ class Batches:
 
     def run(self, sn: NDArray[np.int64], gn: NDArray[np.int64], *, return_paths: bool, budget: int,
             nthreads: int, algorithm: str) -> BatchResult:
-        """Answer padded ``sn[i] -> gn[i]`` with ``algorithm`` (``"astar"``, ``"dijkstra"``, ``"jps"``)."""
+        """Answer padded ``sn[i] -> gn[i]`` with ``algorithm`` (``"astar"``,
+        ``"dijkstra"``, ``"jps"``)."""
         n = len(sn)
         ws = self.workspace(nthreads)
         hmul = 0 if algorithm == "dijkstra" else self.pg.wmin
@@ -70,9 +73,11 @@ class Batches:
         paths: list[NDArray[np.int32]] = [_NO_CELLS] * n
         search = self._jps_search(nthreads, ws, budget) if algorithm == "jps" else \
             self._astar_search(nthreads, ws, budget, hmul)
-        self._solve(search, ws, nthreads, sn, gn, np.arange(n), stats, paths if return_paths else None)
+        self._solve(search, ws, nthreads, sn, gn, np.arange(n),
+                    stats, paths if return_paths else None)
         retry = np.flatnonzero(stats[:, _search.ST_STATUS] == _search.RETRY)
-        while len(retry) and ws.grow_rings():  # a ring of the level queue filled: again on longer rings
+        # a ring of the level queue filled: again on longer rings
+        while len(retry) and ws.grow_rings():
             self._solve(search, ws, nthreads, sn, gn, retry, stats, paths if return_paths else None)
             retry = np.flatnonzero(stats[:, _search.ST_STATUS] == _search.RETRY)
         for i in retry.tolist():
@@ -109,7 +114,8 @@ class Batches:
         a = self.astar
         weighted = self.pg.weighted
         seq = _search.astar_seq_kernel(weighted, a.overlay.mark > 0, False, a.eight, not weighted)
-        grid, ovl, model, lim = a.grid_args(), a.overlay.args(), a.model_args(hmul), a.limit_args(budget, None)
+        grid, ovl, model, lim = (a.grid_args(), a.overlay.args(), a.model_args(hmul),
+                                 a.limit_args(budget, None))
         offsets, wp = a.stream_offsets(hmul), np.int64(self.pg.wp)
         moves = a.occ.moves
 
@@ -124,7 +130,8 @@ class Batches:
                 st = np.ascontiguousarray(starts[t::nthreads])
                 gl = np.ascontiguousarray(goals[t::nthreads])
                 rows = np.zeros((st.shape[0], _search.STATS_SIZE), dtype=np.int64)
-                wst = WorkspaceArgs(g2[t], parent2[t], tag2[t], pos2[t], hf2[t], hk2[t], np.int64(gens[t] + 1))
+                wst = WorkspaceArgs(g2[t], parent2[t], tag2[t], pos2[t],
+                                    hf2[t], hk2[t], np.int64(gens[t] + 1))
                 rings = RingArgs(rf2[t], rk2[t], ht2[t], offsets, rbits, moves)
                 seq(grid, ovl, model, lim, tuple(wst), tuple(rings), st, gl, rows,
                     np.zeros(_search.STATS_SIZE, dtype=np.int64))
@@ -132,7 +139,8 @@ class Batches:
                 out_stats[t::nthreads] = rows
                 if want_paths and st.shape[0]:
                     found = rows[0, _search.ST_STATUS] == _search.FOUND
-                    path_len[t] = _search.trace(parent2[t], tag2[t], wp, st[0], gl[0], paths[t]) if found else 0
+                    path_len[t] = (_search.trace(parent2[t], tag2[t], wp, st[0], gl[0], paths[t])
+                                   if found else 0)
 
             fan_out(nthreads, n, work)
 
@@ -168,7 +176,8 @@ class Batches:
                 out_stats[t::nthreads] = rows
                 if want_paths and st.shape[0]:
                     found = rows[0, _search.ST_STATUS] == _search.FOUND
-                    path_len[t] = (_jps.jps_trace(nd2[t], wp, xb, st[0], gl[0], paths[t], _NO_CELLS, _NO_PTS)
+                    path_len[t] = (_jps.jps_trace(nd2[t], wp, xb, st[0], gl[0], paths[t],
+                                                  _NO_CELLS, _NO_PTS)
                                    if found else 0)
 
             k = j.block(bits)
@@ -179,7 +188,8 @@ class Batches:
 
         return search
 
-    def _result(self, stats: NDArray[np.int64], paths: list[NDArray[np.int32]] | None) -> BatchResult:
+    def _result(self, stats: NDArray[np.int64],
+                paths: list[NDArray[np.int32]] | None) -> BatchResult:
         status = stats[:, _search.ST_STATUS].astype(np.uint8)
         cost_int = np.where(status == Status.FOUND, stats[:, _search.ST_COST], -1)
         cost = np.where(cost_int >= 0, cost_int / self.astar.costs.card, np.inf)
@@ -191,4 +201,5 @@ class Batches:
             cells = np.concatenate(paths) if paths else np.zeros((0, 2), np.int32)
         return BatchResult(status=status, cost=cost, cost_int=cost_int,
                            expanded=stats[:, _search.ST_EXPANDED].copy(),
-                           generated=stats[:, _search.ST_GENERATED].copy(), path_offsets=offsets, path_cells=cells)
+                           generated=stats[:, _search.ST_GENERATED].copy(),
+                           path_offsets=offsets, path_cells=cells)

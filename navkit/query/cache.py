@@ -1,8 +1,9 @@
-"""Bounded LRU caches with statistics: :class:`LRUCache`, and :class:`PathCache` of path results (docs/rules.md §12.6).
+"""Bounded LRU caches with statistics: :class:`LRUCache`, and :class:`PathCache` of path results
+(docs/rules.md §12.6).
 
-Seed 004 caches paths by their endpoints and drops the cache when the terrain
-changes; seed 003 bounds its cache with an LRU cap and reports hits, misses
-and evictions. :class:`PathCache` does both. A key names everything a path
+A path cache keys paths by their endpoints, forgets them when the terrain
+changes, is bounded by an LRU cap and reports hits, misses and evictions
+(docs/rules.md §12.6). A key names everything a path
 depends on::
 
     (map token, start cell, end cell, options, map version, occupancy version, obstacle key)
@@ -83,7 +84,8 @@ class LRUCache(Generic[V]):
     """
 
     def __init__(self, maxsize: int, *, minsize: int = 0, field: str = "maxsize"):
-        if isinstance(maxsize, bool) or not isinstance(maxsize, (int, np.integer)) or maxsize < minsize:
+        if (isinstance(maxsize, bool) or not isinstance(maxsize, (int, np.integer))
+                or maxsize < minsize):
             raise ConfigError(f"expected an int >= {minsize}, got {maxsize!r}", field=field)
         self._maxsize = int(maxsize)
         self._data: OrderedDict[Hashable, V] = OrderedDict()
@@ -122,7 +124,8 @@ class LRUCache(Generic[V]):
         return self._data.get(key)
 
     def put(self, key: Hashable, value: V) -> None:
-        """Store ``value`` under ``key``, evicting least recently used entries beyond ``maxsize``."""
+        """Store ``value`` under ``key``, evicting least recently used entries
+        beyond ``maxsize``."""
         if self._maxsize == 0:
             return
         self._data[key] = value
@@ -175,8 +178,8 @@ class LRUCache(Generic[V]):
     def __repr__(self) -> str:
         s = self.stats
         return (
-            f"{type(self).__name__}(size={s['size']}/{s['maxsize']}, hits={s['hits']}, misses={s['misses']}, "
-            f"evictions={s['evictions']})"
+            f"{type(self).__name__}(size={s['size']}/{s['maxsize']}, hits={s['hits']}, "
+            f"misses={s['misses']}, evictions={s['evictions']})"
         )
 
 

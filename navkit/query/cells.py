@@ -55,19 +55,20 @@ class CellQueries:
                 )
             if not self.jps.fits:
                 raise QueryError(
-                    f"JPS's 64-bit queue keys cannot hold the heuristic values of a {self.pg.width}x"
-                    f"{self.pg.depth} grid with these step costs; use smaller costs (e.g. costs='seed') "
-                    "or algorithm='astar'"
+                    "JPS's 64-bit queue keys cannot hold the heuristic values of a "
+                    f"{self.pg.width}x{self.pg.depth} grid with these step costs; use smaller "
+                    "costs (e.g. costs='seed') or algorithm='astar'"
                 )
             return algorithm
-        raise QueryError(f"algorithm must be one of {', '.join(map(repr, ALGORITHMS))}, got {algorithm!r}")
+        raise QueryError(f"algorithm must be one of {', '.join(map(repr, ALGORITHMS))}, "
+                         f"got {algorithm!r}")
 
-    def query(self, s: tuple[int, int], g: tuple[int, int], *, smooth: bool, nearest: bool, budget: int,
-              window: Sequence[int] | None, algorithm: str) -> PathResult:
+    def query(self, s: tuple[int, int], g: tuple[int, int], *, smooth: bool, nearest: bool,
+              budget: int, window: Sequence[int] | None, algorithm: str) -> PathResult:
         """The path between validated cells ``s`` and ``g`` (``budget`` resolved)."""
         algorithm = self.resolve(algorithm)
         if algorithm == "jps" and window is None:
             return self.jps.cell_query(s, g, smooth=smooth, nearest=nearest, budget=budget)
         hmul = 0 if algorithm == "dijkstra" else self.pg.wmin
-        return self.astar.cell_query(s, g, smooth=smooth, nearest=nearest, budget=budget, window=window,
-                                     hmul=hmul)
+        return self.astar.cell_query(s, g, smooth=smooth, nearest=nearest,
+                                     budget=budget, window=window, hmul=hmul)

@@ -16,10 +16,10 @@ Quick start::
     >>> ff.lookup([[0.5, 0.5], [3.5, 2.5]]).tolist()
     [[0.0, 1.0], [0.0, -1.0]]
 
-Seed 002 ("Flow fields"): the *integration field* ``cost`` holds, for every
-cell, the cost of walking from it to the nearest goal; the *direction field*
-``direction`` holds the best neighbour to step to. Every unit looks its cell up
-in O(1).
+Flow fields (docs/rules.md §3.8): the *integration field* ``cost`` holds, for
+every cell, the cost of walking from it to the nearest goal; the *direction
+field* ``direction`` holds the best neighbour to step to. Every unit looks its
+cell up in O(1).
 
 Rules, the same as :class:`~navkit.query.pathfinder.Pathfinder`'s A*: 8-connected
 moves with the corner rule (a diagonal needs both side cells free), or
@@ -48,7 +48,8 @@ very widely fall back to a 4-ary heap. Both give the same field.
 :meth:`FlowField.update` repairs the field after cells become blocked or free
 (moving obstacles, occupants) and matches a full rebuild exactly, costs and
 tie-breaks included. :class:`FlowFieldCache` keeps built fields keyed by goals,
-cost model, obstacles and map version (seed 004's shared-destination cache).
+cost model, obstacles and map version (a shared-destination cache, docs/rules.md
+§12.6).
 """
 
 from __future__ import annotations
@@ -90,7 +91,8 @@ DIRECTION_OFFSETS.setflags(write=False)
 #: Unit vectors per code: rows 0..7 the moves, row 8 (GOAL) and row 9 zero,
 #: so ``DIRECTION_UNIT[codes]`` maps ``NONE`` (-1) to the last row, ``(0, 0)``.
 DIRECTION_UNIT = np.zeros((10, 2), dtype=np.float64)
-DIRECTION_UNIT[:8] = DIRECTION_OFFSETS / np.hypot(DIRECTION_OFFSETS[:, 0], DIRECTION_OFFSETS[:, 1])[:, None]
+DIRECTION_UNIT[:8] = DIRECTION_OFFSETS / np.hypot(DIRECTION_OFFSETS[:, 0],
+                                                  DIRECTION_OFFSETS[:, 1])[:, None]
 DIRECTION_UNIT.setflags(write=False)
 
 #: ``queue="auto"`` keeps buckets while the ring is this short, or while the
@@ -123,7 +125,8 @@ class FlowUpdate:
 
 
 def check_circles(obstacles: ArrayLike, name: str = "obstacles") -> NDArray[np.float64]:
-    """:func:`~navkit.query.overlay.as_circles`, as a read-only copy (never freezes the caller's array)."""
+    """:func:`~navkit.query.overlay.as_circles`, as a read-only copy (never
+    freezes the caller's array)."""
     arr = as_circles(obstacles, name)
     out = np.array(arr, dtype=np.float64, order="C", copy=True)
     out.setflags(write=False)
@@ -144,9 +147,11 @@ def goal_cells(grid: NavGrid, goals: ArrayLike) -> NDArray[np.int64]:
     if arr.ndim == 1 and arr.shape == (2,):
         arr = arr.reshape(1, 2)
     if arr.ndim != 2 or arr.shape[1] != 2 or len(arr) == 0:
-        raise QueryError(f"goals must be a cell (x, z) or a non-empty (k, 2) array of cells, got shape {arr.shape}")
+        raise QueryError("goals must be a cell (x, z) or a non-empty (k, 2) array of cells, "
+                         f"got shape {arr.shape}")
     if arr.dtype == np.bool_ or not np.issubdtype(arr.dtype, np.integer):
-        if not (np.issubdtype(arr.dtype, np.floating) and np.all(np.isfinite(arr)) and np.all(arr == np.round(arr))):
+        if not (np.issubdtype(arr.dtype, np.floating) and np.all(np.isfinite(arr))
+                and np.all(arr == np.round(arr))):
             raise QueryError(f"goals must be integer cells (x, z), got dtype {arr.dtype}")
     arr = arr.astype(np.int64)
     w, d = grid.width, grid.depth
@@ -229,8 +234,8 @@ class FlowField:
         pg.check_costs(model, limit=_k.INF, what="flow-field costs could exceed 2**57")
         walk = grid.walkable
         wmin, wmax = pg.wmin, pg.wmax
-        wsum = int(grid.weights[walk].sum(dtype=np.int64)) if grid.weights is not None and walk.any() \
-            else int(walk.sum())
+        wsum = (int(grid.weights[walk].sum(dtype=np.int64))
+                if grid.weights is not None and walk.any() else int(walk.sum()))
         width = model.card * wmin
         nb = model.diag * wmax // width + 2
         if queue == "auto":
@@ -240,7 +245,8 @@ class FlowField:
             queue = "buckets" if use_buckets else "heap"
         self.queue = queue
         if buffers is not None and buffers.n != pg.n:
-            raise ConfigError(f"buffers hold {buffers.n} nodes, this map needs {pg.n}", field="buffers")
+            raise ConfigError(f"buffers hold {buffers.n} nodes, this map needs {pg.n}",
+                              field="buffers")
         self._s = FlowSearch(pg, cells, pg.weights, model, self.connectivity == 8, queue, width, nb,
                              buffers if buffers is not None else FlowBuffers(pg.n))
         self._goal_nodes = np.zeros(0, dtype=np.int64)
@@ -271,7 +277,8 @@ class FlowField:
         blocked stay goals and count again once they are freed.
         """
         g = goal_cells(self.grid, goals)
-        circles = check_circles(obstacles) if obstacles is not None else np.zeros((0, 3), dtype=np.float64)
+        circles = (check_circles(obstacles) if obstacles is not None
+                   else np.zeros((0, 3), dtype=np.float64))
         s = self._s
         nodes = self._pg.nodes(g)
         mark = s.stamp(circles)
@@ -314,7 +321,8 @@ class FlowField:
         box = (0, 0, self.grid.width - 1, self.grid.depth - 1)
         if isinstance(region, np.ndarray) and region.dtype == np.bool_:
             if region.shape != self.grid.shape:
-                raise QueryError(f"region mask must have shape {self.grid.shape} (depth, width), got {region.shape}")
+                raise QueryError(f"region mask must have shape {self.grid.shape} (depth, width), "
+                                 f"got {region.shape}")
             zz, xx = np.nonzero(region)
             nodes = ((zz + 1) * self._pg.wp + xx + 1).astype(np.int64)
         elif region is not None:
@@ -347,9 +355,11 @@ class FlowField:
         try:
             vals = [float(v) for v in region]
         except (TypeError, ValueError):
-            raise QueryError(f"region must be None, (x0, z0, x1, z1) or a bool (depth, width) mask, got {region!r}") from None
+            raise QueryError("region must be None, (x0, z0, x1, z1) or a bool (depth, width) "
+                             f"mask, got {region!r}") from None
         if len(vals) != 4 or not all(math.isfinite(v) and v == int(v) for v in vals):
-            raise QueryError(f"region box must be four finite integers (x0, z0, x1, z1), got {region!r}")
+            raise QueryError("region box must be four finite integers (x0, z0, x1, z1), "
+                             f"got {region!r}")
         x0, z0, x1, z1 = (int(v) for v in vals)
         return (max(x0, 0), max(z0, 0), min(x1, self.grid.width - 1), min(z1, self.grid.depth - 1))
 
@@ -397,8 +407,8 @@ class FlowField:
             dirs = self._dirs = np.empty(self.grid.shape, dtype=np.int8)
         if self._dirs_rev != self._revision:
             dirs.flags.writeable = True
-            _k.unpack(self._s.pk, np.int64(self._pg.wp), np.int64(self._pg.hp), np.zeros(0, dtype=np.int64),
-                      dirs.reshape(-1))
+            _k.unpack(self._s.pk, np.int64(self._pg.wp), np.int64(self._pg.hp),
+                      np.zeros(0, dtype=np.int64), dirs.reshape(-1))
             dirs.flags.writeable = False
             self._dirs_rev = self._revision
         return dirs
@@ -411,8 +421,8 @@ class FlowField:
             self._cost_f = np.empty(self.grid.shape, dtype=np.float64)
         self._cost_i.flags.writeable = True
         self._cost_f.flags.writeable = True
-        _k.unpack(self._s.pk, np.int64(self._pg.wp), np.int64(self._pg.hp), self._cost_i.reshape(-1),
-                  np.zeros(0, dtype=np.int8))
+        _k.unpack(self._s.pk, np.int64(self._pg.wp), np.int64(self._pg.hp),
+                  self._cost_i.reshape(-1), np.zeros(0, dtype=np.int8))
         np.divide(self._cost_i, self.costs.card, out=self._cost_f)
         self._cost_f[self._cost_i < 0] = np.inf
         self._cost_i.flags.writeable = False
@@ -429,7 +439,8 @@ class FlowField:
 
     @property
     def cost(self) -> NDArray[np.float64]:
-        """Cost to the nearest goal in cardinal-step units, float64 ``(depth, width)``; inf where unreachable."""
+        """Cost to the nearest goal in cardinal-step units, float64 ``(depth,
+        width)``; inf where unreachable."""
         self._require_built()
         self._refresh()
         assert self._cost_f is not None
@@ -440,7 +451,8 @@ class FlowField:
         arr = np.asarray([x, z])
         ok = arr.dtype != np.bool_ and (
             np.issubdtype(arr.dtype, np.integer)
-            or (np.issubdtype(arr.dtype, np.floating) and np.all(np.isfinite(arr)) and np.all(arr == np.round(arr)))
+            or (np.issubdtype(arr.dtype, np.floating) and np.all(np.isfinite(arr))
+                and np.all(arr == np.round(arr)))
         )
         if arr.shape != (2,) or not ok:
             raise QueryError(f"expected an integer cell (x, z), got ({x!r}, {z!r})")
@@ -513,7 +525,8 @@ class FlowField:
         try:
             arr = np.asarray(positions, dtype=np.float64)
         except (TypeError, ValueError):
-            raise QueryError("positions must be an (n, 2) or (n, 3) array of world points") from None
+            raise QueryError("positions must be an (n, 2) "
+                             "or (n, 3) array of world points") from None
         if arr.ndim == 1 and arr.shape in ((2,), (3,)):
             arr = arr.reshape(1, -1)
         if arr.ndim != 2 or arr.shape[1] not in (2, 3):
@@ -528,10 +541,12 @@ class FlowField:
         fz = np.floor((zs - g.min_z) / g.cell_size)
         inside = (fx >= 0) & (fx < g.width) & (fz >= 0) & (fz < g.depth)
         codes = np.full(len(arr), NONE, dtype=np.int8)
-        codes[inside] = self._codes((fz[inside].astype(np.int64) + 1) * self._pg.wp + fx[inside].astype(np.int64) + 1)
+        codes[inside] = self._codes((fz[inside].astype(np.int64) + 1) * self._pg.wp
+                                    + fx[inside].astype(np.int64) + 1)
         return DIRECTION_UNIT[codes]
 
     def __repr__(self) -> str:
-        state = f"{len(self._goals)} goal(s), {self.reached} cells reached" if self._built else "not built"
-        return (f"FlowField({self.grid!r}, costs={self.costs.name}, connectivity={self.connectivity}, "
-                f"queue={self.queue}, {state})")
+        state = (f"{len(self._goals)} goal(s), {self.reached} cells reached" if self._built
+                 else "not built")
+        return (f"FlowField({self.grid!r}, costs={self.costs.name}, "
+                f"connectivity={self.connectivity}, queue={self.queue}, {state})")

@@ -50,7 +50,8 @@ class FlowFieldCache:
 
     def __init__(self, maxsize: int = 16):
         # key -> (source, field, field revision when stored)
-        self._lru: LRUCache[tuple[Any, FlowField, int]] = LRUCache(maxsize, minsize=1, field="maxsize")
+        self._lru: LRUCache[tuple[Any, FlowField, int]] = LRUCache(maxsize, minsize=1,
+                                                                   field="maxsize")
         self._buffers: dict[int, tuple[Any, FlowBuffers]] = {}
 
     @property
@@ -88,7 +89,8 @@ class FlowFieldCache:
             try:
                 hash(version)
             except TypeError:
-                raise QueryError(f"version must be hashable, got {type(version).__name__}") from None
+                raise QueryError("version must be hashable, "
+                                 f"got {type(version).__name__}") from None
         if isinstance(source, Pathfinder):
             grid = source.grid
             model = source.costs if costs is None else cost_model(costs)
@@ -97,7 +99,8 @@ class FlowFieldCache:
             grid = source
             model = cost_model("seed" if costs is None else costs)
             conn = 8 if connectivity is None else connectivity
-        circles = check_circles(obstacles) if obstacles is not None else np.zeros((0, 3), dtype=np.float64)
+        circles = (check_circles(obstacles) if obstacles is not None
+                   else np.zeros((0, 3), dtype=np.float64))
         goal_arr = goal_cells(grid, goals)
         key = (id(source), self._version(source, version), tuple(map(tuple, goal_arr.tolist())),
                (model.card, model.diag), conn, obstacle_key(circles))
@@ -108,7 +111,8 @@ class FlowFieldCache:
         if entry is not None:  # changed by its user since: build it again
             field = entry[1]
         else:
-            field = FlowField(source, model, connectivity=conn, buffers=self._buffers_for(source, grid))
+            field = FlowField(source, model, connectivity=conn,
+                              buffers=self._buffers_for(source, grid))
         field.build(goal_arr, obstacles=circles if len(circles) else None)
         self._lru.put(key, (source, field, field.revision))
         self._forget_buffers()
@@ -152,5 +156,5 @@ class FlowFieldCache:
 
     def __repr__(self) -> str:
         s = self.stats
-        return (f"FlowFieldCache(size={s['size']}/{s['maxsize']}, hits={s['hits']}, misses={s['misses']}, "
-                f"evictions={s['evictions']})")
+        return (f"FlowFieldCache(size={s['size']}/{s['maxsize']}, hits={s['hits']}, "
+                f"misses={s['misses']}, evictions={s['evictions']})")

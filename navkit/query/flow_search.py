@@ -85,7 +85,8 @@ class FlowBuffers:
         return self._stack
 
     def heap(self) -> tuple[Any, ...]:
-        """The heap's arrays, a :class:`~navkit._kernels.layouts.HeapArgs` (allocated on first use)."""
+        """The heap's arrays, a :class:`~navkit._kernels.layouts.HeapArgs`
+        (allocated on first use)."""
         if self._hf is None or self._hk is None:
             self._hf = np.empty(self.n + 8, dtype=np.int64)
             self._hk = np.empty(self.n + 8, dtype=np.int64)
@@ -104,8 +105,9 @@ class FlowSearch:
     """The field's searches on one padded grid: ``free`` (this field's passable
     nodes), ``pk`` (the field words) and the bucket ring."""
 
-    def __init__(self, pg: PaddedGrid, cells: NDArray[np.uint8], weights: NDArray[np.int32], costs: CostModel,
-                 eight: bool, queue: str, width: int, nb: int, buffers: FlowBuffers):
+    def __init__(self, pg: PaddedGrid, cells: NDArray[np.uint8],
+                 weights: NDArray[np.int32], costs: CostModel, eight: bool,
+                 queue: str, width: int, nb: int, buffers: FlowBuffers):
         self.pg = pg
         self.cells = cells
         self.weights = weights
@@ -129,8 +131,8 @@ class FlowSearch:
 
     def model_args(self) -> tuple[Any, ...]:
         c = self.costs
-        return tuple(FlowModelArgs(card=np.int64(c.card), diag=np.int64(c.diag), width=np.int64(self.width),
-                                   nb=np.int64(self.nb)))
+        return tuple(FlowModelArgs(card=np.int64(c.card), diag=np.int64(c.diag),
+                                   width=np.int64(self.width), nb=np.int64(self.nb)))
 
     def stamp(self, circles: NDArray[np.float64]) -> int:
         """Stamp ``circles`` under a fresh mark; 0 (no overlay) when there are none."""
@@ -141,10 +143,12 @@ class FlowSearch:
         return mark
 
     def reset(self, mark: int) -> None:
-        """Make every node unreached, passable when its cell is and no obstacle under ``mark`` covers it."""
+        """Make every node unreached, passable when its cell is and no obstacle
+        under ``mark`` covers it."""
         _k.reset(self.free, self.cells, self.buffers.marks, np.int32(mark), self.pk)
 
-    def run(self, snode: NDArray[np.int64], scost: NDArray[np.int64], scode: NDArray[np.int8]) -> int:
+    def run(self, snode: NDArray[np.int64], scost: NDArray[np.int64],
+            scode: NDArray[np.int8]) -> int:
         """Spread the field from seed nodes at their costs and codes; returns the cells expanded.
 
         Raises :class:`PoolExhausted` when the bucket pool ran out."""
@@ -156,18 +160,21 @@ class FlowSearch:
         seeds = tuple(SeedArgs(node=snode, cost=scost, code=scode))
         if self.queue == "buckets":
             ent, cnext, meta = self.buffers.pool(self.nb)
-            pool = tuple(BucketPoolArgs(ent=ent, cnext=cnext, bhead=self.bhead, btail=self.btail, bfill=self.bfill,
-                                        meta=meta))
-            expanded = int(_k.run_buckets(self.grid_args(), self.model_args(), self.pk, pool, seeds))
+            pool = tuple(BucketPoolArgs(ent=ent, cnext=cnext, bhead=self.bhead,
+                                        btail=self.btail, bfill=self.bfill, meta=meta))
+            expanded = int(_k.run_buckets(self.grid_args(), self.model_args(),
+                                          self.pk, pool, seeds))
             if expanded != _k.POOL_EXHAUSTED:
                 return expanded
             raise PoolExhausted
-        return int(_k.run_heap(self.grid_args(), self.model_args(), self.pk, self.buffers.heap(), seeds))
+        return int(_k.run_heap(self.grid_args(), self.model_args(),
+                               self.pk, self.buffers.heap(), seeds))
 
     def from_goals(self, goal_nodes: NDArray[np.int64]) -> int:
         """Run from the passable goal nodes at cost 0; returns the cells expanded."""
         live = goal_nodes[self.free[goal_nodes] != 0]
-        return self.run(live, np.zeros(len(live), dtype=np.int64), np.full(len(live), GOAL, dtype=np.int8))
+        return self.run(live, np.zeros(len(live), dtype=np.int64),
+                        np.full(len(live), GOAL, dtype=np.int8))
 
     def recover(self, circles: NDArray[np.float64], goal_nodes: NDArray[np.int64]) -> int:
         """After the bucket pool ran out (a test-sized pool only): empty the
@@ -184,7 +191,8 @@ class FlowSearch:
             self.queue = queue
 
     def repair(self, blocked: NDArray[np.int64], freed: NDArray[np.int64]) -> tuple[int, int]:
-        """The repair searches after cells were ``blocked`` / ``freed``; returns ``(invalidated, expanded)``.
+        """The repair searches after cells were ``blocked`` / ``freed``; returns
+        ``(invalidated, expanded)``.
 
         Blocked cells reset the subtree of the direction forest below them,
         recomputed from its boundary; freed cells seed a search that spreads
@@ -199,8 +207,8 @@ class FlowSearch:
             snode = np.empty(invalidated, dtype=np.int64)
             scost = np.empty(invalidated, dtype=np.int64)
             scode = np.empty(invalidated, dtype=np.int8)
-            ns = int(_k.boundary_seeds(self.grid_args(), self.model_args(), self.pk, nodes_i, snode, scost,
-                                       scode))
+            ns = int(_k.boundary_seeds(self.grid_args(), self.model_args(),
+                                       self.pk, nodes_i, snode, scost, scode))
             expanded += self.run(snode[:ns], scost[:ns], scode[:ns])
         if nfr:
             cap = 9 * nfr
@@ -212,7 +220,8 @@ class FlowSearch:
             expanded += self.run(snode[:ns], scost[:ns], scode[:ns])
         return invalidated, expanded
 
-    def diff(self, mark: int, nodes: NDArray[np.int64] | None, box: tuple[int, int, int, int]) -> tuple[int, int]:
+    def diff(self, mark: int, nodes: NDArray[np.int64] | None,
+             box: tuple[int, int, int, int]) -> tuple[int, int]:
         """Compare ``free`` with the cells under ``mark`` at ``nodes`` (or in the
         inclusive cell ``box``), updating it; returns ``(blocked, freed)``: the
         blocked nodes are ``buffers.stack[:blocked]``, the freed ones its last ``freed``."""
@@ -224,6 +233,6 @@ class FlowSearch:
             nbl, nfr = 0, 0
         else:
             x0, z0, x1, z1 = (np.int64(v + 1) for v in box)
-            nbl, nfr = _k.diff_box(self.free, self.cells, marks, np.int32(mark), np.int64(self.pg.wp),
-                                   x0, z0, x1, z1, out)
+            nbl, nfr = _k.diff_box(self.free, self.cells, marks, np.int32(mark),
+                                   np.int64(self.pg.wp), x0, z0, x1, z1, out)
         return int(nbl), int(nfr)

@@ -174,17 +174,18 @@ class HPAStar:
     ):
         if not isinstance(grid, NavGrid):
             raise QueryError(f"expected a NavGrid, got {type(grid).__name__}")
-        if isinstance(cluster_size, bool) or not isinstance(cluster_size, (int, np.integer)) or not (
-            2 <= cluster_size <= _MAX_CLUSTER_SIZE
-        ):
+        if (isinstance(cluster_size, bool) or not isinstance(cluster_size, (int, np.integer))
+                or not (2 <= cluster_size <= _MAX_CLUSTER_SIZE)):
             raise ConfigError(f"expected an int in [2, {_MAX_CLUSTER_SIZE}], got {cluster_size!r}",
                               field="cluster_size")
         if connectivity not in (4, 8) or isinstance(connectivity, bool):
             raise ConfigError(f"expected 4 or 8, got {connectivity!r}", field="connectivity")
         if entrance_gap is not None and (
-            isinstance(entrance_gap, bool) or not isinstance(entrance_gap, (int, np.integer)) or entrance_gap < 1
+            isinstance(entrance_gap, bool) or not isinstance(entrance_gap, (int, np.integer))
+            or entrance_gap < 1
         ):
-            raise ConfigError(f"expected None or an int >= 1, got {entrance_gap!r}", field="entrance_gap")
+            raise ConfigError(f"expected None or an int >= 1, got {entrance_gap!r}",
+                              field="entrance_gap")
         self.costs = cost_model(costs)
         self.cluster_size = int(cluster_size)
         self.connectivity = int(connectivity)
@@ -287,8 +288,8 @@ class HPAStar:
         self._pf = None
         if len(xs) == 0:
             self.graph.grid = grid
-            return UpdateReport(ms=(time.perf_counter() - t0) * 1e3, changed_cells=0, touched_clusters=0,
-                                mode="none")
+            return UpdateReport(ms=(time.perf_counter() - t0) * 1e3,
+                                changed_cells=0, touched_clusters=0, mode="none")
         mode, touched = self.graph.update(grid, xs, zs)
         if mode == "splice":
             self._alloc_abstract()
@@ -318,7 +319,8 @@ class HPAStar:
                 return int(code), self.path_buffer[:n]
             self.path_buffer = np.empty(2 * n, dtype=np.int64)
 
-    def find_path_cells(self, start: ArrayLike, goal: ArrayLike, *, smooth: bool = False) -> PathResult:
+    def find_path_cells(self, start: ArrayLike, goal: ArrayLike, *,
+                        smooth: bool = False) -> PathResult:
         """HPA* path between two cells ``(x, z)``.
 
         ``cells`` is the refined cell chain (valid: adjacent steps, walkable,
@@ -359,14 +361,15 @@ class HPAStar:
         cells = pg.nodes_to_cells(nodes)
         if smooth and len(nodes) > 2:
             if len(self._smooth_buf) < len(nodes):
-                self._smooth_buf = np.empty(max(len(nodes), 2 * len(self._smooth_buf)), dtype=np.int64)
+                self._smooth_buf = np.empty(max(len(nodes), 2 * len(self._smooth_buf)),
+                                            dtype=np.int64)
             m = _geo.string_pull(g.cells, (self._nomarks, np.int32(0)), np.int64(pg.wp), nodes,
                                  len(nodes), self._smooth_buf)
             kept = pg.nodes_to_cells(self._smooth_buf[:m])
         else:
             kept = cells
-        return path_result(Status.FOUND, cells, self.grid.cells_to_world(kept), cost_int, self.costs.card,
-                           expanded, 0, s, e, fy)
+        return path_result(Status.FOUND, cells, self.grid.cells_to_world(kept),
+                           cost_int, self.costs.card, expanded, 0, s, e, fy)
 
     def _fallback(self, s: tuple[int, int], g: tuple[int, int], smooth: bool) -> PathResult:
         # Unreachable in theory (see the module docstring); kept as a safety net.
@@ -377,7 +380,8 @@ class HPAStar:
             self._pf = Pathfinder(self.grid, costs=self.costs, connectivity=self.connectivity)
         return self._pf.find_path_cells(s, g, smooth=smooth)
 
-    def find_paths_batch(self, starts: ArrayLike, goals: ArrayLike, *, return_paths: bool = False) -> BatchResult:
+    def find_paths_batch(self, starts: ArrayLike, goals: ArrayLike, *,
+                         return_paths: bool = False) -> BatchResult:
         """Answer ``starts[i] -> goals[i]`` (cells, shape (n, 2)) one after another.
 
         Same answers as :meth:`find_path_cells` for each pair, as a
@@ -386,7 +390,8 @@ class HPAStar:
         s = np.asarray(starts)
         g = np.asarray(goals)
         if s.ndim != 2 or s.shape[1] != 2 or g.shape != s.shape:
-            raise QueryError(f"starts and goals must both have shape (n, 2), got {s.shape} and {g.shape}")
+            raise QueryError("starts and goals must both have shape (n, 2), "
+                             f"got {s.shape} and {g.shape}")
         n = len(s)
         status = np.zeros(n, dtype=np.uint8)
         cost_int = np.full(n, -1, dtype=np.int64)
@@ -406,8 +411,9 @@ class HPAStar:
             offsets = np.zeros(n + 1, dtype=np.int64)
             np.cumsum(lengths, out=offsets[1:])
             cells = np.concatenate(parts) if parts else np.zeros((0, 2), np.int32)
-        return BatchResult(status=status, cost=cost, cost_int=cost_int, expanded=expanded,
-                           generated=np.zeros(n, dtype=np.int64), path_offsets=offsets, path_cells=cells)
+        return BatchResult(status=status, cost=cost, cost_int=cost_int,
+                           expanded=expanded, generated=np.zeros(n, dtype=np.int64),
+                           path_offsets=offsets, path_cells=cells)
 
     # ------------------------------------------------------------- inspection
     def abstract_nodes(self) -> NDArray[np.int32]:
@@ -426,7 +432,8 @@ class HPAStar:
             "adj_cost": g.adj_cost.copy(),
             "trees": g.trees.copy(),
             "cells": g.cells.copy(),
-            "weights": (g.weights.copy() if self.grid.weights is not None else np.ones(1, np.int32)),
+            "weights": (g.weights.copy() if self.grid.weights is not None
+                        else np.ones(1, np.int32)),
         }
 
     def components(self) -> NDArray[np.int32]:
@@ -441,5 +448,5 @@ class HPAStar:
 
     def __repr__(self) -> str:
         st = self._stats
-        return (f"HPAStar({self.grid!r}, costs={self.costs.name}, cluster_size={self.cluster_size}, "
-                f"nodes={st.nodes}, edges={st.edges})")
+        return (f"HPAStar({self.grid!r}, costs={self.costs.name}, "
+                f"cluster_size={self.cluster_size}, nodes={st.nodes}, edges={st.edges})")

@@ -1,4 +1,5 @@
-"""HPA*'s abstraction: clusters, entrances, the abstract graph and its trees (see :mod:`navkit.query.hpa`).
+"""HPA*'s abstraction: clusters, entrances, the abstract graph and its trees
+(see :mod:`navkit.query.hpa`).
 
 :class:`ClusterGraph` builds the abstraction of one grid and keeps it in step
 with cell changes: a changed cell touches its cluster (and the one across a
@@ -28,7 +29,8 @@ __all__ = ["ClusterGraph", "changed_cells"]
 _PARALLEL_MIN = 32
 
 
-def changed_cells(old: NavGrid, new: NavGrid, changed: Any) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+def changed_cells(old: NavGrid, new: NavGrid,
+                  changed: Any) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
     """Columns and rows of the cells that differ between ``old`` and ``new``:
     given as a bool mask or an ``(n, 2)`` array of cells, or found by
     comparing the two grids (``changed=None``)."""
@@ -55,7 +57,8 @@ def changed_cells(old: NavGrid, new: NavGrid, changed: Any) -> tuple[NDArray[np.
     bad = (xs < 0) | (xs >= old.width) | (zs < 0) | (zs >= old.depth)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        raise QueryError(f"changed[{i}] = {tuple(arr[i])} is outside the {old.width}x{old.depth} grid")
+        raise QueryError(f"changed[{i}] = {tuple(arr[i])} is outside the "
+                         f"{old.width}x{old.depth} grid")
     return xs, zs
 
 
@@ -90,8 +93,8 @@ class ClusterGraph:
         self.cells = pad(grid.walkable, np.uint8, 0)
         self.set_weights(grid)
         self.geo = tuple(ClusterGeometry(wp=np.int64(pg.wp), width=np.int64(grid.width),
-                                         depth=np.int64(grid.depth), size=np.int64(C), ncx=np.int64(self.ncx),
-                                         ncz=np.int64(self.ncz)))
+                                         depth=np.int64(grid.depth), size=np.int64(C),
+                                         ncx=np.int64(self.ncx), ncz=np.int64(self.ncz)))
 
     def set_weights(self, grid: NavGrid) -> None:
         """Take the terrain weights of ``grid`` (ConfigError when costs could overflow)."""
@@ -106,8 +109,8 @@ class ClusterGraph:
             wmax = 1
         if self.pg.n * self.costs.diag * wmax >= 1 << 62:
             raise ConfigError(
-                f"path costs could overflow int64 on a {grid.width}x{grid.depth} grid with weights up to "
-                f"{wmax}; use smaller step costs (e.g. costs='seed')",
+                f"path costs could overflow int64 on a {grid.width}x{grid.depth} grid with "
+                f"weights up to {wmax}; use smaller step costs (e.g. costs='seed')",
                 field="costs",
             )
 
@@ -116,17 +119,19 @@ class ClusterGraph:
         return self.ncx * self.ncz
 
     def grid_args(self) -> tuple[Any, ...]:
-        return tuple(HpaGridArgs(cells=self.cells, weights=self.weights, weighted=self.grid.weights is not None))
+        return tuple(HpaGridArgs(cells=self.cells, weights=self.weights,
+                                 weighted=self.grid.weights is not None))
 
     def model_args(self) -> tuple[Any, ...]:
-        return tuple(ModelArgs(card=np.int64(self.costs.card), diag=np.int64(self.costs.diag), eight=self.eight,
-                               hmul=np.int64(self.wmin)))
+        return tuple(ModelArgs(card=np.int64(self.costs.card), diag=np.int64(self.costs.diag),
+                               eight=self.eight, hmul=np.int64(self.wmin)))
 
     def graph_args(self) -> tuple[Any, ...]:
         return tuple(AbstractGraphArgs(
-            node_off=self.node_off, node_cell=self.node_cell, node_x=self.node_x, node_z=self.node_z,
-            node_cluster=self.node_cluster, adj_off=self.adj_off, adj_to=self.adj_to, adj_cost=self.adj_cost,
-            trees=self.trees, nbits=np.int64(self.nbits)))
+            node_off=self.node_off, node_cell=self.node_cell, node_x=self.node_x,
+            node_z=self.node_z, node_cluster=self.node_cluster, adj_off=self.adj_off,
+            adj_to=self.adj_to, adj_cost=self.adj_cost, trees=self.trees,
+            nbits=np.int64(self.nbits)))
 
     # ---------------------------------------------------------------- build
     def build(self) -> dict[str, float]:
@@ -159,8 +164,8 @@ class ClusterGraph:
         t = time.perf_counter()
         C = self.cluster_size
         self.trees = np.full((n, C * C), _k.NO_CODE, dtype=np.uint8)
-        _k.build_kernel(ncl >= _PARALLEL_MIN)(grid_t, self.geo, model, node_off, node_cell, adj_off, adj_cost,
-                                              self.trees, clusters, self.prune)
+        _k.build_kernel(ncl >= _PARALLEL_MIN)(grid_t, self.geo, model, node_off, node_cell,
+                                              adj_off, adj_cost, self.trees, clusters, self.prune)
         phases["cluster_dijkstra"] = (time.perf_counter() - t) * 1e3
 
         t = time.perf_counter()
@@ -185,8 +190,9 @@ class ClusterGraph:
         """ConfigError when the abstract search's 64-bit queue keys cannot hold the heuristic."""
         if (self.pg.wp + self.pg.hp) * self.costs.diag * self.wmin >= 1 << (62 - self.nbits):
             raise ConfigError(
-                f"heuristic values of a {self.grid.width}x{self.grid.depth} grid do not fit the abstract "
-                "search's 64-bit queue keys; use smaller step costs (e.g. costs='seed')",
+                f"heuristic values of a {self.grid.width}x{self.grid.depth} grid do not fit "
+                "the abstract search's 64-bit queue keys; use smaller step costs "
+                "(e.g. costs='seed')",
                 field="costs",
             )
 
@@ -200,7 +206,8 @@ class ClusterGraph:
     def relabel(self) -> None:
         """Recompute the component labels."""
         stack = np.empty(self.pg.n, dtype=np.int32)
-        self.n_components = int(_k.label_components(self.cells, np.int64(self.pg.wp), self.labels, stack))
+        self.n_components = int(_k.label_components(self.cells, np.int64(self.pg.wp),
+                                                    self.labels, stack))
         self.labels_valid = True
 
     def memory(self) -> dict[str, int]:
@@ -209,15 +216,16 @@ class ClusterGraph:
             "cells": self.cells.nbytes,
             "weights": self.weights.nbytes,
             "labels": self.labels.nbytes,
-            "nodes": sum(a.nbytes for a in (self.node_off, self.node_cell, self.node_bits, self.node_x,
-                                             self.node_z, self.node_cluster)),
+            "nodes": sum(a.nbytes for a in (self.node_off, self.node_cell, self.node_bits,
+                                            self.node_x, self.node_z, self.node_cluster)),
             "adjacency": self.adj_off.nbytes + self.adj_to.nbytes + self.adj_cost.nbytes,
             "trees": self.trees.nbytes,
         }
 
     # --------------------------------------------------------------- update
     def touched(self, xs: NDArray[np.int64], zs: NDArray[np.int64]) -> NDArray[np.int64]:
-        """Clusters whose abstraction cells ``(xs, zs)`` change: their own, and across a border they lie on."""
+        """Clusters whose abstraction cells ``(xs, zs)`` change: their own, and
+        across a border they lie on."""
         C, ncx, ncz = self.cluster_size, self.ncx, self.ncz
         cx, cz = xs // C, zs // C
         lx, lz = xs - cx * C, zs - cz * C
@@ -239,7 +247,8 @@ class ClusterGraph:
                  (clusters - ncx)[cz > 0], (clusters + ncx)[cz + 1 < ncz]]
         return np.unique(np.concatenate(parts))
 
-    def update(self, grid: NavGrid, xs: NDArray[np.int64], zs: NDArray[np.int64]) -> tuple[str, int]:
+    def update(self, grid: NavGrid, xs: NDArray[np.int64],
+               zs: NDArray[np.int64]) -> tuple[str, int]:
         """Switch to ``grid``, whose cells ``(xs, zs)`` (at least one) changed; returns
         ``(mode, touched clusters)``, mode ``"in-place"`` or ``"splice"``."""
         old_grid = self.grid
@@ -255,15 +264,15 @@ class ClusterGraph:
             walk_w = grid.weights[grid.walkable]
             self.wmin = int(walk_w.min()) if walk_w.size else 1
             if self.pg.n * self.costs.diag * int(grid.weights.max()) >= 1 << 62:
-                raise ConfigError("path costs could overflow int64 with these weights; use smaller step costs",
-                                  field="costs")
+                raise ConfigError("path costs could overflow int64 with these weights; "
+                                  "use smaller step costs", field="costs")
         touched = self.touched(xs, zs)
         counts_t, tmp_off, tmp_cell, tmp_bits = self._transitions(touched)
         old_off = self.node_off
         same = bool(np.array_equal(np.diff(old_off)[touched], counts_t))
         if same:
-            old_idx = np.concatenate([np.arange(old_off[c], old_off[c + 1]) for c in touched]) if len(
-                touched) else np.zeros(0, np.int64)
+            old_idx = (np.concatenate([np.arange(old_off[c], old_off[c + 1]) for c in touched])
+                       if len(touched) else np.zeros(0, np.int64))
             same = bool(np.array_equal(self.node_cell[old_idx], tmp_cell)
                         and np.array_equal(self.node_bits[old_idx], tmp_bits))
         if same:
@@ -275,8 +284,9 @@ class ClusterGraph:
             self.labels_valid = False  # relabelled on demand
         return ("in-place" if same else "splice"), int(len(touched))
 
-    def _transitions(self, touched: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[np.int64],
-                                                                 NDArray[np.int64], NDArray[np.uint8]]:
+    def _transitions(
+        self, touched: NDArray[np.int64]
+    ) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], NDArray[np.uint8]]:
         """The touched clusters' transitions on the current cells: counts, offsets, cells, bits."""
         counts_t = np.zeros(len(touched), dtype=np.int64)
         _k.count_nodes(self.cells, self.geo, self.gap, touched, counts_t)
@@ -293,16 +303,18 @@ class ClusterGraph:
         grid_t, model = self.grid_args(), self.model_args()
         old_off = self.node_off
         build = _k.build_kernel(len(touched) >= _PARALLEL_MIN)
-        build(grid_t, self.geo, model, old_off, self.node_cell, self.adj_off, self.adj_cost, self.trees,
-              touched, self.prune)
+        build(grid_t, self.geo, model, old_off, self.node_cell,
+              self.adj_off, self.adj_cost, self.trees, touched, self.prune)
         # inter edges into and out of the touched clusters (their costs follow the weights)
         around = self._with_neighbours(touched)
-        rows = np.concatenate([np.arange(old_off[c], old_off[c + 1]) for c in around]).astype(np.int64)
-        _k.fill_rows(grid_t, self.geo, model, old_off, self.node_cell, self.node_bits, self.node_cluster,
-                     self.adj_off, self.adj_to, self.adj_cost, rows)
+        rows = np.concatenate([np.arange(old_off[c], old_off[c + 1])
+                               for c in around]).astype(np.int64)
+        _k.fill_rows(grid_t, self.geo, model, old_off, self.node_cell, self.node_bits,
+                     self.node_cluster, self.adj_off, self.adj_to, self.adj_cost, rows)
 
-    def _splice(self, touched: NDArray[np.int64], counts_t: NDArray[np.int64], tmp_off: NDArray[np.int64],
-                tmp_cell: NDArray[np.int64], tmp_bits: NDArray[np.uint8]) -> None:
+    def _splice(self, touched: NDArray[np.int64], counts_t: NDArray[np.int64],
+                tmp_off: NDArray[np.int64], tmp_cell: NDArray[np.int64],
+                tmp_bits: NDArray[np.uint8]) -> None:
         grid_t, model = self.grid_args(), self.model_args()
         ncl = self.n_clusters
         old_off = self.node_off
@@ -332,11 +344,14 @@ class ClusterGraph:
                      adj_off, adj_to, adj_cost, np.arange(n, dtype=np.int64))
         C = self.cluster_size
         trees = np.full((n, C * C), _k.NO_CODE, dtype=np.uint8)
-        _k.splice(old_off, old_adj_off, old_cost, old_trees, new_off, adj_off, adj_cost, trees, flag)
+        _k.splice(old_off, old_adj_off, old_cost, old_trees,
+                  new_off, adj_off, adj_cost, trees, flag)
         build = _k.build_kernel(len(touched) >= _PARALLEL_MIN)
-        build(grid_t, self.geo, model, new_off, node_cell, adj_off, adj_cost, trees, touched, self.prune)
+        build(grid_t, self.geo, model, new_off, node_cell,
+              adj_off, adj_cost, trees, touched, self.prune)
         self.adj_off, self.adj_to, self.adj_cost, self.trees = adj_off, adj_to, adj_cost, trees
 
-    def changed(self, grid: NavGrid, changed: ArrayLike | None) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    def changed(self, grid: NavGrid,
+                changed: ArrayLike | None) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
         """:func:`changed_cells` between the current grid and ``grid``."""
         return changed_cells(self.grid, grid, changed)

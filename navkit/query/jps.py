@@ -61,8 +61,9 @@ class JPS:
     ints; a budget counts jump-point expansions.
     """
 
-    def __init__(self, pg: PaddedGrid, costs: CostModel, eight: bool, occ: Occupancy, overlay: Overlay,
-                 ws: Workspace, smooth: StringPull, astar: AStar, bufs: PathBuffers):
+    def __init__(self, pg: PaddedGrid, costs: CostModel, eight: bool,
+                 occ: Occupancy, overlay: Overlay, ws: Workspace,
+                 smooth: StringPull, astar: AStar, bufs: PathBuffers):
         self.pg = pg
         self.costs = costs
         self.occ = occ
@@ -109,7 +110,8 @@ class JPS:
         rows = np.zeros(_jps.bits_size(pg.hp, pg.wp), dtype=np.int64)
         cols = np.zeros(_jps.bits_size(pg.wp, pg.hp), dtype=np.int64)
         _jps.pack(self.occ.cells, pg.wp, pg.hp, rows, nwr, cols, nwc)
-        bits = self._bits = tuple(BitsArgs(rows=rows, cols=cols, wp=int(pg.wp), nwr=int(nwr), nwc=int(nwc)))
+        bits = self._bits = tuple(BitsArgs(rows=rows, cols=cols, wp=int(pg.wp),
+                                           nwr=int(nwr), nwc=int(nwc)))
         self.overlay.bits = bits
         return bits
 
@@ -123,8 +125,8 @@ class JPS:
         ov = self.overlay
         if ov.mark <= 0 or ov.circles is None:
             return 0
-        return int(_jps.overlay_block(bits, ov.marks, np.int32(ov.mark), self.pg.hp, self.pg.geo, ov.circles,
-                                      ov.saved))
+        return int(_jps.overlay_block(bits, ov.marks, np.int32(ov.mark), self.pg.hp,
+                                      self.pg.geo, ov.circles, ov.saved))
 
     def unblock(self, bits: tuple[Any, ...], k: int) -> None:
         if k > 0:
@@ -172,7 +174,8 @@ class JPS:
         stats = self.astar.stats
         k = self.block(bits) if self.overlay.mark > 0 else 0
         try:
-            m = _jps.jps_path(bits, self.model, tuple(JpsWorkspaceArgs(self.nd, ws.hf, ws.hk, gen, self.cand)),
+            m = _jps.jps_path(bits, self.model,
+                              tuple(JpsWorkspaceArgs(self.nd, ws.hf, ws.hk, gen, self.cand)),
                               sn, gn, budget, nearest, stats,
                               tuple(JpsOutArgs(ws.path, bufs.cells, bufs.pts, pg.geo)))
         finally:
@@ -183,7 +186,8 @@ class JPS:
         if code is Status.NO_START:
             return no_path(code, start_cell=s, floor_y=fy)
         if nearest and (code is Status.UNREACHABLE or code is Status.NO_GOAL):
-            return self._nearest(s, g, sn, gn, smooth=smooth, budget=budget, expanded=st[_search.ST_EXPANDED],
+            return self._nearest(s, g, sn, gn, smooth=smooth, budget=budget,
+                                 expanded=st[_search.ST_EXPANDED],
                                  generated=st[_search.ST_GENERATED])
         if code is Status.NO_GOAL:
             return no_path(code, start_cell=s, floor_y=fy)
@@ -202,23 +206,24 @@ class JPS:
             waypoints = pg.cells_and_centres(self.smoother.pull(ws.path[:m]))[1]
         else:
             waypoints = bufs.pts[:m].copy()
-        return path_result(code, cells, waypoints, cost_int, self.costs.card, expanded, generated, s,
-                           pg.cell(end), fy)
+        return path_result(code, cells, waypoints, cost_int, self.costs.card,
+                           expanded, generated, s, pg.cell(end), fy)
 
-    def _nearest(self, s: tuple[int, int], g: tuple[int, int], sn: int, gn: int, *, smooth: bool, budget: int,
-                 expanded: int, generated: int) -> PathResult:
+    def _nearest(self, s: tuple[int, int], g: tuple[int, int], sn: int, gn: int, *,
+                 smooth: bool, budget: int, expanded: int, generated: int) -> PathResult:
         """Find-path-to-nearest when JPS found no way to the goal (see :meth:`cell_query`)."""
         pg = self.pg
         if budget < pg.n:  # a budget A* could run out of: A*'s answer
-            return self.astar.cell_query(s, g, smooth=smooth, nearest=True, budget=budget, window=None,
-                                         hmul=pg.wmin)
+            return self.astar.cell_query(s, g, smooth=smooth, nearest=True,
+                                         budget=budget, window=None, hmul=pg.wmin)
         ws = self.ws
-        best, flooded = _geo.reachable_nearest(self.occ.cells, self.overlay.args(), np.int64(pg.wp),
-                                               np.int64(sn), np.int64(gn % pg.wp), np.int64(gn // pg.wp), ws.tag,
-                                               np.int64(ws.next_gen()), ws.path)
+        best, flooded = _geo.reachable_nearest(self.occ.cells, self.overlay.args(),
+                                               np.int64(pg.wp), np.int64(sn),
+                                               np.int64(gn % pg.wp), np.int64(gn // pg.wp),
+                                               ws.tag, np.int64(ws.next_gen()), ws.path)
         if best == sn:
-            return no_path(Status.UNREACHABLE, expanded=expanded + flooded, generated=generated + flooded,
-                           start_cell=s, floor_y=pg.grid.floor_y)
+            return no_path(Status.UNREACHABLE, expanded=expanded + flooded,
+                           generated=generated + flooded, start_cell=s, floor_y=pg.grid.floor_y)
         res = self.cell_query(s, pg.cell(int(best)), smooth=smooth, nearest=False, budget=budget)
         if not len(res.cells):  # pragma: no cover - the flood reached it, so JPS does
             return no_path(Status.NEAREST, start_cell=s, expanded=expanded + flooded + res.expanded,

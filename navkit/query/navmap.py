@@ -1,6 +1,6 @@
-"""World-coordinate navigation for game code: :class:`NavMap` (seed 000 §2-§6).
+"""World-coordinate navigation for game code: :class:`NavMap` (docs/rules.md §2-§7).
 
-A :class:`NavMap` is the seed's ``PathFinder`` in Python: it holds one
+A :class:`NavMap` is the usual ``PathFinder``, in Python: it holds one
 navigation map, answers path queries between world points ``(x, z)`` in
 metres, and takes the runtime edits a game makes: doors opening and closing
 (:meth:`NavMap.set_area_available`), furniture appearing and going
@@ -30,7 +30,7 @@ walk around (``obstacles=``). Paths are cached (:mod:`navkit.query.cache`).
 ('NEAREST', [[4.25, 2.75]])
 
 Versions. :attr:`NavMap.version` counts *map* changes: area toggles and
-obstacle polygons added or removed (the changes seed 000 §9 replans on).
+obstacle polygons added or removed (the changes that force replans, docs/rules.md §10.4).
 Occupants are dynamic state, not map changes: adding or removing one bumps
 :attr:`NavMap.occupancy_version` instead. Both are part of every cache key.
 
@@ -69,7 +69,7 @@ _TOKENS = itertools.count(1)
 
 
 class Obstacle(NamedTuple):
-    """A dynamic obstacle: a circle in world metres (seed 000 §6)."""
+    """A dynamic obstacle: a circle in world metres (docs/rules.md §7.1)."""
 
     x: float
     z: float
@@ -77,7 +77,7 @@ class Obstacle(NamedTuple):
 
 
 def obstacle_radius(collision_radius: float, agent_radius: float, cell_size: float) -> float:
-    """Radius of a character's dynamic obstacle (seed 000 §6).
+    """Radius of a character's dynamic obstacle (docs/rules.md §7.4).
 
     The character's full ``collision_radius``, inflated by the map's
     ``agent_radius`` and one cell half-diagonal (``cell_size * sqrt(2) / 2``)
@@ -113,12 +113,14 @@ class _GridLevel:
         self._grid = grid
         self._obstacles: dict[str, ObstacleConfig] = {}
         self._version = 0
-        self._geometry = GridGeometry(grid.min_x, grid.min_z, grid.width, grid.depth, grid.cell_size)
+        self._geometry = GridGeometry(grid.min_x, grid.min_z, grid.width,
+                                      grid.depth, grid.cell_size)
         try:
             padding = float(grid.meta.get("objectPadding", 0.0))
         except (TypeError, ValueError):
             padding = 0.0
-        self.clearance = grid.agent_radius + (padding if math.isfinite(padding) and padding > 0 else 0.0)
+        self.clearance = grid.agent_radius + (padding if math.isfinite(padding) and padding > 0
+                                              else 0.0)
 
     @property
     def grid(self) -> NavGrid:
@@ -161,7 +163,8 @@ class _GridLevel:
 
     def remove_obstacle(self, name: str) -> None:
         if name not in self._obstacles:
-            raise ConfigError(unknown_name_message("obstacle", name, tuple(self._obstacles)), field="name")
+            raise ConfigError(unknown_name_message("obstacle", name, tuple(self._obstacles)),
+                              field="name")
         del self._obstacles[name]
         walk = self._base.walkable.copy()
         block_obstacles(walk, self._geometry, list(self._obstacles.values()), self.clearance)
@@ -192,7 +195,7 @@ class NavMap:
         too). A NavGrid has no areas. A path is read with :meth:`load`.
     costs, connectivity, budget, snap_radius
         Passed to the :class:`~navkit.query.pathfinder.Pathfinder` (defaults: the
-        seed's 10/14 costs, 8-connected, no budget, 8 m snapping).
+        ``"seed"`` 10/14 costs, 8-connected, no budget, 8 m snapping).
     cache_size : int
         Paths kept in :attr:`cache` (LRU); ``0`` disables caching.
     """
@@ -218,14 +221,17 @@ class NavMap:
             level = _GridLevel(source)
         else:
             raise ConfigError(
-                f"expected a NavGrid, LevelConfig, NavLevel or file path, got {type(source).__name__}",
+                "expected a NavGrid, LevelConfig, NavLevel or file path, "
+                f"got {type(source).__name__}",
                 field="source",
             )
         self._level = level
         self._pf_args: dict[str, Any] = {
-            "costs": costs, "connectivity": connectivity, "budget": budget, "snap_radius": snap_radius,
+            "costs": costs, "connectivity": connectivity, "budget": budget,
+            "snap_radius": snap_radius,
         }
-        #: The path cache (:class:`~navkit.query.cache.PathCache`); ``cache.stats`` for hits and misses.
+        #: The path cache (:class:`~navkit.query.cache.PathCache`); ``cache.stats``
+        #: for hits and misses.
         self.cache = PathCache(cache_size)
         self._token = next(_TOKENS)
         self._occupants: dict[int, tuple[float, float, float]] = {}
@@ -301,7 +307,8 @@ class NavMap:
 
     @property
     def pathfinder(self) -> Pathfinder:
-        """The Pathfinder for the current map version (occupants applied), for cell or batch queries."""
+        """The Pathfinder for the current map version (occupants applied), for
+        cell or batch queries."""
         return self._pathfinder()
 
     def _pathfinder(self) -> Pathfinder:
@@ -364,7 +371,8 @@ class NavMap:
 
     # --------------------------------------------------------------- helpers
     def obstacle_radius(self, collision_radius: float) -> float:
-        """A character's obstacle radius on this map (seed 000 §6): see :func:`obstacle_radius`."""
+        """A character's obstacle radius on this map (docs/rules.md §7.4): see
+        :func:`obstacle_radius`."""
         return obstacle_radius(collision_radius, self.agent_radius, self.cell_size)
 
     def is_walkable(self, x: float, z: float) -> bool:
@@ -379,12 +387,14 @@ class NavMap:
     def snap(self, x: float, z: float) -> tuple[float, float] | None:
         """Centre of the cell a query from ``(x, z)`` starts in: the point's own
         cell when free, else the nearest free cell within the snap radius
-        (seed 000 §3); None when there is none."""
+        (docs/rules.md §4.1); None when there is none."""
         cell = self._pathfinder().snap((x, z))
         return None if cell is None else self.grid.cell_center(*cell)
 
     def save_grid(self, path: str | os.PathLike[str]) -> None:
-        """Write the current static grid (seed ``.txt`` or any format :func:`~navkit.formats.save_grid` writes)."""
+        """Write the current static grid (the ``.txt`` grid file of
+        docs/rules.md §2.5, or any format :func:`~navkit.formats.save_grid`
+        writes)."""
         save_grid(self.grid, path)
 
     # --------------------------------------------------------------- queries
@@ -401,7 +411,7 @@ class NavMap:
         """Path between world points ``(x, z)`` (or ``(x, y, z)``), in metres.
 
         As :meth:`Pathfinder.find_path <navkit.query.pathfinder.Pathfinder.find_path>`
-        (snapping, smoothing, first- and last-waypoint rules of seed 000 §3).
+        (snapping, smoothing, first- and last-waypoint rules of docs/rules.md §4.2-§4.3).
         ``obstacles`` is this query's snapshot of dynamic obstacles: a
         ``(k, 3)`` array of world circles ``(x, z, radius)`` or a sequence of
         :class:`Obstacle`. An occupied destination snaps to a nearby free cell.
@@ -419,7 +429,7 @@ class NavMap:
         window: Sequence[int] | None = None,
     ) -> PathResult:
         """Like :meth:`find_path`, but an unreachable goal gives the path to the
-        reachable cell closest to it (status NEAREST; seed 000 §5). One search,
+        reachable cell closest to it (status NEAREST; docs/rules.md §6). One search,
         with the obstacles: it never retries without them. A start with no
         reachable neighbour gives no path."""
         return self._query(start, end, True, obstacles, smooth, budget, window)
@@ -432,8 +442,8 @@ class NavMap:
         if pf is None or self._pf_version != self._level.version:
             pf = self._pathfinder()
         if not self.cache.enabled:
-            return pf.find_path(start, end, smooth=smooth, nearest=nearest, budget=budget, window=window,
-                                obstacles=obstacles)
+            return pf.find_path(start, end, smooth=smooth, nearest=nearest,
+                                budget=budget, window=window, obstacles=obstacles)
         grid = pf.grid
         sw = world_point(start, "start")
         ew = world_point(end, "end")
@@ -443,14 +453,14 @@ class NavMap:
         limits = None
         if budget is not None or window is not None:
             limits = (check_budget(budget), None if window is None else pf.padded.window(window))
-        key = (self._token, cs, ce, nearest, bool(smooth), limits, self._level.version, self._occ_version,
-               self._obstacle_key(circles))
+        key = (self._token, cs, ce, nearest, bool(smooth), limits,
+               self._level.version, self._occ_version, self._obstacle_key(circles))
         entry = self.cache.get(key)
         if entry is None:
             # The search depends on the two cells only: plan from their
             # centres, so that every point in them can share the result.
-            res = pf.find_path(grid.cell_center(*cs), grid.cell_center(*ce), smooth=smooth, nearest=nearest,
-                               budget=budget, window=window, obstacles=circles)
+            res = pf.find_path(grid.cell_center(*cs), grid.cell_center(*ce), smooth=smooth,
+                               nearest=nearest, budget=budget, window=window, obstacles=circles)
             entry = _Entry(res, grid)
             self.cache.put(key, entry)
         return entry.at(sw, ew, ce, FIRST_WAYPOINT_TRIM * grid.cell_size)
@@ -486,10 +496,10 @@ def _as_circles(obstacles: Any) -> NDArray[np.float64]:
 class _Entry:
     """A cached result planned between two cell centres, reusable for any points in those cells.
 
-    ``kept`` holds the waypoints before seed 000 §3's exact-point rules:
-    planned from the start cell's centre, the first waypoint was dropped
-    exactly when it was that centre and more followed (distance 0), so it
-    is put back here.
+    ``kept`` holds the waypoints before the exact-point rules of
+    docs/rules.md §4.2-§4.3: planned from the start cell's centre, the first
+    waypoint was dropped exactly when it was that centre and more followed
+    (distance 0), so it is put back here.
     """
 
     __slots__ = ("res", "kept", "x0", "z0")
@@ -514,9 +524,10 @@ class _Entry:
 
     def at(self, sw: tuple[float, float], ew: tuple[float, float], ce: tuple[int, int],
            trim: float) -> PathResult:
-        """The result for start ``sw`` and end ``ew`` (in cell ``ce``): seed 000 §3's
-        last waypoint (the exact end when its cell is the end cell) and first
-        waypoint (dropped within ``trim`` metres of the start) rules."""
+        """The result for start ``sw`` and end ``ew`` (in cell ``ce``): the
+        last waypoint (the exact end when its cell is the end cell, docs/rules.md
+        §4.3) and first waypoint (dropped within ``trim`` metres of the start,
+        §4.2) rules."""
         res = self.res
         pts = self.kept
         if pts is None:

@@ -1,4 +1,5 @@
-"""Dynamic obstacles on a padded grid: per-query circles and long-lived occupants (docs/rules.md §7).
+"""Dynamic obstacles on a padded grid: per-query circles and long-lived occupants
+(docs/rules.md §7).
 
 Two mechanisms, neither of which copies or edits the grid:
 
@@ -50,13 +51,15 @@ def as_circles(obstacles: ArrayLike, name: str = "obstacles") -> NDArray[np.floa
     try:
         arr = np.asarray(obstacles, dtype=np.float64)
     except (TypeError, ValueError):
-        raise QueryError(f"{name} must be an (k, 3) array of world circles (x, z, radius)") from None
+        raise QueryError(f"{name} must be an (k, 3) array of world circles "
+                         "(x, z, radius)") from None
     if arr.ndim == 1 and arr.size == 3:
         arr = arr.reshape(1, 3)
     if arr.size == 0:
         return np.zeros((0, 3), dtype=np.float64)
     if arr.ndim != 2 or arr.shape[1] != 3:
-        raise QueryError(f"{name} must have shape (k, 3) = (x, z, radius) per circle, got {arr.shape}")
+        raise QueryError(f"{name} must have shape (k, 3) = (x, z, radius) per circle, "
+                         f"got {arr.shape}")
     bad = ~np.isfinite(arr).all(axis=1)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
@@ -153,7 +156,8 @@ class Overlay:
     def release_standing(self) -> None:
         """Restore the JPS rows under the world query's standing overlay, and drop it."""
         if self.standing[0] and self.bits is not None:
-            _query.release(self.bits, self.pg.hp, self.pg.geo, self.standing, self.standing_circles, self.saved)
+            _query.release(self.bits, self.pg.hp, self.pg.geo,
+                           self.standing, self.standing_circles, self.saved)
         self.standing[:] = 0
 
     def make_room(self, k: int) -> bool:
@@ -199,7 +203,8 @@ class Occupancy:
         return dict(self._occupants)
 
     def add(self, x: float, z: float, radius: float) -> int:
-        """Block the cells whose centres lie within ``radius`` metres of ``(x, z)``; returns a handle."""
+        """Block the cells whose centres lie within ``radius`` metres of ``(x, z)``;
+        returns a handle."""
         circle = as_circles([x, z, radius], "occupant")[0]
         handle = self._next_handle
         self._next_handle += 1
@@ -234,7 +239,8 @@ class Occupancy:
         counts = self._counts.reshape(pg.hp, pg.wp)
         box = (slice(z0, z1 + 1), slice(x0, x1 + 1))
         cells[box] = np.where(counts[box] > 0, 0, static[box])
-        self.update_moves(x0 - 1, z0 - 1, x1 + 1, z1 + 1)  # the box's neighbours' diagonals change too
+        # the box's neighbours' diagonals change too
+        self.update_moves(x0 - 1, z0 - 1, x1 + 1, z1 + 1)
         for listener in self._listeners:
             listener(x0, z0, x1, z1)
 
@@ -244,5 +250,6 @@ class Occupancy:
         pg = self.pg
         if pg.weighted:
             return
-        _search.move_masks(self.cells, np.int64(pg.wp), np.int64(max(x0, 1)), np.int64(max(z0, 1)),
-                           np.int64(min(x1, pg.wp - 2)), np.int64(min(z1, pg.hp - 2)), self.eight, self.moves)
+        _search.move_masks(self.cells, np.int64(pg.wp), np.int64(max(x0, 1)),
+                           np.int64(max(z0, 1)), np.int64(min(x1, pg.wp - 2)),
+                           np.int64(min(z1, pg.hp - 2)), self.eight, self.moves)

@@ -39,7 +39,8 @@ INT64_SAFE = 1 << 62
 
 
 def pad(arr: NDArray[Any], dtype: Any, fill: int) -> NDArray[Any]:
-    """``arr`` (``(depth, width)``) with a border of ``fill``, flattened: ``((depth + 2) * (width + 2),)``."""
+    """``arr`` (``(depth, width)``) with a border of ``fill``, flattened:
+    ``((depth + 2) * (width + 2),)``."""
     d, w = arr.shape
     out = np.full((d + 2, w + 2), fill, dtype=dtype)
     out[1:-1, 1:-1] = arr
@@ -64,7 +65,8 @@ def world_point(value: Any, name: str) -> tuple[float, float]:
     try:
         arr = np.asarray(value, dtype=np.float64)
     except (TypeError, ValueError):
-        raise QueryError(f"{name} must be a world point (x, z) or (x, y, z), got {value!r}") from None
+        raise QueryError(f"{name} must be a world point (x, z) or (x, y, z), "
+                         f"got {value!r}") from None
     if arr.shape == (3,):
         arr = arr[[0, 2]]
     if arr.shape != (2,):
@@ -137,8 +139,9 @@ class PaddedGrid:
         """ConfigError when A*'s 64-bit queue keys ``(h << nbits) | node`` cannot hold ``h``."""
         if self.heuristic_max(costs) >= 1 << (62 - self.nbits):
             raise ConfigError(
-                f"heuristic values of a {self.width}x{self.depth} grid with smallest weight {self.wmin} "
-                "do not fit the search's 64-bit queue keys; use smaller step costs (e.g. costs='seed')",
+                f"heuristic values of a {self.width}x{self.depth} grid with smallest weight "
+                f"{self.wmin} do not fit the search's 64-bit queue keys; use smaller step costs "
+                "(e.g. costs='seed')",
                 field="costs",
             )
 
@@ -167,7 +170,8 @@ class PaddedGrid:
         out[:, 1] = nodes // self.wp - 1
         return out
 
-    def cells_and_centres(self, nodes: NDArray[np.int32]) -> tuple[NDArray[np.int32], NDArray[np.float64]]:
+    def cells_and_centres(self, nodes: NDArray[np.int32]) -> tuple[NDArray[np.int32],
+                                                                   NDArray[np.float64]]:
         """Cells ``(n, 2)`` int32 and their world centres ``(n, 2)`` float64, in one kernel call."""
         m = len(nodes)
         cells = np.empty((m, 2), dtype=np.int32)
@@ -216,21 +220,25 @@ class PaddedGrid:
             bad = (x < 0) | (x >= self.width) | (z < 0) | (z >= self.depth)
             if bad.any():
                 i = int(np.flatnonzero(bad)[0])
-                raise QueryError(f"{name}[{i}] = {tuple(arr[i])} is outside the {self.width}x{self.depth} grid")
+                raise QueryError(f"{name}[{i}] = {tuple(arr[i])} is outside the "
+                                 f"{self.width}x{self.depth} grid")
         return arr
 
     def window(self, window: Sequence[int]) -> tuple[int, int, int, int]:
-        """A search window ``(x0, z0, x1, z1)`` (inclusive cells), clipped into the grid, in padded coordinates."""
+        """A search window ``(x0, z0, x1, z1)`` (inclusive cells), clipped into the
+        grid, in padded coordinates."""
         try:
             vals = [float(v) for v in window]
         except (TypeError, ValueError):
             raise QueryError(f"window must be (x0, z0, x1, z1) cells, got {window!r}") from None
         if len(vals) != 4 or not all(math.isfinite(v) and v == int(v) for v in vals):
-            raise QueryError(f"window must be four finite integers (x0, z0, x1, z1), got {window!r}")
+            raise QueryError("window must be four finite integers (x0, z0, x1, z1), "
+                             f"got {window!r}")
         x0, z0, x1, z1 = (int(v) for v in vals)
         if x0 > x1 or z0 > z1:
             raise QueryError(f"window must have x0 <= x1 and z0 <= z1, got {tuple(window)}")
-        return (max(x0, 0) + 1, max(z0, 0) + 1, min(x1, self.width - 1) + 1, min(z1, self.depth - 1) + 1)
+        return (max(x0, 0) + 1, max(z0, 0) + 1,
+                min(x1, self.width - 1) + 1, min(z1, self.depth - 1) + 1)
 
     def __repr__(self) -> str:
         return f"PaddedGrid({self.width}x{self.depth}, weighted={self.weighted})"

@@ -57,8 +57,8 @@ from .smoothing import StringPull
 from .workspace import Workspace
 from .world import FIRST_WAYPOINT_TRIM, SNAP_RADIUS, WorldQueries
 
-__all__ = ["Pathfinder", "Workspace", "SNAP_RADIUS", "FIRST_WAYPOINT_TRIM", "ALGORITHMS", "as_circles",
-           "default_threads"]
+__all__ = ["Pathfinder", "Workspace", "SNAP_RADIUS", "FIRST_WAYPOINT_TRIM",
+           "ALGORITHMS", "as_circles", "default_threads"]
 
 
 class Pathfinder:
@@ -97,8 +97,10 @@ class Pathfinder:
             raise QueryError(f"expected a NavGrid, got {type(grid).__name__}")
         if connectivity not in (4, 8) or isinstance(connectivity, bool):
             raise ConfigError(f"expected 4 or 8, got {connectivity!r}", field="connectivity")
-        if not (isinstance(snap_radius, (int, float)) and math.isfinite(snap_radius) and snap_radius >= 0):
-            raise ConfigError(f"expected a finite number >= 0, got {snap_radius!r}", field="snap_radius")
+        if not (isinstance(snap_radius, (int, float)) and math.isfinite(snap_radius)
+                and snap_radius >= 0):
+            raise ConfigError(f"expected a finite number >= 0, got {snap_radius!r}",
+                              field="snap_radius")
         self.grid = grid
         self.costs = cost_model(costs)
         self.connectivity = connectivity
@@ -113,13 +115,15 @@ class Pathfinder:
         self.jps_bufs = PathBuffers()
         heap_extra = JPS.heap_room(pg)
         self.workspace = Workspace(pg.n, heap_extra=heap_extra)
-        smooth = self.smoother = StringPull(pg, self.costs, self.occupancy, self.overlay, self.workspace.smooth)
-        self.astar = AStar(pg, self.costs, eight, self.occupancy, self.overlay, self.workspace, smooth)
-        self.jps = JPS(pg, self.costs, eight, self.occupancy, self.overlay, self.workspace, smooth, self.astar,
-                       self.jps_bufs)
+        smooth = self.smoother = StringPull(pg, self.costs, self.occupancy,
+                                            self.overlay, self.workspace.smooth)
+        self.astar = AStar(pg, self.costs, eight, self.occupancy,
+                           self.overlay, self.workspace, smooth)
+        self.jps = JPS(pg, self.costs, eight, self.occupancy, self.overlay,
+                       self.workspace, smooth, self.astar, self.jps_bufs)
         self.cells = CellQueries(pg, self.astar, self.jps)
-        self.world = WorldQueries(pg, self.occupancy, self.overlay, self.astar, self.jps, self.cells,
-                                  self.snap_radius)
+        self.world = WorldQueries(pg, self.occupancy, self.overlay, self.astar,
+                                  self.jps, self.cells, self.snap_radius)
         self.batches = Batches(pg, self.astar, self.jps)
 
     def _budget(self, budget: int | None) -> int:
@@ -164,7 +168,8 @@ class Pathfinder:
         if obstacles is None:
             self.overlay.set(None)
             if (algorithm == "jps" or algorithm == "auto") and window is None and self.jps.usable:
-                return self.jps.cell_query(s, g, smooth=smooth, nearest=nearest, budget=b)  # fast path
+                # fast path
+                return self.jps.cell_query(s, g, smooth=smooth, nearest=nearest, budget=b)
             return self.cells.query(s, g, smooth=smooth, nearest=nearest, budget=b, window=window,
                                     algorithm=algorithm)
         with self.overlay.using(obstacles):
@@ -231,11 +236,12 @@ class Pathfinder:
                                 nearest=True, budget=b, window=window, obstacles=obstacles,
                                 algorithm=algorithm)
 
-    def snap(self, point: ArrayLike, *, obstacles: ArrayLike | None = None) -> tuple[int, int] | None:
+    def snap(self, point: ArrayLike, *,
+             obstacles: ArrayLike | None = None) -> tuple[int, int] | None:
         """The walkable cell for a world point: its own cell, or the nearest
         walkable cell within ``snap_radius`` metres (square rings; nearest by
         squared cell distance, ties to the lower linear index; docs/rules.md
-        §4), avoiding ``obstacles`` (world circles) when given."""
+        §4.1), avoiding ``obstacles`` (world circles) when given."""
         wx, wz = world_point(point, "point")
         with self.overlay.using(obstacles):
             return self.world.snap(wx, wz)
@@ -261,7 +267,8 @@ class Pathfinder:
 
     # --------------------------------------------------------------- fields
     def distance_field(
-        self, sources: ArrayLike, *, out: NDArray[np.float64] | None = None, obstacles: ArrayLike | None = None
+        self, sources: ArrayLike, *, out: NDArray[np.float64] | None = None,
+        obstacles: ArrayLike | None = None
     ) -> NDArray[np.float64]:
         """Cost from the nearest of ``sources`` (cells, shape (k, 2)) to every cell.
 
@@ -273,20 +280,24 @@ class Pathfinder:
         if out is None:
             out = np.empty(self.grid.shape, dtype=np.float64)
         elif out.shape != self.grid.shape or out.dtype != np.float64:
-            raise QueryError(f"out must be float64 of shape {self.grid.shape}, got {out.dtype} {out.shape}")
+            raise QueryError(f"out must be float64 of shape {self.grid.shape}, "
+                             f"got {out.dtype} {out.shape}")
         np.divide(raw, self.costs.card, out=out)
         out[raw < 0] = np.inf
         return out
 
-    def distance_field_int(self, sources: ArrayLike, *, obstacles: ArrayLike | None = None) -> NDArray[np.int64]:
+    def distance_field_int(self, sources: ArrayLike, *,
+                           obstacles: ArrayLike | None = None) -> NDArray[np.int64]:
         """Like :meth:`distance_field` but the kernel's integer costs, -1 where unreachable."""
         pg = self.padded
         src = np.asarray(sources)
         if src.ndim == 1:
             src = src.reshape(1, -1)
         if src.ndim != 2 or src.shape[1] != 2 or len(src) == 0:
-            raise QueryError(f"sources must be a non-empty (k, 2) array of cells, got shape {src.shape}")
-        nodes = np.array([pg.node(*pg.cell_arg(c, f"sources[{i}]")) for i, c in enumerate(src)], dtype=np.int64)
+            raise QueryError("sources must be a non-empty (k, 2) array of cells, "
+                             f"got shape {src.shape}")
+        nodes = np.array([pg.node(*pg.cell_arg(c, f"sources[{i}]")) for i, c in enumerate(src)],
+                         dtype=np.int64)
         with self.overlay.using(obstacles):
             dist = self.astar.distance_field(nodes)
         return pg.unpad(dist)
@@ -316,16 +327,19 @@ class Pathfinder:
             s = pg.cells_arg(starts, "starts")
             g = pg.cells_arg(goals, "goals")
             if len(s) != len(g):
-                raise QueryError(f"starts and goals must have the same length, got {len(s)} and {len(g)}")
+                raise QueryError("starts and goals must have the same length, "
+                                 f"got {len(s)} and {len(g)}")
             if threads is None:
                 nthreads = numba.get_num_threads()
-            elif isinstance(threads, (int, np.integer)) and not isinstance(threads, bool) and threads >= 1:
+            elif (isinstance(threads, (int, np.integer)) and not isinstance(threads, bool)
+                  and threads >= 1):
                 nthreads = int(threads)
             else:
                 raise QueryError(f"threads must be a positive int or None, got {threads!r}")
             nthreads = min(nthreads, max(1, len(s)), max_threads())
             return self.batches.run(pg.nodes(s), pg.nodes(g), return_paths=return_paths,
-                                    budget=self._budget(budget), nthreads=nthreads, algorithm=resolved)
+                                    budget=self._budget(budget), nthreads=nthreads,
+                                    algorithm=resolved)
 
     # ---------------------------------------------------- dynamic obstacles
     def add_occupant(self, x: float, z: float, radius: float) -> int:
@@ -367,7 +381,8 @@ class Pathfinder:
         return SearchTrace(gen, self.padded.nodes_to_cells(nodes), ws.g[nodes].copy())
 
     def __repr__(self) -> str:
-        return f"Pathfinder({self.grid!r}, costs={self.costs.name}, connectivity={self.connectivity})"
+        return (f"Pathfinder({self.grid!r}, costs={self.costs.name}, "
+                f"connectivity={self.connectivity})")
 
 
 def default_threads() -> int:

@@ -38,17 +38,20 @@ class StringPull:
         return bool(_geo.line_of_sight(self.occ.cells, self.overlay.args(), np.int64(self.pg.wp),
                                        np.int64(a), np.int64(b)))
 
-    def pull(self, nodes: NDArray[np.int32], out: NDArray[np.int32] | None = None) -> NDArray[np.int32]:
+    def pull(self, nodes: NDArray[np.int32],
+             out: NDArray[np.int32] | None = None) -> NDArray[np.int32]:
         """String-pull padded ``nodes`` (a chain of neighbours) into ``out``
         (default: :attr:`buffer`); returns the kept nodes, a view of it."""
         buf = self.buffer if out is None else out
         pg = self.pg
         if not pg.weighted:
-            m = _geo.string_pull(self.occ.cells, self.overlay.args(), np.int64(pg.wp), nodes, len(nodes), buf)
+            m = _geo.string_pull(self.occ.cells, self.overlay.args(),
+                                 np.int64(pg.wp), nodes, len(nodes), buf)
         else:
             if self._cum is None or len(self._cum) < len(nodes):
                 self._cum = np.zeros(max(len(nodes), pg.n), dtype=np.int64)
-            m = _geo.string_pull_weighted(self.occ.cells, self.overlay.args(), np.int64(pg.wp), pg.weights,
-                                          np.int64(self.costs.card), np.int64(self.costs.diag), nodes,
-                                          len(nodes), buf, self._cum)
+            m = _geo.string_pull_weighted(self.occ.cells, self.overlay.args(), np.int64(pg.wp),
+                                          pg.weights, np.int64(self.costs.card),
+                                          np.int64(self.costs.diag), nodes, len(nodes), buf,
+                                          self._cum)
         return buf[:m]

@@ -31,8 +31,8 @@ class Workspace:
     #: cache; a search that fills one grows them (see :meth:`grow_rings`).
     START_RING_BITS = 10
 
-    def __init__(self, n: int, rows: int | None = None, heap_extra: int = 0, ring_bits: int | None = None,
-                 max_ring_bits: int | None = None):
+    def __init__(self, n: int, rows: int | None = None, heap_extra: int = 0,
+                 ring_bits: int | None = None, max_ring_bits: int | None = None):
         shape: tuple[int, ...] = (n,) if rows is None else (rows, n)
         h = n + 8 + heap_extra  # JPS needs heap_extra = _kernels.jps.heap_reserve(wp, hp)
         hshape: tuple[int, ...] = (h,) if rows is None else (rows, h)
@@ -60,8 +60,8 @@ class Workspace:
         nht = _search.HT_SIZE
         self.ht = np.zeros((nht,) if rows is None else (rows, nht), dtype=np.int64)
         assert WorkspaceArgs._fields[-1] == "gen"  # args() appends it
-        self._head = tuple(WorkspaceArgs(g=self.g, parent=self.parent, tag=self.tag, pos=self.pos, hf=self.hf,
-                                         hk=self.hk, gen=0))[:-1]
+        self._head = tuple(WorkspaceArgs(g=self.g, parent=self.parent, tag=self.tag,
+                                         pos=self.pos, hf=self.hf, hk=self.hk, gen=0))[:-1]
 
     def _alloc_rings(self, ring_bits: int) -> None:
         self.ring_bits = ring_bits
@@ -116,7 +116,7 @@ class Workspace:
         return self._head + (np.int64(gen),)
 
     def ring_args(self, offsets: NDArray[np.int64], moves: NDArray[np.uint8]) -> tuple[Any, ...]:
-        """Row 0's level-queue group (:class:`~navkit._kernels.layouts.RingArgs`) for these ``f`` steps
-        and move masks."""
-        return tuple(RingArgs(rf=self.rf, rk=self.rk, ht=self.ht, offs=offsets, rbits=np.int64(self.ring_bits),
-                              moves=moves))
+        """Row 0's level-queue group (:class:`~navkit._kernels.layouts.RingArgs`)
+        for these ``f`` steps and move masks."""
+        return tuple(RingArgs(rf=self.rf, rk=self.rk, ht=self.ht, offs=offsets,
+                              rbits=np.int64(self.ring_bits), moves=moves))

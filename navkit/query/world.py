@@ -41,9 +41,10 @@ from .padded import PaddedGrid
 
 __all__ = ["WorldQueries", "SNAP_RADIUS", "FIRST_WAYPOINT_TRIM"]
 
-#: Start and end snap to a walkable cell within this many metres (docs/rules.md §4).
+#: Start and end snap to a walkable cell within this many metres (docs/rules.md §4.1).
 SNAP_RADIUS = 8.0
-#: The first waypoint is dropped when closer than this many cells to the start (docs/rules.md §4).
+#: The first waypoint is dropped when closer than this many cells to the start
+#: (docs/rules.md §4.2).
 FIRST_WAYPOINT_TRIM = 0.75
 
 _F64 = np.dtype(np.float64)
@@ -80,14 +81,15 @@ class WorldQueries:
         # far-away cells: clamped to int64-safe values (geometry.snap_cell clamps further)
         cx = min(max(cx, -_FAR_CELLS), _FAR_CELLS)
         cz = min(max(cz, -_FAR_CELLS), _FAR_CELLS)
-        node = _geo.snap_cell(self.occ.cells, self.overlay.args(), np.int64(self.pg.wp), np.int64(self.pg.hp),
+        node = _geo.snap_cell(self.occ.cells, self.overlay.args(),
+                              np.int64(self.pg.wp), np.int64(self.pg.hp),
                               np.int64(self.snap_rings), np.int64(cx), np.int64(cz))
         return None if node < 0 else self.pg.cell(int(node))
 
     # ---------------------------------------------------------------- query
-    def query(self, sw: tuple[float, float], ew: tuple[float, float], *, smooth: bool, nearest: bool,
-              budget: int, window: Sequence[int] | None, obstacles: ArrayLike | None,
-              algorithm: str) -> PathResult:
+    def query(self, sw: tuple[float, float], ew: tuple[float, float], *,
+              smooth: bool, nearest: bool, budget: int, window: Sequence[int] | None,
+              obstacles: ArrayLike | None, algorithm: str) -> PathResult:
         """The path between validated world points ``sw`` and ``ew``."""
         algorithm = self.cells.resolve(algorithm)
         if algorithm == "jps" and window is None:
@@ -95,11 +97,12 @@ class WorldQueries:
             if res is not None:
                 return res
         with self.overlay.using(obstacles):
-            return self._stepwise(sw, ew, smooth=smooth, nearest=nearest, budget=budget, window=window,
-                                  algorithm=algorithm)
+            return self._stepwise(sw, ew, smooth=smooth, nearest=nearest,
+                                  budget=budget, window=window, algorithm=algorithm)
 
-    def _stepwise(self, sw: tuple[float, float], ew: tuple[float, float], *, smooth: bool, nearest: bool,
-                  budget: int, window: Sequence[int] | None, algorithm: str) -> PathResult:
+    def _stepwise(self, sw: tuple[float, float], ew: tuple[float, float], *,
+                  smooth: bool, nearest: bool, budget: int,
+                  window: Sequence[int] | None, algorithm: str) -> PathResult:
         grid = self.pg.grid
         fy = grid.floor_y
         s = self.snap(*sw)
@@ -113,13 +116,14 @@ class WorldQueries:
             if max(abs(g[0]), abs(g[1])) > _FAR_CELLS:
                 raise QueryError(f"end {ew} lies more than {_FAR_CELLS} cells outside the grid")
             if grid.in_bounds(*g):
-                res = self.cells.query(s, g, smooth=smooth, nearest=True, budget=budget, window=window,
-                                       algorithm=algorithm)
+                res = self.cells.query(s, g, smooth=smooth, nearest=True, budget=budget,
+                                       window=window, algorithm=algorithm)
             else:
-                res = self.astar.border_goal_query(s, g, smooth=smooth, budget=budget, window=window)
+                res = self.astar.border_goal_query(s, g, smooth=smooth,
+                                                   budget=budget, window=window)
         else:
-            res = self.cells.query(s, g, smooth=smooth, nearest=nearest, budget=budget, window=window,
-                                   algorithm=algorithm)
+            res = self.cells.query(s, g, smooth=smooth, nearest=nearest,
+                                   budget=budget, window=window, algorithm=algorithm)
         if not res.has_path:
             return res
         pts = np.array(res.waypoints, dtype=np.float64)
@@ -130,8 +134,8 @@ class WorldQueries:
             if d <= FIRST_WAYPOINT_TRIM * grid.cell_size:
                 pts = pts[1:]
         pts.setflags(write=False)
-        return path_result(res.status, res.cells, pts, res.cost_int, self.astar.costs.card, res.expanded,
-                           res.generated, res.start_cell, res.end_cell, fy)
+        return path_result(res.status, res.cells, pts, res.cost_int, self.astar.costs.card,
+                           res.expanded, res.generated, res.start_cell, res.end_cell, fy)
 
     # ------------------------------------------------------ the one-call JPS
     def _fused(self, sw: tuple[float, float], ew: tuple[float, float], smooth: bool, nearest: bool,
@@ -150,11 +154,12 @@ class WorldQueries:
         fx = self.kernel_args()
         res = self._res
         nearest, smooth = bool(nearest), bool(smooth)
-        code = _query.world_jps(fx, circles, sw[0], sw[1], ew[0], ew[1], budget, nearest, smooth, res)
+        code = _query.world_jps(fx, circles, sw[0], sw[1],
+                                ew[0], ew[1], budget, nearest, smooth, res)
         while code == _query.NEED_ROOM:
             self.jps.bufs.grow(int(res[_query.R_NCELLS]))
-            code = _query.world_jps(self.kernel_args(), circles, sw[0], sw[1], ew[0], ew[1], budget, nearest,
-                                    smooth, res)
+            code = _query.world_jps(self.kernel_args(), circles, sw[0], sw[1],
+                                    ew[0], ew[1], budget, nearest, smooth, res)
         if code == _query.FALLBACK:
             return None
         self.kernel_queries += 1
@@ -179,8 +184,9 @@ class WorldQueries:
         first = r[_query.R_FIRST]
         pts = bufs.wpts[first : first + r[_query.R_NPTS]].copy()
         pts.setflags(write=False)
-        return path_result(status, bufs.cells[:m].copy(), pts, r[_query.R_COST], self.astar.costs.card,
-                           r[_query.R_EXPANDED], r[_query.R_GENERATED], start_cell, pg.cell(r[_query.R_END]), fy)
+        return path_result(status, bufs.cells[:m].copy(), pts, r[_query.R_COST],
+                           self.astar.costs.card, r[_query.R_EXPANDED],
+                           r[_query.R_GENERATED], start_cell, pg.cell(r[_query.R_END]), fy)
 
     @property
     def result(self) -> NDArray[np.int64]:
@@ -207,11 +213,13 @@ class WorldQueries:
             grid=astar.grid_args(), amodel=astar.model_args(pg.wmin),
             aarr=tuple(AStarArrays(g=ws.g, parent=ws.parent, tag=ws.tag, pos=ws.pos, gens=ws.gens)),
             geo_i=tuple(GeoInts(wp=int(pg.wp), hp=int(pg.hp), snap_rings=self.snap_rings)),
-            geo_f=tuple(GeoFloats(min_x=float(g.min_x), min_z=float(g.min_z), cell_size=float(g.cell_size),
+            geo_f=tuple(GeoFloats(min_x=float(g.min_x), min_z=float(g.min_z),
+                                  cell_size=float(g.cell_size),
                                   trim=FIRST_WAYPOINT_TRIM * g.cell_size)),
             st=tuple(WorldState(marks=ov.marks, saved=ov.saved, stats=astar.stats, ov=ov.standing,
                                 ov_circles=ov.standing_circles, counters=ov.counters)),
-            out=tuple(WorldOut(nodes=ws.path, smooth_nodes=ws.smooth, cells=bufs.cells, wpts=bufs.wpts)),
+            out=tuple(WorldOut(nodes=ws.path, smooth_nodes=ws.smooth,
+                               cells=bufs.cells, wpts=bufs.wpts)),
         ))
         self._fx_version = bufs.version
         return self._fx

@@ -1,4 +1,4 @@
-"""Deterministic character simulation (seed 000 §6-§10, seed 003's approach).
+"""Deterministic character simulation (docs/rules.md §7-§10).
 
 A :class:`Location` holds one navigation map and its characters (players,
 bots and NPCs with stable IDs) and advances them in fixed ticks: centralized

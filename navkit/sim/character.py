@@ -178,7 +178,7 @@ class Character:
         return None if t < 0 else self._state.id_of(t)
 
     def is_moving(self) -> bool:
-        """Seed 000 §7: whether navigation (a path or walk target) is active."""
+        """Whether navigation (a path or walk target) is active (docs/rules.md §8.2)."""
         return bool(self._state.active[self.slot])
 
     def is_following(self) -> bool:
@@ -193,12 +193,12 @@ class Character:
         return self._orders.set_target(self.slot, destination, on_arrived)
 
     def stop_in_place(self) -> None:
-        """Seed 000 §7: targets become the current position; path, callback,
-        follow order and blockage state are cleared."""
+        """Targets become the current position; path, callback, follow order and
+        blockage state are cleared (docs/rules.md §8.3)."""
         self._orders.stop_in_place(self.slot)
 
     def follow(self, other: Any, range: float) -> None:  # noqa: A002 - the JSON name
-        """Approach character ``other`` until within ``range`` metres (seed 003)."""
+        """Approach character ``other`` until within ``range`` metres (docs/rules.md §10.5)."""
         self._orders.follow(self.slot, other, range, talk=False, on_interact=None)
 
     def walk_to(self, npc: Any,

@@ -4,9 +4,9 @@ One JSON object per command; ``tick`` (an integer >= 0) plus exactly one
 action:
 
 ``{"tick": T, "character": ID, "moveTo": [x, z]}``
-    ``set_target`` (seed 000 §7)
+    ``set_target`` (docs/rules.md §8.1)
 ``{"tick": T, "character": ID, "follow": ID2, "range": R}``
-    approach ``ID2`` until within ``R`` m (seed 003)
+    approach ``ID2`` until within ``R`` m (docs/rules.md §10.5)
 ``{"tick": T, "character": ID, "talkTo": ID2}``
     walk to NPC ``ID2``; interaction within ``NPC_TALK_DISTANCE``
 ``{"tick": T, "character": ID, "stop": true}``

@@ -1,10 +1,11 @@
-"""Constants of the character simulation, named as in the seeds.
+"""Constants of the character simulation, named as in docs/rules.md §11.1.
 
-Seed 000 §10 (``kWalkThreshold``, ``TARGET_REPLAN_THRESHOLD``,
-``BLOCKED_REPLAN_TICKS``, the default retry sequence, ``NPC_TALK_DISTANCE``,
-``movementContactRadius``) and §6/§8 (``collisionRadius``); seed 003's approach
-behaviour (``RepathDelay``, ``ApproachGiveUpTicks``). Every seed name has a
-PEP 8 alias; both refer to the same value.
+The path-following, guard and retry constants (``kWalkThreshold``,
+``TARGET_REPLAN_THRESHOLD``, ``BLOCKED_REPLAN_TICKS``, the default retry
+sequence, ``NPC_TALK_DISTANCE``, ``movementContactRadius``), the planning
+radius (``collisionRadius``, §7.4) and the approach behaviour of §10.5
+(``RepathDelay``, ``ApproachGiveUpTicks``).
+Every camelCase name has a PEP 8 alias; both refer to the same value.
 
 >>> kWalkThreshold, TARGET_REPLAN_THRESHOLD, BLOCKED_REPLAN_TICKS, NPC_TALK_DISTANCE
 (0.05, 0.25, 3, 1.35)
@@ -43,38 +44,39 @@ __all__ = [
     "objectPadding",
 ]
 
-#: Seed 000 §7/§10: a waypoint counts as reached within this many metres.
+#: docs/rules.md §8.2: a waypoint counts as reached within this many metres.
 kWalkThreshold = 0.05
 WALK_THRESHOLD = kWalkThreshold
 
-#: Seed 000 §10: ``set_target`` ignores a destination this close (metres) to the current one.
+#: docs/rules.md §8.1: ``set_target`` ignores a destination this close (metres) to the current one.
 TARGET_REPLAN_THRESHOLD = 0.25
 
-#: Seed 000 §8/§9: blocked (head-on or crossing) ticks before a character stops.
+#: docs/rules.md §9.4: blocked (head-on or crossing) ticks before a character stops.
 BLOCKED_REPLAN_TICKS = 3
 
-#: Seed 000 §10: a character walking to an NPC interacts within this many metres (centre to centre).
+#: docs/rules.md §10.5: a character walking to an NPC interacts within this many metres
+#: (centre to centre).
 NPC_TALK_DISTANCE = 1.35
 
-#: Seed 000 §9/§10: the default retry cooldowns in ticks, before the per-ID shuffle.
+#: docs/rules.md §10.3: the default retry cooldowns in ticks, before the per-ID shuffle.
 DEFAULT_RETRY_COOLDOWN_TICKS: tuple[int, ...] = (2, 3, 4, 5, 6, 7, 8, 9, 10, 11)
 #: Number of cooldown values every character carries.
 RETRY_SEQUENCE_LENGTH = 10
 
-#: Seed 000 §6/§8: planning (avoidance) radius of a character in metres;
+#: docs/rules.md §7.4, §9.3: planning (avoidance) radius of a character in metres;
 #: JSON ``navigationAvoidanceRadius``.
 collisionRadius = 0.45
 DEFAULT_COLLISION_RADIUS = collisionRadius
 
-#: Seed 000 §8/§10: movement-guard contact radius in metres; JSON ``movementContactRadius``.
+#: docs/rules.md §9.3: movement-guard contact radius in metres; JSON ``movementContactRadius``.
 movementContactRadius = 0.32
 DEFAULT_MOVEMENT_CONTACT_RADIUS = movementContactRadius
 
-#: Seed 003: a moving follow target is re-planned at most once per this many seconds.
+#: docs/rules.md §10.5: a moving follow target is re-planned at most once per this many seconds.
 RepathDelay = 2.0
 REPATH_DELAY_S = RepathDelay
 
-#: Seed 003: ticks without a new best distance to a stationary target before giving up.
+#: docs/rules.md §10.5: ticks without a new best distance to a stationary target before giving up.
 ApproachGiveUpTicks = 40
 APPROACH_GIVE_UP_TICKS = ApproachGiveUpTicks
 
@@ -85,11 +87,11 @@ FOLLOWING_COS = math.cos(math.radians(60.0))
 
 #: Fixed tick rate in Hz when a scene gives none.
 DEFAULT_TICK_RATE = 20.0
-#: Not seed constants: defaults for characters created without these values.
+#: Defaults for characters created without these values (not rules; docs/rules.md §11.1).
 DEFAULT_WALK_SPEED = 1.5
 DEFAULT_ROTATION_SPEED = 2.0 * math.pi
 
-#: Seed 000 §1 map parameters (the level config defaults), for reference.
+#: docs/rules.md §1.2 map parameters (the level config defaults), for reference.
 cellSize = DEFAULT_CELL_SIZE
 agentRadius = DEFAULT_AGENT_RADIUS
 objectPadding = DEFAULT_OBJECT_PADDING

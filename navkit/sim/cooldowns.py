@@ -1,4 +1,4 @@
-"""Per-character retry cooldown sequences (seed 000 §9), shuffled from the stable ID.
+"""Per-character retry cooldown sequences (docs/rules.md §10.3), shuffled from the stable ID.
 
 The algorithm, exactly (all arithmetic modulo 2**64):
 

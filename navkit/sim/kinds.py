@@ -9,7 +9,7 @@ __all__ = ["CharacterKind", "AnimationState"]
 
 class CharacterKind(str, enum.Enum):
     """Who a character is. Players and bots cancel their destination after a
-    persistent contact; NPCs keep it and retry later (seed 000 §8)."""
+    persistent contact; NPCs keep it and retry later (docs/rules.md §9.4)."""
 
     PLAYER = "player"
     BOT = "bot"
@@ -30,7 +30,7 @@ _KIND_CODES = {k: i for i, k in enumerate(_KINDS)}
 
 
 class AnimationState(enum.IntEnum):
-    """Seed 000 §7 step 4: the animation a character shows this tick."""
+    """The animation a character shows this tick (docs/rules.md §8.2 step 5)."""
 
     STAND = 0
     WALK = 1

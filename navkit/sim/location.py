@@ -8,7 +8,7 @@ Every tick runs, in this order:
    down; each character whose retry is due, whose replan was forced, or
    whose follow order asked for a plan gets one
    :meth:`~navkit.sim.planner.MapView.find_path` query with its filtered
-   obstacle snapshot (seed 000 §6).
+   obstacle snapshot (docs/rules.md §7.3).
 3. **Movement** (one numba kernel, :func:`navkit._kernels.sim.tick`): path
    following, approach steps, the movement guard against stable-ID-ordered
    reservations, blocked-tick counting, stops and retry scheduling.
@@ -92,7 +92,7 @@ class Location:
         view = as_map_view(navigation, path=map_path)
         self.tick_rate = as_positive(tick_rate, "tickRate")
         self.dt = 1.0 / self.tick_rate
-        #: Ticks a follow order waits between plans for a moving target (seed 003: 2 s).
+        #: Ticks a follow order waits between plans for a moving target (docs/rules.md §10.5: 2 s).
         self.repath_ticks = max(1, int(math.floor(REPATH_DELAY_S * self.tick_rate + 0.5)))
         self.tick = 0
         #: Called as ``on_interaction(actor, npc)`` for every interaction event.

@@ -1,5 +1,5 @@
 """Characters' orders: walk to a point, follow, walk to an NPC, stop; and what
-the movement kernel's events do to them (seed 000 §7-§9, seed 003).
+the movement kernel's events do to them (docs/rules.md §8-§10).
 
 :class:`Orders` is the slot-level interface behind
 :class:`~navkit.sim.Character`'s commands. It writes the orders into the
@@ -73,7 +73,7 @@ class Orders:
 
     def stop_in_place(self, slot: int) -> None:
         """Targets become the position; path, callbacks, follow order and
-        blockage state are cleared (seed 000 §7)."""
+        blockage state are cleared (docs/rules.md §8.3)."""
         a = self.state
         self._end_follow(slot)
         a.walk_target[slot] = a.pos[slot]
@@ -140,7 +140,7 @@ class Orders:
             if e & _k.EV_BLOCK_STOP:
                 ev.blocked_stops.append(cid)
                 if a.kind[s] != _NPC:
-                    # seed 000 §8: the destination is cancelled
+                    # docs/rules.md §9.4: the destination is cancelled
                     self.stop_in_place(s)
                 else:
                     a.partial[s] = 0

@@ -1,4 +1,4 @@
-"""Centralized planning for a :class:`~navkit.sim.Location` (seed 000 §5, §6, §9).
+"""Centralized planning for a :class:`~navkit.sim.Location` (docs/rules.md §6, §7, §10).
 
 Every plan is one :meth:`~navkit.query.pathfinder.Pathfinder.find_path` query with
 ``nearest=True`` against a snapshot of obstacle characters taken from the
@@ -18,7 +18,7 @@ plan is a fresh query from the character's exact position).
 
 :class:`Planner` runs the plans against a :class:`~navkit.sim.state.SimState`:
 plans to a destination and to a followed character, retry scheduling, the
-planning phase of a tick (seed 000 §6, §9) and the forced replans after a
+planning phase of a tick (docs/rules.md §7.3, §10.1) and the forced replans after a
 map change.
 """
 
@@ -101,8 +101,8 @@ class MapView:
         return float(self.nav.agent_radius)
 
     def obstacle_radius(self, collision_radius: ArrayLike) -> NDArray[np.float64]:
-        """Seed 000 §6: collision radius + map agent radius + half a cell diagonal
-        (the formula of :meth:`NavMap.obstacle_radius`, over arrays)."""
+        """Collision radius + map agent radius + half a cell diagonal (docs/rules.md
+        §7.4; the formula of :meth:`NavMap.obstacle_radius`, over arrays)."""
         r = np.asarray(collision_radius, dtype=np.float64)
         return r + self.agent_radius + self.cell_size * math.sqrt(2.0) / 2.0
 
@@ -230,7 +230,7 @@ def obstacle_snapshot(
     requester: int,
     promoted: int = -1,
 ) -> NDArray[np.float64]:
-    """The ``(k, 3)`` circles ``(x, z, r)`` a request plans around (seed 000 §6).
+    """The ``(k, 3)`` circles ``(x, z, r)`` a request plans around (docs/rules.md §7.3).
 
     Rows are in slot order, which is stable-ID order. ``radius`` is already
     inflated (see :meth:`MapView.obstacle_radius`).
@@ -247,7 +247,7 @@ def obstacle_snapshot(
 
 
 class Planner:
-    """Path plans for the characters of ``state`` on ``map`` (seed 000 §6, §9).
+    """Path plans for the characters of ``state`` on ``map`` (docs/rules.md §7.3, §10).
 
     Every plan is one :meth:`MapView.find_path` query from the character's
     position around the :func:`obstacle_snapshot` of the others; it counts in
@@ -305,7 +305,7 @@ class Planner:
         a.partial[slot] = 0
         if has:
             # a plan that can end nearer the goal than the best distance so
-            # far starts a new baseline: its route length (seed 003 give-up)
+            # far starts a new baseline: its route length (docs/rules.md §10.5 give-up)
             w = res.waypoints
             residual = math.hypot(w[-1, 0] - dest[0], w[-1, 1] - dest[1])
             if residual < a.f_best[slot]:

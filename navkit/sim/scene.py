@@ -24,7 +24,7 @@ string or an integer >= 0; ``kind`` is ``player``, ``bot`` or ``npc``;
 Commands: see :mod:`navkit.sim.commands`.
 
 A **saved state** is a scene with ``tick`` and every character's full state
-(the seed 000 §7-§9 fields, camelCase): ``facing``, ``pathWaypoints``,
+(the fields of docs/rules.md §12.5, camelCase): ``facing``, ``pathWaypoints``,
 ``currentWaypointIndex``, ``walkTarget``, ``requestedWalkTarget``,
 ``movedLastTick``, ``movementBlockedTicks``, ``retryCooldownSequence`` (the
 shuffled ticks), ``retryCooldownCursor``, ``retryTicksLeft``, ``retryBlocker``,

@@ -138,7 +138,7 @@ class Playback:
 
     def character_detail(self, c: Any) -> dict[str, Any]:
         """Everything about one character: its public properties, and the full
-        saved-state entry (seed 000 §7-§9 fields) when the scene can be saved."""
+        saved-state entry (docs/rules.md §12.5) when the scene can be saved."""
         d: dict[str, Any] = {
             "id": c.id,
             "kind": c.kind.value,

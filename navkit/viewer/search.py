@@ -194,7 +194,8 @@ class Searcher:
         resolved = resolve(algorithm) if resolve is not None else algorithm
         gen = search_generation(pf)
         t0 = time.perf_counter()
-        res = pf.find_path_cells(start, goal, smooth=True, nearest=True, algorithm=cast(Algorithm, algorithm))
+        res = pf.find_path_cells(start, goal, smooth=True, nearest=True,
+                                 algorithm=cast(Algorithm, algorithm))
         ms = (time.perf_counter() - t0) * 1000.0
         costs = expanded_costs(pf, since=gen)
         return SearchOutcome(res, algorithm, resolved, ms, costs, self._smoothed(pf, res))

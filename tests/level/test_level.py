@@ -77,7 +77,7 @@ def _union_boundary_rings(areas):
 
 
 def reference_raster(cfg: LevelConfig):
-    """(walkable, weights, ambiguous) computed cell by cell from the seed 000 §2b rules."""
+    """(walkable, weights, ambiguous) computed cell by cell from the rules of docs/rules.md §2.3."""
     m = cfg.cell_size * 2 + cfg.agent_radius + cfg.object_padding
     xs = [p[0] for a in cfg.areas for p in a.polygon]
     zs = [p[1] for a in cfg.areas for p in a.polygon]

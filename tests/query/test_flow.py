@@ -25,19 +25,22 @@ from tests.reference import grid_graph, is_valid_path, path_cost
 
 
 # --------------------------------------------------------------------------- oracles
-def reference_field(walk: np.ndarray, weights: np.ndarray | None, goals: np.ndarray, card: int, diag: int,
-                    eight: bool) -> np.ndarray:
+def reference_field(walk: np.ndarray, weights: np.ndarray | None, goals: np.ndarray,
+                    card: int, diag: int, eight: bool) -> np.ndarray:
     """Cost of walking from every cell to the nearest goal (float, inf = no route), by scipy."""
     depth, width = walk.shape
-    graph = grid_graph(walk, weights, card, diag, eight).T.tocsr()  # reversed: sources are the goals
+    # reversed: sources are the goals
+    graph = grid_graph(walk, weights, card, diag, eight).T.tocsr()
     src = np.unique([z * width + x for x, z in goals if walk[z, x]])
     if len(src) == 0:
         return np.full(walk.shape, np.inf)
-    return np.asarray(dijkstra(graph, directed=True, indices=src, min_only=True)).reshape(depth, width)
+    return np.asarray(dijkstra(graph, directed=True, indices=src,
+                               min_only=True)).reshape(depth, width)
 
 
-def brute_direction(walk: np.ndarray, weights: np.ndarray | None, ref: np.ndarray, goals: set[tuple[int, int]],
-                    card: int, diag: int, eight: bool, x: int, z: int) -> int:
+def brute_direction(walk: np.ndarray, weights: np.ndarray | None,
+                    ref: np.ndarray, goals: set[tuple[int, int]], card: int,
+                    diag: int, eight: bool, x: int, z: int) -> int:
     """The documented rule: goal -> GOAL; no route -> NONE; else the lowest code whose
     legal move reaches a goal at exactly this cell's cost."""
     if not np.isfinite(ref[z, x]):
@@ -67,7 +70,8 @@ def scene(draw: st.DrawFn, max_side: int = 12) -> dict[str, object]:
     density = draw(st.sampled_from([0.0, 0.15, 0.3, 0.45]))
     walk = rng.random((depth, width)) >= density
     weighted = draw(st.booleans())
-    weights = rng.integers(1, draw(st.sampled_from([2, 4, 9])), size=(depth, width)) if weighted else None
+    weights = (rng.integers(1, draw(st.sampled_from([2, 4, 9])), size=(depth, width))
+               if weighted else None)
     k = draw(st.integers(1, 3))
     goals = np.stack([rng.integers(0, width, k), rng.integers(0, depth, k)], axis=1)
     return {
@@ -122,7 +126,8 @@ def test_directions_follow_the_documented_tie_break(sc: dict[str, object]) -> No
     ref = reference_field(walk, grid.weights, np.asarray(sc["goals"]), card, diag, eight)
     goals = {(int(x), int(z)) for x, z in np.asarray(sc["goals"]) if walk[z, x]}
     expect = np.array([[brute_direction(walk, grid.weights, ref, goals, card, diag, eight, x, z)
-                        for x in range(walk.shape[1])] for z in range(walk.shape[0])], dtype=np.int8)
+                        for x in range(walk.shape[1])] for z in range(walk.shape[0])],
+                      dtype=np.int8)
     np.testing.assert_array_equal(ff.direction, expect)
 
 
@@ -171,7 +176,8 @@ def test_agrees_with_pathfinder_distance_field_when_unweighted() -> None:
     for costs in ("seed", "exact"):
         pf = Pathfinder(grid, costs)
         ff = FlowField(pf).build(goals)
-        np.testing.assert_array_equal(ff.cost_int, pf.distance_field_int(goals[walk[goals[:, 1], goals[:, 0]]]))
+        np.testing.assert_array_equal(ff.cost_int,
+                                      pf.distance_field_int(goals[walk[goals[:, 1], goals[:, 0]]]))
 
 
 def test_a_larger_map_against_scipy() -> None:
@@ -246,7 +252,8 @@ def test_partial_update_equals_a_full_rebuild(sc: dict[str, object]) -> None:
             ff.update()
         else:
             ff.update()
-        fresh = FlowField(pf, queue="buckets").build(sc["goals"], obstacles=circles if len(circles) else None)
+        fresh = FlowField(pf, queue="buckets").build(sc["goals"],
+                                                     obstacles=circles if len(circles) else None)
         np.testing.assert_array_equal(ff.cost_int, fresh.cost_int)
         np.testing.assert_array_equal(ff.direction, fresh.direction)
         assert ff.reached == fresh.reached
@@ -370,9 +377,11 @@ def test_lookup_batch_equals_per_unit() -> None:
 
 
 def test_direction_unit_table() -> None:
-    assert DIRECTION_UNIT[NONE].tolist() == [0.0, 0.0] and DIRECTION_UNIT[GOAL].tolist() == [0.0, 0.0]
+    assert (DIRECTION_UNIT[NONE].tolist() == [0.0, 0.0]
+            and DIRECTION_UNIT[GOAL].tolist() == [0.0, 0.0])
     np.testing.assert_allclose(np.hypot(DIRECTION_UNIT[:8, 0], DIRECTION_UNIT[:8, 1]), 1.0)
-    assert DIRECTION_OFFSETS.tolist() == [[1, 0], [0, 1], [-1, 0], [0, -1], [1, 1], [-1, 1], [-1, -1], [1, -1]]
+    assert DIRECTION_OFFSETS.tolist() == [[1, 0], [0, 1], [-1, 0], [0, -1],
+                                          [1, 1], [-1, 1], [-1, -1], [1, -1]]
 
 
 def test_arrays_are_read_only_views_refreshed_by_each_build() -> None:
@@ -450,13 +459,15 @@ def test_kernels_without_jit() -> None:
         "    for queue in ('buckets', 'heap'):\n"
         "        pf = navkit.Pathfinder(navkit.NavGrid(walk, weights=weights))\n"
         "        ff = navkit.FlowField(pf, queue=queue).build([(1, 1), (9, 7)])\n"
-        "        out.append([ff.cost_int.tolist(), ff.direction.tolist(), ff.follow((10, 0)).tolist()])\n"
+        "        out.append([ff.cost_int.tolist(), ff.direction.tolist(), "
+        "ff.follow((10, 0)).tolist()])\n"
         "        ff.update(obstacles=[[4.5, 4.5, 1.5]])\n"
         "        out.append([ff.cost_int.tolist(), ff.direction.tolist()])\n"
         "        ff.update(obstacles=[[6.5, 3.5, 1.0]])\n"
         "        out.append([ff.cost_int.tolist(), ff.direction.tolist()])\n"
         "    ws = FlowBuffers(13 * 11, chunk=1, chunks=40)  # compaction runs\n"
-        "    ff = navkit.FlowField(navkit.NavGrid(walk, weights=weights), queue='buckets', buffers=ws)\n"
+        "    ff = navkit.FlowField(navkit.NavGrid(walk, weights=weights), queue='buckets', "
+        "buffers=ws)\n"
         "    out.append(ff.build([(1, 1), (9, 7)]).cost_int.tolist())\n"
         "print(out)\n"
     )
@@ -472,7 +483,8 @@ def test_cache_hits_misses_and_lru() -> None:
     b = cache.get(grid, [(9, 9), (0, 0)])
     assert cache.get(grid, [(0, 0), (9, 9)]) is b
     assert cache.get(grid, [(9, 9)], costs="exact") is not a
-    assert cache.stats == {"hits": 2, "misses": 3, "evictions": 1, "invalidations": 0, "size": 2, "maxsize": 2}
+    assert cache.stats == {"hits": 2, "misses": 3, "evictions": 1,
+                           "invalidations": 0, "size": 2, "maxsize": 2}
     assert cache.get(grid, [(9, 9)]) is not a  # a was evicted
     assert a.cost_int[0, 0] == 126
 
@@ -511,7 +523,8 @@ def test_cache_invalidation() -> None:
     cache.get(g2, [(0, 0)])
     assert cache.stats["misses"] == 4
     cache.clear()
-    assert cache.stats == {"hits": 0, "misses": 0, "evictions": 0, "invalidations": 0, "size": 0, "maxsize": 8}
+    assert cache.stats == {"hits": 0, "misses": 0, "evictions": 0,
+                           "invalidations": 0, "size": 0, "maxsize": 8}
     with pytest.raises(ConfigError):
         FlowFieldCache(0)
     with pytest.raises(QueryError, match="hashable"):
@@ -550,7 +563,8 @@ def test_cli_flow_cells_json_and_png(small_map, tmp_path) -> None:  # type: igno
 
     path, walk = small_map
     png = tmp_path / "out" / "flow.png"
-    r = _invoke("flow", path, "--cells", "--goal", "0,0", "--goal", "11,8", "--costs", "exact", "--png", png, "--json")
+    r = _invoke("flow", path, "--cells", "--goal", "0,0",
+                "--goal", "11,8", "--costs", "exact", "--png", png, "--json")
     assert r.exit_code == 0, r.output
     out = json.loads(r.stdout)
     ff = FlowField(NavGrid(walk), "exact").build([(0, 0), (11, 8)])
@@ -570,7 +584,8 @@ def test_cli_flow_world_goal_and_table(small_map) -> None:  # type: ignore[no-un
 
 def test_cli_flow_no_route_and_bad_input(small_map) -> None:  # type: ignore[no-untyped-def]
     path, _walk = small_map
-    assert _invoke("flow", path, "--cells", "--goal", "2,2", "--json").exit_code == 1  # a blocked goal
+    # a blocked goal
+    assert _invoke("flow", path, "--cells", "--goal", "2,2", "--json").exit_code == 1
     r = _invoke("flow", path, "--cells", "--goal", "40,2")
     assert r.exit_code == 2 and "outside" in r.output
     assert _invoke("flow", path, "--goal", "1;2").exit_code == 2
@@ -582,7 +597,8 @@ def test_bench_flow_smoke(tmp_path) -> None:  # type: ignore[no-untyped-def]
     from navkit.bench import flow as bench_flow
 
     out = tmp_path / "b.json"
-    rc = bench_flow.main(["--data", str(tmp_path), "--size", "48", "--repeat", "1", "--json", str(out)])
+    rc = bench_flow.main(["--data", str(tmp_path), "--size", "48",
+                          "--repeat", "1", "--json", str(out)])
     assert rc == 0
     res = json.loads(out.read_text())["results"]
     assert [r["grid"] for r in res] == ["open 48"]

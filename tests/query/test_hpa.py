@@ -51,7 +51,8 @@ def hpa_cases(draw: st.DrawFn, max_side: int = 40) -> dict[str, object]:
                 walk[:, int(rng.integers(width))] = False
             gaps = rng.integers(0, depth * width, size=3)
             walk.flat[gaps] = True
-    weights = rng.integers(1, 10, size=(depth, width)).astype(np.int32) if draw(st.booleans()) else None
+    weights = (rng.integers(1, 10, size=(depth, width)).astype(np.int32) if draw(st.booleans())
+               else None)
     name = draw(st.sampled_from(["seed", "exact", "pair"]))
     if name == "pair":
         card = draw(st.integers(1, 30))
@@ -87,8 +88,8 @@ def cells_st(walk: np.ndarray) -> st.SearchStrategy[tuple[int, int]]:
     return st.one_of(anywhere, st.sampled_from(free), st.sampled_from(free), st.sampled_from(free))
 
 
-def check_answer(case: dict[str, object], r: navkit.PathResult, s: tuple[int, int], g: tuple[int, int],
-                 dist: np.ndarray) -> None:
+def check_answer(case: dict[str, object], r: navkit.PathResult, s: tuple[int, int],
+                 g: tuple[int, int], dist: np.ndarray) -> None:
     """``r`` answers s -> g correctly given the Dijkstra costs ``dist`` from s."""
     walk: np.ndarray = case["walk"]  # type: ignore[assignment]
     card, diag = int(case["card"]), int(case["diag"])  # type: ignore[call-overload]
@@ -237,7 +238,8 @@ def test_update_equals_full_rebuild(case, data):
             new_walk[zs, xs] = ~new_walk[zs, xs]
         elif kind == "rect":
             x0, z0 = int(rng.integers(width)), int(rng.integers(depth))
-            x1, z1 = min(width, x0 + int(rng.integers(1, 9))), min(depth, z0 + int(rng.integers(1, 9)))
+            x1, z1 = (min(width, x0 + int(rng.integers(1, 9))),
+                      min(depth, z0 + int(rng.integers(1, 9))))
             new_walk[z0:z1, x0:x1] = bool(rng.random() < 0.5)
         elif kind == "weights":
             if new_w is None:
@@ -246,8 +248,9 @@ def test_update_equals_full_rebuild(case, data):
             new_w[rng.integers(0, depth, k), rng.integers(0, width, k)] = rng.integers(1, 10, k)
         else:
             new_w = None
-        diff = (new_walk != walk) | ((np.ones_like(walk, np.int32) if new_w is None else new_w)
-                                     != (np.ones_like(walk, np.int32) if weights is None else weights))
+        diff = (new_walk != walk) | (
+            (np.ones_like(walk, np.int32) if new_w is None else new_w)
+            != (np.ones_like(walk, np.int32) if weights is None else weights))
         grid = NavGrid(new_walk, weights=new_w)
         how = data.draw(st.sampled_from(["none", "mask", "cells", "superset"]), label="how")
         if how == "none":
@@ -261,8 +264,8 @@ def test_update_equals_full_rebuild(case, data):
             rep = hpa.update(grid, extra)
         assert rep.changed_cells >= int(diff.sum())
         walk, weights = new_walk, grid.weights
-        fresh = HPAStar(grid, costs=case["costs"], cluster_size=case["C"], connectivity=case["conn"],
-                        entrance_gap=case["gap"])
+        fresh = HPAStar(grid, costs=case["costs"], cluster_size=case["C"],
+                        connectivity=case["conn"], entrance_gap=case["gap"])
         assert_same_graph(hpa, fresh)
         free = np.argwhere(walk)
         if len(free):
@@ -272,7 +275,8 @@ def test_update_equals_full_rebuild(case, data):
                 ra, rb = hpa.find_path_cells(s, g), fresh.find_path_cells(s, g)
                 assert ra.status == rb.status and ra.cost_int == rb.cost_int
                 assert np.array_equal(ra.cells, rb.cells)
-                dist = dijkstra_costs(walk, grid.weights, s, case["card"], case["diag"], case["conn"] == 8)
+                dist = dijkstra_costs(walk, grid.weights, s, case["card"],
+                                      case["diag"], case["conn"] == 8)
                 check_answer({**case, "walk": walk, "weights": grid.weights}, ra, s, g, dist)
 
 
@@ -434,7 +438,8 @@ def test_cli_scen_hpa_reports_suboptimality(movingai: Path):
 def test_cli_scen_hpa_fails_only_on_missing_paths(tmp_path: Path):
     """Suboptimal lengths pass (exit 0); a line whose goal cannot be reached fails (exit 1)."""
     rows = ["....@....", "....@....", "....@....", ".........", "....@...."]
-    (tmp_path / "m.map").write_text("type octile\nheight 5\nwidth 9\nmap\n" + "\n".join(rows) + "\n")
+    (tmp_path / "m.map").write_text("type octile\nheight 5\nwidth 9\nmap\n"
+                                    + "\n".join(rows) + "\n")
     grid = navkit.load_grid(tmp_path / "m.map")
     opt = navkit.Pathfinder(grid, costs="exact").find_path_cells((0, 0), (8, 0)).cost
     (tmp_path / "m.map.scen").write_text(f"version 1\n0\tm.map\t9\t5\t0\t0\t8\t0\t{opt:.8f}\n")
@@ -442,7 +447,8 @@ def test_cli_scen_hpa_fails_only_on_missing_paths(tmp_path: Path):
     assert r.exit_code == 0, r.output
     assert json.loads(r.stdout)["invalid_paths"] == 0
     rows[3] = "....@...."  # the wall is now complete: the line has no path
-    (tmp_path / "m.map").write_text("type octile\nheight 5\nwidth 9\nmap\n" + "\n".join(rows) + "\n")
+    (tmp_path / "m.map").write_text("type octile\nheight 5\nwidth 9\nmap\n"
+                                    + "\n".join(rows) + "\n")
     r = _cli("scen", tmp_path / "m.map.scen", "--algorithm", "hpa", "--json")
     assert r.exit_code == 1
     out = json.loads(r.stdout)
@@ -453,8 +459,8 @@ def test_bench_hpa_smoke(movingai: Path, tmp_path: Path):
     from navkit.bench import hpa as bench_hpa
 
     out = tmp_path / "hpa.json"
-    rc = bench_hpa.main(["--data", str(movingai), "--maps", "ht_chantry", "--queries", "10", "--no-all-lines",
-                         "--json", str(out)])
+    rc = bench_hpa.main(["--data", str(movingai), "--maps", "ht_chantry",
+                         "--queries", "10", "--no-all-lines", "--json", str(out)])
     assert rc == 0
     res = json.loads(out.read_text())
     row = res["maps"][0]

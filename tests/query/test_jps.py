@@ -40,7 +40,8 @@ def scenes(draw: st.DrawFn, max_side: int = 20) -> dict[str, object]:
         costs = (card, draw(st.integers(card, 2 * card)))
     k = draw(st.integers(0, 3))
     circles = [
-        [float(rng.uniform(-1, width + 1)), float(rng.uniform(-1, depth + 1)), float(rng.uniform(0, 3))]
+        [float(rng.uniform(-1, width + 1)), float(rng.uniform(-1, depth + 1)),
+         float(rng.uniform(0, 3))]
         for _ in range(k)
     ]
     pick = st.tuples(st.integers(0, width - 1), st.integers(0, depth - 1))
@@ -112,7 +113,8 @@ def test_auto_is_jps_on_uniform_grids(scene):
 
 def test_open_grid_and_corridor_costs():
     pf = Pathfinder(NavGrid(np.ones((40, 70), bool)), costs="exact")
-    for s, g in [((0, 0), (69, 39)), ((69, 0), (0, 39)), ((5, 20), (60, 20)), ((3, 3), (3, 3)), ((0, 39), (1, 0))]:
+    for s, g in [((0, 0), (69, 39)), ((69, 0), (0, 39)),
+                 ((5, 20), (60, 20)), ((3, 3), (3, 3)), ((0, 39), (1, 0))]:
         a = pf.find_path_cells(s, g)
         j = pf.find_path_cells(s, g, algorithm="jps")
         assert j.cost_int == a.cost_int
@@ -154,7 +156,8 @@ def test_blocked_endpoints_and_statuses():
     assert r.status == Status.UNREACHABLE and r.cost_int == -1 and r.expanded > 0
     # obstacles cover the goal: NO_GOAL, as A* says
     pf = Pathfinder(NavGrid(np.ones((6, 6), bool)))
-    assert pf.find_path_cells((0, 0), (5, 5), algorithm="jps", obstacles=[[5.5, 5.5, 0.2]]).status == Status.NO_GOAL
+    assert pf.find_path_cells((0, 0), (5, 5), algorithm="jps",
+                              obstacles=[[5.5, 5.5, 0.2]]).status == Status.NO_GOAL
     assert pf.find_path_cells((0, 0), (5, 5), obstacles=[[5.5, 5.5, 0.2]]).status == Status.NO_GOAL
 
 
@@ -219,11 +222,11 @@ def test_batch_equals_single_queries():
     goals[7] = blocked[0]
     for obstacles in (None, [[10.5, 10.5, 3.0], [30.0, 20.0, 5.0]]):
         for threads in (1, 2, 3):
-            b = pf.find_paths_batch(starts, goals, algorithm="jps", return_paths=True, threads=threads,
-                                    obstacles=obstacles)
+            b = pf.find_paths_batch(starts, goals, algorithm="jps", return_paths=True,
+                                    threads=threads, obstacles=obstacles)
             for i, (s, g) in enumerate(zip(starts, goals, strict=True)):
-                r = pf.find_path_cells(tuple(int(v) for v in s), tuple(int(v) for v in g), algorithm="jps",
-                                       obstacles=obstacles)
+                r = pf.find_path_cells(tuple(int(v) for v in s), tuple(int(v) for v in g),
+                                       algorithm="jps", obstacles=obstacles)
                 assert int(b.status[i]) == int(r.status)
                 assert int(b.cost_int[i]) == r.cost_int
                 assert (int(b.expanded[i]), int(b.generated[i])) == (r.expanded, r.generated)
@@ -255,7 +258,7 @@ def test_batch_budget_and_generation_wrap():
     assert r.cost_int == int(full.cost_int[0]) and pf.overlay.counters[0] == 1
 
 
-# --------------------------------------------------------------------------- nearest, budget, window
+# ------------------------------------------------------------------------ nearest, budget, window
 @fixed(120)
 @given(scenes(max_side=12))
 def test_nearest_with_jps_equals_astar(scene):
@@ -297,8 +300,10 @@ def test_budget_counts_jump_points():
     full = pf.find_path_cells((39, 39), (10, 0), algorithm="jps")
     assert full.found and full.expanded > 2
     r = pf.find_path_cells((39, 39), (10, 0), algorithm="jps", budget=full.expanded - 1)
-    assert r.status == Status.BUDGET_EXHAUSTED and r.expanded == full.expanded - 1 and len(r.cells) == 0
-    # with nearest, the path to the expanded jump point closest to the goal (none while that is the start)
+    assert (r.status == Status.BUDGET_EXHAUSTED and r.expanded == full.expanded - 1
+            and len(r.cells) == 0)
+    # with nearest, the path to the expanded jump point closest to the goal (none while that
+    # is the start)
     paths = 0
     for budget in range(1, full.expanded):
         r = pf.find_path_cells((39, 39), (10, 0), algorithm="jps", budget=budget, nearest=True)
@@ -322,7 +327,7 @@ def test_window_queries_run_astar():
         assert (j.status, j.cost_int, j.expanded) == (a.status, a.cost_int, a.expanded)
 
 
-# --------------------------------------------------------------------------- smoothing, world queries, occupants
+# ---------------------------------------------------------- smoothing, world queries, occupants
 @fixed(80)
 @given(scenes(max_side=16))
 def test_smoothing_on_jps_paths(scene):
@@ -370,7 +375,8 @@ def test_occupants_keep_packed_rows_in_sync():
         else:
             x, z, r = rng.uniform(0, 25), rng.uniform(0, 25), rng.uniform(0.3, 3.0)
             handles.append(pf.add_occupant(x, z, r))
-        fresh = Pathfinder(NavGrid(pf.occupancy.cells.reshape(27, 27)[1:-1, 1:-1] > 0), costs="seed")
+        fresh = Pathfinder(NavGrid(pf.occupancy.cells.reshape(27, 27)[1:-1, 1:-1] > 0),
+                           costs="seed")
         for mine, theirs in zip(pf.jps.bits()[:2], fresh.jps.bits()[:2], strict=True):
             np.testing.assert_array_equal(mine, theirs, err_msg=f"step {step}")
         for s, g in [((0, 0), (24, 24)), ((24, 0), (0, 24)), ((12, 0), (12, 24))]:
@@ -424,7 +430,8 @@ def test_packing_layout():
 
 # --------------------------------------------------------------------------- without the JIT
 def test_kernels_without_jit():
-    """The JPS kernels run as plain Python (NUMBA_DISABLE_JIT=1) and agree with the compiled ones."""
+    """The JPS kernels run as plain Python (NUMBA_DISABLE_JIT=1) and agree with the
+    compiled ones."""
     code = (
         "import numpy as np, navkit\n"
         "rng = np.random.default_rng(5)\n"
@@ -435,13 +442,16 @@ def test_kernels_without_jit():
         "for i in range(12):\n"
         "    s = tuple(int(v) for v in free[rng.integers(len(free))])\n"
         "    g = tuple(int(v) for v in free[rng.integers(len(free))])\n"
-        "    r = pf.find_path_cells(s, g, algorithm='jps', obstacles=[[6.0, 6.0, 1.5]] if i % 3 == 0 else None)\n"
+        "    r = pf.find_path_cells(s, g, algorithm='jps', "
+        "obstacles=[[6.0, 6.0, 1.5]] if i % 3 == 0 else None)\n"
         "    out.append([int(r.status), r.cost_int, r.expanded, r.generated, r.cells.tolist()])\n"
         "h = pf.add_occupant(3.0, 3.0, 1.2)\n"
-        "b = pf.find_paths_batch(free[:6], free[-6:], algorithm='jps', return_paths=True, threads=2)\n"
+        "b = pf.find_paths_batch(free[:6], free[-6:], algorithm='jps', return_paths=True, "
+        "threads=2)\n"
         "out.append([b.status.tolist(), b.cost_int.tolist(), b.path_cells.tolist()])\n"
         "pf.remove_occupant(h)\n"
-        "r = pf.find_path_cells((int(free[0, 0]), int(free[0, 1])), (int(free[-1, 0]), int(free[-1, 1])),\n"
+        "r = pf.find_path_cells((int(free[0, 0]), int(free[0, 1])), "
+        "(int(free[-1, 0]), int(free[-1, 1])),\n"
         "                       algorithm='jps', budget=2, nearest=True)\n"
         "out.append([int(r.status), r.cost_int, r.cells.tolist()])\n"
         "print(out)\n"
@@ -480,7 +490,8 @@ def _mismatches(name, scen, idx, status, cost) -> list[str]:
 def test_scenario_sample(movingai, name):
     pf, scen = _load(movingai, name)
     n = len(scen)
-    idx = np.unique(np.concatenate([np.linspace(0, n - 1, num=min(SAMPLE, n)).round().astype(np.int64),
+    idx = np.unique(np.concatenate([np.linspace(0, n - 1, num=min(SAMPLE, n))
+                                    .round().astype(np.int64),
                                     [n - 1, int(np.argmax(scen.optimal))]]))
     status = np.empty(len(idx), dtype=np.int64)
     cost = np.empty(len(idx), dtype=np.float64)
@@ -501,7 +512,8 @@ def test_scenario_sample(movingai, name):
 
 @pytest.mark.heavy
 def test_every_scenario_line(movingai):
-    """Every line of every file with JPS through the batch API (make test-heavy); prints the time."""
+    """Every line of every file with JPS through the batch API (make test-heavy);
+    prints the time."""
     total = 0
     bad: list[str] = []
     t0 = time.perf_counter()
@@ -524,8 +536,8 @@ def test_bench_jps_smoke(movingai, tmp_path, capsys):
     from navkit.bench import jps as bench_jps
 
     out = tmp_path / "jps.json"
-    assert bench_jps.main(["--data", str(movingai), "--maps", "den520d", "--queries", "4", "--rounds", "1",
-                           "--json", str(out)]) == 0
+    assert bench_jps.main(["--data", str(movingai), "--maps", "den520d",
+                           "--queries", "4", "--rounds", "1", "--json", str(out)]) == 0
     text = capsys.readouterr().out
     assert "den520d" in text and ("PASS" in text or "MISS" in text)
     data = json.loads(out.read_text())

@@ -87,7 +87,8 @@ def test_level_queue_equals_heap(world, data):
             kw["budget"] = data.draw(st.integers(1, 60))
         if data.draw(st.booleans()):
             x0, z0 = data.draw(cell)
-            kw["window"] = (x0, z0, x0 + data.draw(st.integers(0, 20)), z0 + data.draw(st.integers(0, 20)))
+            kw["window"] = (x0, z0, x0 + data.draw(st.integers(0, 20)),
+                            z0 + data.draw(st.integers(0, 20)))
         if data.draw(st.booleans()):
             kw["obstacles"] = [[data.draw(st.floats(0, width)), data.draw(st.floats(0, depth)),
                                 data.draw(st.floats(0, 3))]]
@@ -136,10 +137,12 @@ def test_move_masks_follow_occupants(world, data):
         if handles and data.draw(st.booleans()):
             pf.remove_occupant(handles.pop(data.draw(st.integers(0, len(handles) - 1))))
         else:
-            handles.append(pf.add_occupant(data.draw(st.floats(0, width)), data.draw(st.floats(0, depth)),
+            handles.append(pf.add_occupant(data.draw(st.floats(0, width)),
+                                           data.draw(st.floats(0, depth)),
                                            data.draw(st.floats(0.1, 2.5))))
         fresh = np.zeros_like(pf.occupancy.moves)
-        S.move_masks(pf.occupancy.cells, pf.padded.wp, 1, 1, pf.padded.wp - 2, pf.padded.hp - 2, conn == 8, fresh)
+        S.move_masks(pf.occupancy.cells, pf.padded.wp, 1, 1,
+                     pf.padded.wp - 2, pf.padded.hp - 2, conn == 8, fresh)
         assert np.array_equal(pf.occupancy.moves, fresh)
         s = (data.draw(st.integers(0, width - 1)), data.draw(st.integers(0, depth - 1)))
         g = (data.draw(st.integers(0, width - 1)), data.draw(st.integers(0, depth - 1)))
@@ -148,7 +151,8 @@ def test_move_masks_follow_occupants(world, data):
 
 
 def test_move_mask_bits():
-    """Bit d of a node's mask is move d (E, W, S, N, SE, SW, NE, NW), diagonals past two free cardinals."""
+    """Bit d of a node's mask is move d (E, W, S, N, SE, SW, NE, NW), diagonals
+    past two free cardinals."""
     walk = np.ones((3, 3), dtype=bool)
     walk[0, 1] = False  # north of the centre
     pf = Pathfinder(NavGrid(walk), connectivity=8)
@@ -169,9 +173,11 @@ def heap_answers(seed: int, side: int) -> tuple:  # type: ignore[type-arg]
     free = np.argwhere(walk)[:, ::-1]
     starts, goals = free[rng.integers(len(free), size=20)], free[rng.integers(len(free), size=20)]
     with on_heap(pf):
-        want = [answer(pf.find_path_cells(tuple(s), tuple(g))) for s, g in zip(starts, goals, strict=True)]
+        want = [answer(pf.find_path_cells(tuple(s), tuple(g)))
+                for s, g in zip(starts, goals, strict=True)]
     # batches run on the heap once the rings are as long as they get
-    pf.batches.ws = Workspace(pf.padded.n, rows=2, heap_extra=pf.jps.heap_extra, ring_bits=0, max_ring_bits=0)
+    pf.batches.ws = Workspace(pf.padded.n, rows=2, heap_extra=pf.jps.heap_extra,
+                              ring_bits=0, max_ring_bits=0)
     want_batch = pf.find_paths_batch(starts, goals, return_paths=True, threads=2)
     pf.batches.ws = None
     return pf, starts, goals, want, want_batch
@@ -184,10 +190,12 @@ def test_tiny_rings_rerun_on_the_heap():
     pf.workspace.set_rings(1, max_ring_bits=1)
     stats = pf.astar.run(pf.padded.node(*starts[0]), pf.padded.node(*goals[0]), pf.budget, None, 1)
     assert stats[S.ST_STATUS] != S.RETRY  # run() reran it
-    got = [answer(pf.find_path_cells(tuple(s), tuple(g))) for s, g in zip(starts, goals, strict=True)]
+    got = [answer(pf.find_path_cells(tuple(s), tuple(g)))
+           for s, g in zip(starts, goals, strict=True)]
     assert got == want
     assert pf.workspace.ring_bits == 1
-    pf.batches.ws = Workspace(pf.padded.wp * pf.padded.hp, rows=2, heap_extra=pf.jps.heap_extra, ring_bits=1, max_ring_bits=1)
+    pf.batches.ws = Workspace(pf.padded.wp * pf.padded.hp, rows=2,
+                              heap_extra=pf.jps.heap_extra, ring_bits=1, max_ring_bits=1)
     for paths in (False, True):
         b = pf.find_paths_batch(starts, goals, return_paths=paths, threads=2)
         assert np.array_equal(b.cost_int, want_batch.cost_int)
@@ -204,12 +212,15 @@ def test_full_rings_grow():
     pf, starts, goals, want, want_batch = heap_answers(5, 70)
     assert pf.workspace.ring_bits == min(Workspace.START_RING_BITS, pf.workspace.max_ring_bits)
     pf.workspace.set_rings(1)
-    assert pf.workspace.max_ring_bits == (pf.padded.wp * pf.padded.hp - 1).bit_length()  # 13 for 72 x 72
-    got = [answer(pf.find_path_cells(tuple(s), tuple(g))) for s, g in zip(starts, goals, strict=True)]
+    # 13 for 72 x 72
+    assert pf.workspace.max_ring_bits == (pf.padded.wp * pf.padded.hp - 1).bit_length()
+    got = [answer(pf.find_path_cells(tuple(s), tuple(g)))
+           for s, g in zip(starts, goals, strict=True)]
     assert got == want
     assert 1 < pf.workspace.ring_bits <= pf.workspace.max_ring_bits
     assert (pf.workspace.ring_bits - 1) % 2 == 0  # grown in steps of two bits
-    pf.batches.ws = Workspace(pf.padded.wp * pf.padded.hp, rows=2, heap_extra=pf.jps.heap_extra, ring_bits=1)
+    pf.batches.ws = Workspace(pf.padded.wp * pf.padded.hp, rows=2,
+                              heap_extra=pf.jps.heap_extra, ring_bits=1)
     b = pf.find_paths_batch(starts, goals, return_paths=True, threads=2)
     assert np.array_equal(b.path_cells, want_batch.path_cells)
     assert np.array_equal(b.expanded, want_batch.expanded)
@@ -229,8 +240,8 @@ def test_kernel_answers_retry_when_a_ring_fills():
     stats = np.zeros(S.STATS_SIZE, dtype=np.int64)
     status = kernel(pf.astar.grid_args(), pf.overlay.args(), pf.astar.model_args(1),
                     pf.astar.limit_args(pf.budget, None), ws.args(1),
-                    ws.ring_args(pf.astar.stream_offsets(1), pf.occupancy.moves), np.int64(pf.padded.node(0, 20)),
-                    np.int64(pf.padded.node(39, 20)), stats)
+                    ws.ring_args(pf.astar.stream_offsets(1), pf.occupancy.moves),
+                    np.int64(pf.padded.node(0, 20)), np.int64(pf.padded.node(39, 20)), stats)
     assert status == S.RETRY
 
 
@@ -246,23 +257,27 @@ def test_no_retry_with_full_rings(world, data):
     stats = np.zeros(S.STATS_SIZE, dtype=np.int64)
     for hmul in (1, 0):
         for _ in range(3):
-            s = pf.padded.node(data.draw(st.integers(0, width - 1)), data.draw(st.integers(0, depth - 1)))
-            g = pf.padded.node(data.draw(st.integers(0, width - 1)), data.draw(st.integers(0, depth - 1)))
+            s = pf.padded.node(data.draw(st.integers(0, width - 1)),
+                               data.draw(st.integers(0, depth - 1)))
+            g = pf.padded.node(data.draw(st.integers(0, width - 1)),
+                               data.draw(st.integers(0, depth - 1)))
             if pf.occupancy.cells[s] == 0 or pf.occupancy.cells[g] == 0:
                 continue
             ws = pf.workspace
             status = kernel(pf.astar.grid_args(), pf.overlay.args(), pf.astar.model_args(hmul),
-                            pf.astar.limit_args(pf.budget, None), ws.args(ws.next_gen()), pf.astar.ring_args(hmul),
-                            np.int64(s), np.int64(g), stats)
+                            pf.astar.limit_args(pf.budget, None), ws.args(ws.next_gen()),
+                            pf.astar.ring_args(hmul), np.int64(s), np.int64(g), stats)
             assert status in (S.FOUND, S.UNREACHABLE)
 
 
 def test_stream_offsets():
     c, d = 1_000_000, 1_414_214
     assert S.stream_offsets(c, d, True, 1).tolist() == [2 * c - d, 2 * d - 2 * c, d, 2 * c, 2 * d]
-    assert S.stream_offsets(c, d, True, 0).tolist() == [c, d, -1, -1, -1]  # Dijkstra: the step costs
+    # Dijkstra: the step costs
+    assert S.stream_offsets(c, d, True, 0).tolist() == [c, d, -1, -1, -1]
     assert S.stream_offsets(c, d, False, 1).tolist() == [2 * c, -1, -1, -1, -1]
-    assert S.stream_offsets(10, 20, True, 1).tolist() == [20, 40, -1, -1, -1]  # diag == 2 card: 2c - d == 0
+    # diag == 2 card: 2c - d == 0
+    assert S.stream_offsets(10, 20, True, 1).tolist() == [20, 40, -1, -1, -1]
     with pytest.raises(ValueError):
         S.stream_offsets(10, 25, True, 1)  # diag > 2 card: the octile heuristic overestimates
 
@@ -283,7 +298,8 @@ def test_level_kernels_without_jit():
         "    r = pf.find_path_cells(s, g, **kw)\n"
         "    out.append([int(r.status), r.cost_int, r.expanded, r.generated, r.cells.tolist()])\n"
         "b = pf.find_paths_batch(free[:6], free[-6:], return_paths=True, threads=2)\n"
-        "out.append([b.status.tolist(), b.cost_int.tolist(), b.expanded.tolist(), b.path_cells.tolist()])\n"
+        "out.append([b.status.tolist(), b.cost_int.tolist(), b.expanded.tolist(), "
+        "b.path_cells.tolist()])\n"
         "print(out)\n"
     )
     assert_same_without_jit(code)

@@ -40,7 +40,8 @@ BATHROOM = (13.0, 4.5)  # behind door_bathroom, closed in the example
 BEDROOM = (5.0, 4.0)
 STUDY = (22.0, 5.0)
 DINING_TABLE = (24.8, 14.6)  # inside the dining_table obstacle polygon
-QUERIES = [(HALL_W, KITCHEN), (HALL_W, DINING), (HALL_W, HALL_E), (KITCHEN, DINING), (BEDROOM, STUDY)]
+QUERIES = [(HALL_W, KITCHEN), (HALL_W, DINING), (HALL_W, HALL_E),
+           (KITCHEN, DINING), (BEDROOM, STUDY)]
 
 
 
@@ -69,7 +70,7 @@ def snap_rings(nav: NavMap) -> int:
 
 
 def expected_nearest_end(nav: NavMap, start, end, obstacles=()) -> tuple[tuple[int, int], bool]:
-    """(end cell, found) of find-path-to-nearest by brute force (seed 000 §3, §5)."""
+    """(end cell, found) of find-path-to-nearest by brute force (docs/rules.md §4.1, §6)."""
     free = free_cells(nav, obstacles)
     grid = nav.grid
     s = brute_snap(free, grid.world_to_cell(*start), snap_rings(nav))
@@ -82,7 +83,7 @@ def expected_nearest_end(nav: NavMap, start, end, obstacles=()) -> tuple[tuple[i
 
 
 def assert_safe(nav: NavMap, res, obstacles=()) -> None:
-    """The path is a legal move sequence on free cells (seed 000 §3 corner rule included)."""
+    """The path is a legal move sequence on free cells (docs/rules.md §3.1 corner rule included)."""
     if not res.has_path:
         return
     free = free_cells(nav, obstacles)
@@ -254,7 +255,8 @@ def test_occupied_destination_resolves_to_nearby_free_cell(interior, how):
     snapshot = [other]
     for query in (nav.find_path_to_nearest, nav.find_path):
         res = query(HALL_W, DINING, obstacles=obstacles)
-        end, found = expected_nearest_end(nav, HALL_W, DINING, snapshot if how == "snapshot" else ())
+        end, found = expected_nearest_end(nav, HALL_W, DINING,
+                                          snapshot if how == "snapshot" else ())
         assert found and res.found and res.end_cell == end
         assert end != nav.grid.world_to_cell(*DINING)
         cx, cz = nav.grid.cell_center(*end)
@@ -294,7 +296,8 @@ def test_cache_hits_misses_and_evictions():
     nav = NavMap.load(INTERIOR, cache_size=2)
     a, b, c = (HALL_W, KITCHEN), (HALL_W, DINING), (BEDROOM, STUDY)
     first = nav.find_path(*a)
-    assert nav.cache.stats == {"hits": 0, "misses": 1, "evictions": 0, "invalidations": 0, "size": 1, "maxsize": 2}
+    assert nav.cache.stats == {"hits": 0, "misses": 1, "evictions": 0,
+                               "invalidations": 0, "size": 1, "maxsize": 2}
     # another point in the same two cells is a hit with its own exact end point
     moved = (KITCHEN[0] + 0.05, KITCHEN[1] - 0.05)
     assert nav.grid.world_to_cell(*moved) == nav.grid.world_to_cell(*KITCHEN)
@@ -309,7 +312,8 @@ def test_cache_hits_misses_and_evictions():
     nav.find_path(*a)
     assert nav.cache.stats["misses"] == 4 and nav.cache.stats["evictions"] == 2
     nav.cache.clear()
-    assert nav.cache.stats == {"hits": 0, "misses": 0, "evictions": 0, "invalidations": 0, "size": 0, "maxsize": 2}
+    assert nav.cache.stats == {"hits": 0, "misses": 0, "evictions": 0,
+                               "invalidations": 0, "size": 0, "maxsize": 2}
     off = NavMap.load(INTERIOR, cache_size=0)
     off.find_path(*a)
     off.find_path(*a)
@@ -448,7 +452,8 @@ def test_is_walkable_and_snap(interior):
 
 def test_bad_queries_raise_navkit_errors(interior):
     nav = interior
-    for obstacles in ([[1.0, 2.0]], [[1.0, 2.0, -1.0]], [[float("nan"), 0.0, 1.0]], "abc", [[1, 2, 3, 4]]):
+    for obstacles in ([[1.0, 2.0]], [[1.0, 2.0, -1.0]],
+                      [[float("nan"), 0.0, 1.0]], "abc", [[1, 2, 3, 4]]):
         with pytest.raises(QueryError):
             nav.find_path(HALL_W, KITCHEN, obstacles=obstacles)
     for point in ((1.0,), (float("inf"), 0.0), "xy"):
@@ -472,7 +477,8 @@ def test_path_cache_unit():
     assert c.get("c") is None and c.get("b") == "B"
     c.invalidate()
     s = c.stats
-    assert (s["size"], s["invalidations"], s["evictions"], s["hits"], s["misses"]) == (0, 1, 2, 2, 1)
+    assert ((s["size"], s["invalidations"], s["evictions"], s["hits"], s["misses"])
+            == (0, 1, 2, 2, 1))
     with pytest.raises(ConfigError):
         PathCache(True)  # type: ignore[arg-type]
     assert "PathCache(" in repr(c)
@@ -487,8 +493,8 @@ def test_no_path_enters_a_blocked_or_covered_cell(data):
     width, depth = data.draw(st.integers(3, 14)), data.draw(st.integers(3, 14))
     cs = data.draw(st.sampled_from([0.4, 0.5, 1.0]))
     walk = rng.random((depth, width)) < data.draw(st.sampled_from([0.6, 0.8, 0.95]))
-    grid = NavGrid(walk, cell_size=cs, min_x=float(rng.uniform(-3, 3)), min_z=float(rng.uniform(-3, 3)),
-                   agent_radius=0.3)
+    grid = NavGrid(walk, cell_size=cs, min_x=float(rng.uniform(-3, 3)),
+                   min_z=float(rng.uniform(-3, 3)), agent_radius=0.3)
     nav = NavMap(grid, cache_size=data.draw(st.sampled_from([0, 4, 64])))
     lo = np.array([grid.min_x, grid.min_z]) - cs
     hi = np.array([grid.max_x, grid.max_z]) + cs
@@ -508,7 +514,8 @@ def test_no_path_enters_a_blocked_or_covered_cell(data):
             q = nav.find_path_to_nearest if nearest else nav.find_path
             res = q(a, b, obstacles=snapshot, smooth=smooth)
             assert_safe(nav, res, obs)
-            direct = (pf.find_path_to_nearest if nearest else pf.find_path)(a, b, obstacles=snapshot, smooth=smooth)
+            direct = (pf.find_path_to_nearest if nearest else pf.find_path)(
+                a, b, obstacles=snapshot, smooth=smooth)
             assert same_result(res, direct)
             if res.has_path:
                 # every waypoint lies in a free cell (kept cell centres, the exact end point)
@@ -586,7 +593,8 @@ def test_cli_build(tmp_path):
     info = json.loads(r.stdout)
     grid = navkit.load_grid(out)
     assert grid.equals(navkit.load_grid(INTERIOR))
-    assert (info["width"], info["depth"], info["walkable"]) == (grid.width, grid.depth, int(grid.walkable.sum()))
+    assert ((info["width"], info["depth"], info["walkable"])
+            == (grid.width, grid.depth, int(grid.walkable.sum())))
     assert info["closed_areas"] == ["door_bathroom", "door_closet"] and info["obstacles"] == 26
     assert png.stat().st_size > 0 and info["build_ms"] > 0
     r = _runner().invoke(app, ["build", str(OUTDOOR), "-o", str(tmp_path / "o.txt")])

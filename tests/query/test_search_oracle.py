@@ -2,7 +2,7 @@
 
 Costs come from scipy's Dijkstra on an explicitly built move graph, paths are
 re-validated and re-costed cell by cell, line of sight is checked with exact
-rational geometry, and the queue order of seed 000 §3 is checked against a
+rational geometry, and the queue order of docs/rules.md §3.4 is checked against a
 textbook heapq A*. Hypothesis runs derandomized (fixed examples) with no
 example database, so every run checks the same cases.
 """
@@ -97,7 +97,7 @@ def assert_no_path(r: navkit.PathResult) -> None:
     assert r.cost_int == -1 and r.cost == math.inf
 
 
-# --------------------------------------------------------------------------- the references themselves
+# --------------------------------------------------------------------- the references themselves
 def test_reference_dijkstra_against_networkx():
     """The scipy reference agrees with networkx on a graph built cell by cell."""
     import networkx as nx
@@ -192,8 +192,8 @@ def test_find_path_cells_matches_scipy_dijkstra(case, cm, conn, data):
 @fixed(150)
 @given(case=grids(), cm=costs_st(), conn=st.sampled_from([8, 4]), data=st.data())
 def test_expansion_order_matches_reference_astar(case, cm, conn, data):
-    """Seed 000 §3 queue order (f, then larger g, then lower index): same expansions,
-    pushes and parent chain as a heapq A* with that order, for A* and Dijkstra."""
+    """docs/rules.md §3.4 queue order (f, then larger g, then lower index): same
+    expansions, pushes and parent chain as a heapq A* with that order, for A* and Dijkstra."""
     walk, weights = case
     costs, card, diag = cm
     pf = make_pf(walk, weights, costs, conn)
@@ -245,7 +245,7 @@ def test_distance_field_charges_the_entered_cell():
     assert pf.find_path_cells((2, 0), (0, 0)).cost_int == 60
 
 
-# --------------------------------------------------------------------------- line of sight and smoothing
+# ------------------------------------------------------------------ line of sight and smoothing
 @fixed(300)
 @given(case=grids(max_side=14, weighted=False), data=st.data())
 def test_line_of_sight_matches_exact_geometry(case, data):
@@ -283,8 +283,8 @@ def test_line_of_sight_cases(blocked, a, b, want):
     assert make_pf(walk, None).line_of_sight(a, b) == want
 
 
-def shortcut_ok(walk: np.ndarray, weights: np.ndarray | None, raw: list[tuple[int, int]], i0: int, i1: int,
-                card: int = 10, diag: int = 14) -> bool:
+def shortcut_ok(walk: np.ndarray, weights: np.ndarray | None, raw: list[tuple[int, int]],
+                i0: int, i1: int, card: int = 10, diag: int = 14) -> bool:
     """May the string pull go straight from raw[i0] to raw[i1]? In sight, and on
     weighted terrain no dearer than the steps it replaces: the segment's mean
     weight (exact) times the cost model's charge for its displacement on
@@ -294,15 +294,16 @@ def shortcut_ok(walk: np.ndarray, weights: np.ndarray | None, raw: list[tuple[in
     if weights is None:
         return True
     steps = raw[i0 : i1 + 1]
-    path = sum((card if abs(p[0] - q[0]) + abs(p[1] - q[1]) == 1 else diag) * int(weights[q[1], q[0]])
-               for p, q in pairwise(steps))
+    path = sum((card if abs(p[0] - q[0]) + abs(p[1] - q[1]) == 1 else diag)
+               * int(weights[q[1], q[0]]) for p, q in pairwise(steps))
     adx, adz = abs(raw[i1][0] - raw[i0][0]), abs(raw[i1][1] - raw[i0][1])
     octile = card * (max(adx, adz) - min(adx, adz)) + diag * min(adx, adz)
     return segment_mean_weight(weights, raw[i0], raw[i1]) * octile <= path
 
 
-def check_smoothing(walk: np.ndarray, raw: np.ndarray, kept: np.ndarray, weights: np.ndarray | None = None) -> None:
-    """Seed 000 §4: kept cells are a subsequence of the raw path from its first to
+def check_smoothing(walk: np.ndarray, raw: np.ndarray, kept: np.ndarray,
+                    weights: np.ndarray | None = None) -> None:
+    """docs/rules.md §5: kept cells are a subsequence of the raw path from its first to
     its last cell, each in sight of the previous, and each the *furthest* raw cell
     in sight of the previous one (on weighted terrain: the furthest whose
     shortcut costs no more than the path, :func:`shortcut_ok`; seed costs)."""
@@ -349,8 +350,8 @@ def test_smoothing_keeps_furthest_visible_cells(case, conn, data):
         if weights is not None:
             # with every weight 1 the weighted rule is the plain one
             ones = make_pf(walk, np.ones_like(weights), "seed", conn)
-            np.testing.assert_array_equal(ones.smooth_cells(raw.cells), make_pf(walk, None, "seed", conn)
-                                          .smooth_cells(raw.cells))
+            np.testing.assert_array_equal(ones.smooth_cells(raw.cells),
+                                          make_pf(walk, None, "seed", conn).smooth_cells(raw.cells))
 
 
 def test_weighted_smoothing_stays_on_the_road():
@@ -399,7 +400,7 @@ def test_smooth_cells_small_integer_dtypes():
         assert got == want, f"dtype {np.dtype(dtype).name}"
 
 
-# --------------------------------------------------------------------------- nearest (seed 000 §5)
+# ------------------------------------------------------------------- nearest (docs/rules.md §6)
 @fixed(200)
 @given(case=grids(), cm=costs_st(), conn=st.sampled_from([8, 4]), data=st.data())
 def test_nearest_matches_reachable_set(case, cm, conn, data):
@@ -422,7 +423,7 @@ def test_nearest_matches_reachable_set(case, cm, conn, data):
         best = reachable_nearest(dist, g)
         note(f"nearest reachable cell to {g}: {best}")
         if best == s:
-            assert_no_path(r)  # seed §5: the character stays put
+            assert_no_path(r)  # docs/rules.md §6.2: the character stays put
             assert r.status != Status.FOUND
             continue
         assert r.status == Status.NEAREST and r.has_path and not r.found
@@ -776,7 +777,8 @@ CELL_SIZES = [0.25, 0.5, 1.0, 2.0]  # 8 m is a whole number of cells for each
 
 @st.composite
 def world_points(draw: st.DrawFn, walk: np.ndarray, cs: float, min_x: float, min_z: float):
-    """A world point well inside a cell (so its cell is unambiguous), up to 12 cells off the grid."""
+    """A world point well inside a cell (so its cell is unambiguous), up to 12 cells
+    off the grid."""
     depth, width = walk.shape
     cx = draw(st.integers(-12, width + 11))
     cz = draw(st.integers(-12, depth + 11))
@@ -860,7 +862,7 @@ def test_end_snapped_keeps_cell_centre():
 
 
 def test_find_path_nearest_goal_far_outside_grid():
-    """BUG (seed 000 §5): find-path-to-nearest with an end point far outside the
+    """BUG (docs/rules.md §6.3): find-path-to-nearest with an end point far outside the
     grid (no walkable cell within 8 m) measures 'nearest' to a point clamped onto
     the grid border instead of to the end point's own cell, and so can end at a
     cell that is not the reachable cell closest to the requested destination."""

@@ -71,8 +71,8 @@ def stepwise(pf, start, end, *, obstacles=None, nearest=False, smooth=True, budg
         pts[-1] = ew
     if len(pts) > 1 and math.hypot(pts[0, 0] - sw[0], pts[0, 1] - sw[1]) <= 0.75 * grid.cell_size:
         pts = pts[1:]
-    return path_result(res.status, res.cells, pts, res.cost_int, pf.costs.card, res.expanded, res.generated,
-                       res.start_cell, res.end_cell, fy)
+    return path_result(res.status, res.cells, pts, res.cost_int, pf.costs.card,
+                       res.expanded, res.generated, res.start_cell, res.end_cell, fy)
 
 
 @st.composite
@@ -86,7 +86,8 @@ def worlds(draw: st.DrawFn) -> dict:
     z0 = draw(st.sampled_from([0.0, 2.5, -7.0]))
     costs = draw(st.sampled_from(["seed", "exact"]))
     snaps = [
-        np.array([[float(rng.uniform(x0 - cs, x0 + (width + 1) * cs)), float(rng.uniform(z0 - cs, z0 + (depth + 1) * cs)),
+        np.array([[float(rng.uniform(x0 - cs, x0 + (width + 1) * cs)),
+                   float(rng.uniform(z0 - cs, z0 + (depth + 1) * cs)),
                    float(rng.uniform(0, 2.5 * cs))] for _ in range(int(rng.integers(1, 5)))])
         for _ in range(3)
     ]
@@ -99,9 +100,11 @@ def worlds(draw: st.DrawFn) -> dict:
     steps = []
     for _ in range(draw(st.integers(1, 10))):
         kind = draw(st.sampled_from(["query", "query", "query", "cells", "occupant"]))
-        steps.append((kind, point(), point(), draw(st.sampled_from([None, 0, 1, 2, "copy"])),
-                      draw(st.booleans()), draw(st.booleans()), draw(st.sampled_from([None, None, 1, 3]))))
-    return {"walk": walk, "cs": cs, "x0": x0, "z0": z0, "costs": costs, "snaps": snaps, "steps": steps}
+        steps.append((kind, point(), point(),
+                      draw(st.sampled_from([None, 0, 1, 2, "copy"])), draw(st.booleans()),
+                      draw(st.booleans()), draw(st.sampled_from([None, None, 1, 3]))))
+    return {"walk": walk, "cs": cs, "x0": x0, "z0": z0,
+            "costs": costs, "snaps": snaps, "steps": steps}
 
 
 @fixed(250)
@@ -152,7 +155,8 @@ def test_one_call_equals_step_by_step(w):
 
 
 @fixed(150)
-@given(st.integers(1, 24), st.integers(1, 24), st.sampled_from([0.5, 0.7, 0.9]), st.integers(0, 2**32 - 1))
+@given(st.integers(1, 24), st.integers(1, 24),
+       st.sampled_from([0.5, 0.7, 0.9]), st.integers(0, 2**32 - 1))
 def test_line_of_sight_on_bits(depth, width, density, seed):
     """The bit-row line of sight == the supercover walk == exact rational geometry."""
     rng = np.random.default_rng(seed)
@@ -169,11 +173,13 @@ def test_line_of_sight_on_bits(depth, width, density, seed):
         b = (bz + 1) * wp + bx + 1
         want = brute_line_of_sight(walk, (ax, az), (bx, bz))
         assert bool(_query.line_of_sight_bits(bits, a, b)) == want, ((ax, az), (bx, bz))
-        assert bool(_geo.line_of_sight(pf.occupancy.cells, (pf.overlay.marks, np.int32(0)), wp, a, b)) == want
+        assert bool(_geo.line_of_sight(pf.occupancy.cells,
+                                       (pf.overlay.marks, np.int32(0)), wp, a, b)) == want
 
 
 @fixed(80)
-@given(st.integers(2, 30), st.integers(2, 30), st.sampled_from([0.55, 0.7, 0.85]), st.integers(0, 2**32 - 1))
+@given(st.integers(2, 30), st.integers(2, 30),
+       st.sampled_from([0.55, 0.7, 0.85]), st.integers(0, 2**32 - 1))
 def test_string_pull_on_bits(depth, width, density, seed):
     """String-pulling on bit rows (with its cache of blocking cells) keeps the
     very nodes of the plain string pull, on A* paths and on random walks."""
@@ -194,12 +200,14 @@ def test_string_pull_on_bits(depth, width, density, seed):
         out1 = np.zeros(len(nodes) + 1, np.int32)
         out2 = np.zeros(len(nodes) + 1, np.int32)
         m1 = _query.string_pull_bits(bits, nodes, cells, len(nodes), out1)
-        m2 = _geo.string_pull(pf.occupancy.cells, (pf.overlay.marks, np.int32(0)), pf.padded.wp, nodes, len(nodes), out2)
+        m2 = _geo.string_pull(pf.occupancy.cells, (pf.overlay.marks, np.int32(0)),
+                              pf.padded.wp, nodes, len(nodes), out2)
         np.testing.assert_array_equal(out1[:m1], out2[:m2])
 
 
 @fixed(60)
-@given(st.integers(1, 20), st.integers(1, 20), st.sampled_from([0.4, 0.6, 0.8]), st.integers(0, 2**32 - 1))
+@given(st.integers(1, 20), st.integers(1, 20),
+       st.sampled_from([0.4, 0.6, 0.8]), st.integers(0, 2**32 - 1))
 def test_reachable_nearest_is_dijkstras(depth, width, density, seed):
     """The flood's pick == the reachable cell closest to the goal by Dijkstra reachability."""
     rng = np.random.default_rng(seed)
@@ -212,9 +220,11 @@ def test_reachable_nearest_is_dijkstras(depth, width, density, seed):
         sz, sx = free[rng.integers(len(free))]
         goal = (int(rng.integers(-3, width + 3)), int(rng.integers(-3, depth + 3)))
         ws = pf.workspace
-        best, count = _geo.reachable_nearest(pf.occupancy.cells, (pf.overlay.marks, np.int32(0)), np.int64(pf.padded.wp),
-                                             np.int64((sz + 1) * pf.padded.wp + sx + 1), np.int64(goal[0] + 1),
-                                             np.int64(goal[1] + 1), ws.tag, np.int64(ws.next_gen()), ws.path)
+        best, count = _geo.reachable_nearest(pf.occupancy.cells, (pf.overlay.marks, np.int32(0)),
+                                             np.int64(pf.padded.wp),
+                                             np.int64((sz + 1) * pf.padded.wp + sx + 1),
+                                             np.int64(goal[0] + 1), np.int64(goal[1] + 1),
+                                             ws.tag, np.int64(ws.next_gen()), ws.path)
         dist = dijkstra_costs(walk, None, (sx, sz), 10, 14)
         assert pf.padded.cell(int(best)) == ref_reachable_nearest(dist, goal)
         assert count == int(np.isfinite(dist).sum())
@@ -244,7 +254,8 @@ def test_bad_and_odd_obstacles():
     walk = np.ones((10, 10), bool)
     pf = Pathfinder(NavGrid(walk))
     with pytest.raises(QueryError, match=r"obstacles\[1\]"):
-        pf.find_path((0.5, 0.5), (8.5, 8.5), obstacles=np.array([[1.0, 1.0, 1.0], [np.nan, 2.0, 1.0]]))
+        pf.find_path((0.5, 0.5), (8.5, 8.5),
+                     obstacles=np.array([[1.0, 1.0, 1.0], [np.nan, 2.0, 1.0]]))
     with pytest.raises(QueryError, match=r"obstacles\[0\] has a negative radius"):
         pf.find_path((0.5, 0.5), (8.5, 8.5), obstacles=[[5.0, 5.0, -1.0]])
     with pytest.raises(QueryError, match="shape"):
@@ -264,7 +275,8 @@ def test_bad_and_odd_obstacles():
     # any array-like: lists, Obstacle tuples, ints, Fortran order, a (3,) triple
     o = np.array([[4.5, 4.5, 1.2], [2.0, 7.0, 0.8]])
     want = pf.find_path((0.5, 0.5), (8.5, 8.5), obstacles=o)
-    for alt in (o.tolist(), [Obstacle(*row) for row in o.tolist()], np.asfortranarray(o), o.astype(np.float32)):
+    for alt in (o.tolist(), [Obstacle(*row) for row in o.tolist()],
+                np.asfortranarray(o), o.astype(np.float32)):
         same(pf.find_path((0.5, 0.5), (8.5, 8.5), obstacles=alt), want)
     same(pf.find_path((0.5, 0.5), (8.5, 8.5), obstacles=(4.5, 4.5, 1.2)),
          pf.find_path((0.5, 0.5), (8.5, 8.5), obstacles=o[:1]))
@@ -292,7 +304,8 @@ def test_counters_wrap_around():
         for kw in ({"nearest": True}, {"nearest": False}):
             same(pf.find_path((0.5, 0.5), (11.5, 11.5 - i), obstacles=o, **kw),
                  stepwise(ref, (0.5, 0.5), (11.5, 11.5 - i), obstacles=o, **kw))
-    assert pf.overlay.counters[0] < 100 and pf.overlay.counters[1] < 100 and pf.workspace.gens[0] < 100
+    assert (pf.overlay.counters[0] < 100 and pf.overlay.counters[1] < 100
+            and pf.workspace.gens[0] < 100)
 
 
 def test_long_world_path_grows_the_buffers():
@@ -317,7 +330,8 @@ def test_navmap_queries_use_one_call_and_agree():
     ref = Pathfinder(NavGrid(walk, cell_size=0.5))
     obs = np.array([[5.0, 2.0, 0.6], [2.0, 7.0, 0.6]])
     for a, b in [((0.3, 0.3), (9.7, 9.7)), ((9.7, 0.3), (0.3, 9.7)), ((5.0, 2.0), (5.0, 8.0))]:
-        same(nav.find_path_to_nearest(a, b, obstacles=obs), stepwise(ref, a, b, obstacles=obs, nearest=True))
+        same(nav.find_path_to_nearest(a, b, obstacles=obs),
+             stepwise(ref, a, b, obstacles=obs, nearest=True))
         same(nav.find_path(a, b), stepwise(ref, a, b))
     assert nav.pathfinder.world.kernel_queries == 6
 
@@ -346,11 +360,12 @@ def test_one_call_without_jit():
         "print(json.dumps(out))\n"
     )
     env = dict(os.environ, NUMBA_DISABLE_JIT="1")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300,
-                          check=True)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True,
+                          text=True, env=env, timeout=300, check=True)
     got = json.loads(done.stdout)
     ns: dict = {}
-    exec(code.replace("assert numba.config.DISABLE_JIT\n", "").replace("print(json.dumps(out))\n", ""), ns)
+    exec(code.replace("assert numba.config.DISABLE_JIT\n", "")
+             .replace("print(json.dumps(out))\n", ""), ns)
     assert got == json.loads(json.dumps(ns["out"]))
     assert any(row[0] == int(Status.NEAREST) or row[0] == int(Status.FOUND) for row in got)
 

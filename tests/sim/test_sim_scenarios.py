@@ -1,4 +1,4 @@
-"""Scenario tests of the character simulation (seed 000 §5-§9, seed 003's approach)."""
+"""Scenario tests of the character simulation (docs/rules.md §6-§10)."""
 
 from __future__ import annotations
 
@@ -291,7 +291,7 @@ def test_moving_target_is_replanned_at_most_every_two_seconds():
     f = loc.add_character("f", kind="npc", position=grid.cell_center(5, 35), walk_speed=1.0)
     t.set_target(grid.cell_center(30, 8))
     f.follow("t", 1.5)
-    # every follow plan stamps the tick it ran in (seed 003 lastPlanTick)
+    # every follow plan stamps the tick it ran in (the last plan of docs/rules.md §10.5)
     plan_ticks = []
     last = int(loc.state.f_last_plan[f.slot])
     for _ in range(300):
