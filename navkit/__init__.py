@@ -50,10 +50,10 @@ _EXPORTS: dict[str, str] = {
 }
 
 __all__ = [
-    "NavGrid", "Pathfinder", "HPAStar", "NavMap", "PathCache", "FlowField", "FlowFieldCache", "obstacle_radius",
-    "PathResult", "BatchResult", "Status", "CostModel", "SEED", "EXACT", "load_grid", "save_grid",
-    "read_scenarios", "NavkitError", "FormatError", "ConfigError", "QueryError", "Location", "Character",
-    "CharacterKind", "__version__",
+    "NavGrid", "Pathfinder", "HPAStar", "NavMap", "PathCache", "FlowField", "FlowFieldCache",
+    "obstacle_radius", "PathResult", "BatchResult", "Status", "CostModel", "SEED", "EXACT",
+    "load_grid", "save_grid", "read_scenarios", "NavkitError", "FormatError", "ConfigError",
+    "QueryError", "Location", "Character", "CharacterKind", "__version__",
 ]
 assert set(__all__) == {*_EXPORTS, "__version__"}
 

@@ -50,7 +50,8 @@ MOVED: dict[str, str] = {
 class _Alias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     """Finds the old names and loads them as the new modules."""
 
-    def find_spec(self, fullname: str, path: object, target: object = None) -> importlib.machinery.ModuleSpec | None:
+    def find_spec(self, fullname: str, path: object,
+                  target: object = None) -> importlib.machinery.ModuleSpec | None:
         if fullname not in MOVED:
             return None
         return importlib.machinery.ModuleSpec(fullname, self)

@@ -111,10 +111,11 @@ def test_imports_only_go_down() -> None:
     bad = []
     for mod, imports in GRAPH.items():
         for target, _names, line in imports:
-            if target == "navkit" and mod.startswith("navkit.") and not mod.startswith("navkit._compat"):
+            if target == "navkit" and mod.startswith("navkit.") and mod != "navkit._compat":
                 bad.append(f"{mod}:{line} imports the package root")
             elif _layer(target) > _layer(mod):
-                bad.append(f"{mod}:{line} (layer {_layer(mod)}) imports {target} (layer {_layer(target)})")
+                bad.append(f"{mod}:{line} (layer {_layer(mod)}) imports {target} "
+                           f"(layer {_layer(target)})")
     assert not bad, "\n".join(bad)
 
 
@@ -122,11 +123,13 @@ def test_kernels_import_only_kernels() -> None:
     for mod, imports in GRAPH.items():
         if mod.startswith("navkit._kernels"):
             for target, _names, line in imports:
-                assert target.startswith(("navkit._kernels", "navkit._numba_config")), f"{mod}:{line} -> {target}"
+                ok = target.startswith(("navkit._kernels", "navkit._numba_config"))
+                assert ok, f"{mod}:{line} -> {target}"
 
 
 def test_no_import_circle() -> None:
-    edges = {m: sorted({t for t, _n, _l in imps if t in MODULES and t != m}) for m, imps in GRAPH.items()}
+    edges = {m: sorted({t for t, _n, _l in imps if t in MODULES and t != m})
+             for m, imps in GRAPH.items()}
     state: dict[str, int] = {}
     stack: list[str] = []
 
@@ -151,7 +154,8 @@ def test_no_private_name_imported_from_another_module() -> None:
     bad = []
     for mod, imports in GRAPH.items():
         for target, names, line in imports:
-            if target == mod or target.split(".")[-1].startswith("_") and target.split(".")[-1] != "_kernels":
+            last = target.split(".")[-1]
+            if target == mod or (last.startswith("_") and last != "_kernels"):
                 continue
             for n in names:
                 if n.startswith("_") and not n.startswith("__"):
@@ -161,8 +165,8 @@ def test_no_private_name_imported_from_another_module() -> None:
 
 def _run(code: str, timeout: float = 900) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout,
-                          env=env, cwd=str(ROOT))
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=timeout, env=env, cwd=str(ROOT))
 
 
 #: One interpreter loads the third-party libraries, then forks a child per
@@ -195,10 +199,11 @@ def test_every_module_imports_on_its_own() -> None:
     """Each module alone: a circle that the usual import order hides fails here."""
     mods = [m for m in MODULES if m not in ("navkit.__main__",)]
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    r = subprocess.run([sys.executable, "-c", _ISOLATED, *mods], capture_output=True, text=True, timeout=600,
-                       env=env, cwd=str(ROOT))
+    r = subprocess.run([sys.executable, "-c", _ISOLATED, *mods], capture_output=True, text=True,
+                       timeout=600, env=env, cwd=str(ROOT))
     assert r.returncode == 0, r.stderr
-    assert r.stdout.strip() == "", f"these modules fail to import on their own: {r.stdout.strip()}\n{r.stderr}"
+    failed = r.stdout.strip()
+    assert failed == "", f"these modules fail to import on their own: {failed}\n{r.stderr}"
 
 
 def test_a_path_query_loads_no_interface() -> None:
@@ -206,8 +211,9 @@ def test_a_path_query_loads_no_interface() -> None:
         "import sys, numpy as np, navkit\n"
         "pf = navkit.Pathfinder(navkit.NavGrid(np.ones((4, 4), bool)))\n"
         "pf.find_path((0.5, 0.5), (3.5, 3.5))\n"
-        "heavy = [m for m in ('navkit.sim', 'navkit.viewer', 'navkit.cli', 'navkit.bench', 'starlette',\n"
-        "                     'uvicorn', 'websockets', 'typer', 'rich') if m in sys.modules]\n"
+        "heavy = [m for m in ('navkit.sim', 'navkit.viewer', 'navkit.cli', 'navkit.bench',\n"
+        "                     'starlette', 'uvicorn', 'websockets', 'typer', 'rich')\n"
+        "         if m in sys.modules]\n"
         "print(','.join(heavy))\n"
     )
     r = _run(code)
@@ -218,7 +224,8 @@ def test_a_path_query_loads_no_interface() -> None:
 @pytest.mark.parametrize("name", [s.name for s in Status])
 def test_kernel_status_codes_match_the_enum(name: str) -> None:
     code = int(Status[name])
-    if name in ("FOUND", "UNREACHABLE", "BUDGET_EXHAUSTED", "WINDOW_EXHAUSTED", "NEAREST", "NO_START", "NO_GOAL"):
+    if name in ("FOUND", "UNREACHABLE", "BUDGET_EXHAUSTED", "WINDOW_EXHAUSTED", "NEAREST",
+                "NO_START", "NO_GOAL"):
         assert getattr(_search, name) == code
     if name in ("NO_START", "NO_GOAL"):
         assert getattr(_jps, name) == code
@@ -229,4 +236,5 @@ def test_kernel_status_codes_match_the_enum(name: str) -> None:
 def test_internal_kernel_codes_are_not_statuses() -> None:
     internal = [_search.RETRY, _query.FALLBACK, _query.BAD_CIRCLE, _query.NEED_ROOM]
     assert min(internal) >= len(Status)
-    assert len({_query.FALLBACK, _query.BAD_CIRCLE, _query.NEED_ROOM}) == 3  # the world query's own codes
+    # the world query's own codes differ from each other
+    assert len({_query.FALLBACK, _query.BAD_CIRCLE, _query.NEED_ROOM}) == 3
