@@ -36,12 +36,15 @@ test-heavy: $(STAMP) chromium
 	NAVKIT_REQUIRE_BROWSER=1 $(PYTEST) -m heavy -q
 
 ## bench: navkit against pyastar2d, tcod, python-pathfinding, networkx, scikit-image
+## (the other benchmarks: navkit bench jps|hpa|flow|level|sim)
 bench: $(STAMP)
 	$(BIN)/navkit bench
 
+## lint: ruff, line length 100 included
 lint: $(STAMP)
 	$(BIN)/ruff check navkit tests examples benchmarks
 
+## typecheck: mypy on everything outside navkit/_kernels (the kernels are untyped numba code)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
