@@ -139,14 +139,32 @@ def parse_pair(text: str, option: str, *, integer: bool) -> tuple[float, float] 
             except ValueError:
                 raise bad(f"{label} = {p!r} is not an integer") from None
         else:
-            try:
-                v = float(p)
-            except ValueError:
-                raise bad(f"{label} = {p!r} is not a number") from None
-            if not math.isfinite(v):
-                raise bad(f"{label} = {p!r} is not finite")
-            out.append(v)
+            out.append(_finite(p, label, bad))
     return (out[0], out[1])
+
+
+def _finite(p: str, label: str, bad: Any) -> float:
+    """``p`` as a finite float, else the error ``bad(why)`` for coordinate ``label``."""
+    try:
+        v = float(p)
+    except ValueError:
+        raise bad(f"{label} = {p!r} is not a number") from None
+    if not math.isfinite(v):
+        raise bad(f"{label} = {p!r} is not finite")
+    return v
+
+
+def grid_summary(grid: Any) -> dict[str, Any]:
+    """The size and walkable share of a grid (the JSON of ``info`` and ``build``)."""
+    nwalk = int(grid.walkable.sum())
+    return {
+        "width": grid.width,
+        "depth": grid.depth,
+        "cells": grid.size,
+        "walkable": nwalk,
+        "walkable_fraction": nwalk / grid.size,
+        "weighted": grid.is_weighted,
+    }
 
 
 def parse_obstacles(
@@ -172,16 +190,8 @@ def parse_obstacles(
         parts = text.split(",")
         if len(parts) != 3:
             raise bad(f"need exactly three comma-separated numbers, found {len(parts)} part(s)")
-        row = []
-        for label, part in zip(("X", "Z", "R"), parts, strict=True):
-            p = part.strip()
-            try:
-                v = float(p)
-            except ValueError:
-                raise bad(f"{label} = {p!r} is not a number") from None
-            if not math.isfinite(v):
-                raise bad(f"{label} = {p!r} is not finite")
-            row.append(v)
+        row = [_finite(part.strip(), label, bad)
+               for label, part in zip(("X", "Z", "R"), parts, strict=True)]
         if row[2] < 0:
             raise bad(f"R = {row[2]!r} is negative")
         rows.append(row)

@@ -21,7 +21,7 @@ from rich.table import Table
 from ..errors import FormatError
 from ..formats import save_grid
 from ..level import LevelConfig, parse_level, rasterize, read_level
-from .common import emit_json, stdout
+from .common import emit_json, grid_summary, stdout
 
 __all__ = ["build_cmd"]
 
@@ -67,18 +67,12 @@ def build_cmd(
 
         save_png(render_grid(grid), png)
 
-    nwalk = int(grid.walkable.sum())
     closed = [a.name for a in cfg.areas if not a.available]
     info: dict[str, Any] = {
         "config": str(config),
         "out": str(out),
         "png": None if png is None else str(png),
-        "width": grid.width,
-        "depth": grid.depth,
-        "cells": grid.size,
-        "walkable": nwalk,
-        "walkable_fraction": nwalk / grid.size,
-        "weighted": grid.is_weighted,
+        **grid_summary(grid),
         "cell_size": grid.cell_size,
         "min_x": grid.min_x,
         "min_z": grid.min_z,
@@ -97,7 +91,7 @@ def build_cmd(
     table.add_column("field", style="bold")
     table.add_column("value")
     table.add_row("size", f"{grid.width} x {grid.depth} cells (width x depth) = {grid.size:,}")
-    table.add_row("walkable", f"{nwalk:,} cells ({info['walkable_fraction']:.2%})")
+    table.add_row("walkable", f"{info['walkable']:,} cells ({info['walkable_fraction']:.2%})")
     table.add_row("cell size", f"{grid.cell_size:g} m, origin ({grid.min_x:g}, {grid.min_z:g})")
     areas = f"{info['available_areas']} of {len(cfg.areas)} available"
     if closed:
