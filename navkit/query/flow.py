@@ -447,23 +447,6 @@ class FlowField:
         return self._cost_f
 
     # --------------------------------------------------------------- queries
-    def _cell(self, x: Any, z: Any) -> tuple[int, int]:
-        arr = np.asarray([x, z])
-        ok = arr.dtype != np.bool_ and (
-            np.issubdtype(arr.dtype, np.integer)
-            or (np.issubdtype(arr.dtype, np.floating) and np.all(np.isfinite(arr))
-                and np.all(arr == np.round(arr)))
-        )
-        if arr.shape != (2,) or not ok:
-            raise QueryError(f"expected an integer cell (x, z), got ({x!r}, {z!r})")
-        cx, cz = int(arr[0]), int(arr[1])
-        if not self.grid.in_bounds(cx, cz):
-            raise QueryError(
-                f"cell ({cx}, {cz}) is outside the {self.grid.width}x{self.grid.depth} grid "
-                f"(x in [0, {self.grid.width - 1}], z in [0, {self.grid.depth - 1}])"
-            )
-        return (cx, cz)
-
     def _codes(self, nodes: NDArray[np.int64]) -> NDArray[np.int8]:
         """Direction codes of padded nodes, straight from the field."""
         words = self._s.pk[nodes]
@@ -475,7 +458,7 @@ class FlowField:
         """The neighbour to step to from cell ``(x, z)``: the cell itself on a
         goal, ``None`` where blocked or unreachable."""
         self._require_built()
-        cx, cz = self._cell(x, z)
+        cx, cz = self._pg.cell_arg((x, z), "cell")
         d = _code_of(int(self._s.pk[self._pg.node(cx, cz)]))
         if d == NONE:
             return None
@@ -491,7 +474,7 @@ class FlowField:
             x, z = cell
         except (TypeError, ValueError):
             raise QueryError(f"expected an integer cell (x, z), got {cell!r}") from None
-        cx, cz = self._cell(x, z)
+        cx, cz = self._pg.cell_arg((x, z), "cell")
         start = np.int64(self._pg.node(cx, cz))
         out = self._s.buffers.stack
         n = int(_k.chain(self._s.pk, np.int64(self._pg.wp), start, out))
