@@ -255,11 +255,6 @@ class FlowField:
         self._built = False
         self._revision = 0
         self._reached = 0
-        self._cost_f: NDArray[np.float64] | None = None
-        self._cost_i: NDArray[np.int64] | None = None
-        self._dirs: NDArray[np.int8] | None = None
-        self._dirs_rev = -1
-        self._lazy_rev = -1
         self._last_expanded = 0
 
     # ----------------------------------------------------------------- build
@@ -402,49 +397,20 @@ class FlowField:
         """Direction codes, int8 ``(depth, width)``, read-only (unpacked from the
         field on first access after each build or update)."""
         self._require_built()
-        dirs = self._dirs
-        if dirs is None:
-            dirs = self._dirs = np.empty(self.grid.shape, dtype=np.int8)
-        if self._dirs_rev != self._revision:
-            dirs.flags.writeable = True
-            _k.unpack(self._s.pk, np.int64(self._pg.wp), np.int64(self._pg.hp),
-                      np.zeros(0, dtype=np.int64), dirs.reshape(-1))
-            dirs.flags.writeable = False
-            self._dirs_rev = self._revision
-        return dirs
-
-    def _refresh(self) -> None:
-        if self._lazy_rev == self._revision:
-            return
-        if self._cost_i is None or self._cost_f is None:
-            self._cost_i = np.empty(self.grid.shape, dtype=np.int64)
-            self._cost_f = np.empty(self.grid.shape, dtype=np.float64)
-        self._cost_i.flags.writeable = True
-        self._cost_f.flags.writeable = True
-        _k.unpack(self._s.pk, np.int64(self._pg.wp), np.int64(self._pg.hp),
-                  self._cost_i.reshape(-1), np.zeros(0, dtype=np.int8))
-        np.divide(self._cost_i, self.costs.card, out=self._cost_f)
-        self._cost_f[self._cost_i < 0] = np.inf
-        self._cost_i.flags.writeable = False
-        self._cost_f.flags.writeable = False
-        self._lazy_rev = self._revision
+        return self._s.directions(self._revision)
 
     @property
     def cost_int(self) -> NDArray[np.int64]:
         """Integer cost to the nearest goal, int64 ``(depth, width)``; -1 where unreachable."""
         self._require_built()
-        self._refresh()
-        assert self._cost_i is not None
-        return self._cost_i
+        return self._s.cost_arrays(self._revision)[0]
 
     @property
     def cost(self) -> NDArray[np.float64]:
         """Cost to the nearest goal in cardinal-step units, float64 ``(depth,
         width)``; inf where unreachable."""
         self._require_built()
-        self._refresh()
-        assert self._cost_f is not None
-        return self._cost_f
+        return self._s.cost_arrays(self._revision)[1]
 
     # --------------------------------------------------------------- queries
     def _codes(self, nodes: NDArray[np.int64]) -> NDArray[np.int8]:
@@ -486,18 +452,9 @@ class FlowField:
         """Direction codes ``(n,)`` of integer cells ``(n, 2)``; ``NONE`` for
         cells outside the grid."""
         self._require_built()
-        arr = np.asarray(cells)
-        if arr.ndim == 1 and arr.shape == (2,):
-            arr = arr.reshape(1, 2)
-        if arr.ndim != 2 or arr.shape[1] != 2:
-            raise QueryError(f"cells must have shape (n, 2), got {arr.shape}")
-        if arr.dtype == np.bool_ or not np.issubdtype(arr.dtype, np.integer):
-            raise QueryError(f"cells must be an integer array, got dtype {arr.dtype}")
-        cx = arr[:, 0].astype(np.int64)
-        cz = arr[:, 1].astype(np.int64)
-        inside = (cx >= 0) & (cx < self.grid.width) & (cz >= 0) & (cz < self.grid.depth)
-        out = np.full(len(arr), NONE, dtype=np.int8)
-        out[inside] = self._codes((cz[inside] + 1) * self._pg.wp + cx[inside] + 1)
+        nodes, inside = self._pg.locate_cells(cells, "cells")
+        out = np.full(len(nodes), NONE, dtype=np.int8)
+        out[inside] = self._codes(nodes[inside])
         return out
 
     def lookup(self, positions: ArrayLike) -> NDArray[np.float64]:
@@ -505,27 +462,9 @@ class FlowField:
         ``(n, 2)`` or ``(n, 3)`` (x, y, z) in metres: each unit's cell's move,
         ``(0, 0)`` on a goal, on a blocked or unreachable cell, or outside the grid."""
         self._require_built()
-        try:
-            arr = np.asarray(positions, dtype=np.float64)
-        except (TypeError, ValueError):
-            raise QueryError("positions must be an (n, 2) "
-                             "or (n, 3) array of world points") from None
-        if arr.ndim == 1 and arr.shape in ((2,), (3,)):
-            arr = arr.reshape(1, -1)
-        if arr.ndim != 2 or arr.shape[1] not in (2, 3):
-            raise QueryError(f"positions must have shape (n, 2) or (n, 3), got {arr.shape}")
-        if not np.all(np.isfinite(arr)):
-            i = int(np.flatnonzero(~np.isfinite(arr).all(axis=1))[0])
-            raise QueryError(f"positions[{i}] = {arr[i].tolist()} is not finite")
-        xs = arr[:, 0]
-        zs = arr[:, 2] if arr.shape[1] == 3 else arr[:, 1]
-        g = self.grid
-        fx = np.floor((xs - g.min_x) / g.cell_size)
-        fz = np.floor((zs - g.min_z) / g.cell_size)
-        inside = (fx >= 0) & (fx < g.width) & (fz >= 0) & (fz < g.depth)
-        codes = np.full(len(arr), NONE, dtype=np.int8)
-        codes[inside] = self._codes((fz[inside].astype(np.int64) + 1) * self._pg.wp
-                                    + fx[inside].astype(np.int64) + 1)
+        nodes, inside = self._pg.locate(self._pg.points_arg(positions, "positions"))
+        codes = np.full(len(nodes), NONE, dtype=np.int8)
+        codes[inside] = self._codes(nodes[inside])
         return DIRECTION_UNIT[codes]
 
     def __repr__(self) -> str:

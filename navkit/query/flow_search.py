@@ -124,6 +124,44 @@ class FlowSearch:
         self.pk = np.full(n, _k.BLOCKED, dtype=np.int64)
         self.free = np.zeros(n, dtype=np.uint8)
         self.goal = np.zeros(n, dtype=np.uint8)
+        # the field unpacked into (depth, width) arrays, and the revision they show
+        self._dirs: NDArray[np.int8] | None = None
+        self._dirs_rev = -1
+        self._costs: tuple[NDArray[np.int64], NDArray[np.float64]] | None = None
+        self._costs_rev = -1
+
+    def directions(self, revision: int) -> NDArray[np.int8]:
+        """The direction codes as a read-only int8 ``(depth, width)`` array,
+        unpacked again when ``revision`` moved on."""
+        if self._dirs is None:
+            self._dirs = np.empty(self.pg.grid.shape, dtype=np.int8)
+        dirs = self._dirs
+        if self._dirs_rev != revision:
+            dirs.flags.writeable = True
+            _k.unpack(self.pk, np.int64(self.pg.wp), np.int64(self.pg.hp),
+                      np.zeros(0, dtype=np.int64), dirs.reshape(-1))
+            dirs.flags.writeable = False
+            self._dirs_rev = revision
+        return dirs
+
+    def cost_arrays(self, revision: int) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
+        """The integer costs (-1: unreachable) and the costs in cardinal-step units
+        (inf: unreachable), read-only ``(depth, width)`` arrays."""
+        if self._costs is None:
+            shape = self.pg.grid.shape
+            self._costs = (np.empty(shape, dtype=np.int64), np.empty(shape, dtype=np.float64))
+        ci, cf = self._costs
+        if self._costs_rev != revision:
+            ci.flags.writeable = True
+            cf.flags.writeable = True
+            _k.unpack(self.pk, np.int64(self.pg.wp), np.int64(self.pg.hp), ci.reshape(-1),
+                      np.zeros(0, dtype=np.int8))
+            np.divide(ci, self.costs.card, out=cf)
+            cf[ci < 0] = np.inf
+            ci.flags.writeable = False
+            cf.flags.writeable = False
+            self._costs_rev = revision
+        return self._costs
 
     def grid_args(self) -> tuple[Any, ...]:
         return tuple(FlowGridArgs(free=self.free, weights=self.weights, wp=np.int64(self.pg.wp),

@@ -224,6 +224,51 @@ class PaddedGrid:
                                  f"{self.width}x{self.depth} grid")
         return arr
 
+    def points_arg(self, value: ArrayLike, name: str) -> NDArray[np.float64]:
+        """World points ``(n, 2)`` (or ``(n, 3)`` ``(x, y, z)``, ``y`` dropped) as
+        float64 ``(n, 2)``; a single point is one row. Non-finite values raise."""
+        try:
+            arr = np.asarray(value, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise QueryError(f"{name} must be an (n, 2) or (n, 3) array of world points") from None
+        if arr.ndim == 1 and arr.shape in ((2,), (3,)):
+            arr = arr.reshape(1, -1)
+        if arr.ndim != 2 or arr.shape[1] not in (2, 3):
+            raise QueryError(f"{name} must have shape (n, 2) or (n, 3), got {arr.shape}")
+        if not np.all(np.isfinite(arr)):
+            i = int(np.flatnonzero(~np.isfinite(arr).all(axis=1))[0])
+            raise QueryError(f"{name}[{i}] = {arr[i].tolist()} is not finite")
+        return arr[:, [0, 2]] if arr.shape[1] == 3 else arr
+
+    def locate(self, points: NDArray[np.float64]) -> tuple[NDArray[np.int64], NDArray[np.bool_]]:
+        """Padded nodes of world points ``(n, 2)`` and which of them lie on the
+        grid (the nodes of the others are meaningless)."""
+        g = self.grid
+        fx = np.floor((points[:, 0] - g.min_x) / g.cell_size)
+        fz = np.floor((points[:, 1] - g.min_z) / g.cell_size)
+        inside = (fx >= 0) & (fx < g.width) & (fz >= 0) & (fz < g.depth)
+        nodes = np.zeros(len(points), dtype=np.int64)
+        zs, xs = fz[inside].astype(np.int64), fx[inside].astype(np.int64)
+        nodes[inside] = (zs + 1) * self.wp + xs + 1
+        return nodes, inside
+
+    def locate_cells(self, value: ArrayLike,
+                     name: str) -> tuple[NDArray[np.int64], NDArray[np.bool_]]:
+        """Padded nodes of integer cells ``(n, 2)`` (or one cell) and which lie in the grid."""
+        arr = np.asarray(value)
+        if arr.ndim == 1 and arr.shape == (2,):
+            arr = arr.reshape(1, 2)
+        if arr.ndim != 2 or arr.shape[1] != 2:
+            raise QueryError(f"{name} must have shape (n, 2), got {arr.shape}")
+        if arr.dtype == np.bool_ or not np.issubdtype(arr.dtype, np.integer):
+            raise QueryError(f"{name} must be an integer array, got dtype {arr.dtype}")
+        cx = arr[:, 0].astype(np.int64)
+        cz = arr[:, 1].astype(np.int64)
+        inside = (cx >= 0) & (cx < self.width) & (cz >= 0) & (cz < self.depth)
+        nodes = np.zeros(len(arr), dtype=np.int64)
+        nodes[inside] = (cz[inside] + 1) * self.wp + cx[inside] + 1
+        return nodes, inside
+
     def window(self, window: Sequence[int]) -> tuple[int, int, int, int]:
         """A search window ``(x0, z0, x1, z1)`` (inclusive cells), clipped into the
         grid, in padded coordinates."""
