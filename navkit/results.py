@@ -167,6 +167,25 @@ class BatchResult:
     def __len__(self) -> int:
         return int(self.status.shape[0])
 
+    @classmethod
+    def from_results(cls, results: list[PathResult], card: int, *, with_paths: bool) -> BatchResult:
+        """The batch of single answers ``results`` (``card``: the cost model's straight step)."""
+        n = len(results)
+        status = np.array([int(r.status) for r in results], dtype=np.uint8)
+        cost_int = np.array([r.cost_int for r in results], dtype=np.int64)
+        expanded = np.array([r.expanded for r in results], dtype=np.int64)
+        generated = np.array([r.generated for r in results], dtype=np.int64)
+        cost = np.where(cost_int >= 0, cost_int / card, np.inf)
+        offsets = cells = None
+        if with_paths:
+            lengths = np.array([len(r.cells) for r in results], dtype=np.int64)
+            offsets = np.zeros(n + 1, dtype=np.int64)
+            np.cumsum(lengths, out=offsets[1:])
+            cells = (np.concatenate([np.asarray(r.cells, dtype=np.int32) for r in results]) if n
+                     else np.zeros((0, 2), np.int32))
+        return cls(status=status, cost=cost, cost_int=cost_int, expanded=expanded,
+                   generated=generated, path_offsets=offsets, path_cells=cells)
+
     def path(self, i: int) -> NDArray[np.int32]:
         """Cells of query ``i``'s path, shape (n, 2)."""
         if self.path_offsets is None or self.path_cells is None:

@@ -392,28 +392,8 @@ class HPAStar:
         if s.ndim != 2 or s.shape[1] != 2 or g.shape != s.shape:
             raise QueryError("starts and goals must both have shape (n, 2), "
                              f"got {s.shape} and {g.shape}")
-        n = len(s)
-        status = np.zeros(n, dtype=np.uint8)
-        cost_int = np.full(n, -1, dtype=np.int64)
-        expanded = np.zeros(n, dtype=np.int64)
-        parts: list[NDArray[np.int32]] = []
-        for i in range(n):
-            r = self.find_path_cells(s[i], g[i])
-            status[i] = int(r.status)
-            cost_int[i] = r.cost_int
-            expanded[i] = r.expanded
-            if return_paths:
-                parts.append(np.asarray(r.cells, dtype=np.int32))
-        cost = np.where(cost_int >= 0, cost_int / self.costs.card, np.inf)
-        offsets = cells = None
-        if return_paths:
-            lengths = np.array([len(p) for p in parts], dtype=np.int64)
-            offsets = np.zeros(n + 1, dtype=np.int64)
-            np.cumsum(lengths, out=offsets[1:])
-            cells = np.concatenate(parts) if parts else np.zeros((0, 2), np.int32)
-        return BatchResult(status=status, cost=cost, cost_int=cost_int,
-                           expanded=expanded, generated=np.zeros(n, dtype=np.int64),
-                           path_offsets=offsets, path_cells=cells)
+        results = [self.find_path_cells(s[i], g[i]) for i in range(len(s))]
+        return BatchResult.from_results(results, self.costs.card, with_paths=return_paths)
 
     # ------------------------------------------------------------- inspection
     def abstract_nodes(self) -> NDArray[np.int32]:
