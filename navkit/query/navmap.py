@@ -442,8 +442,9 @@ class NavMap:
         if pf is None or self._pf_version != self._level.version:
             pf = self._pathfinder()
         if not self.cache.enabled:
-            return pf.find_path(start, end, smooth=smooth, nearest=nearest,
-                                budget=budget, window=window, obstacles=obstacles)
+            b = pf.budget if budget is None else check_budget(budget)
+            return pf.world.query(world_point(start, "start"), world_point(end, "end"), smooth,
+                                  nearest, b, window, obstacles, "auto")
         grid = pf.grid
         sw = world_point(start, "start")
         ew = world_point(end, "end")

@@ -215,9 +215,8 @@ class Pathfinder:
         for A*'s own path. An end outside the grid is always searched with A*.
         """
         b = self.budget if budget is None else check_budget(budget)
-        return self.world.query(world_point(start, "start"), world_point(end, "end"), smooth=smooth,
-                                nearest=nearest, budget=b, window=window, obstacles=obstacles,
-                                algorithm=algorithm)
+        return self.world.query(world_point(start, "start"), world_point(end, "end"), smooth,
+                                nearest, b, window, obstacles, algorithm)
 
     def find_path_to_nearest(
         self,
@@ -232,9 +231,8 @@ class Pathfinder:
     ) -> PathResult:
         """:meth:`find_path` with ``nearest=True`` (docs/rules.md §6)."""
         b = self.budget if budget is None else check_budget(budget)
-        return self.world.query(world_point(start, "start"), world_point(end, "end"), smooth=smooth,
-                                nearest=True, budget=b, window=window, obstacles=obstacles,
-                                algorithm=algorithm)
+        return self.world.query(world_point(start, "start"), world_point(end, "end"), smooth, True,
+                                b, window, obstacles, algorithm)
 
     def snap(self, point: ArrayLike, *,
              obstacles: ArrayLike | None = None) -> tuple[int, int] | None:

@@ -72,6 +72,7 @@ class WorldQueries:
         self._fx_version = -1
         #: Queries answered by the one-call kernel so far.
         self.kernel_queries = 0
+        self._card = astar.costs.card
 
     # ------------------------------------------------------------- snapping
     def snap(self, wx: float, wz: float) -> tuple[int, int] | None:
@@ -87,15 +88,21 @@ class WorldQueries:
         return None if node < 0 else self.pg.cell(int(node))
 
     # ---------------------------------------------------------------- query
-    def query(self, sw: tuple[float, float], ew: tuple[float, float], *,
-              smooth: bool, nearest: bool, budget: int, window: Sequence[int] | None,
-              obstacles: ArrayLike | None, algorithm: str) -> PathResult:
-        """The path between validated world points ``sw`` and ``ew``."""
-        algorithm = self.cells.resolve(algorithm)
+    def query(self, sw: tuple[float, float], ew: tuple[float, float], smooth: bool, nearest: bool,
+              budget: int, window: Sequence[int] | None, obstacles: ArrayLike | None,
+              algorithm: str) -> PathResult:
+        """The path between validated world points ``sw`` and ``ew`` (positional
+        arguments: the facades call this once per query)."""
+        if not (algorithm == "auto" and self.jps.usable):  # the common case needs no resolving
+            algorithm = self.cells.resolve(algorithm)
+        elif window is None:
+            algorithm = "jps"
         if algorithm == "jps" and window is None:
             res = self._fused(sw, ew, smooth, nearest, budget, obstacles)
             if res is not None:
                 return res
+        else:
+            algorithm = self.cells.resolve(algorithm)
         with self.overlay.using(obstacles):
             return self._stepwise(sw, ew, smooth=smooth, nearest=nearest,
                                   budget=budget, window=window, algorithm=algorithm)
@@ -149,11 +156,15 @@ class WorldQueries:
                 circles = obstacles  # its values are checked by the kernel
             else:
                 circles = as_circles(obstacles)
-            if self.overlay.make_room(len(circles)):
+            if len(circles) > len(self.overlay.standing_circles):
+                self.overlay.make_room(len(circles))
                 self._fx = None
-        fx = self.kernel_args()
+        fx = self._fx
+        if fx is None or self._fx_version != self.jps.bufs.version:
+            fx = self.kernel_args()
         res = self._res
-        nearest, smooth = bool(nearest), bool(smooth)
+        if type(nearest) is not bool or type(smooth) is not bool:
+            nearest, smooth = bool(nearest), bool(smooth)
         code = _query.world_jps(fx, circles, sw[0], sw[1],
                                 ew[0], ew[1], budget, nearest, smooth, res)
         while code == _query.NEED_ROOM:
@@ -170,10 +181,11 @@ class WorldQueries:
 
     def _wrap(self, code: int, r: list[int]) -> PathResult:
         pg = self.pg
+        wp = pg.wp
         fy = pg.grid.floor_y
         status = STATUS[code]
         s = r[_query.R_START]
-        start_cell = None if s < 0 else pg.cell(s)
+        start_cell = None if s < 0 else (s % wp - 1, s // wp - 1)
         m = r[_query.R_NCELLS]
         if m == 0:
             if code == Status.NO_START or code == Status.NO_GOAL:
