@@ -319,7 +319,7 @@ class FlowField:
                 raise QueryError(f"region mask must have shape {self.grid.shape} (depth, width), "
                                  f"got {region.shape}")
             zz, xx = np.nonzero(region)
-            nodes = ((zz + 1) * self._pg.wp + xx + 1).astype(np.int64)
+            nodes = self._pg.nodes_xz(xx, zz)
         elif region is not None:
             box = self._box(region)
         if obstacles is _KEEP:

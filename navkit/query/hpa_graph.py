@@ -252,7 +252,7 @@ class ClusterGraph:
         """Switch to ``grid``, whose cells ``(xs, zs)`` (at least one) changed; returns
         ``(mode, touched clusters)``, mode ``"in-place"`` or ``"splice"``."""
         old_grid = self.grid
-        pidx = (zs + 1) * self.pg.wp + xs + 1
+        pidx = self.pg.nodes_xz(xs, zs)
         new_walk = grid.walkable[zs, xs]
         walk_changed = bool(np.any(self.cells[pidx] != new_walk))
         self.cells[pidx] = new_walk

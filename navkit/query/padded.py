@@ -161,7 +161,11 @@ class PaddedGrid:
 
     def nodes(self, cells: NDArray[np.integer]) -> NDArray[np.int64]:
         """Padded nodes of an ``(n, 2)`` array of cells ``(x, z)``."""
-        return ((cells[:, 1] + 1) * self.wp + cells[:, 0] + 1).astype(np.int64)
+        return self.nodes_xz(cells[:, 0], cells[:, 1])
+
+    def nodes_xz(self, xs: NDArray[np.integer], zs: NDArray[np.integer]) -> NDArray[np.int64]:
+        """Padded nodes of cells given as column and row arrays."""
+        return ((zs.astype(np.int64) + 1) * self.wp + xs + 1).astype(np.int64)
 
     def nodes_to_cells(self, nodes: NDArray[np.integer]) -> NDArray[np.int32]:
         """Cells ``(n, 2)`` int32 of padded nodes."""
@@ -248,8 +252,7 @@ class PaddedGrid:
         fz = np.floor((points[:, 1] - g.min_z) / g.cell_size)
         inside = (fx >= 0) & (fx < g.width) & (fz >= 0) & (fz < g.depth)
         nodes = np.zeros(len(points), dtype=np.int64)
-        zs, xs = fz[inside].astype(np.int64), fx[inside].astype(np.int64)
-        nodes[inside] = (zs + 1) * self.wp + xs + 1
+        nodes[inside] = self.nodes_xz(fx[inside].astype(np.int64), fz[inside].astype(np.int64))
         return nodes, inside
 
     def locate_cells(self, value: ArrayLike,
@@ -266,7 +269,7 @@ class PaddedGrid:
         cz = arr[:, 1].astype(np.int64)
         inside = (cx >= 0) & (cx < self.width) & (cz >= 0) & (cz < self.depth)
         nodes = np.zeros(len(arr), dtype=np.int64)
-        nodes[inside] = (cz[inside] + 1) * self.wp + cx[inside] + 1
+        nodes[inside] = self.nodes_xz(cx[inside], cz[inside])
         return nodes, inside
 
     def window(self, window: Sequence[int]) -> tuple[int, int, int, int]:
