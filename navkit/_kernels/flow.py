@@ -441,7 +441,7 @@ def run_buckets(grid, model, pk, pool, seeds):  # type: ignore[no-untyped-def]
 @njit
 def _compact_h(hf, hk, size, pk):  # type: ignore[no-untyped-def]
     """Drop superseded heap entries; returns the new size."""
-    k = 0
+    k = 0 * size  # int64, as size (a literal 0 would type heapify a second time)
     for i in range(size):
         word = pk[hk[i]]
         if (word & SETTLED) == 0 and hf[i] == (word >> SHIFT):

@@ -64,7 +64,7 @@ def _sift_up(hf, hk, i, f, k, pos, mask, track, pairs):  # type: ignore[no-untyp
         pos[uidx(k & mask)] = i
 
 
-@njit(inline="always")
+@njit(_nrt=False)
 def heap_push(hf, hk, size, f, k):  # type: ignore[no-untyped-def]
     """Insert ``(f, k)``; returns the new size. Capacity is the caller's job."""
     _sift_up(hf, hk, size, f, k, hk, 0, False, True)
@@ -123,7 +123,7 @@ def heap_sift_down(hf, hk, size, i):  # type: ignore[no-untyped-def]
     _sift_down(hf, hk, size, i, hf[i], hk[i], hk, 0, False, True)
 
 
-@njit(inline="always")
+@njit(_nrt=False)
 def heap_pop(hf, hk, size):  # type: ignore[no-untyped-def]
     """Remove the top entry (the caller read it first); returns the new size."""
     size -= 1

@@ -189,7 +189,7 @@ def _set(bits, x, z, on):  # type: ignore[no-untyped-def]
         cols[j] &= ~(one << (z & 63))
 
 
-@njit(inline="always")
+@njit(_nrt=False)
 def _refresh_box(bits, hp, x0, z0, x1, z1):  # type: ignore[no-untyped-def]
     """Recompute the forced words that read padded cells ``x0..x1`` x ``z0..z1``.
 
@@ -327,7 +327,7 @@ def _compact(hf, hk, size, nd, open_tag, wp, xb, cb):  # type: ignore[no-untyped
     """Drop stale heap entries (closed nodes, superseded costs); returns the new size."""
     mask = (np.int64(1) << cb) - 1
     xmask = (np.int64(1) << xb) - 1
-    k = 0
+    k = 0 * size  # int64, as size (a literal 0 would type heapify a second time)
     for i in range(size):
         c = hk[i] & mask
         n = (c >> xb) * wp + (c & xmask)
@@ -478,9 +478,14 @@ _NE = _make_jumps(1, -1)
 _NW = _make_jumps(-1, -1)
 
 
-@njit(inline="always")
-def jps_body(bits, model, ws, start, goal, budget, stats):  # type: ignore[no-untyped-def]
-    """The search; fills ``stats`` like :func:`navkit._kernels.search.astar_body`.
+@njit
+def jps(bits, model, ws, start, goal, budget, stats):  # type: ignore[no-untyped-def]
+    """One JPS query ``start -> goal`` (padded nodes); returns the status and
+    fills ``stats`` like the A* kernels of :mod:`navkit._kernels.search`.
+
+    Leaves the jump-point parent chain of ``stats[ST_END]`` in ``ws.nd`` for
+    :func:`jps_trace`. The other kernels call this one (a call, not a copy of
+    the search: compile time).
 
     A node's parent is reached by diagonal steps followed by straight ones;
     its arrival direction is the straight part's (the diagonal when there is
@@ -630,7 +635,7 @@ def _fill(nodes, i, px, pz, wp, room, cells, pts, geo):  # type: ignore[no-untyp
         pts[i, 1] = min_z + (np.float64(z) + 0.5) * cs
 
 
-@njit(inline="always")
+@njit(_nrt=False)
 def jps_trace_body(nd, wp, xb, start, end, nodes, cells, pts, geo):  # type: ignore[no-untyped-def]
     """Write the full cell chain ``start .. end`` into ``nodes`` (padded nodes,
     capacity: all nodes); returns its length ``m``. When ``cells`` and ``pts``
@@ -697,17 +702,6 @@ def nodes_to_cells(nodes, m, wp, cells, pts, geo):  # type: ignore[no-untyped-de
 
 
 # ----------------------------------------------------------------- kernels
-@njit
-def jps(bits, model, ws, start, goal, budget, stats):  # type: ignore[no-untyped-def]
-    """One JPS query ``start -> goal`` (padded nodes); returns the status.
-
-    Leaves the jump-point parent chain of ``stats[ST_END]`` in ``ws.nd`` for
-    :func:`jps_trace`. The other kernels call this one rather than inline
-    the search again (compile time).
-    """
-    return jps_body(bits, model, ws, start, goal, budget, stats)
-
-
 @njit
 def jps_path(bits, model, ws, start, goal, budget, to_best, stats, out):  # type: ignore[no-untyped-def]
     """:func:`jps` and the path in one call (one dispatch per query).

@@ -231,12 +231,9 @@ class JpsArrays(NamedTuple):
 
 
 class AStarArrays(NamedTuple):
-    """A*'s workspace for the budgeted fallback (the heap is JPS's) and its generation counter."""
+    """A*'s workspace tags (the flood of find-path-to-nearest marks cells in them), generation."""
 
-    g: Any
-    parent: Any
     tag: Any
-    pos: Any
     #: int64 (1,): the workspace's last generation.
     gens: Any
 
@@ -293,7 +290,6 @@ class WorldArgs(NamedTuple):
     jmodel: Any  # JpsModelArgs
     jarr: Any  # JpsArrays
     grid: Any  # GridArgs
-    amodel: Any  # ModelArgs
     aarr: Any  # AStarArrays
     geo_i: Any  # GeoInts
     geo_f: Any  # GeoFloats

@@ -13,14 +13,16 @@ on buffers the Pathfinder owns:
 3. Jump Point Search; for find-path-to-nearest with an unreachable or blocked
    goal, a flood of the start's region picks the reachable cell closest to
    the goal (the cell an exhaustive A* picks, docs/rules.md §6.4) and JPS runs to
-   it; with a budget smaller than the grid, A* answers, as on the Python path;
+   it; with a budget smaller than the grid A* must answer, which the Python
+   path does (:data:`FALLBACK`);
 4. the full cell chain, string-pulling (docs/rules.md §5, line of sight read from
    the packed rows), world waypoints with the first/last waypoint rules
    (docs/rules.md §4.2-§4.3).
 
 It answers what the Python path answers (the tests compare both on random
-queries); the queries it leaves to Python (an end outside the grid) come back
-as :data:`FALLBACK` before any search.
+queries); the queries it leaves to Python (an end outside the grid, and
+find-path-to-nearest to an unreachable goal with a budget smaller than the
+grid) come back as :data:`FALLBACK`.
 
 ``fx`` is a :class:`~navkit._kernels.layouts.WorldArgs`: the Pathfinder's
 arrays (JPS rows and state, A*'s grid, model and workspace, geometry, the
@@ -43,9 +45,8 @@ from __future__ import annotations
 import numpy as np
 
 from .._numba_config import njit
-from . import search as _search
 from .geometry import MAX_COORD, reachable_nearest, snap_cell, stamp_circles
-from .jps import ctz, jps_path, nodes_to_cells, overlay_block, overlay_restore
+from .jps import ctz, jps_path, overlay_block, overlay_restore
 from .layouts import (
     AStarArrays,
     BitsArgs,
@@ -71,11 +72,9 @@ from .search import (
     ST_STATUS,
     STATS_SIZE,
     UNREACHABLE,
-    WINDOW_EXHAUSTED,
-    trace,
 )
 
-#: The query needs the Python path (an end outside the grid, ...); nothing was searched.
+#: The query needs the Python path (an end outside the grid, a budgeted nearest query).
 FALLBACK = 7
 #: A circle has a non-finite value or a negative radius; ``res[R_INDEX]`` is its row.
 BAD_CIRCLE = 8
@@ -96,11 +95,6 @@ RES_SIZE = 10
 
 #: Cells beyond which a coordinate is clamped before it becomes an integer.
 _CLAMP = float(1 << 40)
-
-# The A* this kernel falls back to: uniform cost, overlay on, 8-connected, on
-# the heap (the level queue's rings are not part of this kernel's arguments).
-_ASTAR = _search.astar_kernel(False, True, False, True, False)
-
 
 @njit(inline="always")
 def _cell(w, lo, cs):  # type: ignore[no-untyped-def]
@@ -155,7 +149,7 @@ def _span_blocked(b, nw, line, x0, x1):  # type: ignore[no-untyped-def]
     return -1
 
 
-@njit(inline="always")
+@njit
 def _los_lines(b, nw, ax, az, bx, bz):  # type: ignore[no-untyped-def]
     """Line of sight between the centres of ``(ax, az)`` and ``(bx, bz)`` on
     packed lines indexed by ``z``: in each line the span of cells whose closed
@@ -238,7 +232,7 @@ def line_of_sight_bits(bits, a, b):  # type: ignore[no-untyped-def]
     return _los_blocker(bits, a % wp, a // wp, b % wp, b // wp) < 0
 
 
-@njit(inline="always")
+@njit
 def _string_pull_bits(bits, path, cells, n, out):  # type: ignore[no-untyped-def]
     """:func:`navkit._kernels.geometry.string_pull` with :func:`line_of_sight_bits`;
     ``cells[:n]`` are the path's unpadded ``(x, z)``.
@@ -278,10 +272,8 @@ def _string_pull_bits(bits, path, cells, n, out):  # type: ignore[no-untyped-def
     return m
 
 
-@njit
-def string_pull_bits(bits, path, cells, n, out):  # type: ignore[no-untyped-def]
-    """:func:`_string_pull_bits` as a kernel (for the tests)."""
-    return _string_pull_bits(bits, path, cells, n, out)
+#: :func:`_string_pull_bits` under its public name (the tests call it).
+string_pull_bits = _string_pull_bits
 
 
 # ------------------------------------------------------------------- overlay
@@ -318,7 +310,7 @@ def _next_gens(fx):  # type: ignore[no-untyped-def]
     return jgen, agen
 
 
-@njit(inline="always")
+@njit
 def _overlay(fx, circles):  # type: ignore[no-untyped-def]
     """Make ``circles`` the standing overlay; returns its mark (0: none) or
     ``-1 - row`` for an invalid circle (the overlay is then retired)."""
@@ -363,7 +355,7 @@ def _overlay(fx, circles):  # type: ignore[no-untyped-def]
 def _search_and_path(fx, mark, jgen, agen, s, g, budget, nearest, res):  # type: ignore[no-untyped-def]
     """Step 3 and the chain: returns ``(status, end, cost, m)`` (``m = 0``: no path)."""
     fx_ = WorldArgs(*fx)
-    bits, jmodel, grid, amodel = fx_.bits, fx_.jmodel, fx_.grid, fx_.amodel
+    bits, jmodel, grid = fx_.bits, fx_.jmodel, fx_.grid
     st_ = WorldState(*fx_.st)
     marks, stats = st_.marks, st_.stats
     out_ = WorldOut(*fx_.out)
@@ -393,37 +385,17 @@ def _search_and_path(fx, mark, jgen, agen, s, g, budget, nearest, res):  # type:
             res[R_EXPANDED] = count + flooded
             res[R_GENERATED] = gen_count + flooded
             return UNREACHABLE, s, -1, 0
-        m = jps_path(bits, jmodel, (nd, jhf, jhk, jgen + 1, cand), s, best, budget, False, stats,
-                     (nodes, cells_out, pts_out, geo))
+        # to_best: not nearest (False here) as a runtime bool; a literal False
+        # would compile jps_path a second time
+        m = jps_path(bits, jmodel, (nd, jhf, jhk, jgen + 1, cand), s, best, budget, not nearest,
+                     stats, (nodes, cells_out, pts_out, geo))
         res[R_EXPANDED] = count + flooded + stats[ST_EXPANDED]
         res[R_GENERATED] = gen_count + flooded + stats[ST_GENERATED]
         return NEAREST, best, stats[ST_COST], m
     if nearest and (status == UNREACHABLE or status == NO_GOAL):
-        # ... with a budget: A* over the same cells and overlay, as the Python path does
-        g_arr, parent, tag, apos = aarr_.g, aarr_.parent, aarr_.tag, aarr_.pos
-        none = np.int64(-1)
-        # plain tuples in the layouts' order: OverlayArgs, LimitArgs, WorkspaceArgs, RingArgs
-        # (the heap reads no rings: placeholders of the right types)
-        _ASTAR(grid, (marks, mark), amodel, (budget, none, none, none, none),
-               (g_arr, parent, tag, apos, jhf, jhk, agen), (jhf, jhk, jhf, jhf, np.int64(0), cells),
-               s, g, stats)
-        status = stats[ST_STATUS]
-        res[R_EXPANDED] = stats[ST_EXPANDED]
-        res[R_GENERATED] = stats[ST_GENERATED]
-        if status == FOUND:
-            end = g
-            cost = stats[ST_COST]
-        elif stats[ST_BEST] != s:
-            end = stats[ST_BEST]
-            cost = stats[ST_BEST_COST]
-            if status == UNREACHABLE or status == WINDOW_EXHAUSTED:
-                status = NEAREST
-        else:
-            return status, s, -1, 0
-        m = trace(parent, tag, wp, s, end, nodes)
-        if m <= cells_out.shape[0]:
-            nodes_to_cells(nodes, m, wp, cells_out, pts_out, geo)
-        return status, end, cost, m
+        # ... with a budget A* could run out of: A*'s answer, which the Python
+        # path gives (an A* kernel here would double this kernel's compile time)
+        return FALLBACK, s, -1, 0
     res[R_EXPANDED] = stats[ST_EXPANDED]
     res[R_GENERATED] = stats[ST_GENERATED]
     if m == 0:
@@ -479,6 +451,8 @@ def world_jps(fx, circles, sx, sz, ex, ez, budget, nearest, smooth, res):  # typ
     jgen, agen = _next_gens(fx)
     status, end, cost, m = _search_and_path(fx, mark, jgen, agen, s, g, budget, nearest, res)
     res[R_STATUS] = status
+    if status == FALLBACK:
+        return FALLBACK
     if m == 0:
         return status
     res[R_COST] = cost

@@ -334,7 +334,7 @@ def _pop_level(wp, g, tag, hk, rings, open_tag, nbits):  # type: ignore[no-untyp
 def compact_heap(hf, hk, size, tag, g, open_tag, nbits):  # type: ignore[no-untyped-def]
     """Drop stale heap entries (closed nodes, superseded costs); returns the new size."""
     mask = (np.int64(1) << nbits) - 1
-    k = 0
+    k = 0 * size  # int64, as size (a literal 0 would type heapify a second time)
     for i in range(size):
         n = hk[i] & mask
         if tag[n] == open_tag and hf[i] - (hk[i] >> nbits) == g[n]:
@@ -420,103 +420,222 @@ def expansion_end(p, goal, expanded, budget):  # type: ignore[no-untyped-def]
     return -1
 
 
-@njit(inline="always")
-def astar_level_body(grid, overlay, model, limits, ws, rings, start, goal, stats,  # type: ignore[no-untyped-def]
-                     general, eight):
-    """A* on uniform step costs with the level queue: the same expansions in
-    the same order as :func:`astar_body`. Without ``general`` (a compile-time
-    constant, as is ``eight``) successors come from the static move masks,
-    minus the move back to the parent; with it from the cells, the overlay
-    and the window."""
-    grid_ = GridArgs(*grid)
-    cells, wp, nbits = grid_.cells, grid_.wp, grid_.nbits
-    overlay_ = OverlayArgs(*overlay)
-    marks, mark = overlay_.marks, overlay_.mark
-    model_ = ModelArgs(*model)
-    card, diag = model_.card, model_.diag
-    limits_ = LimitArgs(*limits)
-    budget, wx0, wz0, wx1, wz1 = limits_.budget, limits_.wx0, limits_.wz0, limits_.wx1, limits_.wz1
-    ws_ = WorkspaceArgs(*ws)
-    g, parent, tag, hk, gen = ws_.g, ws_.parent, ws_.tag, ws_.hk, ws_.gen
-    rings_ = RingArgs(*rings)
-    ht, moves = rings_.ht, rings_.moves
-    use_marks = general and mark > 0
-    win = general and wx0 >= 0
-    mask = (np.int64(1) << nbits) - 1
-    open_tag, closed_tag, gx, gz, h0, best_d2 = _open_start(g, parent, tag, gen, wp,
-                                                            start, goal, model, eight)
-    inv_wp = 1.0 / wp
-    fc = h0
-    for j in range(2 * NSTREAMS):
-        ht[j] = 0
-    for j in range(NSTREAMS):
-        ht[HEAD_F + j] = _NO_F
-    hk[0] = (h0 << nbits) | start  # the level heap: the start is the first node out
-    size = 1
+def _level_source(general: bool, eight: bool):  # type: ignore[no-untyped-def]
+    """The level-queue A* (uniform step costs) for these flags, as a plain function.
 
-    expanded = 0
-    generated = 1
-    best = start
-    status = UNREACHABLE
+    The same expansions in the same order as the heap's. ``general`` and
+    ``eight`` are closure constants: numba folds them, so without ``general``
+    successors come from the static move masks (minus the move back to the
+    parent) and the overlay and window tests are compiled out."""
 
-    while True:
-        if size == 0:
-            k, fc, size = _pop_level(wp, g, tag, hk, rings, open_tag, nbits)
-            if k < 0:
+    def astar(grid, overlay, model, limits, ws, rings, start, goal, stats):  # type: ignore[no-untyped-def]
+        grid_ = GridArgs(*grid)
+        cells, wp, nbits = grid_.cells, grid_.wp, grid_.nbits
+        overlay_ = OverlayArgs(*overlay)
+        marks, mark = overlay_.marks, overlay_.mark
+        model_ = ModelArgs(*model)
+        card, diag = model_.card, model_.diag
+        limits_ = LimitArgs(*limits)
+        budget = limits_.budget
+        wx0, wz0, wx1, wz1 = limits_.wx0, limits_.wz0, limits_.wx1, limits_.wz1
+        ws_ = WorkspaceArgs(*ws)
+        g, parent, tag, hk, gen = ws_.g, ws_.parent, ws_.tag, ws_.hk, ws_.gen
+        rings_ = RingArgs(*rings)
+        ht, moves = rings_.ht, rings_.moves
+        use_marks = general and mark > 0
+        win = general and wx0 >= 0
+        mask = (np.int64(1) << nbits) - 1
+        open_tag, closed_tag, gx, gz, h0, best_d2 = _open_start(g, parent, tag, gen, wp,
+                                                                start, goal, model, eight)
+        inv_wp = 1.0 / wp
+        fc = h0
+        for j in range(2 * NSTREAMS):
+            ht[j] = 0
+        for j in range(NSTREAMS):
+            ht[HEAD_F + j] = _NO_F
+        hk[0] = (h0 << nbits) | start  # the level heap: the start is the first node out
+        size = 1
+
+        expanded = 0
+        generated = 1
+        best = start
+        status = UNREACHABLE
+
+        while True:
+            if size == 0:
+                k, fc, size = _pop_level(wp, g, tag, hk, rings, open_tag, nbits)
+                if k < 0:
+                    break
+            else:
+                k = hk[0]
+                size = kheap_pop(hk, size)
+            p = k & mask
+            up = uidx(p)
+            gc = fc - (k >> nbits)
+            tb = tag[up] & ~TAG_LOW  # the move back to the parent (closed)
+            back = tb >> BACK_SHIFT
+            tag[up] = closed_tag | tb
+            expanded += 1
+            # row and column without a division (tens of cycles): a float
+            # reciprocal, corrected by one where rounding missed
+            pz = np.int64(np.float64(p) * inv_wp)
+            px = p - pz * wp
+            if px < 0:
+                pz -= 1
+                px += wp
+            elif px >= wp:
+                pz += 1
+                px -= wp
+            best, best_d2 = closer(p, px, pz, gx, gz, best, best_d2)
+            stop = expansion_end(p, goal, expanded, budget)
+            if stop >= 0:
+                status = stop
                 break
-        else:
-            k = hk[0]
-            size = kheap_pop(hk, size)
-        p = k & mask
-        up = uidx(p)
-        gc = fc - (k >> nbits)
-        tb = tag[up] & ~TAG_LOW  # the move back to the parent (closed)
-        back = tb >> BACK_SHIFT
-        tag[up] = closed_tag | tb
-        expanded += 1
-        # row and column without a division (tens of cycles): a float
-        # reciprocal, corrected by one where rounding missed
-        pz = np.int64(np.float64(p) * inv_wp)
-        px = p - pz * wp
-        if px < 0:
-            pz -= 1
-            px += wp
-        elif px >= wp:
-            pz += 1
-            px -= wp
-        best, best_d2 = closer(p, px, pz, gx, gz, best, best_d2)
-        stop = expansion_end(p, goal, expanded, budget)
-        if stop >= 0:
-            status = stop
-            break
 
-        n = 0
-        if not general:
-            # static cells: the node's move mask, one bit per legal move,
-            # without the move back to the parent (closed)
-            m = moves[up] & ~back
-            if m & 1:
-                n = _settle(g, tag, ht, n, open_tag, closed_tag, gc, p + 1, px + 1, pz, card, 2)
-            if m & 2:
-                n = _settle(g, tag, ht, n, open_tag, closed_tag, gc, p - 1, px - 1, pz, card, 1)
-            if m & 4:
-                n = _settle(g, tag, ht, n, open_tag, closed_tag, gc, p + wp, px, pz + 1, card, 8)
-            if m & 8:
-                n = _settle(g, tag, ht, n, open_tag, closed_tag, gc, p - wp, px, pz - 1, card, 4)
-            if m & 16:
-                n = _settle(g, tag, ht, n, open_tag, closed_tag, gc, p + wp + 1, px + 1, pz + 1,
-                            diag, 128)
-            if m & 32:
-                n = _settle(g, tag, ht, n, open_tag, closed_tag, gc, p + wp - 1, px - 1, pz + 1,
-                            diag, 64)
-            if m & 64:
-                n = _settle(g, tag, ht, n, open_tag, closed_tag, gc, p - wp + 1, px + 1, pz - 1,
-                            diag, 32)
-            if m & 128:
-                n = _settle(g, tag, ht, n, open_tag, closed_tag, gc, p - wp - 1, px - 1, pz - 1,
-                            diag, 16)
-        else:
+            n = 0
+            if not general:
+                # static cells: the node's move mask, one bit per legal move,
+                # without the move back to the parent (closed)
+                m = moves[up] & ~back
+                if m & 1:
+                    n = _settle(g, tag, ht, n, open_tag, closed_tag, gc, p + 1, px + 1, pz, card, 2)
+                if m & 2:
+                    n = _settle(g, tag, ht, n, open_tag, closed_tag, gc, p - 1, px - 1, pz, card, 1)
+                if m & 4:
+                    n = _settle(g, tag, ht, n, open_tag, closed_tag, gc,
+                                p + wp, px, pz + 1, card, 8)
+                if m & 8:
+                    n = _settle(g, tag, ht, n, open_tag, closed_tag, gc,
+                                p - wp, px, pz - 1, card, 4)
+                if m & 16:
+                    n = _settle(g, tag, ht, n, open_tag, closed_tag, gc, p + wp + 1, px + 1, pz + 1,
+                                diag, 128)
+                if m & 32:
+                    n = _settle(g, tag, ht, n, open_tag, closed_tag, gc, p + wp - 1, px - 1, pz + 1,
+                                diag, 64)
+                if m & 64:
+                    n = _settle(g, tag, ht, n, open_tag, closed_tag, gc, p - wp + 1, px + 1, pz - 1,
+                                diag, 32)
+                if m & 128:
+                    n = _settle(g, tag, ht, n, open_tag, closed_tag, gc, p - wp - 1, px - 1, pz - 1,
+                                diag, 16)
+            else:
+                okE = _passable(cells, marks, mark, use_marks, win, wx0, wz0, wx1, wz1,
+                                p + 1, px + 1, pz)
+                okW = _passable(cells, marks, mark, use_marks, win, wx0, wz0, wx1, wz1,
+                                p - 1, px - 1, pz)
+                okS = _passable(cells, marks, mark, use_marks, win, wx0, wz0, wx1, wz1,
+                                p + wp, px, pz + 1)
+                okN = _passable(cells, marks, mark, use_marks, win, wx0, wz0, wx1, wz1,
+                                p - wp, px, pz - 1)
+                if okE:
+                    n = _settle(g, tag, ht, n, open_tag, closed_tag, gc, p + 1, px + 1, pz, card, 2)
+                if okW:
+                    n = _settle(g, tag, ht, n, open_tag, closed_tag, gc, p - 1, px - 1, pz, card, 1)
+                if okS:
+                    n = _settle(g, tag, ht, n, open_tag, closed_tag, gc,
+                                p + wp, px, pz + 1, card, 8)
+                if okN:
+                    n = _settle(g, tag, ht, n, open_tag, closed_tag, gc,
+                                p - wp, px, pz - 1, card, 4)
+                if eight:
+                    if okE and okS and _passable(cells, marks, mark, use_marks, win,
+                                                 wx0, wz0, wx1, wz1,
+                                                 p + wp + 1, px + 1, pz + 1):
+                        n = _settle(g, tag, ht, n, open_tag, closed_tag, gc, p + wp + 1, px + 1,
+                                    pz + 1, diag, 128)
+                    if okW and okS and _passable(cells, marks, mark, use_marks, win,
+                                                 wx0, wz0, wx1, wz1,
+                                                 p + wp - 1, px - 1, pz + 1):
+                        n = _settle(g, tag, ht, n, open_tag, closed_tag, gc, p + wp - 1, px - 1,
+                                    pz + 1, diag, 64)
+                    if okE and okN and _passable(cells, marks, mark, use_marks, win,
+                                                 wx0, wz0, wx1, wz1,
+                                                 p - wp + 1, px + 1, pz - 1):
+                        n = _settle(g, tag, ht, n, open_tag, closed_tag, gc, p - wp + 1, px + 1,
+                                    pz - 1, diag, 32)
+                    if okW and okN and _passable(cells, marks, mark, use_marks, win,
+                                                 wx0, wz0, wx1, wz1,
+                                                 p - wp - 1, px - 1, pz - 1):
+                        n = _settle(g, tag, ht, n, open_tag, closed_tag, gc, p - wp - 1, px - 1,
+                                    pz - 1, diag, 16)
+            generated += n
+            size, full = _enqueue(hk, rings, n, fc, gx, gz, model, eight, nbits, size)
+            if full:
+                status = RETRY
+                break
+
+        if status == UNREACHABLE and win:
+            status = WINDOW_EXHAUSTED
+        return _finish(stats, status, expanded, generated, best, g, goal)
+
+    return astar
+
+
+def _heap_source(weighted: bool, general: bool, eight: bool):  # type: ignore[no-untyped-def]
+    """The A* on the indexed heap for these flags, as a plain function: with
+    ``general`` False the overlay and the window are ignored and their tests
+    compiled out; ``weighted`` reads terrain weights (closure constants, folded
+    by numba)."""
+
+    def astar(grid, overlay, model, limits, ws, rings, start, goal, stats):  # type: ignore[no-untyped-def]
+        grid_ = GridArgs(*grid)
+        cells, weights, wp, nbits = grid_.cells, grid_.weights, grid_.wp, grid_.nbits
+        overlay_ = OverlayArgs(*overlay)
+        marks, mark = overlay_.marks, overlay_.mark
+        model_ = ModelArgs(*model)
+        card, diag, hmul = model_.card, model_.diag, model_.hmul
+        limits_ = LimitArgs(*limits)
+        budget = limits_.budget
+        wx0, wz0, wx1, wz1 = limits_.wx0, limits_.wz0, limits_.wx1, limits_.wz1
+        ws_ = WorkspaceArgs(*ws)
+        g, parent, tag, pos = ws_.g, ws_.parent, ws_.tag, ws_.pos
+        hf, hk, gen = ws_.hf, ws_.hk, ws_.gen
+        use_marks = general and mark > 0
+        win = general and wx0 >= 0
+        mask = (np.int64(1) << nbits) - 1
+        open_tag, closed_tag, gx, gz, h0, best_d2 = _open_start(g, parent, tag, gen, wp,
+                                                                start, goal, model, eight)
+        size = 0
+        lane = (h0 << nbits) | start  # the start is the first node out
+        fc = h0
+
+        expanded = 0
+        generated = 1
+        best = start
+        status = UNREACHABLE
+
+        while True:
+            if lane >= 0:
+                if size > 0 and hf[0] == fc and hk[0] < lane:
+                    # lowered to f == fc in the last expansion: it beats the lane
+                    # and is the root; the lane's entry beats the rest, so swap
+                    k = hk[0]
+                    hk[0] = lane
+                    pos[lane & mask] = 0
+                else:
+                    k = lane
+                lane = np.int64(-1)
+            elif size > 0:
+                fc = hf[0]
+                k = hk[0]
+                size = iheap_pop(hf, hk, pos, mask, size)
+            else:
+                break
+            p = k & mask
+            gc = fc - (k >> nbits)
+            tag[p] = closed_tag
+            expanded += 1
+            pz = p // wp
+            px = p - pz * wp
+            best, best_d2 = closer(p, px, pz, gx, gz, best, best_d2)
+            stop = expansion_end(p, goal, expanded, budget)
+            if stop >= 0:
+                status = stop
+                break
+
             okE = _passable(cells, marks, mark, use_marks, win, wx0, wz0, wx1, wz1,
+
                             p + 1, px + 1, pz)
             okW = _passable(cells, marks, mark, use_marks, win, wx0, wz0, wx1, wz1,
                             p - 1, px - 1, pz)
@@ -525,161 +644,64 @@ def astar_level_body(grid, overlay, model, limits, ws, rings, start, goal, stats
             okN = _passable(cells, marks, mark, use_marks, win, wx0, wz0, wx1, wz1,
                             p - wp, px, pz - 1)
             if okE:
-                n = _settle(g, tag, ht, n, open_tag, closed_tag, gc, p + 1, px + 1, pz, card, 2)
+                size, lane, d = _offer(g, parent, tag, pos, hf, hk, weights, weighted,
+                                       open_tag, closed_tag, p, gc, fc, p + 1, px + 1, pz, gx, gz,
+                                       card, card, diag, eight, hmul, nbits, size, lane)
+                generated += d
             if okW:
-                n = _settle(g, tag, ht, n, open_tag, closed_tag, gc, p - 1, px - 1, pz, card, 1)
+                size, lane, d = _offer(g, parent, tag, pos, hf, hk, weights, weighted,
+                                       open_tag, closed_tag, p, gc, fc, p - 1, px - 1, pz, gx, gz,
+                                       card, card, diag, eight, hmul, nbits, size, lane)
+                generated += d
             if okS:
-                n = _settle(g, tag, ht, n, open_tag, closed_tag, gc, p + wp, px, pz + 1, card, 8)
+                size, lane, d = _offer(g, parent, tag, pos, hf, hk, weights, weighted,
+                                       open_tag, closed_tag, p, gc, fc, p + wp, px, pz + 1, gx, gz,
+                                       card, card, diag, eight, hmul, nbits, size, lane)
+                generated += d
             if okN:
-                n = _settle(g, tag, ht, n, open_tag, closed_tag, gc, p - wp, px, pz - 1, card, 4)
+                size, lane, d = _offer(g, parent, tag, pos, hf, hk, weights, weighted,
+                                       open_tag, closed_tag, p, gc, fc, p - wp, px, pz - 1, gx, gz,
+                                       card, card, diag, eight, hmul, nbits, size, lane)
+                generated += d
             if eight:
                 if okE and okS and _passable(cells, marks, mark, use_marks, win, wx0, wz0, wx1, wz1,
                                              p + wp + 1, px + 1, pz + 1):
-                    n = _settle(g, tag, ht, n, open_tag, closed_tag, gc, p + wp + 1, px + 1,
-                                pz + 1, diag, 128)
+                    size, lane, d = _offer(g, parent, tag, pos, hf, hk, weights, weighted, open_tag,
+                                           closed_tag, p, gc, fc, p + wp + 1, px + 1, pz + 1,
+                                           gx, gz, diag, card, diag, eight, hmul, nbits, size, lane)
+                    generated += d
                 if okW and okS and _passable(cells, marks, mark, use_marks, win, wx0, wz0, wx1, wz1,
                                              p + wp - 1, px - 1, pz + 1):
-                    n = _settle(g, tag, ht, n, open_tag, closed_tag, gc, p + wp - 1, px - 1,
-                                pz + 1, diag, 64)
+                    size, lane, d = _offer(g, parent, tag, pos, hf, hk, weights, weighted, open_tag,
+                                           closed_tag, p, gc, fc, p + wp - 1, px - 1, pz + 1,
+                                           gx, gz, diag, card, diag, eight, hmul, nbits, size, lane)
+                    generated += d
                 if okE and okN and _passable(cells, marks, mark, use_marks, win, wx0, wz0, wx1, wz1,
                                              p - wp + 1, px + 1, pz - 1):
-                    n = _settle(g, tag, ht, n, open_tag, closed_tag, gc, p - wp + 1, px + 1,
-                                pz - 1, diag, 32)
+                    size, lane, d = _offer(g, parent, tag, pos, hf, hk, weights, weighted, open_tag,
+                                           closed_tag, p, gc, fc, p - wp + 1, px + 1, pz - 1,
+                                           gx, gz, diag, card, diag, eight, hmul, nbits, size, lane)
+                    generated += d
                 if okW and okN and _passable(cells, marks, mark, use_marks, win, wx0, wz0, wx1, wz1,
                                              p - wp - 1, px - 1, pz - 1):
-                    n = _settle(g, tag, ht, n, open_tag, closed_tag, gc, p - wp - 1, px - 1,
-                                pz - 1, diag, 16)
-        generated += n
-        size, full = _enqueue(hk, rings, n, fc, gx, gz, model, eight, nbits, size)
-        if full:
-            status = RETRY
-            break
+                    size, lane, d = _offer(g, parent, tag, pos, hf, hk, weights, weighted, open_tag,
+                                           closed_tag, p, gc, fc, p - wp - 1, px - 1, pz - 1,
+                                           gx, gz, diag, card, diag, eight, hmul, nbits, size, lane)
+                    generated += d
 
-    if status == UNREACHABLE and win:
-        status = WINDOW_EXHAUSTED
-    return _finish(stats, status, expanded, generated, best, g, goal)
+        if status == UNREACHABLE and win:
+            status = WINDOW_EXHAUSTED
+        return _finish(stats, status, expanded, generated, best, g, goal)
 
-
-@njit(inline="always")
-def astar_body(grid, overlay, model, limits, ws, start, goal, stats,  # type: ignore[no-untyped-def]
-               weighted, general, eight):
-    """The A* search. The three flags must be compile-time constants at the
-    call site (see :func:`astar_kernel`): with ``general`` False the overlay
-    and the window are ignored and their tests compiled out."""
-    grid_ = GridArgs(*grid)
-    cells, weights, wp, nbits = grid_.cells, grid_.weights, grid_.wp, grid_.nbits
-    overlay_ = OverlayArgs(*overlay)
-    marks, mark = overlay_.marks, overlay_.mark
-    model_ = ModelArgs(*model)
-    card, diag, hmul = model_.card, model_.diag, model_.hmul
-    limits_ = LimitArgs(*limits)
-    budget, wx0, wz0, wx1, wz1 = limits_.budget, limits_.wx0, limits_.wz0, limits_.wx1, limits_.wz1
-    ws_ = WorkspaceArgs(*ws)
-    g, parent, tag, pos, hf, hk, gen = ws_.g, ws_.parent, ws_.tag, ws_.pos, ws_.hf, ws_.hk, ws_.gen
-    use_marks = general and mark > 0
-    win = general and wx0 >= 0
-    mask = (np.int64(1) << nbits) - 1
-    open_tag, closed_tag, gx, gz, h0, best_d2 = _open_start(g, parent, tag, gen, wp,
-                                                            start, goal, model, eight)
-    size = 0
-    lane = (h0 << nbits) | start  # the start is the first node out
-    fc = h0
-
-    expanded = 0
-    generated = 1
-    best = start
-    status = UNREACHABLE
-
-    while True:
-        if lane >= 0:
-            if size > 0 and hf[0] == fc and hk[0] < lane:
-                # lowered to f == fc in the last expansion: it beats the lane
-                # and is the root; the lane's entry beats the rest, so swap
-                k = hk[0]
-                hk[0] = lane
-                pos[lane & mask] = 0
-            else:
-                k = lane
-            lane = np.int64(-1)
-        elif size > 0:
-            fc = hf[0]
-            k = hk[0]
-            size = iheap_pop(hf, hk, pos, mask, size)
-        else:
-            break
-        p = k & mask
-        gc = fc - (k >> nbits)
-        tag[p] = closed_tag
-        expanded += 1
-        pz = p // wp
-        px = p - pz * wp
-        best, best_d2 = closer(p, px, pz, gx, gz, best, best_d2)
-        stop = expansion_end(p, goal, expanded, budget)
-        if stop >= 0:
-            status = stop
-            break
-
-        okE = _passable(cells, marks, mark, use_marks, win, wx0, wz0, wx1, wz1, p + 1, px + 1, pz)
-        okW = _passable(cells, marks, mark, use_marks, win, wx0, wz0, wx1, wz1, p - 1, px - 1, pz)
-        okS = _passable(cells, marks, mark, use_marks, win, wx0, wz0, wx1, wz1, p + wp, px, pz + 1)
-        okN = _passable(cells, marks, mark, use_marks, win, wx0, wz0, wx1, wz1, p - wp, px, pz - 1)
-        if okE:
-            size, lane, d = _offer(g, parent, tag, pos, hf, hk, weights, weighted,
-                                   open_tag, closed_tag, p, gc, fc, p + 1, px + 1, pz, gx, gz,
-                                   card, card, diag, eight, hmul, nbits, size, lane)
-            generated += d
-        if okW:
-            size, lane, d = _offer(g, parent, tag, pos, hf, hk, weights, weighted,
-                                   open_tag, closed_tag, p, gc, fc, p - 1, px - 1, pz, gx, gz,
-                                   card, card, diag, eight, hmul, nbits, size, lane)
-            generated += d
-        if okS:
-            size, lane, d = _offer(g, parent, tag, pos, hf, hk, weights, weighted,
-                                   open_tag, closed_tag, p, gc, fc, p + wp, px, pz + 1, gx, gz,
-                                   card, card, diag, eight, hmul, nbits, size, lane)
-            generated += d
-        if okN:
-            size, lane, d = _offer(g, parent, tag, pos, hf, hk, weights, weighted,
-                                   open_tag, closed_tag, p, gc, fc, p - wp, px, pz - 1, gx, gz,
-                                   card, card, diag, eight, hmul, nbits, size, lane)
-            generated += d
-        if eight:
-            if okE and okS and _passable(cells, marks, mark, use_marks, win, wx0, wz0, wx1, wz1,
-                                         p + wp + 1, px + 1, pz + 1):
-                size, lane, d = _offer(g, parent, tag, pos, hf, hk, weights, weighted, open_tag,
-                                       closed_tag, p, gc, fc, p + wp + 1, px + 1, pz + 1,
-                                       gx, gz, diag, card, diag, eight, hmul, nbits, size, lane)
-                generated += d
-            if okW and okS and _passable(cells, marks, mark, use_marks, win, wx0, wz0, wx1, wz1,
-                                         p + wp - 1, px - 1, pz + 1):
-                size, lane, d = _offer(g, parent, tag, pos, hf, hk, weights, weighted, open_tag,
-                                       closed_tag, p, gc, fc, p + wp - 1, px - 1, pz + 1,
-                                       gx, gz, diag, card, diag, eight, hmul, nbits, size, lane)
-                generated += d
-            if okE and okN and _passable(cells, marks, mark, use_marks, win, wx0, wz0, wx1, wz1,
-                                         p - wp + 1, px + 1, pz - 1):
-                size, lane, d = _offer(g, parent, tag, pos, hf, hk, weights, weighted, open_tag,
-                                       closed_tag, p, gc, fc, p - wp + 1, px + 1, pz - 1,
-                                       gx, gz, diag, card, diag, eight, hmul, nbits, size, lane)
-                generated += d
-            if okW and okN and _passable(cells, marks, mark, use_marks, win, wx0, wz0, wx1, wz1,
-                                         p - wp - 1, px - 1, pz - 1):
-                size, lane, d = _offer(g, parent, tag, pos, hf, hk, weights, weighted, open_tag,
-                                       closed_tag, p, gc, fc, p - wp - 1, px - 1, pz - 1,
-                                       gx, gz, diag, card, diag, eight, hmul, nbits, size, lane)
-                generated += d
-
-    if status == UNREACHABLE and win:
-        status = WINDOW_EXHAUSTED
-    return _finish(stats, status, expanded, generated, best, g, goal)
-
+    return astar
 
 
 def _make_astar(weighted: bool, general: bool, eight: bool, level: bool):  # type: ignore[no-untyped-def]
     """Build the single-query A* kernel specialised for these features.
 
-    The flags are closure constants, which numba folds into the inlined
-    :func:`astar_body`: the uniform-cost kernel carries no weight loads (a
+    The flags are closure constants, which numba folds into the search
+    (:func:`_level_source`, :func:`_heap_source`): the uniform-cost kernel
+    carries no weight loads (a
     runtime weight test costs up to half the speed), only the ``general``
     variants test the overlay and the window (about 10%), and ``level``
     picks the queue. Each variant gets its own ``__qualname__``: numba names
@@ -694,15 +716,7 @@ def _make_astar(weighted: bool, general: bool, eight: bool, level: bool):  # typ
     up to half the speed.
     """
 
-    if level:
-        def astar(grid, overlay, model, limits, ws, rings, start, goal, stats):  # type: ignore[no-untyped-def]
-            return astar_level_body(grid, overlay, model, limits, ws, rings,
-                                    start, goal, stats, general, eight)
-    else:
-        def astar(grid, overlay, model, limits, ws, rings, start, goal, stats):  # type: ignore[no-untyped-def]
-            return astar_body(grid, overlay, model, limits, ws, start,
-                              goal, stats, weighted, general, eight)
-
+    astar = _level_source(general, eight) if level else _heap_source(weighted, general, eight)
     astar.__name__ = astar.__qualname__ = "astar_" + variant_name(weighted, general, eight, level)
     return njit(astar, _nrt=False)
 
@@ -720,6 +734,8 @@ def _make_astar_seq(weighted: bool, general: bool, eight: bool, level: bool):  #
     kernel.
     """
 
+    single = _variant("single", weighted, general, False, eight, level)
+
     def astar_seq(grid, overlay, model, limits, ws, rings, starts, goals, out_stats, stats):  # type: ignore[no-untyped-def]
         cells = GridArgs(*grid).cells
         overlay_ = OverlayArgs(*overlay)
@@ -736,13 +752,10 @@ def _make_astar_seq(weighted: bool, general: bool, eight: bool, level: bool):  #
                 out_stats[i, ST_STATUS] = NO_START if s_blocked else NO_GOAL
                 out_stats[i, ST_COST] = -1
                 continue
+            # a WorkspaceArgs, as the Python side builds it: the single kernel's
+            # compiled code serves (a call per query, no second copy of the search)
             wsi = (g, parent, tag, pos, hf, hk, gen + i)
-            if level:
-                astar_level_body(grid, overlay, model, limits, wsi,
-                                 rings, s, gl, stats, general, eight)
-            else:
-                astar_body(grid, overlay, model, limits, wsi, s,
-                           gl, stats, weighted, general, eight)
+            single(grid, overlay, model, limits, wsi, rings, s, gl, stats)
             for k in range(STATS_SIZE):
                 out_stats[i, k] = stats[k]
         return starts.shape[0]

@@ -222,8 +222,7 @@ class WorldQueries:
         self._fx = tuple(WorldArgs(
             bits=bits, jmodel=jps.model,
             jarr=tuple(JpsArrays(nd=jps.nd, hf=ws.hf, hk=ws.hk, cand=jps.cand)),
-            grid=astar.grid_args(), amodel=astar.model_args(pg.wmin),
-            aarr=tuple(AStarArrays(g=ws.g, parent=ws.parent, tag=ws.tag, pos=ws.pos, gens=ws.gens)),
+            grid=astar.grid_args(), aarr=tuple(AStarArrays(tag=ws.tag, gens=ws.gens)),
             geo_i=tuple(GeoInts(wp=int(pg.wp), hp=int(pg.hp), snap_rings=self.snap_rings)),
             geo_f=tuple(GeoFloats(min_x=float(g.min_x), min_z=float(g.min_z),
                                   cell_size=float(g.cell_size),
