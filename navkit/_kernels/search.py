@@ -166,19 +166,17 @@ def _offer(g, parent, tag, pos, hf, hk, weights, weighted, open_tag, closed_tag,
     mask = (np.int64(1) << nbits) - 1
     k = (h << nbits) | q
     f = ng + h
-    if was_open:
-        iheap_sift_up(hf, hk, pos, mask, pos[q], f, k)
-        return size, lane, 1
-    if f == fc:
-        if lane < 0:
-            return size, k, 1
-        if k < lane:
-            iheap_sift_up(hf, hk, pos, mask, size, f, lane)
-            return size + 1, k, 1
-        iheap_sift_up(hf, hk, pos, mask, size, f, k)
-        return size + 1, lane, 1
-    iheap_sift_up(hf, hk, pos, mask, size, f, k)
-    return size + 1, lane, 1
+    # one sift-up below for the three cases (one inlined copy, not three)
+    if was_open:  # lowered in place
+        slot, key, nsize, nlane = pos[q], k, size, lane
+    elif f == fc and lane < 0:  # the fast lane takes it
+        return size, k, 1
+    elif f == fc and k < lane:  # it beats the lane's entry, which goes to the heap
+        slot, key, nsize, nlane = size, lane, size + 1, k
+    else:
+        slot, key, nsize, nlane = size, k, size + 1, lane
+    iheap_sift_up(hf, hk, pos, mask, slot, f, key)
+    return nsize, nlane, 1
 
 
 @njit(inline="always")
