@@ -1,9 +1,7 @@
 """navkit demo: the longest Moving AI scenarios on den520d, checked and drawn.
 
 Run ``python examples/demo.py`` (or ``make demo``). It loads the bundled map
-``examples/maps/den520d.map`` with its scenario file (falling back to the
-Moving AI folder the benchmarks use: ``$NAVKIT_MOVINGAI_DIR``, see
-:func:`navkit.bench.common.default_data_dir`), runs the longest scenario
+``den520d.map`` with its scenario file (:mod:`navkit.examples`), runs the longest scenario
 queries with the exact cost model, prints the time of
 the first call (numba kernels loading or compiling), a table comparing every
 cost with the published optimal length, and writes ``<out>/demo_paths.png``.
@@ -23,23 +21,16 @@ from rich.console import Console
 from rich.table import Table
 
 import navkit
-from navkit.bench.common import default_data_dir
+import navkit.examples
 from navkit.formats import read_scenarios
 from navkit.render import render_grid, save_png
 
-HERE = Path(__file__).resolve().parent
 MAP_NAME = "den520d.map"
 
 
 def find_data() -> tuple[Path, Path]:
-    """The den520d map and its scenario file: bundled copy first, then the Moving AI folder."""
-    candidates = [HERE / "maps", default_data_dir()]
-    for d in candidates:
-        m, s = d / MAP_NAME, d / (MAP_NAME + ".scen")
-        if m.is_file() and s.is_file():
-            return m, s
-    tried = ", ".join(str(d) for d in candidates)
-    raise SystemExit(f"error: cannot find {MAP_NAME} and {MAP_NAME}.scen (looked in {tried})")
+    """The bundled den520d map and its scenario file."""
+    return navkit.examples.path(MAP_NAME), navkit.examples.path(MAP_NAME + ".scen")
 
 
 def main(argv: list[str] | None = None) -> int:

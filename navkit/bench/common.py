@@ -2,7 +2,7 @@
 
 * **data**: :func:`default_data_dir` is where the third-party Moving AI maps
   are looked for (``$NAVKIT_MOVINGAI_DIR``, else a ``shared/maps/movingai``
-  folder beside the repository, else the maps bundled in ``examples/maps``);
+  folder beside the repository, else the maps bundled in :mod:`navkit.examples`);
   every benchmark that reads them takes ``--data DIR`` (:func:`add_data_option`)
   and reports a missing folder with :func:`no_data`;
 * **selection**: :func:`select_queries` (every 10th scenario line, the last
@@ -31,6 +31,8 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
+
+from .. import examples
 
 __all__ = [
     "DATA_ENV",
@@ -65,20 +67,17 @@ _SHARED_DATA = _REPO.parent / "shared" / "maps" / "movingai"
 
 # ---------------------------------------------------------------------- data
 def default_data_dir() -> Path:
-    """``$NAVKIT_MOVINGAI_DIR``, else ``<repo>/../shared/maps/movingai``, else ``examples/maps``.
+    """``$NAVKIT_MOVINGAI_DIR``, else ``<repo>/../shared/maps/movingai``, else the
+    maps bundled in the package (:mod:`navkit.examples`: den520d and arena).
 
-    The first folder that exists wins (``examples/maps`` is tried beside the
-    package and under the current directory); when none does, the shared
-    folder is returned, so that the error names where the data belongs.
+    The first folder that exists wins; the bundled folder always does.
     """
     env = os.environ.get(DATA_ENV)
     if env:
         return Path(env)
-    candidates = [_SHARED_DATA, _REPO / "examples" / "maps", Path.cwd() / "examples" / "maps"]
-    for cand in candidates:
-        if cand.is_dir():
-            return cand
-    return candidates[0]
+    if _SHARED_DATA.is_dir():
+        return _SHARED_DATA
+    return examples.path("den520d.map").parent
 
 
 def add_data_option(parser: argparse.ArgumentParser) -> None:
@@ -86,7 +85,7 @@ def add_data_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--data", type=Path, default=None, metavar="DIR",
         help=f"Moving AI folder holding the .map and .map.scen files (default: ${DATA_ENV}, "
-             "else <repo>/../shared/maps/movingai, else examples/maps)")
+             "else <repo>/../shared/maps/movingai, else the maps bundled in navkit.examples)")
 
 
 def resolve_data_dir(option: Path | None) -> Path:

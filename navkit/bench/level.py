@@ -7,7 +7,7 @@ target.
 A C++ reference implementation timed 100 and 1000 obstacle-aware queries on
 an 80 x 80 grid (Windows Release build: 15 ms and 176 ms). Here:
 
-* the level is ``examples/levels/bench80.json``: 32 x 32 m at 0.4 m cells
+* the level is the bundled ``bench80.json`` (:mod:`navkit.examples`): 32 x 32 m at 0.4 m cells
   (80 x 80), five rooms and a corridor joined by doors, furniture;
 * 20 characters stand at random walkable points (``default_rng(seed)``), at
   least two collision radii apart; each is a dynamic obstacle of the radius
@@ -59,8 +59,10 @@ COLLISION_RADIUS = 0.45
 
 
 def default_level_path() -> Path:
-    """``<repo>/examples/levels/bench80.json`` (next to the installed package's source tree)."""
-    return Path(__file__).resolve().parents[2] / "examples" / "levels" / "bench80.json"
+    """The bundled ``bench80.json`` (:mod:`navkit.examples`)."""
+    from .. import examples
+
+    return examples.path("bench80.json")
 
 
 def _random_points(rng: np.random.Generator, walk: NDArray[np.bool_], grid: Any,
@@ -333,7 +335,7 @@ def build_parser() -> argparse.ArgumentParser:
     """The options of ``navkit bench level`` (also ``navkit bench-level``)."""
     p = argparse.ArgumentParser(prog="navkit bench level", description=__doc__.split("\n\n")[0])
     p.add_argument("--level", type=Path, default=None,
-                   help="level JSON (default: examples/levels/bench80.json)")
+                   help="level JSON (default: the bundled bench80.json)")
     p.add_argument("--queries", type=int, nargs="+", default=[100, 1000], metavar="N",
                    help="query counts to time (default: 100 1000)")
     p.add_argument("--characters", type=int, default=N_CHARACTERS,
@@ -343,6 +345,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument("--no-raster", action="store_true",
                    help="skip the 1000x1000 rasterization benchmark")
+    p.add_argument("--quick", action="store_true",
+                   help="a smoke run: 100 queries, one timed run, no rasterization benchmark")
     p.add_argument("--json", type=Path, default=None, metavar="OUT",
                    help="also write the figures as JSON")
     return p
@@ -353,6 +357,8 @@ def main(argv: list[str] | None = None) -> int:
     from ..errors import NavkitError
 
     args = build_parser().parse_args(argv)
+    if args.quick:
+        args.queries, args.repeat, args.no_raster = [100], 1, True
     console = make_console(140)
     if any(q < 1 for q in args.queries) or args.repeat < 1 or args.characters < 0:
         console.print("[red]--queries and --repeat must be >= 1, --characters >= 0[/red]")

@@ -8,12 +8,12 @@ import json
 import math
 import warnings
 from collections import deque
-from pathlib import Path
 
 import numpy as np
 import pytest
 import shapely
 
+from navkit import examples as navkit_examples
 from navkit.bench.raster import benchmark_level, benchmark_rasterize
 from navkit.errors import ConfigError, FormatError, QueryError
 from navkit.level import (
@@ -28,7 +28,7 @@ from navkit.level import (
     read_level,
 )
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "levels"
+EXAMPLES = navkit_examples.path("interior.json").parent
 EPS = 1e-9
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -21,6 +20,7 @@ from typer.testing import CliRunner
 
 import navkit
 from navkit import ConfigError, NavGrid, NavMap, PathCache, Pathfinder, QueryError, Status
+from navkit import examples as navkit_examples
 from navkit.cli import app
 from navkit.level import NavLevel, read_level
 from navkit.query.cache import obstacle_key
@@ -28,7 +28,7 @@ from navkit.query.navmap import Obstacle, obstacle_radius
 from tests.conftest import fixed
 from tests.reference import brute_snap, dijkstra_costs, is_valid_path, path_cost, reachable_nearest
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "levels"
+EXAMPLES = navkit_examples.path("interior.json").parent
 INTERIOR = EXAMPLES / "interior.json"
 OUTDOOR = EXAMPLES / "outdoor.json"
 

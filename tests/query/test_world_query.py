@@ -368,25 +368,3 @@ def test_one_call_without_jit():
              .replace("print(json.dumps(out))\n", ""), ns)
     assert got == json.loads(json.dumps(ns["out"]))
     assert any(row[0] == int(Status.NEAREST) or row[0] == int(Status.FOUND) for row in got)
-
-
-def test_kernel_cache_is_dropped_when_a_kernel_source_changes(tmp_path):
-    """numba keys a cached kernel on its own file only; navkit drops the whole
-    cache when any kernel source changes (a helper inlined from another file)."""
-    from navkit._numba_config import _drop_stale_cache
-
-    (tmp_path / "heap.py").write_text("from numba import njit\n")
-    (tmp_path / "notes.py").write_text("x = 1\n")
-    cache = tmp_path / "__pycache__"
-    cache.mkdir()
-    (cache / "search.astar-10.py311.nbi").write_text("old")
-    _drop_stale_cache(tmp_path)
-    assert not (cache / "search.astar-10.py311.nbi").exists()
-    (cache / "search.astar-10.py311.nbi").write_text("new")
-    _drop_stale_cache(tmp_path)
-    (tmp_path / "notes.py").write_text("x = 2\n")  # not a kernel source
-    _drop_stale_cache(tmp_path)
-    assert (cache / "search.astar-10.py311.nbi").exists()
-    (tmp_path / "heap.py").write_text("from numba import njit\n# edited\n")
-    _drop_stale_cache(tmp_path)
-    assert not (cache / "search.astar-10.py311.nbi").exists()
