@@ -1,4 +1,5 @@
-"""One place for the numba flags every kernel uses.
+"""One place for the numba flags every kernel uses, where compiled kernels are
+kept, and the notice that says a first call is compiling.
 
 ``cache=True`` keeps compiled kernels on disk between runs (the first call after
 import then costs a load, not a compile); ``nogil=True`` lets threads run
@@ -6,55 +7,161 @@ kernels side by side; bounds checks stay off, so the Python layer validates
 every index before a kernel sees it. ``fastmath`` is never used: route
 decisions must be bit-identical on every machine.
 
-Set ``NAVKIT_NUMBA_CACHE=0`` to disable the on-disk cache. The cache is
-dropped whenever a kernel source file changes (see :func:`_drop_stale_cache`).
+Where the compiled kernels go (:func:`cache_dir`): ``$NUMBA_CACHE_DIR`` when
+set; else ``__pycache__`` beside the kernel sources when the package folder
+is writable; else the user cache directory (``platformdirs``, for example
+``~/.cache/navkit``). numba's cache is keyed on the CPU, so build it on the
+machine type that runs it (``navkit warmup`` in the container image).
+
+Set ``NAVKIT_NUMBA_CACHE=0`` to disable the on-disk cache. The cached kernels
+are dropped whenever a kernel source changes (see :func:`_drop_stale_cache`).
+
+When a first call compiles for longer than ``NAVKIT_COMPILE_NOTICE_AFTER``
+seconds (default 1.5), one line on stderr says so, once per process;
+``NAVKIT_QUIET_COMPILE=1`` silences it.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import sys
+import tempfile
+import threading
 from pathlib import Path
 from typing import Any
 
 import numba
+from numba.core import event as _event
+
+__all__ = ["njit", "JIT_OPTIONS", "CACHE", "cache_dir", "KERNELS_DIR"]
 
 CACHE = os.environ.get("NAVKIT_NUMBA_CACHE", "1") != "0"
+#: The folder of navkit's kernel sources.
+KERNELS_DIR = Path(__file__).resolve().parent / "_kernels"
 
 
-def _drop_stale_cache(root: Path | None = None) -> None:
+def _writable(folder: Path) -> bool:
+    """True when a file can be created in ``folder`` (made if missing)."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=folder):
+            return True
+    except OSError:
+        return False
+
+
+def _user_cache_root() -> Path:
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("navkit", appauthor=False)) / "numba"
+
+
+def cache_dir(env: dict[str, str] | None = None, *, writable: bool | None = None) -> Path:
+    """The folder that holds navkit's compiled kernels (see the module docstring).
+
+    ``env`` (default ``os.environ``) and ``writable`` (default: probe the
+    package folder) exist for tests."""
+    given = env.get("NUMBA_CACHE_DIR") if env is not None else os.environ.get("NUMBA_CACHE_DIR")
+    if given:
+        return Path(given) / _numba_subpath(KERNELS_DIR)
+    pycache = KERNELS_DIR / "__pycache__"
+    if writable is None:
+        writable = _writable(pycache)
+    if writable:
+        return pycache
+    return _user_cache_root() / _numba_subpath(KERNELS_DIR)
+
+
+def _numba_subpath(folder: Path) -> str:
+    """The sub-folder numba's user-provided cache locator uses for sources in ``folder``."""
+    subpath = os.path.dirname(os.path.abspath(folder / "x.py"))
+    return "_".join([os.path.split(subpath)[-1], hashlib.sha1(subpath.encode()).hexdigest()])
+
+
+def _use_user_cache() -> None:
+    """A read-only install: point numba's cache at the user cache directory."""
+    if os.environ.get("NUMBA_CACHE_DIR") or _writable(KERNELS_DIR / "__pycache__"):
+        return
+    numba.config.CACHE_DIR = str(_user_cache_root())
+
+
+def _drop_stale_cache(sources: Path | None = None, cache: Path | None = None) -> None:
     """Delete navkit's compiled kernels when any kernel source changed.
 
     numba keys a cached kernel on its own file's timestamp only; a kernel that
     inlines helpers from another file (every search inlines the heap) would
     keep running the old helpers after an edit to that file. A digest of the
-    sources that define kernels, kept beside the cache, catches that. Best
-    effort: a read-only install just keeps its cache.
+    kernel sources, kept beside the cache, catches that. Best effort: a cache
+    that cannot be written is kept as it is.
     """
-    root = Path(__file__).resolve().parent if root is None else root
+    sources = KERNELS_DIR if sources is None else sources
+    cache = cache_dir() if cache is None else cache
     digest = hashlib.sha256()
-    for src in sorted(root.rglob("*.py")):
-        text = src.read_bytes()
-        # the kernels' sources and their layouts
-        if b"njit" in text or src.parent.name == "_kernels":
-            digest.update(str(src.relative_to(root)).encode())
-            digest.update(text)
-    stamp = root / "__pycache__" / "navkit-kernels.sha256"
+    for src in sorted([*sources.glob("*.py"), Path(__file__).resolve()]):
+        digest.update(src.name.encode())
+        digest.update(src.read_bytes())
+    stamp = cache / "navkit-kernels.sha256"
     want = digest.hexdigest()
     try:
         if stamp.exists() and stamp.read_text() == want:
             return
         for pattern in ("*.nbi", "*.nbc"):
-            for f in root.rglob(pattern):
+            for f in cache.glob(pattern):
                 f.unlink(missing_ok=True)
-        stamp.parent.mkdir(exist_ok=True)
+        cache.mkdir(parents=True, exist_ok=True)
         stamp.write_text(want)
     except OSError:
         pass
 
 
+class _CompileNotice(_event.Listener):
+    """Says once, on stderr, that a navkit kernel is compiling, when it takes a while."""
+
+    def __init__(self) -> None:
+        self.depth = 0
+        self.said = False
+        self.timer: threading.Timer | None = None
+
+    @staticmethod
+    def _ours(event: _event.Event) -> bool:
+        data = event.data if isinstance(event.data, dict) else {}
+        func = getattr(data.get("dispatcher"), "py_func", None)
+        return str(getattr(func, "__module__", "")).startswith("navkit.")
+
+    def on_start(self, event: _event.Event) -> None:
+        if self.said or not self._ours(event):
+            return
+        self.depth += 1
+        quiet = os.environ.get("NAVKIT_QUIET_COMPILE", "") in ("1", "true", "yes")
+        if self.depth == 1 and not quiet:
+            after = float(os.environ.get("NAVKIT_COMPILE_NOTICE_AFTER", "1.5"))
+            self.timer = threading.Timer(after, self.say)
+            self.timer.daemon = True
+            self.timer.start()
+
+    def on_end(self, event: _event.Event) -> None:
+        if self.said or not self._ours(event):
+            return
+        self.depth = max(self.depth - 1, 0)
+        if self.depth == 0 and self.timer is not None:
+            self.timer.cancel()
+            self.timer = None
+
+    def say(self) -> None:
+        if self.said:
+            return
+        self.said = True
+        print("navkit: compiling kernels for this machine (first use; cached for the next run). "
+              "`navkit warmup` does it ahead of time; NAVKIT_QUIET_COMPILE=1 hides this.",
+              file=sys.stderr, flush=True)
+
+
 if CACHE and not numba.config.DISABLE_JIT:
+    _use_user_cache()
     _drop_stale_cache()
+if not numba.config.DISABLE_JIT:
+    _event.register("numba:compile", _CompileNotice())
 
 JIT_OPTIONS: dict[str, object] = {
     "cache": CACHE,

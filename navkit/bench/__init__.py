@@ -12,6 +12,8 @@
            §11.2: find path to nearest among 20 characters) and the rasterizer
            (:mod:`navkit.bench.raster`); also ``navkit bench-level``
 ``sim``    :mod:`navkit.bench.sim`: simulation tick time at 100 to 5,000 walkers
+``startup`` :mod:`navkit.bench.startup`: first use in a new process, cold and
+           warm numba cache (CPU, wall, peak memory)
 =========  =====================================================================
 
 Each module has ``main(argv) -> int`` (0, or 2 on bad input); they are
@@ -36,6 +38,7 @@ SUITES: dict[str, str] = {
     "flow": "navkit.bench.flow",
     "level": "navkit.bench.level",
     "sim": "navkit.bench.sim",
+    "startup": "navkit.bench.startup",
 }
 #: What ``navkit bench`` runs when the first argument names no benchmark.
 DEFAULT_SUITE = "peers"

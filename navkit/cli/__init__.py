@@ -12,6 +12,7 @@ Commands::
     navkit sim SCENE.json --ticks N ...          (navkit.cli.sim)
     navkit view TARGET ...                       (navkit.cli.view)
     navkit flow MAP --goal X,Z ...               (navkit.cli.flow)
+    navkit warmup [GROUP ...]                    (navkit.cli.warmup)
     navkit --version
 
 Exit status: 0 success; 1 a query found no path (``path``, ``flow``) or a
@@ -40,6 +41,8 @@ from .scen import ALGORITHMS, scen_cmd
 from .scen import HELP as SCEN_HELP
 from .sim import sim_cmd
 from .view import view_cmd
+from .warmup import HELP as WARMUP_HELP
+from .warmup import warmup_cmd
 
 __all__ = ["app", "main", "ALGORITHMS", "EXIT_OK", "EXIT_NO_PATH", "EXIT_BAD_INPUT"]
 
@@ -81,6 +84,7 @@ app.command("bench-level", help=BENCH_LEVEL_HELP, **PASSTHROUGH)(bench_level_cmd
 app.command("sim")(sim_cmd)
 app.command("view")(view_cmd)
 app.command("flow", help=FLOW_HELP)(flow_cmd)
+app.command("warmup", help=WARMUP_HELP)(warmup_cmd)
 
 
 def main() -> None:

@@ -1,0 +1,197 @@
+"""Compile navkit's kernels ahead of time: ``navkit warmup [GROUP ...]``.
+
+numba compiles a kernel the first time it runs with a given argument layout
+and keeps the result in its disk cache (see :mod:`navkit._numba_config` for
+where). A server in a container or a CI runner starts with an empty cache,
+so its first path query would compile; running :func:`warm_up` once (in the
+image build, say) moves that time out of the first request.
+
+Each group runs the public API on tiny inputs, so exactly the kernel
+variants real queries use get compiled (or loaded from the cache):
+
+========  =====================================================================
+group     what it compiles
+========  =====================================================================
+grid      A* and Dijkstra (uniform and weighted, with obstacles and windows),
+          batches, distance fields, smoothing, snapping, polygon levels
+jps       Jump Point Search and the one-call world query (plain, with
+          obstacles, find-path-to-nearest), JPS batches
+hpa       HPA*: building clusters, queries, updates
+flow      flow fields: builds (buckets and heap) and updates
+sim       the character simulation's tick
+viewer    the searches the browser viewer runs (every algorithm)
+========  =====================================================================
+
+>>> sorted(GROUPS)
+['flow', 'grid', 'hpa', 'jps', 'sim', 'viewer']
+"""
+
+from __future__ import annotations
+
+import resource
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["GROUPS", "GroupResult", "warm_up"]
+
+
+def _walk() -> np.ndarray:
+    walk = np.ones((24, 24), dtype=bool)
+    walk[4:20, 12] = False
+    walk[12, 2:10] = False
+    return walk
+
+
+def _grid() -> None:
+    from .grid import NavGrid
+    from .level import parse_level
+    from .level.raster import rasterize
+    from .query.navmap import NavMap
+    from .query.pathfinder import Pathfinder
+
+    walk = _walk()
+    weights = np.ones(walk.shape, dtype=np.int32)
+    weights[:, 16:] = 3
+    obstacles = np.array([[6.5, 6.5, 1.0]])
+    for grid in (NavGrid(walk), NavGrid(walk, weights=weights)):
+        for conn in (8, 4):
+            pf = Pathfinder(grid, costs="exact", connectivity=conn)
+            for algorithm in ("astar", "dijkstra"):
+                pf.find_path_cells((1, 1), (22, 22), algorithm=algorithm, smooth=True)
+                pf.find_path_cells((1, 1), (22, 22), algorithm=algorithm, obstacles=obstacles)
+                pf.find_path_cells((1, 1), (22, 22), algorithm=algorithm, window=(0, 0, 23, 23))
+            pf.find_path((1.5, 1.5), (22.5, 22.5), algorithm="astar")
+            pf.find_path_to_nearest((1.5, 1.5), (40.0, 40.0), algorithm="astar")
+            starts = np.array([[1, 1], [2, 2]])
+            goals = np.array([[22, 22], [20, 3]])
+            pf.find_paths_batch(starts, goals, return_paths=True)
+            pf.find_paths_batch(starts, goals, obstacles=obstacles)
+            pf.distance_field([(1, 1)])
+            pf.line_of_sight((1, 1), (5, 5))
+            handle = pf.add_occupant(10.0, 10.0, 1.0)
+            pf.remove_occupant(handle)
+    level = parse_level({
+        "cellSize": 0.5,
+        "areas": [{"name": "a", "polygon": [[0, 0], [8, 0], [8, 8], [0, 8]]}],
+        "obstacles": [{"name": "o", "polygon": [[3, 3], [4, 3], [4, 4]]}],
+    })
+    rasterize(level)
+    NavMap(level).find_path((1.0, 1.0), (7.0, 7.0))
+
+
+def _jps() -> None:
+    from .grid import NavGrid
+    from .query.pathfinder import Pathfinder
+
+    pf = Pathfinder(NavGrid(_walk()), costs="exact")
+    obstacles = np.array([[6.5, 6.5, 1.0], [18.0, 4.0, 1.5]])
+    pf.find_path_cells((1, 1), (22, 22), algorithm="jps")
+    pf.find_path_cells((1, 1), (22, 22), algorithm="jps", obstacles=obstacles, smooth=True)
+    pf.find_path((1.5, 1.5), (22.5, 22.5))
+    pf.find_path((1.5, 1.5), (22.5, 22.5), obstacles=obstacles)
+    pf.find_path_to_nearest((1.5, 1.5), (13.5, 5.5), obstacles=obstacles)
+    pf.find_path_to_nearest((1.5, 1.5), (13.5, 5.5), budget=5)
+    starts = np.array([[1, 1], [2, 2]])
+    goals = np.array([[22, 22], [20, 3]])
+    pf.find_paths_batch(starts, goals, algorithm="jps", return_paths=True)
+    pf.find_paths_batch(starts, goals, algorithm="jps")
+
+
+def _hpa() -> None:
+    from .grid import NavGrid
+    from .query.hpa import HPAStar
+
+    walk = _walk()
+    for weights in (None, np.where(walk, 2, 1).astype(np.int32)):
+        hpa = HPAStar(NavGrid(walk, weights=weights), cluster_size=8)
+        hpa.find_path_cells((1, 1), (22, 22), smooth=True)
+        changed = walk.copy()
+        changed[2, 2] = False
+        hpa.update(NavGrid(changed, weights=weights))
+
+
+def _flow() -> None:
+    from .grid import NavGrid
+    from .query.flow import FlowField
+
+    walk = _walk()
+    for grid in (NavGrid(walk), NavGrid(walk, weights=np.where(walk, 3, 1).astype(np.int32))):
+        for queue in ("buckets", "heap"):
+            ff = FlowField(grid, queue=queue).build([(22, 22)])
+            ff.update((0, 0, 10, 10), obstacles=[(5.0, 5.0, 1.5)])
+            ff.update((0, 0, 10, 10), obstacles=None)
+            ff.follow((1, 1))
+            _ = ff.direction
+
+
+def _sim() -> None:
+    from .sim import warm_up as sim_warm_up
+
+    sim_warm_up()
+
+
+def _viewer() -> None:
+    from .grid import NavGrid
+    from .query.pathfinder import Pathfinder
+    from .viewer.search import Searcher
+
+    pf = Pathfinder(NavGrid(_walk()), costs="exact")
+    searcher = Searcher()
+    for algorithm in searcher.names(pf):
+        searcher.run(pf, (1, 1), (22, 22), algorithm)
+
+
+#: Group name -> what it runs.
+GROUPS: dict[str, Callable[[], None]] = {
+    "grid": _grid,
+    "jps": _jps,
+    "hpa": _hpa,
+    "flow": _flow,
+    "sim": _sim,
+    "viewer": _viewer,
+}
+
+
+@dataclass(frozen=True)
+class GroupResult:
+    """One group's warm-up: seconds of CPU and wall time, and the error if it failed."""
+
+    group: str
+    cpu_s: float
+    wall_s: float
+    error: str | None = None
+
+
+def _cpu() -> float:
+    ru = resource.getrusage(resource.RUSAGE_SELF)
+    return ru.ru_utime + ru.ru_stime
+
+
+def warm_up(groups: Iterable[str] | None = None) -> list[GroupResult]:
+    """Compile (or load) the kernels of ``groups`` (default: all, in the order of
+    :data:`GROUPS`). A group that fails is reported with its error; the others
+    still run.
+
+    >>> [r.error for r in warm_up(["flow"])]
+    [None]
+    """
+    names = list(GROUPS) if groups is None else list(groups)
+    unknown = [g for g in names if g not in GROUPS]
+    if unknown:
+        from .errors import ConfigError
+
+        raise ConfigError(f"unknown warm-up group(s) {', '.join(map(repr, unknown))}; "
+                          f"expected some of {', '.join(GROUPS)}", field="groups")
+    out = []
+    for name in names:
+        c0, t0 = _cpu(), time.perf_counter()
+        error = None
+        try:
+            GROUPS[name]()
+        except Exception as exc:  # noqa: BLE001 - reported per group, the exit status says it
+            error = f"{type(exc).__name__}: {exc}"
+        out.append(GroupResult(name, _cpu() - c0, time.perf_counter() - t0, error))
+    return out

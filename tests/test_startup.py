@@ -1,0 +1,80 @@
+"""Start-up: where compiled kernels go, when they are dropped, the notice
+that a first call compiles, and ``navkit warmup``."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from navkit import _numba_config as cfg
+from navkit.cli import app
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_kernel_cache_is_dropped_when_a_kernel_source_changes(tmp_path: Path) -> None:
+    """numba keys a cached kernel on its own file only; navkit drops the whole
+    cache when any kernel source changes (a helper inlined from another file)."""
+    sources = tmp_path / "_kernels"
+    sources.mkdir()
+    (sources / "heap.py").write_text("from numba import njit\n")
+    (tmp_path / "notes.py").write_text("x = 1\n")  # beside the kernels, not one of them
+    cache = sources / "__pycache__"
+    cache.mkdir()
+    (cache / "search.astar-10.py311.nbi").write_text("old")
+    cfg._drop_stale_cache(sources, cache)
+    assert not (cache / "search.astar-10.py311.nbi").exists()
+    (cache / "search.astar-10.py311.nbi").write_text("new")
+    cfg._drop_stale_cache(sources, cache)
+    (tmp_path / "notes.py").write_text("x = 2\n")  # not a kernel source
+    cfg._drop_stale_cache(sources, cache)
+    assert (cache / "search.astar-10.py311.nbi").exists()
+    (sources / "heap.py").write_text("from numba import njit\n# edited\n")
+    cfg._drop_stale_cache(sources, cache)
+    assert not (cache / "search.astar-10.py311.nbi").exists()
+
+
+def test_cache_dir_follows_numba_cache_dir_then_the_package_then_the_user_cache(
+        tmp_path: Path) -> None:
+    under = cfg.cache_dir({"NUMBA_CACHE_DIR": str(tmp_path)})
+    assert under.parent == tmp_path and under.name.startswith("_kernels_")
+    assert cfg.cache_dir({}, writable=True) == cfg.KERNELS_DIR / "__pycache__"
+    user = cfg.cache_dir({}, writable=False)
+    assert "navkit" in str(user) and not str(user).startswith(str(cfg.KERNELS_DIR))
+
+
+def _fresh(env_extra: dict[str, str], tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    code = ("import numpy as np, navkit\n"
+            "pf = navkit.Pathfinder(navkit.NavGrid(np.ones((4, 4), bool)))\n"
+            "pf.find_path_cells((0, 0), (3, 3))\n"
+            "pf.find_path_cells((0, 0), (3, 3), algorithm='dijkstra')\n")
+    env = {k: v for k, v in os.environ.items() if k != "NAVKIT_QUIET_COMPILE"}
+    env.update(PYTHONPATH=str(ROOT), NUMBA_CACHE_DIR=str(tmp_path),
+               NAVKIT_COMPILE_NOTICE_AFTER="0.05", **env_extra)
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                          timeout=600, cwd=str(ROOT))
+
+
+def test_a_compiling_first_call_says_so_once_and_can_be_silenced(tmp_path: Path) -> None:
+    r = _fresh({}, tmp_path / "a")
+    assert r.returncode == 0, r.stderr
+    assert r.stderr.count("navkit: compiling kernels") == 1, r.stderr
+    r = _fresh({"NAVKIT_QUIET_COMPILE": "1"}, tmp_path / "b")
+    assert r.returncode == 0, r.stderr
+    assert "compiling" not in r.stderr
+    r = _fresh({}, tmp_path / "a")  # the cache is warm now: nothing compiles
+    assert r.returncode == 0 and "compiling" not in r.stderr, r.stderr
+
+
+def test_warmup_command() -> None:
+    runner = CliRunner()
+    r = runner.invoke(app, ["warmup", "flow", "--no-progress"])
+    assert r.exit_code == 0, r.output
+    assert "flow" in r.output
+    r = runner.invoke(app, ["warmup", "bogus"])
+    assert r.exit_code == 2
+    assert "bogus" in r.output
