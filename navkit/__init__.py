@@ -58,7 +58,14 @@ __all__ = [
 assert set(__all__) == {*_EXPORTS, "__version__"}
 
 
+#: Sub-packages reachable as attributes (``navkit.examples.path(...)``), loaded on first use.
+_SUBPACKAGES = frozenset({"examples", "formats", "level", "query", "sim", "render", "warmup",
+                          "viewer", "bench", "cli"})
+
+
 def __getattr__(name: str) -> Any:
+    if name in _SUBPACKAGES:
+        return importlib.import_module(f"navkit.{name}")
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'navkit' has no attribute {name!r}")

@@ -17,6 +17,8 @@ __all__ = [
     "FormatError",
     "ConfigError",
     "QueryError",
+    "MissingExtraError",
+    "require_extra",
     "unknown_name_message",
 ]
 
@@ -64,6 +66,29 @@ class ConfigError(NavkitError, ValueError):
 
 class QueryError(NavkitError, ValueError):
     """A query argument is invalid (out of bounds, NaN, wrong shape or dtype)."""
+
+
+class MissingExtraError(NavkitError, ImportError):
+    """A feature needs an optional dependency that is not installed; names the extra.
+
+    >>> str(MissingExtraError("the viewer", "viewer", "starlette"))
+    "the viewer needs starlette, which is not installed: pip install 'navkit[viewer]'"
+    """
+
+    def __init__(self, feature: str, extra: str, module: str):
+        self.extra = extra
+        self.module = module
+        super().__init__(f"{feature} needs {module}, which is not installed: "
+                         f"pip install 'navkit[{extra}]'")
+
+
+def require_extra(modules: Sequence[str], feature: str, extra: str) -> None:
+    """Raise :class:`MissingExtraError` unless every one of ``modules`` can be imported."""
+    import importlib.util
+
+    for module in modules:
+        if importlib.util.find_spec(module) is None:
+            raise MissingExtraError(feature, extra, module)
 
 
 def unknown_name_message(kind: str, name: Any, names: Sequence[str]) -> str:

@@ -40,11 +40,15 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
-from starlette.websockets import WebSocket, WebSocketDisconnect
+from ..errors import MissingExtraError, NavkitError
 
-from ..errors import NavkitError
+try:  # the viewer's web server is the navkit[viewer] extra
+    from starlette.requests import Request
+    from starlette.responses import JSONResponse, Response
+    from starlette.websockets import WebSocket, WebSocketDisconnect
+except ModuleNotFoundError as exc:
+    raise MissingExtraError("the viewer", "viewer", exc.name or "starlette") from exc
+
 from ..grid import NavGrid
 from .playback import Playback
 from .protocol import LIMITS

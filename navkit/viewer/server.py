@@ -28,15 +28,19 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from starlette.applications import Starlette
-from starlette.exceptions import HTTPException
-from starlette.middleware import Middleware
-from starlette.middleware.gzip import GZipMiddleware
-from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
-from starlette.routing import Route, WebSocketRoute
+from ..errors import MissingExtraError, NavkitError, require_extra
 
-from ..errors import NavkitError
+try:  # the viewer's web server is the navkit[viewer] extra
+    from starlette.applications import Starlette
+    from starlette.exceptions import HTTPException
+    from starlette.middleware import Middleware
+    from starlette.middleware.gzip import GZipMiddleware
+    from starlette.requests import Request
+    from starlette.responses import JSONResponse, Response
+    from starlette.routing import Route, WebSocketRoute
+except ModuleNotFoundError as exc:
+    raise MissingExtraError("the viewer", "viewer", exc.name or "starlette") from exc
+
 from . import api
 from .protocol import LIMITS
 from .state import ViewerState
@@ -362,6 +366,7 @@ def url_for(sock: socket.socket) -> str:
 def uvicorn_config(app: Starlette, **kwargs: Any) -> Any:
     """uvicorn settings for the viewer: small WebSocket messages, small headers, no server
     banner."""
+    require_extra(("uvicorn", "websockets"), "the viewer", "viewer")
     import uvicorn
 
     opts: dict[str, Any] = {
@@ -389,6 +394,7 @@ def serve(
 ) -> None:
     """Run the viewer until interrupted. ``on_ready(url)`` is called once the
     socket is bound (before the first request is served)."""
+    require_extra(("uvicorn", "websockets"), "the viewer", "viewer")
     import uvicorn
 
     app = create_app(target, replay=replay, host=host)
