@@ -28,6 +28,7 @@ viewer    the searches the browser viewer runs (every algorithm)
 
 from __future__ import annotations
 
+import os
 import resource
 import time
 from collections.abc import Callable, Iterable
@@ -186,12 +187,21 @@ def warm_up(groups: Iterable[str] | None = None) -> list[GroupResult]:
         raise ConfigError(f"unknown warm-up group(s) {', '.join(map(repr, unknown))}; "
                           f"expected some of {', '.join(GROUPS)}", field="groups")
     out = []
-    for name in names:
-        c0, t0 = _cpu(), time.perf_counter()
-        error = None
-        try:
-            GROUPS[name]()
-        except Exception as exc:  # noqa: BLE001 - reported per group, the exit status says it
-            error = f"{type(exc).__name__}: {exc}"
-        out.append(GroupResult(name, _cpu() - c0, time.perf_counter() - t0, error))
+    # the "compiling kernels" notice is for first calls that did not ask; this one did
+    quiet = os.environ.get("NAVKIT_QUIET_COMPILE")
+    os.environ["NAVKIT_QUIET_COMPILE"] = "1"
+    try:
+        for name in names:
+            c0, t0 = _cpu(), time.perf_counter()
+            error = None
+            try:
+                GROUPS[name]()
+            except Exception as exc:  # noqa: BLE001 - reported per group, the exit status says it
+                error = f"{type(exc).__name__}: {exc}"
+            out.append(GroupResult(name, _cpu() - c0, time.perf_counter() - t0, error))
+    finally:
+        if quiet is None:
+            os.environ.pop("NAVKIT_QUIET_COMPILE", None)
+        else:
+            os.environ["NAVKIT_QUIET_COMPILE"] = quiet
     return out

@@ -22,23 +22,29 @@ ROOT = Path(__file__).resolve().parents[1]
 
 pytestmark = pytest.mark.slow
 
-#: The README's library example, with the bundled map.
-README_EXAMPLE = """
-import numpy as np
-import navkit
+def readme_example() -> str:
+    """The README's library example (its first ``python`` block under "Using the
+    library"), as the README shows it, followed by checks of what it computed."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = text[text.index("## Using the library"):]
+    start = section.index("```python\n") + len("```python\n")
+    block = section[start:section.index("```", start)]
+    return block + CHECKS
 
-grid = navkit.load_grid(navkit.examples.path("den520d.map"))
-pf = navkit.Pathfinder(grid, costs="exact")
-r = pf.find_path_cells((12, 208), (77, 36))
+
+#: Run after the README's block, in the same namespace.
+CHECKS = """
 assert r.status.name == "FOUND" and abs(r.cost - 347.978) < 1e-3, r
-w = pf.find_path((12.5, 208.5), (77.2, 36.9))
-n = pf.find_path_to_nearest((12.5, 208.5), (0.5, 0.5))
-b = pf.find_paths_batch(np.array([[12, 208], [20, 200]]), np.array([[77, 36], [70, 40]]))
-d = pf.distance_field([(12, 208)])
 assert w.has_path and n.has_path and b.cost[0] == r.cost and np.isfinite(d[36, 77])
 assert "site-packages" in navkit.__file__, navkit.__file__
 print("README example OK", navkit.__version__)
 """
+
+
+def test_the_readme_block_is_found() -> None:
+    code = readme_example()
+    assert "navkit.examples.path(" in code and "find_path_cells" in code
+    compile(code, "README.md", "exec")
 
 
 def _run(cmd: list[str], cwd: Path, env: dict[str, str], timeout: float = 900) -> str:
@@ -67,7 +73,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, dic
 def test_the_readme_example_runs_from_the_wheel(installed: tuple[Path, Path, dict[str, str]],
                                                 tmp_path: Path) -> None:
     py, _navkit, env = installed
-    out = _run([str(py), "-c", README_EXAMPLE], tmp_path, env)
+    out = _run([str(py), "-c", readme_example()], tmp_path, env)
     assert "README example OK" in out
 
 

@@ -267,7 +267,7 @@ def box_dijkstra(grid, geo, model, box, stride, reverse, src, target, ntarget, g
     h0 = np.int64(0)
     if hmul > 0:
         h0 = heuristic(sx, sz, gx, gz, card, diag, eight, hmul)
-    size = heap_push(hf, hk, 0, h0, np.int64(l0))
+    size = heap_push(hf, hk, np.int64(0), h0, np.int64(l0))
     remaining = ntarget
     settled = 0
     ndir = 8 if eight else 4

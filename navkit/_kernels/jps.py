@@ -523,7 +523,7 @@ def jps(bits, model, ws, start, goal, budget, stats):  # type: ignore[no-untyped
     nd[2 * start] = (open_tag << 32) | scode
     nd[2 * start + 1] = 0
     h0 = heuristic(sx, sz, gx, gz, card, diag, True, 1)
-    size = heap_push(hf, hk, 0, h0, (h0 << cb) | scode)
+    size = heap_push(hf, hk, np.int64(0), h0, (h0 << cb) | scode)  # not a literal: one heap_push signature
 
     expanded = 0
     generated = 1
@@ -702,7 +702,7 @@ def nodes_to_cells(nodes, m, wp, cells, pts, geo):  # type: ignore[no-untyped-de
 
 
 # ----------------------------------------------------------------- kernels
-@njit
+@njit(inline="always")  # one linking level less for the world query (compile time)
 def jps_path(bits, model, ws, start, goal, budget, to_best, stats, out):  # type: ignore[no-untyped-def]
     """:func:`jps` and the path in one call (one dispatch per query).
 

@@ -310,7 +310,7 @@ def _next_gens(fx):  # type: ignore[no-untyped-def]
     return jgen, agen
 
 
-@njit
+@njit(inline="always")
 def _overlay(fx, circles):  # type: ignore[no-untyped-def]
     """Make ``circles`` the standing overlay; returns its mark (0: none) or
     ``-1 - row`` for an invalid circle (the overlay is then retired)."""
@@ -351,7 +351,7 @@ def _overlay(fx, circles):  # type: ignore[no-untyped-def]
     return mark
 
 
-@njit
+@njit(inline="always")
 def _search_and_path(fx, mark, jgen, agen, s, g, budget, nearest, res):  # type: ignore[no-untyped-def]
     """Step 3 and the chain: returns ``(status, end, cost, m)`` (``m = 0``: no path)."""
     fx_ = WorldArgs(*fx)
