@@ -237,28 +237,38 @@ def nearest_free(cells, overlay, wp, hp, cx, cz, radius):  # type: ignore[no-unt
 
     ``(cx, cz)`` may lie outside the grid. Rings grow outward; the winner has
     the smallest squared distance, ties to the lower index. Returns -1 if none.
+    Only the rings that meet the grid are walked, and only their part inside
+    it: at most ``max(wp, hp)`` rings of ``O(wp + hp)`` cells, whatever ``radius``.
     """
     overlay_ = OverlayArgs(*overlay)
     marks, mark = overlay_.marks, overlay_.mark
+    x_lo, x_hi, z_lo, z_hi = 1, wp - 2, 1, hp - 2  # the grid's padded nodes
+    # rings below r_min miss the grid; beyond r_max it is all inside
+    r_min = max(max(x_lo - cx, cx - x_hi), max(z_lo - cz, cz - z_hi))
+    r_min = max(r_min, 0)
+    r_max = max(max(cx - x_lo, x_hi - cx), max(cz - z_lo, z_hi - cz))
+    if radius > r_max:
+        radius = r_max
     best = -1
     best_d2 = 0
-    r = 0
+    r = r_min
     while r <= radius:
         if best >= 0 and r * r > best_d2:
             break
         z0 = cz - r
         z1 = cz + r
-        for z in range(z0, z1 + 1):
-            if z < 1 or z > hp - 2:
-                continue
-            edge = z == z0 or z == z1
-            step = 1 if edge else 2 * r
-            x = cx - r
-            while x <= cx + r:
-                if 1 <= x <= wp - 2:
+        for z in range(max(z0, z_lo), min(z1, z_hi) + 1):
+            dz = z - cz
+            if z == z0 or z == z1:  # a whole edge row of the ring
+                x_from, x_to, step = max(cx - r, x_lo), min(cx + r, x_hi), 1
+            else:  # its two side cells
+                x_from, x_to, step = cx - r, cx + r, 2 * r
+            x = x_from
+            while x <= x_to:
+                if x_lo <= x <= x_hi:
                     q = z * wp + x
                     if _free(cells, marks, mark, q):
-                        d2 = (x - cx) * (x - cx) + (z - cz) * (z - cz)
+                        d2 = (x - cx) * (x - cx) + dz * dz
                         if best < 0 or d2 < best_d2 or (d2 == best_d2 and q < best):
                             best = q
                             best_d2 = d2

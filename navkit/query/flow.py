@@ -55,6 +55,7 @@ cost model, obstacles and map version (a shared-destination cache, docs/rules.md
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -70,6 +71,7 @@ from .flow_search import GOAL, FlowBuffers, FlowSearch, PoolExhausted
 from .overlay import as_circles
 from .padded import PaddedGrid
 from .pathfinder import Pathfinder
+from .serial import serialized
 
 __all__ = [
     "FlowField",
@@ -227,6 +229,8 @@ class FlowField:
             raise ConfigError(f"expected 'auto', 'buckets' or 'heap', got {queue!r}", field="queue")
         grid = pg.grid
         self.grid = grid
+        #: Held by every query and edit (re-entrant; see :mod:`navkit.query.serial`).
+        self.lock = threading.RLock()
         self.pathfinder = pf
         self.costs = model
         self.connectivity = int(conn)
@@ -262,6 +266,7 @@ class FlowField:
         if not self._built:
             raise QueryError("the flow field has not been built yet: call build(goals) first")
 
+    @serialized
     def build(self, goals: ArrayLike, *, obstacles: ArrayLike | None = None) -> FlowField:
         """Compute the field toward ``goals`` (a cell ``(x, z)`` or a ``(k, 2)``
         array of cells) from scratch; returns ``self``.
@@ -294,6 +299,7 @@ class FlowField:
         self._built = True
         return self
 
+    @serialized
     def update(self, region: Any = None, *, obstacles: ArrayLike | None = _KEEP) -> FlowUpdate:
         """Repair the field after cells changed; equal to a full :meth:`build`.
 
@@ -420,6 +426,7 @@ class FlowField:
         codes[(words < 0) | (codes == _k.PK_NONE)] = NONE
         return codes
 
+    @serialized
     def next_cell(self, x: int, z: int) -> tuple[int, int] | None:
         """The neighbour to step to from cell ``(x, z)``: the cell itself on a
         goal, ``None`` where blocked or unreachable."""
@@ -432,6 +439,7 @@ class FlowField:
             return (cx, cz)
         return (cx + int(DIRECTION_OFFSETS[d, 0]), cz + int(DIRECTION_OFFSETS[d, 1]))
 
+    @serialized
     def follow(self, cell: Sequence[int] | NDArray[np.integer]) -> NDArray[np.int32]:
         """The cells ``(k, 2)`` from ``cell`` to its goal along the directions,
         both ends included; empty ``(0, 2)`` where there is no route."""
@@ -448,6 +456,7 @@ class FlowField:
             raise RuntimeError("flow field direction chain does not reach a goal")
         return self._pg.nodes_to_cells(out[:n])
 
+    @serialized
     def lookup_cells(self, cells: ArrayLike) -> NDArray[np.int8]:
         """Direction codes ``(n,)`` of integer cells ``(n, 2)``; ``NONE`` for
         cells outside the grid."""
@@ -457,6 +466,7 @@ class FlowField:
         out[inside] = self._codes(nodes[inside])
         return out
 
+    @serialized
     def lookup(self, positions: ArrayLike) -> NDArray[np.float64]:
         """Unit direction vectors ``(n, 2)`` (world x, z) for world positions
         ``(n, 2)`` or ``(n, 3)`` (x, y, z) in metres: each unit's cell's move,

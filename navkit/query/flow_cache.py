@@ -8,6 +8,7 @@ a terrain change invalidates it. A key holds::
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import numpy as np
@@ -20,6 +21,7 @@ from .cache import LRUCache, obstacle_key
 from .flow import FlowField, check_circles, goal_cells
 from .flow_search import FlowBuffers
 from .pathfinder import Pathfinder
+from .serial import serialized
 
 __all__ = ["FlowFieldCache"]
 
@@ -49,6 +51,8 @@ class FlowFieldCache:
     """
 
     def __init__(self, maxsize: int = 16):
+        #: Held by every lookup (re-entrant; see :mod:`navkit.query.serial`).
+        self.lock = threading.RLock()
         # key -> (source, field, field revision when stored)
         self._lru: LRUCache[tuple[Any, FlowField, int]] = LRUCache(maxsize, minsize=1,
                                                                    field="maxsize")
@@ -67,6 +71,7 @@ class FlowFieldCache:
             return ("occupants", tuple(sorted(source.occupants)))
         return None
 
+    @serialized
     def get(
         self,
         source: NavGrid | Pathfinder,
@@ -132,6 +137,7 @@ class FlowFieldCache:
         for sid in [s for s in self._buffers if s not in live]:
             del self._buffers[sid]
 
+    @serialized
     def invalidate(self, source: NavGrid | Pathfinder | None = None) -> int:
         """Drop every field of ``source`` (of every map when ``None``), as on a
         terrain change; counts one invalidation and returns the fields dropped."""
@@ -140,6 +146,7 @@ class FlowFieldCache:
         self._forget_buffers()
         return dropped
 
+    @serialized
     def clear(self) -> None:
         """Drop every field and zero all counters."""
         self._lru.clear()

@@ -54,6 +54,7 @@ assert it never happens).
 
 from __future__ import annotations
 
+import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -70,6 +71,7 @@ from ..errors import ConfigError, QueryError
 from ..grid import NavGrid
 from ..results import BatchResult, PathResult, Status, no_path, path_result
 from .hpa_graph import ClusterGraph
+from .serial import serialized
 
 __all__ = ["HPAStar", "HPAStats", "UpdateReport", "DEFAULT_CLUSTER_SIZE", "DEFAULT_ENTRANCE_GAP"]
 
@@ -187,6 +189,8 @@ class HPAStar:
             raise ConfigError(f"expected None or an int >= 1, got {entrance_gap!r}",
                               field="entrance_gap")
         self.costs = cost_model(costs)
+        #: Held by every query and edit (re-entrant; see :mod:`navkit.query.serial`).
+        self.lock = threading.RLock()
         self.cluster_size = int(cluster_size)
         self.connectivity = int(connectivity)
         self.entrance_gap = None if entrance_gap is None else int(entrance_gap)
@@ -226,6 +230,7 @@ class HPAStar:
         return self.graph.n_clusters
 
     # ------------------------------------------------------------------ build
+    @serialized
     def rebuild(self) -> HPAStats:
         """Build the whole abstraction from :attr:`grid`; returns :attr:`stats`."""
         t0 = time.perf_counter()
@@ -267,6 +272,7 @@ class HPAStar:
         """Build time, abstract graph size and memory (see :class:`HPAStats`)."""
         return self._stats
 
+    @serialized
     def update(self, grid: NavGrid, changed: ArrayLike | None = None) -> UpdateReport:
         """Switch to ``grid`` (same shape), rebuilding only the clusters it touches.
 
@@ -319,6 +325,7 @@ class HPAStar:
                 return int(code), self.path_buffer[:n]
             self.path_buffer = np.empty(2 * n, dtype=np.int64)
 
+    @serialized
     def find_path_cells(self, start: ArrayLike, goal: ArrayLike, *,
                         smooth: bool = False) -> PathResult:
         """HPA* path between two cells ``(x, z)``.
@@ -380,6 +387,7 @@ class HPAStar:
             self._pf = Pathfinder(self.grid, costs=self.costs, connectivity=self.connectivity)
         return self._pf.find_path_cells(s, g, smooth=smooth)
 
+    @serialized
     def find_paths_batch(self, starts: ArrayLike, goals: ArrayLike, *,
                          return_paths: bool = False) -> BatchResult:
         """Answer ``starts[i] -> goals[i]`` (cells, shape (n, 2)) one after another.
@@ -396,10 +404,12 @@ class HPAStar:
         return BatchResult.from_results(results, self.costs.card, with_paths=return_paths)
 
     # ------------------------------------------------------------- inspection
+    @serialized
     def abstract_nodes(self) -> NDArray[np.int32]:
         """Cells ``(x, z)`` of the abstract nodes, shape (N, 2), cluster-major order."""
         return self.graph.pg.nodes_to_cells(self.graph.node_cell)
 
+    @serialized
     def graph_arrays(self) -> dict[str, NDArray[Any]]:
         """Copies of the abstraction's arrays (for tests and debugging)."""
         g = self.graph
@@ -416,6 +426,7 @@ class HPAStar:
                         else np.ones(1, np.int32)),
         }
 
+    @serialized
     def components(self) -> NDArray[np.int32]:
         """Component label of every cell, shape (depth, width); 0 = blocked.
 

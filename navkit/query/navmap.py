@@ -45,6 +45,7 @@ from __future__ import annotations
 import itertools
 import math
 import os
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -62,6 +63,7 @@ from .cache import PathCache, obstacle_key
 from .overlay import as_circles
 from .padded import check_budget, world_point
 from .pathfinder import FIRST_WAYPOINT_TRIM, SNAP_RADIUS, Pathfinder
+from .serial import serialized
 
 __all__ = ["NavMap", "Obstacle", "obstacle_radius"]
 
@@ -226,6 +228,8 @@ class NavMap:
                 field="source",
             )
         self._level = level
+        #: Held by every query and edit (re-entrant; see :mod:`navkit.query.serial`).
+        self.lock = threading.RLock()
         self._pf_args: dict[str, Any] = {
             "costs": costs, "connectivity": connectivity, "budget": budget,
             "snap_radius": snap_radius,
@@ -306,6 +310,7 @@ class NavMap:
         return dict(self._occupants)
 
     @property
+    @serialized
     def pathfinder(self) -> Pathfinder:
         """The Pathfinder for the current map version (occupants applied), for
         cell or batch queries."""
@@ -323,6 +328,7 @@ class NavMap:
         return self._pf
 
     # ------------------------------------------------------------ map edits
+    @serialized
     def set_area_available(self, name: str, available: bool) -> bool:
         """Open or close area ``name`` (a door); returns whether anything changed.
 
@@ -335,14 +341,17 @@ class NavMap:
         """Whether area ``name`` is open (ConfigError when unknown)."""
         return self._level.is_area_available(name)
 
+    @serialized
     def add_obstacle(self, name: str, polygon: Sequence[Sequence[float]]) -> None:
         """Add a static obstacle polygon ``[[x, z], ...]``, inflated like the level's obstacles."""
         self._level.add_obstacle(name, polygon)
 
+    @serialized
     def remove_obstacle(self, name: str) -> None:
         """Remove obstacle polygon ``name`` (ConfigError when unknown)."""
         self._level.remove_obstacle(name)
 
+    @serialized
     def add_occupant(self, x: float, z: float, radius: float) -> int:
         """Block the cells whose centres lie within ``radius`` of ``(x, z)`` until
         :meth:`remove_occupant`; returns a handle. Overlapping occupants are
@@ -356,6 +365,7 @@ class NavMap:
         self._occupancy_changed()
         return handle
 
+    @serialized
     def remove_occupant(self, handle: int) -> None:
         """Undo :meth:`add_occupant` (QueryError for an unknown handle)."""
         if handle not in self._occupants:
@@ -375,6 +385,7 @@ class NavMap:
         :func:`obstacle_radius`."""
         return obstacle_radius(collision_radius, self.agent_radius, self.cell_size)
 
+    @serialized
     def is_walkable(self, x: float, z: float) -> bool:
         """True when the cell containing world point ``(x, z)`` is walkable and not occupied."""
         grid = self.grid
@@ -384,6 +395,7 @@ class NavMap:
         # snapping returns the point's own cell exactly when that cell is free
         return self._pathfinder().snap((x, z)) == cell
 
+    @serialized
     def snap(self, x: float, z: float) -> tuple[float, float] | None:
         """Centre of the cell a query from ``(x, z)`` starts in: the point's own
         cell when free, else the nearest free cell within the snap radius
@@ -391,6 +403,7 @@ class NavMap:
         cell = self._pathfinder().snap((x, z))
         return None if cell is None else self.grid.cell_center(*cell)
 
+    @serialized
     def save_grid(self, path: str | os.PathLike[str]) -> None:
         """Write the current static grid (the ``.txt`` grid file of
         docs/rules.md §2.5, or any format :func:`~navkit.formats.save_grid`
@@ -398,6 +411,7 @@ class NavMap:
         save_grid(self.grid, path)
 
     # --------------------------------------------------------------- queries
+    @serialized
     def find_path(
         self,
         start: ArrayLike,
@@ -418,6 +432,7 @@ class NavMap:
         """
         return self._query(start, end, False, obstacles, smooth, budget, window)
 
+    @serialized
     def find_path_to_nearest(
         self,
         start: ArrayLike,

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import math
 import os
+import threading
 from collections.abc import Sequence
 
 import numba
@@ -53,6 +54,7 @@ from .fanout import max_threads
 from .jps import JPS, PathBuffers
 from .overlay import Occupancy, Overlay, as_circles
 from .padded import PaddedGrid, check_budget, world_point
+from .serial import serialized
 from .smoothing import StringPull
 from .workspace import Workspace
 from .world import FIRST_WAYPOINT_TRIM, SNAP_RADIUS, WorldQueries
@@ -102,6 +104,8 @@ class Pathfinder:
             raise ConfigError(f"expected a finite number >= 0, got {snap_radius!r}",
                               field="snap_radius")
         self.grid = grid
+        #: Held by every query and edit (re-entrant; see :mod:`navkit.query.serial`).
+        self.lock = threading.RLock()
         self.costs = cost_model(costs)
         self.connectivity = connectivity
         self.budget = check_budget(budget)
@@ -130,6 +134,7 @@ class Pathfinder:
         return self.budget if budget is None else check_budget(budget)
 
     # --------------------------------------------------------------- queries
+    @serialized
     def find_path_cells(
         self,
         start: ArrayLike,
@@ -185,6 +190,7 @@ class Pathfinder:
         """
         return self.cells.resolve(algorithm)
 
+    @serialized
     def find_path(
         self,
         start: ArrayLike,
@@ -218,6 +224,7 @@ class Pathfinder:
         return self.world.query(world_point(start, "start"), world_point(end, "end"), smooth,
                                 nearest, b, window, obstacles, algorithm)
 
+    @serialized
     def find_path_to_nearest(
         self,
         start: ArrayLike,
@@ -234,6 +241,7 @@ class Pathfinder:
         return self.world.query(world_point(start, "start"), world_point(end, "end"), smooth, True,
                                 b, window, obstacles, algorithm)
 
+    @serialized
     def snap(self, point: ArrayLike, *,
              obstacles: ArrayLike | None = None) -> tuple[int, int] | None:
         """The walkable cell for a world point: its own cell, or the nearest
@@ -245,6 +253,7 @@ class Pathfinder:
             return self.world.snap(wx, wz)
 
     # ------------------------------------------------------------- geometry
+    @serialized
     def line_of_sight(self, a: ArrayLike, b: ArrayLike) -> bool:
         """True when the straight segment between two cell centres crosses only
         walkable cells and squeezes through no blocked corner (docs/rules.md §5)."""
@@ -253,6 +262,7 @@ class Pathfinder:
         cb = pg.cell_arg(b, "b")
         return self.smoother.line_of_sight(pg.node(*ca), pg.node(*cb))
 
+    @serialized
     def smooth_cells(self, cells: ArrayLike) -> NDArray[np.int32]:
         """String-pull a cell path (docs/rules.md §5); returns the kept cells, shape (k, 2).
 
@@ -264,6 +274,7 @@ class Pathfinder:
         return pg.nodes_to_cells(self.smoother.pull(nodes, np.empty(len(nodes), dtype=np.int32)))
 
     # --------------------------------------------------------------- fields
+    @serialized
     def distance_field(
         self, sources: ArrayLike, *, out: NDArray[np.float64] | None = None,
         obstacles: ArrayLike | None = None
@@ -284,6 +295,7 @@ class Pathfinder:
         out[raw < 0] = np.inf
         return out
 
+    @serialized
     def distance_field_int(self, sources: ArrayLike, *,
                            obstacles: ArrayLike | None = None) -> NDArray[np.int64]:
         """Like :meth:`distance_field` but the kernel's integer costs, -1 where unreachable."""
@@ -301,6 +313,7 @@ class Pathfinder:
         return pg.unpad(dist)
 
     # ---------------------------------------------------------------- batch
+    @serialized
     def find_paths_batch(
         self,
         starts: ArrayLike,
@@ -340,6 +353,7 @@ class Pathfinder:
                                     algorithm=resolved)
 
     # ---------------------------------------------------- dynamic obstacles
+    @serialized
     def add_occupant(self, x: float, z: float, radius: float) -> int:
         """Block the cells whose centres lie within ``radius`` metres of ``(x, z)``
         until :meth:`remove_occupant`; returns a handle. Occupants may overlap:
@@ -347,6 +361,7 @@ class Pathfinder:
         still covers. The grid itself is never modified."""
         return self.occupancy.add(x, z, radius)
 
+    @serialized
     def remove_occupant(self, handle: int) -> None:
         """Undo :meth:`add_occupant`. Unknown handles raise QueryError."""
         self.occupancy.remove(handle)
@@ -364,6 +379,7 @@ class Pathfinder:
         to :meth:`last_search` as ``since``."""
         return int(self.workspace.gens[0])
 
+    @serialized
     def last_search(self, since: int | None = None) -> SearchTrace | None:
         """The cells the last A* / Dijkstra search closed, with their costs.
 

@@ -65,8 +65,10 @@ class WorldQueries:
         self.jps = jps
         self.cells = cells
         self.snap_radius = snap_radius
-        #: Square rings within the snap radius.
-        self.snap_rings = int(math.floor(snap_radius / pg.grid.cell_size + 1e-9))
+        #: Square rings within the snap radius (at most ``_FAR_CELLS``: snapping walks
+        #: only the rings that meet the grid, so a huge radius costs no more than the grid).
+        rings = snap_radius / pg.grid.cell_size + 1e-9
+        self.snap_rings = int(math.floor(rings)) if rings < _FAR_CELLS else _FAR_CELLS
         self._res = np.zeros(_query.RES_SIZE, dtype=np.int64)
         self._fx: tuple[Any, ...] | None = None
         self._fx_version = -1

@@ -368,3 +368,42 @@ def test_one_call_without_jit():
              .replace("print(json.dumps(out))\n", ""), ns)
     assert got == json.loads(json.dumps(ns["out"]))
     assert any(row[0] == int(Status.NEAREST) or row[0] == int(Status.FOUND) for row in got)
+
+
+# ------------------------------------------------------------------ snapping cost (hardening)
+@pytest.mark.parametrize("snap_radius, cell_size", [(1e9, 1.0), (3e4, 1.0), (8.0, 1e-4),
+                                                    (1e300, 1.0)])
+def test_snapping_on_a_blocked_grid_stops_at_the_grid_edge(snap_radius: float,
+                                                           cell_size: float) -> None:
+    # all blocked: every ring up to the radius used to be walked (1e9: never returned)
+    import time
+
+    grid = NavGrid(np.zeros((8, 8), bool), cell_size=cell_size)
+    pf = Pathfinder(grid, snap_radius=snap_radius)
+    Pathfinder(NavGrid(np.ones((2, 2), bool))).find_path((0.5, 0.5), (1.5, 1.5))  # compiled
+    t0 = time.perf_counter()
+    r = pf.find_path((0.5 * cell_size, 0.5 * cell_size), (7.5 * cell_size, 7.5 * cell_size))
+    assert r.status == Status.NO_START
+    assert pf.snap((3 * cell_size, 3 * cell_size)) is None
+    assert time.perf_counter() - t0 < 1.0
+
+
+def test_snapping_with_a_huge_radius_equals_brute_force() -> None:
+    rng = np.random.default_rng(3)
+    for _ in range(30):
+        walk = rng.random((9, 13)) < 0.08
+        pf = Pathfinder(NavGrid(walk), snap_radius=1e12)
+        free = np.argwhere(walk)
+        for px, pz in rng.uniform(-30, 40, size=(10, 2)):
+            got = pf.snap((px, pz))
+            cx, cz = int(np.floor(px)), int(np.floor(pz))
+            if 0 <= cx < 13 and 0 <= cz < 9 and walk[cz, cx]:
+                assert got == (cx, cz)
+                continue
+            if not len(free):
+                assert got is None
+                continue
+            # nearest by squared cell distance, ties to the lower padded index (row-major)
+            d2 = (free[:, 1] - cx) ** 2 + (free[:, 0] - cz) ** 2
+            best = min(zip(d2.tolist(), free[:, 0].tolist(), free[:, 1].tolist()))
+            assert got == (best[2], best[1]), (px, pz, got, best)
