@@ -71,6 +71,7 @@ from ..errors import ConfigError, QueryError
 from ..grid import NavGrid
 from ..results import BatchResult, PathResult, Status, no_path, path_result
 from .hpa_graph import ClusterGraph
+from .padded import as_array
 from .serial import serialized
 
 __all__ = ["HPAStar", "HPAStats", "UpdateReport", "DEFAULT_CLUSTER_SIZE", "DEFAULT_ENTRANCE_GAP"]
@@ -395,8 +396,8 @@ class HPAStar:
         Same answers as :meth:`find_path_cells` for each pair, as a
         :class:`~navkit.results.BatchResult` (no smoothing).
         """
-        s = np.asarray(starts)
-        g = np.asarray(goals)
+        s = as_array(starts, "starts")
+        g = as_array(goals, "goals")
         if s.ndim != 2 or s.shape[1] != 2 or g.shape != s.shape:
             raise QueryError("starts and goals must both have shape (n, 2), "
                              f"got {s.shape} and {g.shape}")

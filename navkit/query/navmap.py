@@ -389,7 +389,8 @@ class NavMap:
     def is_walkable(self, x: float, z: float) -> bool:
         """True when the cell containing world point ``(x, z)`` is walkable and not occupied."""
         grid = self.grid
-        cell = grid.world_to_cell(float(x), float(z))
+        x, z = world_point((x, z), "point")
+        cell = grid.world_to_cell(x, z)
         if not grid.is_walkable(*cell):
             return False
         # snapping returns the point's own cell exactly when that cell is free

@@ -50,7 +50,7 @@ def as_circles(obstacles: ArrayLike, name: str = "obstacles") -> NDArray[np.floa
     """
     try:
         arr = np.asarray(obstacles, dtype=np.float64)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise QueryError(f"{name} must be an (k, 3) array of world circles "
                          "(x, z, radius)") from None
     if arr.ndim == 1 and arr.size == 3:

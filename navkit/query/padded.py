@@ -30,7 +30,7 @@ from ..costs import CostModel
 from ..errors import ConfigError, QueryError
 from ..grid import NavGrid
 
-__all__ = ["PaddedGrid", "pad", "check_budget", "world_point", "NO_BUDGET"]
+__all__ = ["PaddedGrid", "pad", "as_array", "check_budget", "world_point", "NO_BUDGET"]
 
 #: The budget of a query without one.
 NO_BUDGET = int(np.iinfo(np.int64).max)
@@ -47,13 +47,22 @@ def pad(arr: NDArray[Any], dtype: Any, fill: int) -> NDArray[Any]:
     return out.ravel()
 
 
+def as_array(value: Any, name: str, dtype: Any = None) -> NDArray[Any]:
+    """``np.asarray(value, dtype)``, with ragged lists, strings and numbers too large
+    for ``dtype`` raising :class:`QueryError` naming the argument."""
+    try:
+        return np.asarray(value, dtype=dtype)
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise QueryError(f"{name} is not a numeric array ({exc})") from None
+
+
 def check_budget(budget: int | None) -> int:
     """A node-expansion budget: a positive int, or None for none (:data:`NO_BUDGET`)."""
     if budget is None:
         return NO_BUDGET
     if isinstance(budget, bool) or not isinstance(budget, (int, np.integer)) or budget < 1:
         raise QueryError(f"budget must be a positive int or None, got {budget!r}")
-    return int(budget)
+    return min(int(budget), NO_BUDGET)  # more than any search can expand: no budget
 
 
 def world_point(value: Any, name: str) -> tuple[float, float]:
@@ -64,9 +73,9 @@ def world_point(value: Any, name: str) -> tuple[float, float]:
             return value
     try:
         arr = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise QueryError(f"{name} must be a world point (x, z) or (x, y, z), "
-                         f"got {value!r}") from None
+    except (TypeError, ValueError, OverflowError):
+        raise QueryError(f"{name} must be a world point (x, z) or (x, y, z) of finite "
+                         f"floats, got {value!r:.200}") from None
     if arr.shape == (3,):
         arr = arr[[0, 2]]
     if arr.shape != (2,):
@@ -195,9 +204,9 @@ class PaddedGrid:
             # fast path: plain ints inside the grid (bool is not int here)
             if type(x) is int and type(z) is int and 0 <= x < self.width and 0 <= z < self.depth:
                 return (x, z)
-        arr = np.asarray(value)
+        arr = as_array(value, name)
         if arr.shape != (2,):
-            raise QueryError(f"{name} must be an (x, z) cell pair, got {value!r}")
+            raise QueryError(f"{name} must be an (x, z) cell pair, got {value!r:.200}")
         integral = np.issubdtype(arr.dtype, np.integer) or (
             np.issubdtype(arr.dtype, np.floating) and bool(np.all(np.isfinite(arr)))
             and bool(np.all(arr == np.round(arr))))
@@ -213,7 +222,7 @@ class PaddedGrid:
 
     def cells_arg(self, value: ArrayLike, name: str) -> NDArray[np.int64]:
         """An ``(n, 2)`` integer array of cells inside the grid, as int64."""
-        arr = np.asarray(value)
+        arr = as_array(value, name)
         if arr.ndim != 2 or arr.shape[1] != 2:
             raise QueryError(f"{name} must have shape (n, 2), got {arr.shape}")
         if not np.issubdtype(arr.dtype, np.integer) or arr.dtype == np.bool_:
@@ -233,7 +242,7 @@ class PaddedGrid:
         float64 ``(n, 2)``; a single point is one row. Non-finite values raise."""
         try:
             arr = np.asarray(value, dtype=np.float64)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             raise QueryError(f"{name} must be an (n, 2) or (n, 3) array of world points") from None
         if arr.ndim == 1 and arr.shape in ((2,), (3,)):
             arr = arr.reshape(1, -1)
@@ -258,7 +267,7 @@ class PaddedGrid:
     def locate_cells(self, value: ArrayLike,
                      name: str) -> tuple[NDArray[np.int64], NDArray[np.bool_]]:
         """Padded nodes of integer cells ``(n, 2)`` (or one cell) and which lie in the grid."""
-        arr = np.asarray(value)
+        arr = as_array(value, name)
         if arr.ndim == 1 and arr.shape == (2,):
             arr = arr.reshape(1, 2)
         if arr.ndim != 2 or arr.shape[1] != 2:

@@ -288,9 +288,11 @@ class Pathfinder:
         raw = self.distance_field_int(sources, obstacles=obstacles)
         if out is None:
             out = np.empty(self.grid.shape, dtype=np.float64)
-        elif out.shape != self.grid.shape or out.dtype != np.float64:
-            raise QueryError(f"out must be float64 of shape {self.grid.shape}, "
-                             f"got {out.dtype} {out.shape}")
+        elif (not isinstance(out, np.ndarray) or out.shape != self.grid.shape
+              or out.dtype != np.float64 or not out.flags.writeable):
+            raise QueryError(f"out must be a writeable float64 array of shape {self.grid.shape}, "
+                             f"got {getattr(out, 'dtype', type(out).__name__)} "
+                             f"{getattr(out, 'shape', '')}")
         np.divide(raw, self.costs.card, out=out)
         out[raw < 0] = np.inf
         return out

@@ -53,6 +53,15 @@ _NO_CIRCLES = np.zeros((0, 3), dtype=np.float64)
 _FAR_CELLS = 1 << 30
 
 
+def _clamped_floor(v: float) -> int:
+    """``floor(v)`` clamped to ``+-_FAR_CELLS`` (``v`` may be huge or infinite).
+
+    >>> _clamped_floor(2.5), _clamped_floor(float("inf")) == _FAR_CELLS
+    (2, True)
+    """
+    return int(math.floor(min(max(v, -_FAR_CELLS), _FAR_CELLS)))
+
+
 class WorldQueries:
     """World queries on one padded grid (``budget`` arguments resolved)."""
 
@@ -80,14 +89,18 @@ class WorldQueries:
     def snap(self, wx: float, wz: float) -> tuple[int, int] | None:
         """The walkable cell a query from world point ``(wx, wz)`` starts in
         (its own, or the nearest within the snap radius), under the current overlay."""
-        cx, cz = self.pg.grid.world_to_cell(wx, wz)
-        # far-away cells: clamped to int64-safe values (geometry.snap_cell clamps further)
-        cx = min(max(cx, -_FAR_CELLS), _FAR_CELLS)
-        cz = min(max(cz, -_FAR_CELLS), _FAR_CELLS)
+        cx, cz = self._far_cell((wx, wz))  # geometry.snap_cell clamps further
         node = _geo.snap_cell(self.occ.cells, self.overlay.args(),
                               np.int64(self.pg.wp), np.int64(self.pg.hp),
                               np.int64(self.snap_rings), np.int64(cx), np.int64(cz))
         return None if node < 0 else self.pg.cell(int(node))
+
+    def _far_cell(self, w: tuple[float, float]) -> tuple[int, int]:
+        """The cell of world point ``w``, far-away ones (the quotient may even
+        overflow to inf) clamped to ``+-_FAR_CELLS``."""
+        g = self.pg.grid
+        return (_clamped_floor((w[0] - g.min_x) / g.cell_size),
+                _clamped_floor((w[1] - g.min_z) / g.cell_size))
 
     # ---------------------------------------------------------------- query
     def query(self, sw: tuple[float, float], ew: tuple[float, float], smooth: bool, nearest: bool,
@@ -121,8 +134,8 @@ class WorldQueries:
         if g is None:
             if not nearest:
                 return no_path(Status.NO_GOAL, start_cell=s, floor_y=fy)
-            g = grid.world_to_cell(*ew)
-            if max(abs(g[0]), abs(g[1])) > _FAR_CELLS:
+            g = self._far_cell(ew)
+            if max(abs(g[0]), abs(g[1])) >= _FAR_CELLS:
                 raise QueryError(f"end {ew} lies more than {_FAR_CELLS} cells outside the grid")
             if grid.in_bounds(*g):
                 res = self.cells.query(s, g, smooth=smooth, nearest=True, budget=budget,
@@ -136,7 +149,7 @@ class WorldQueries:
         if not res.has_path:
             return res
         pts = np.array(res.waypoints, dtype=np.float64)
-        if res.status == Status.FOUND and grid.world_to_cell(*ew) == res.end_cell:
+        if res.status == Status.FOUND and self._far_cell(ew) == res.end_cell:
             pts[-1] = ew
         if len(pts) > 1:
             d = math.hypot(pts[0, 0] - sw[0], pts[0, 1] - sw[1])

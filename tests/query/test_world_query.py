@@ -405,5 +405,5 @@ def test_snapping_with_a_huge_radius_equals_brute_force() -> None:
                 continue
             # nearest by squared cell distance, ties to the lower padded index (row-major)
             d2 = (free[:, 1] - cx) ** 2 + (free[:, 0] - cz) ** 2
-            best = min(zip(d2.tolist(), free[:, 0].tolist(), free[:, 1].tolist()))
+            best = min(zip(d2.tolist(), free[:, 0].tolist(), free[:, 1].tolist(), strict=True))
             assert got == (best[2], best[1]), (px, pz, got, best)
