@@ -60,13 +60,22 @@ PASSTHROUGH: dict[str, Any] = {
 
 
 class NavkitGroup(TyperGroup):
-    """Turns every :class:`NavkitError` into ``error: <message>`` and exit status 2."""
+    """Turns every :class:`NavkitError` (and an unreadable file, an input too large
+    for memory) into ``error: <message>`` and exit status 2."""
 
     def invoke(self, ctx: Any) -> Any:
         try:
             return super().invoke(ctx)
         except NavkitError as exc:
             typer.echo(f"error: {exc}", err=True)
+            raise typer.Exit(EXIT_BAD_INPUT) from None
+        except OSError as exc:  # a file that cannot be read or written
+            name = f" {exc.filename}" if getattr(exc, "filename", None) else ""
+            typer.echo(f"error: cannot use{name}: {exc.strerror or exc}", err=True)
+            raise typer.Exit(EXIT_BAD_INPUT) from None
+        except (MemoryError, RecursionError) as exc:  # input too large or too deep
+            typer.echo(f"error: the input is too large or too deeply nested "
+                       f"({type(exc).__name__})", err=True)
             raise typer.Exit(EXIT_BAD_INPUT) from None
 
 

@@ -196,8 +196,12 @@ class FlowField:
 
     The arrays exposed (:attr:`direction`, :attr:`cost`, :attr:`cost_int`)
     live in buffers the field reuses: the next :meth:`build` or
-    :meth:`update` overwrites them; copy what you keep. One field is not
-    thread-safe.
+    :meth:`update` overwrites them; copy what you keep (another thread's
+    :meth:`build` too: hold :attr:`lock` while reading them).
+
+    Thread safety: one object may be shared by threads; its queries and edits take
+    turns under its ``lock`` (:mod:`navkit.query.serial`). For parallel queries give
+    each thread its own object, or use ``find_paths_batch`` (all cores).
     """
 
     def __init__(

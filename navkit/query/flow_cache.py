@@ -48,6 +48,10 @@ class FlowFieldCache:
     >>> a = cache.get(grid, [(7, 7)]); b = cache.get(grid, [(7, 7)])
     >>> a is b, cache.stats["hits"], cache.stats["misses"]
     (True, 1, 1)
+
+    Thread safety: one object may be shared by threads; its queries and edits take
+    turns under its ``lock`` (:mod:`navkit.query.serial`). For parallel queries give
+    each thread its own object, or use ``find_paths_batch`` (all cores).
     """
 
     def __init__(self, maxsize: int = 16):

@@ -163,7 +163,10 @@ class HPAStar:
         this is the paper's rule).
 
     The abstraction itself is :attr:`graph` (:class:`~navkit.query.hpa_graph.ClusterGraph`).
-    Queries are not thread-safe (one reusable workspace per object).
+
+    Thread safety: one object may be shared by threads; its queries and edits take
+    turns under its ``lock`` (:mod:`navkit.query.serial`). For parallel queries give
+    each thread its own object, or use ``find_paths_batch`` (all cores).
     """
 
     def __init__(

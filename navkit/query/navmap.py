@@ -200,6 +200,10 @@ class NavMap:
         ``"seed"`` 10/14 costs, 8-connected, no budget, 8 m snapping).
     cache_size : int
         Paths kept in :attr:`cache` (LRU); ``0`` disables caching.
+
+    Thread safety: one object may be shared by threads; its queries and edits take
+    turns under its ``lock`` (:mod:`navkit.query.serial`). For parallel queries give
+    each thread its own object, or use ``find_paths_batch`` (all cores).
     """
 
     def __init__(

@@ -27,8 +27,9 @@ obstacles (:mod:`~navkit.query.overlay`), the workspace
 (:mod:`~navkit.query.workspace`), A* (:mod:`~navkit.query.astar`), JPS
 (:mod:`~navkit.query.jps`), smoothing (:mod:`~navkit.query.smoothing`),
 world queries (:mod:`~navkit.query.world`) and batches
-(:mod:`~navkit.query.batch`). A query allocates nothing grid-sized. One
-Pathfinder is therefore not thread-safe; use one per thread, or
+(:mod:`~navkit.query.batch`). A query allocates nothing grid-sized: it reuses
+the workspace, so threads sharing one Pathfinder take turns under its lock
+(:mod:`~navkit.query.serial`); for parallel queries use one per thread, or
 :meth:`Pathfinder.find_paths_batch`, which runs queries on all cores.
 """
 
@@ -84,6 +85,10 @@ class Pathfinder:
     Its parts are public for sibling query objects and tests: ``padded``
     (:class:`~navkit.query.padded.PaddedGrid`), ``occupancy``, ``overlay``,
     ``workspace``, ``astar``, ``jps``, ``world``, ``batches``.
+
+    Thread safety: one object may be shared by threads; its queries and edits take
+    turns under its ``lock`` (:mod:`navkit.query.serial`). For parallel queries give
+    each thread its own object, or use ``find_paths_batch`` (all cores).
     """
 
     def __init__(
