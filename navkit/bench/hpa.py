@@ -18,8 +18,10 @@ Per map:
 * **queries**: the benchmark selection of :mod:`navkit.bench.common` (every
   10th scenario line, the last ``--queries`` of them: the longest), each answered
   by HPA* (no smoothing), navkit A* (``Pathfinder.find_path_cells``) and JPS
-  when this navkit has it (``algorithm="jps"``); ``time.perf_counter``
-  around each Python call with the garbage collector paused; medians;
+  when this navkit has it (``algorithm="jps"``), each method in its own pass
+  over the queries (so no query is timed right after another method's large
+  search evicted the caches); ``time.perf_counter`` around each Python call
+  with the garbage collector paused; medians;
 * **suboptimality**: every HPA* path is re-measured under the Moving AI rules
   (:mod:`navkit.query.checks`; invalid paths are counted and reported) and
   compared with the scenario's
@@ -162,21 +164,25 @@ def run_map(data_dir: Path, name: str, queries: int, cluster_size: int, gap: int
     hpa.find_path_cells(starts[sel[0]], goals[sel[0]], smooth=True)
     has_jps = _jps_available(pf, starts[sel[0]], goals[sel[0]])
 
-    t_hpa, t_astar, t_jps, t_smooth = [], [], [], []
+    # each method in its own pass over the queries: timed right after a large
+    # A* flood, a JPS query would pay for the caches A* evicted
+    def times(fn: Callable[..., Any], **kw: Any) -> tuple[list[Any], list[float]]:
+        out, us = [], []
+        for i in sel:
+            r, dt = timed(partial(fn, starts[i], goals[i], **kw))
+            out.append(r)
+            us.append(dt * 1e6)
+        return out, us
+
+    res_hpa, t_hpa = times(hpa.find_path_cells)
+    res_astar, t_astar = times(pf.find_path_cells)
+    t_jps = times(pf.find_path_cells, algorithm="jps")[1] if has_jps else []
+    res_smooth, t_smooth = times(hpa.find_path_cells, smooth=True)
     sub, sub_s, invalid = [], [], 0
     astar_bad = 0
-    for i in sel:
+    for i, r, ra, rs in zip(sel, res_hpa, res_astar, res_smooth, strict=True):
         s, g = starts[i], goals[i]
-        r, dt = timed(partial(hpa.find_path_cells, s, g))
-        t_hpa.append(dt * 1e6)
-        ra, dt = timed(partial(pf.find_path_cells, s, g))
-        t_astar.append(dt * 1e6)
         astar_bad += int(not is_optimal(ra.cost, opt[i]))
-        if has_jps:
-            _rj, dt = timed(partial(pf.find_path_cells, s, g, algorithm="jps"))
-            t_jps.append(dt * 1e6)
-        rs, dt = timed(partial(hpa.find_path_cells, s, g, smooth=True))
-        t_smooth.append(dt * 1e6)
         length, _why = path_length(r.cells, grid.walkable, s, g)
         if length is None:
             invalid += 1

@@ -416,7 +416,6 @@ class NavMap:
         save_grid(self.grid, path)
 
     # --------------------------------------------------------------- queries
-    @serialized
     def find_path(
         self,
         start: ArrayLike,
@@ -437,7 +436,6 @@ class NavMap:
         """
         return self._query(start, end, False, obstacles, smooth, budget, window)
 
-    @serialized
     def find_path_to_nearest(
         self,
         start: ArrayLike,
@@ -458,33 +456,37 @@ class NavMap:
         self, start: ArrayLike, end: ArrayLike, nearest: bool, obstacles: Any, smooth: bool,
         budget: int | None, window: Sequence[int] | None,
     ) -> PathResult:
-        pf = self._pf
-        if pf is None or self._pf_version != self._level.version:
-            pf = self._pathfinder()
-        if not self.cache.enabled:
-            b = pf.budget if budget is None else check_budget(budget)
-            return pf.world.query(world_point(start, "start"), world_point(end, "end"), smooth,
-                                  nearest, b, window, obstacles, "auto")
-        grid = pf.grid
-        sw = world_point(start, "start")
-        ew = world_point(end, "end")
-        cs = grid.world_to_cell(*sw)
-        ce = grid.world_to_cell(*ew)
-        circles = None if obstacles is None else _as_circles(obstacles)
-        limits = None
-        if budget is not None or window is not None:
-            limits = (check_budget(budget), None if window is None else pf.padded.window(window))
-        key = (self._token, cs, ce, nearest, bool(smooth), limits,
-               self._level.version, self._occ_version, self._obstacle_key(circles))
-        entry = self.cache.get(key)
-        if entry is None:
-            # The search depends on the two cells only: plan from their
-            # centres, so that every point in them can share the result.
-            res = pf.find_path(grid.cell_center(*cs), grid.cell_center(*ce), smooth=smooth,
-                               nearest=nearest, budget=budget, window=window, obstacles=circles)
-            entry = _Entry(res, grid)
-            self.cache.put(key, entry)
-        return entry.at(sw, ew, ce, FIRST_WAYPOINT_TRIM * grid.cell_size)
+        with self.lock:  # (inline, not @serialized: the hot queries save a call)
+            pf = self._pf
+            if pf is None or self._pf_version != self._level.version:
+                pf = self._pathfinder()
+            if not self.cache.enabled:
+                b = pf.budget if budget is None else check_budget(budget)
+                sw, ew = world_point(start, "start"), world_point(end, "end")
+                with pf.lock:
+                    return pf.world.query(sw, ew, smooth, nearest, b, window, obstacles, "auto")
+            grid = pf.grid
+            sw = world_point(start, "start")
+            ew = world_point(end, "end")
+            cs = grid.world_to_cell(*sw)
+            ce = grid.world_to_cell(*ew)
+            circles = None if obstacles is None else _as_circles(obstacles)
+            limits = None
+            if budget is not None or window is not None:
+                limits = (check_budget(budget),
+                          None if window is None else pf.padded.window(window))
+            key = (self._token, cs, ce, nearest, bool(smooth), limits,
+                   self._level.version, self._occ_version, self._obstacle_key(circles))
+            entry = self.cache.get(key)
+            if entry is None:
+                # The search depends on the two cells only: plan from their
+                # centres, so that every point in them can share the result.
+                res = pf.find_path(grid.cell_center(*cs), grid.cell_center(*ce),
+                                   smooth=smooth, nearest=nearest, budget=budget, window=window,
+                                   obstacles=circles)
+                entry = _Entry(res, grid)
+                self.cache.put(key, entry)
+            return entry.at(sw, ew, ce, FIRST_WAYPOINT_TRIM * grid.cell_size)
 
     def _obstacle_key(self, circles: NDArray[np.float64] | None) -> Any:
         """:func:`~navkit.query.cache.obstacle_key`, remembered for the last snapshot (the

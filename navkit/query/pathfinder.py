@@ -139,7 +139,6 @@ class Pathfinder:
         return self.budget if budget is None else check_budget(budget)
 
     # --------------------------------------------------------------- queries
-    @serialized
     def find_path_cells(
         self,
         start: ArrayLike,
@@ -175,16 +174,17 @@ class Pathfinder:
         s = pg.cell_arg(start, "start")
         g = pg.cell_arg(goal, "goal")
         b = self.budget if budget is None else check_budget(budget)
-        if obstacles is None:
-            self.overlay.set(None)
-            if (algorithm == "jps" or algorithm == "auto") and window is None and self.jps.usable:
-                # fast path
-                return self.jps.cell_query(s, g, smooth=smooth, nearest=nearest, budget=b)
-            return self.cells.query(s, g, smooth=smooth, nearest=nearest, budget=b, window=window,
-                                    algorithm=algorithm)
-        with self.overlay.using(obstacles):
-            return self.cells.query(s, g, smooth=smooth, nearest=nearest, budget=b, window=window,
-                                    algorithm=algorithm)
+        with self.lock:  # (inline, not @serialized: the hot queries save a call)
+            if obstacles is None:
+                self.overlay.set(None)
+                if ((algorithm == "jps" or algorithm == "auto") and window is None
+                        and self.jps.usable):  # fast path
+                    return self.jps.cell_query(s, g, smooth=smooth, nearest=nearest, budget=b)
+                return self.cells.query(s, g, smooth=smooth, nearest=nearest, budget=b,
+                                        window=window, algorithm=algorithm)
+            with self.overlay.using(obstacles):
+                return self.cells.query(s, g, smooth=smooth, nearest=nearest, budget=b,
+                                        window=window, algorithm=algorithm)
 
     def resolve_algorithm(self, algorithm: str) -> str:
         """The algorithm a query with ``algorithm`` runs: ``"auto"`` becomes
@@ -195,7 +195,6 @@ class Pathfinder:
         """
         return self.cells.resolve(algorithm)
 
-    @serialized
     def find_path(
         self,
         start: ArrayLike,
@@ -226,10 +225,10 @@ class Pathfinder:
         for A*'s own path. An end outside the grid is always searched with A*.
         """
         b = self.budget if budget is None else check_budget(budget)
-        return self.world.query(world_point(start, "start"), world_point(end, "end"), smooth,
-                                nearest, b, window, obstacles, algorithm)
+        sw, ew = world_point(start, "start"), world_point(end, "end")
+        with self.lock:
+            return self.world.query(sw, ew, smooth, nearest, b, window, obstacles, algorithm)
 
-    @serialized
     def find_path_to_nearest(
         self,
         start: ArrayLike,
@@ -243,8 +242,9 @@ class Pathfinder:
     ) -> PathResult:
         """:meth:`find_path` with ``nearest=True`` (docs/rules.md §6)."""
         b = self.budget if budget is None else check_budget(budget)
-        return self.world.query(world_point(start, "start"), world_point(end, "end"), smooth, True,
-                                b, window, obstacles, algorithm)
+        sw, ew = world_point(start, "start"), world_point(end, "end")
+        with self.lock:
+            return self.world.query(sw, ew, smooth, True, b, window, obstacles, algorithm)
 
     @serialized
     def snap(self, point: ArrayLike, *,
