@@ -468,8 +468,8 @@ class NavMap:
             grid = pf.grid
             sw = world_point(start, "start")
             ew = world_point(end, "end")
-            cs = grid.world_to_cell(*sw)
-            ce = grid.world_to_cell(*ew)
+            cs = pf.world.cell_of(sw)  # far points clamped: world_to_cell could overflow
+            ce = pf.world.cell_of(ew)
             circles = None if obstacles is None else _as_circles(obstacles)
             limits = None
             if budget is not None or window is not None:

@@ -89,13 +89,13 @@ class WorldQueries:
     def snap(self, wx: float, wz: float) -> tuple[int, int] | None:
         """The walkable cell a query from world point ``(wx, wz)`` starts in
         (its own, or the nearest within the snap radius), under the current overlay."""
-        cx, cz = self._far_cell((wx, wz))  # geometry.snap_cell clamps further
+        cx, cz = self.cell_of((wx, wz))  # geometry.snap_cell clamps further
         node = _geo.snap_cell(self.occ.cells, self.overlay.args(),
                               np.int64(self.pg.wp), np.int64(self.pg.hp),
                               np.int64(self.snap_rings), np.int64(cx), np.int64(cz))
         return None if node < 0 else self.pg.cell(int(node))
 
-    def _far_cell(self, w: tuple[float, float]) -> tuple[int, int]:
+    def cell_of(self, w: tuple[float, float]) -> tuple[int, int]:
         """The cell of world point ``w``, far-away ones (the quotient may even
         overflow to inf) clamped to ``+-_FAR_CELLS``."""
         g = self.pg.grid
@@ -134,7 +134,7 @@ class WorldQueries:
         if g is None:
             if not nearest:
                 return no_path(Status.NO_GOAL, start_cell=s, floor_y=fy)
-            g = self._far_cell(ew)
+            g = self.cell_of(ew)
             if max(abs(g[0]), abs(g[1])) >= _FAR_CELLS:
                 raise QueryError(f"end {ew} lies more than {_FAR_CELLS} cells outside the grid")
             if grid.in_bounds(*g):
@@ -149,7 +149,7 @@ class WorldQueries:
         if not res.has_path:
             return res
         pts = np.array(res.waypoints, dtype=np.float64)
-        if res.status == Status.FOUND and self._far_cell(ew) == res.end_cell:
+        if res.status == Status.FOUND and self.cell_of(ew) == res.end_cell:
             pts[-1] = ew
         if len(pts) > 1:
             d = math.hypot(pts[0, 0] - sw[0], pts[0, 1] - sw[1])

@@ -47,6 +47,8 @@ CASES: dict[str, Callable[[], Any]] = {
     "batch huge": lambda: pf.find_paths_batch([[10**30, 0]], [[5, 5]]),
     "batch float": lambda: pf.find_paths_batch([[0.5, 0]], [[5, 5]]),
     "is_walkable str": lambda: nav.is_walkable('a', 'b'),
+    "nav far point": lambda: nav.find_path((1e308, 1e308), (1, 1)),
+    "nav far end nearest": lambda: nav.find_path_to_nearest((1, 1), (-1e308, 1e308)),
     "nav snap str": lambda: nav.snap('a', 'b'),
     "nav find_path str": lambda: nav.find_path('ab', (1, 1)),
     "distance_field ro": lambda: pf.distance_field([(0, 0)], out=ro),
