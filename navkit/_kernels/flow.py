@@ -78,6 +78,8 @@ scalars only. Packing cost and code into one word took a further fifth off.
 
 from __future__ import annotations
 
+import numpy as np
+
 from .._numba_config import njit
 from .heap import heap_pop, heap_push, heapify
 from .layouts import BucketPoolArgs, FlowGridArgs, FlowModelArgs, HeapArgs, SeedArgs
@@ -244,7 +246,7 @@ def run_buckets(grid, model, pk, pool, seeds):  # type: ignore[no-untyped-def]
         return 0
     k = scost[0] // width
     kbase = k * width
-    cs = 0
+    cs = np.int64(0)  # not a literal: one _compact_pool signature
     i = 0
     pending = 0
     expanded = 0
@@ -469,7 +471,7 @@ def run_heap(grid, model, pk, heap, seeds):  # type: ignore[no-untyped-def]
     snode, scost, scode = seeds_.node, seeds_.cost, seeds_.code
     cap = hf.shape[0]
     nd = 8 if eight else 4
-    size = 0
+    size = np.int64(0)  # not a literal: one heap signature
     for i in range(snode.shape[0]):
         q = snode[i]
         cand = (scost[i] << SHIFT) | (scode[i] << 1)

@@ -161,7 +161,7 @@ def _string_pull(cells, overlay, wp, path, n, out, weights, card, diag, cum, wei
         a = path[anchor]
         while j > anchor + 1:
             b = path[j]
-            ok = line_of_sight(cells, overlay, wp, a, b)
+            ok = line_of_sight(cells, overlay, wp, np.int64(a), np.int64(b))  # int64: one signature
             if ok and weighted:
                 acc, scale = segment_weight(weights, wp, a, b)
                 adx = abs(b % wp - a % wp)

@@ -684,7 +684,7 @@ def query(grid, geo, model, graph, qws, aws, s, t, out, info):  # type: ignore[n
     cap = out.shape[0]
     for i in range(INFO_SIZE):
         info[i] = 0
-    zero = np.int64(0)
+    zero, one = np.int64(0), np.int64(1)
 
     sc = cluster_of(geo, s)
     tc = cluster_of(geo, t)
@@ -702,7 +702,7 @@ def query(grid, geo, model, graph, qws, aws, s, t, out, info):  # type: ignore[n
     if near:
         lt = _local(wp, dstride, dbox, t)
         target[lt] = 1
-        settled += box_dijkstra(grid, geo, model, dbox, dstride, False, s, target, 1, t, hmul,
+        settled += box_dijkstra(grid, geo, model, dbox, dstride, False, s, target, one, t, hmul,
                                 g, closed, d_code, hf, hk)
         target[lt] = 0
         if closed[lt] != 0:
@@ -741,7 +741,7 @@ def query(grid, geo, model, graph, qws, aws, s, t, out, info):  # type: ignore[n
     mask = (np.int64(1) << nbits) - 1
     tx = t % wp
     tz = t // wp
-    size = 0
+    size = np.int64(0)  # not a literal: one heap_push signature
     if direct >= 0:
         ag[G] = direct
         apar[G] = -2

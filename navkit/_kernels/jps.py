@@ -523,7 +523,8 @@ def jps(bits, model, ws, start, goal, budget, stats):  # type: ignore[no-untyped
     nd[2 * start] = (open_tag << 32) | scode
     nd[2 * start + 1] = 0
     h0 = heuristic(sx, sz, gx, gz, card, diag, True, 1)
-    size = heap_push(hf, hk, np.int64(0), h0, (h0 << cb) | scode)  # not a literal: one heap_push signature
+    # not a literal 0: one heap_push signature
+    size = heap_push(hf, hk, np.int64(0), h0, (h0 << cb) | scode)
 
     expanded = 0
     generated = 1

@@ -340,9 +340,10 @@ def _overlay(fx, circles):  # type: ignore[no-untyped-def]
     bad = _valid_circles(circles)
     if bad >= 0:
         return -1 - bad
-    stamp_circles(marks, mark, wp, hp, min_x, min_z, cs, circles, marks, 0)
+    # int32 mark and delta, as the Python side passes them: one compiled signature
+    stamp_circles(marks, np.int32(mark), wp, hp, min_x, min_z, cs, circles, marks, np.int32(0))
     counters[1] = mark
-    ov[1] = overlay_block(bits, marks, mark, hp, (min_x, min_z, cs), circles, saved)
+    ov[1] = overlay_block(bits, marks, np.int32(mark), hp, (min_x, min_z, cs), circles, saved)
     for i in range(n):
         for j in range(3):
             ov_circles[i, j] = circles[i, j]
@@ -379,8 +380,8 @@ def _search_and_path(fx, mark, jgen, agen, s, g, budget, nearest, res):  # type:
         # an exhaustive A* picks), then JPS to it
         count = stats[ST_EXPANDED]
         gen_count = stats[ST_GENERATED]
-        best, flooded = reachable_nearest(cells, (marks, mark), wp, s, g % wp, g // wp, aarr_.tag,
-                                          agen, nodes)
+        best, flooded = reachable_nearest(cells, (marks, np.int32(mark)), wp, s, g % wp, g // wp,
+                                          aarr_.tag, agen, nodes)
         if best == s:
             res[R_EXPANDED] = count + flooded
             res[R_GENERATED] = gen_count + flooded
@@ -432,14 +433,17 @@ def world_jps(fx, circles, sx, sz, ex, ez, budget, nearest, smooth, res):  # typ
         res[R_STATUS] = BAD_CIRCLE
         res[R_INDEX] = -1 - mark
         return BAD_CIRCLE
-    s = snap_cell(cells, (marks, mark), wp, hp, rings, _cell(sx, min_x, cs), _cell(sz, min_z, cs))
+    # the overlay as the Python side passes it, (marks, int32 mark): one compiled
+    # snap_cell / reachable_nearest for both callers
+    ovl = (marks, np.int32(mark))
+    s = snap_cell(cells, ovl, wp, hp, rings, _cell(sx, min_x, cs), _cell(sz, min_z, cs))
     if s < 0:
         res[R_STATUS] = NO_START
         return NO_START
     res[R_START] = s
     ecx = _cell(ex, min_x, cs)
     ecz = _cell(ez, min_z, cs)
-    g = snap_cell(cells, (marks, mark), wp, hp, rings, ecx, ecz)
+    g = snap_cell(cells, ovl, wp, hp, rings, ecx, ecz)
     if g < 0:
         if not nearest:
             res[R_STATUS] = NO_GOAL

@@ -109,7 +109,8 @@ class FlowSearch:
                  weights: NDArray[np.int32], costs: CostModel, eight: bool,
                  queue: str, width: int, nb: int, buffers: FlowBuffers):
         self.pg = pg
-        self.cells = cells
+        # writeable, as the kernels' other callers pass it: one compiled signature
+        self.cells = cells if cells.flags.writeable else cells.copy()
         self.weights = weights
         self.costs = costs
         self.eight = eight

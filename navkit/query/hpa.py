@@ -221,7 +221,7 @@ class HPAStar:
         self._info = np.zeros(_k.INFO_SIZE, dtype=np.int64)
         #: The refined path's padded nodes (grown on demand).
         self.path_buffer = np.empty(max(1024, min(grid.size + 2, 1 << 16)), dtype=np.int64)
-        self._smooth_buf = np.empty(0, dtype=np.int64)
+        self._smooth_buf = np.empty(0, dtype=np.int32)
         self.rebuild()
 
     @property
@@ -373,9 +373,10 @@ class HPAStar:
         if smooth and len(nodes) > 2:
             if len(self._smooth_buf) < len(nodes):
                 self._smooth_buf = np.empty(max(len(nodes), 2 * len(self._smooth_buf)),
-                                            dtype=np.int64)
-            m = _geo.string_pull(g.cells, (self._nomarks, np.int32(0)), np.int64(pg.wp), nodes,
-                                 len(nodes), self._smooth_buf)
+                                            dtype=np.int32)
+            # int32 nodes, as the Pathfinder's smoothing passes them: one compiled signature
+            m = _geo.string_pull(g.cells, (self._nomarks, np.int32(0)), np.int64(pg.wp),
+                                 nodes.astype(np.int32), len(nodes), self._smooth_buf)
             kept = pg.nodes_to_cells(self._smooth_buf[:m])
         else:
             kept = cells

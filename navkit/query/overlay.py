@@ -78,6 +78,8 @@ def stamp(pg: PaddedGrid, circles: NDArray[np.float64], marks: NDArray[np.int32]
           counts: NDArray[np.int32], delta: int) -> None:
     """Stamp ``circles`` (validated) on ``pg``: ``marks[i] = mark`` under each
     (``mark > 0``), or ``counts[i] += delta`` (``mark == 0``)."""
+    # a writeable array, as the world kernel passes it: one compiled signature
+    circles = np.require(circles, requirements="W")
     _geo.stamp_circles(marks, np.int32(mark), np.int64(pg.wp), np.int64(pg.hp), *pg.geo, circles,
                        counts, np.int32(delta))
 
