@@ -127,15 +127,19 @@ BYTES_PER_CELL = 50
 _SHOWN = 40  # characters of a bad field quoted in messages
 
 
-def shown(text: str) -> str:
-    """``repr`` of a field for a message, cut to a readable length.
+def shown(value: object) -> str:
+    """``repr`` of a bad value for a message, cut to a readable length.
 
     >>> shown("9" * 100)
-    "'9999999999999999999999999999999999999999...' (100 characters)"
+    "'999999999999999999999999999999999999999... (102 characters)"
+    >>> shown(10**5000)
+    'an integer of 16610 bits'
     """
-    if len(text) <= _SHOWN:
-        return repr(text)
-    return f"{text[:_SHOWN] + '...'!r} ({len(text)} characters)"
+    if isinstance(value, int) and value.bit_length() > 1000:
+        # not printed: past Python's int-string limit repr() itself raises
+        return f"an integer of {value.bit_length()} bits"
+    text = repr(value)
+    return text if len(text) <= _SHOWN else f"{text[:_SHOWN]}... ({len(text)} characters)"
 
 
 def cell_limit(max_cells: object = None) -> int:

@@ -26,8 +26,10 @@ import numpy as np
 import shapely
 from shapely.validation import explain_validity
 
+from .._kernels.geometry import MAX_COORD
 from ..errors import ConfigError, unknown_name_message
-from ..grid import MAX_CELLS, MAX_WEIGHT
+from ..formats._common import shown
+from ..grid import MAX_CELL_SIZE, MAX_CELLS, MAX_WEIGHT, MIN_CELL_SIZE
 
 __all__ = [
     "AreaConfig",
@@ -63,28 +65,45 @@ def _is_number(v: Any) -> bool:
     return isinstance(v, numbers.Real) and not isinstance(v, bool)
 
 
-def _number(value: Any, fld: str, *, positive: bool = False, nonnegative: bool = False) -> float:
+def _float(value: numbers.Real) -> float:
+    """``float(value)``, infinite for an integer (or fraction) too large for a float."""
+    try:
+        return float(value)
+    except OverflowError:
+        return -math.inf if value < 0 else math.inf
+
+
+def _number(
+    value: Any, fld: str, *, positive: bool = False, nonnegative: bool = False,
+    lo: float = -math.inf, hi: float = math.inf,
+) -> float:
+    """A finite float (> 0 or >= 0 when asked) in ``[lo, hi]``, or ConfigError naming ``fld``."""
     if not _is_number(value):
-        raise ConfigError(f"expected a number, got {value!r}", field=fld)
-    v = float(value)
+        raise ConfigError(f"expected a number, got {shown(value)}", field=fld)
+    v = _float(value)
     if not math.isfinite(v):
-        raise ConfigError(f"expected a finite number, got {value!r}", field=fld)
+        raise ConfigError(f"expected a finite number, got {shown(value)}", field=fld)
     if positive and v <= 0:
         raise ConfigError(f"must be > 0, got {v!r}", field=fld)
     if nonnegative and v < 0:
         raise ConfigError(f"must be >= 0, got {v!r}", field=fld)
+    if not lo <= v <= hi:
+        raise ConfigError(f"must lie in [{lo:g}, {hi:g}] metres, got {v!r}", field=fld)
     return v
 
 
 def _integer(value: Any, fld: str, lo: int, hi: int) -> int:
     if not _is_number(value):
-        raise ConfigError(f"expected an integer, got {value!r}", field=fld)
-    v = float(value)
-    if not math.isfinite(v) or v != math.floor(v):
-        raise ConfigError(f"expected an integer, got {value!r}", field=fld)
-    iv = int(value)
+        raise ConfigError(f"expected an integer, got {shown(value)}", field=fld)
+    if isinstance(value, numbers.Integral):
+        iv = int(value)
+    else:
+        v = _float(value)
+        if not math.isfinite(v) or v != math.floor(v):
+            raise ConfigError(f"expected an integer, got {shown(value)}", field=fld)
+        iv = int(v)
     if not lo <= iv <= hi:
-        raise ConfigError(f"must lie in [{lo}, {hi}], got {iv}", field=fld)
+        raise ConfigError(f"must lie in [{lo}, {hi}], got {shown(iv)}", field=fld)
     return iv
 
 
@@ -292,14 +311,15 @@ class LevelConfig:
 
     def _validate(self) -> None:
         s = object.__setattr__
-        s(self, "cell_size", _number(self.cell_size, "cellSize", positive=True))
-        s(self, "agent_radius", _number(self.agent_radius, "agentRadius", nonnegative=True))
-        s(self, "object_padding", _number(self.object_padding, "objectPadding", nonnegative=True))
-        s(
-            self,
-            "boundary_padding",
-            _number(self.boundary_padding, "boundaryPadding", nonnegative=True),
-        )
+        # bounded so that the grid's extent (areas' bounds plus the margin, in cells) is finite
+        cs = _number(self.cell_size, "cellSize", positive=True, lo=MIN_CELL_SIZE, hi=MAX_CELL_SIZE)
+        s(self, "cell_size", cs)
+        for attr, key in (
+            ("agent_radius", "agentRadius"),
+            ("object_padding", "objectPadding"),
+            ("boundary_padding", "boundaryPadding"),
+        ):
+            s(self, attr, _number(getattr(self, attr), key, nonnegative=True, hi=MAX_COORD))
         s(self, "floor_y", _number(self.floor_y, "floorY"))
         s(self, "max_cells", _integer(self.max_cells, "maxCells", 1, MAX_CELLS))
         if isinstance(self.areas, (str, bytes)) or not isinstance(self.areas, Sequence):
@@ -335,7 +355,8 @@ class LevelConfig:
         if geo.size > self.max_cells:
             raise ConfigError(
                 f"the level grid would have {geo.width} x {geo.depth} = {geo.size} cells, "
-                f"more than maxCells = {self.max_cells}; raise cellSize or maxCells",
+                f"more than maxCells = {self.max_cells}; raise cellSize or maxCells "
+                "(max_cells= when loading)",
                 field="maxCells",
             )
 

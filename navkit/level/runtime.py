@@ -33,7 +33,7 @@ from numpy.typing import NDArray
 from ..errors import ConfigError, QueryError
 from ..grid import NavGrid
 from .model import LevelConfig
-from .parse import parse_level, read_level
+from .parse import check_reader_limit, parse_level, read_level
 from .raster import PreparedLevel, rasterize
 
 __all__ = ["NavLevel", "load_level"]
@@ -74,9 +74,9 @@ class NavLevel:
         self._prep: PreparedLevel | None = None
 
     @classmethod
-    def from_file(cls, path: str | Path) -> NavLevel:
+    def from_file(cls, path: str | Path, *, max_cells: int | None = None) -> NavLevel:
         """Read a JSON level file (see :func:`~navkit.level.read_level`)."""
-        return cls(read_level(path))
+        return cls(read_level(path, max_cells=max_cells))
 
     # ------------------------------------------------------------ properties
     @property
@@ -240,28 +240,30 @@ _OPTIONS = {
     "object_padding",
     "boundary_padding",
     "floor_y",
-    "max_cells",
 }
 
 
-def load_level(path: str | Path, **options: Any) -> NavGrid:
+def load_level(path: str | Path, *, max_cells: int | None = None, **options: Any) -> NavGrid:
     """Read a JSON level file and rasterize it (used by ``navkit.load_grid`` for ``.json``).
 
     Keyword options override the file's parameters: ``cell_size``,
-    ``agent_radius``, ``object_padding``, ``boundary_padding``, ``floor_y``,
-    ``max_cells``; ``name`` overrides the grid's label (default: file stem).
-    Overrides are validated like the file's values; an unknown option raises
-    :class:`~navkit.errors.ConfigError` naming it.
+    ``agent_radius``, ``object_padding``, ``boundary_padding``, ``floor_y``
+    and ``max_cells`` (which also lifts the reader limit, see
+    :func:`~navkit.level.parse_level`); ``name`` overrides the grid's label
+    (default: file stem). Overrides are validated like the file's values; an
+    unknown option raises :class:`~navkit.errors.ConfigError` naming it. The
+    grid's size is checked before it is allocated.
     """
     name = options.pop("name", None)
     unknown = sorted(set(options) - _OPTIONS)
     if unknown:
         raise ConfigError(
             f"unknown level option(s) {', '.join(unknown)}; "
-            f"expected some of {', '.join(sorted(_OPTIONS | {'name'}))}",
+            f"expected some of {', '.join(sorted(_OPTIONS | {'max_cells', 'name'}))}",
             field=unknown[0],
         )
-    config = read_level(path)
+    config = read_level(path, max_cells=max_cells)
     if options:
         config = replace(config, **options)
+        check_reader_limit(config, max_cells)
     return rasterize(config, name=name)
