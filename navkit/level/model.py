@@ -108,7 +108,11 @@ def _integer(value: Any, fld: str, lo: int, hi: int) -> int:
 
 
 def _coerce_ring(raw: Any, fld: str) -> Ring:
-    """A list of ``[x, z]`` pairs -> tuple of float pairs (closing repeat dropped)."""
+    """A list of ``[x, z]`` pairs -> tuple of float pairs (closing repeat dropped).
+
+    Coordinates are bounded by ``MAX_COORD`` (1e15 m), as obstacle circles are,
+    so the rasterizer's products of coordinates cannot overflow.
+    """
     if isinstance(raw, np.ndarray):
         raw = raw.tolist()
     if isinstance(raw, (str, bytes)) or not isinstance(raw, Sequence):
@@ -122,10 +126,16 @@ def _coerce_ring(raw: Any, fld: str) -> Ring:
             or len(p) != 2
             or not (_is_number(p[0]) and _is_number(p[1]))
         ):
-            raise ConfigError(f"expected a point [x, z] of two numbers, got {p!r}", field=pf)
-        x, z = float(p[0]), float(p[1])
+            raise ConfigError(
+                f"expected a point [x, z] of two numbers, got {shown(p)}", field=pf
+            )
+        x, z = _float(p[0]), _float(p[1])
         if not (math.isfinite(x) and math.isfinite(z)):
             raise ConfigError(f"coordinates must be finite, got [{x!r}, {z!r}]", field=pf)
+        if not (abs(x) <= MAX_COORD and abs(z) <= MAX_COORD):
+            raise ConfigError(
+                f"coordinates must lie within +-{MAX_COORD:g} m, got [{x!r}, {z!r}]", field=pf
+            )
         pts.append((x, z))
     if len(pts) > 1 and pts[0] == pts[-1]:
         pts.pop()
@@ -275,7 +285,10 @@ def _validate_obstacle(obs: Any, pre: str) -> ObstacleConfig:
 
 
 def make_obstacle(name: str, polygon: Any) -> ObstacleConfig:
-    """A validated :class:`ObstacleConfig` (ConfigError naming ``name`` or ``polygon[j]``)."""
+    """A validated :class:`ObstacleConfig` (ConfigError naming ``name`` or ``polygon[j]``).
+
+    Coordinates must be finite and within ``+-MAX_COORD`` metres, like every polygon's.
+    """
     return _validate_obstacle(ObstacleConfig(name=name, polygon=polygon), "")
 
 

@@ -54,6 +54,10 @@ class NavLevel:
     The grid geometry (corner, size) never changes: it depends on the bounds
     of all areas, available or not.
 
+    Every change is all-or-nothing: it is validated and its effect computed
+    before the config, version and grid change, so an edit that raises leaves
+    the level as it was.
+
     The grid is rebuilt lazily on the next :attr:`grid` access. Only the cells
     near a change are re-rasterized (the changed polygon's bounding box grown
     by ``boundaryPadding`` for areas, ``agentRadius + objectPadding`` for
@@ -181,27 +185,29 @@ class NavLevel:
     def _change(
         self, new: LevelConfig, bounds: tuple[float, float, float, float], reach: float
     ) -> None:
+        """Commit ``new`` (one version step), once the cells to redo are known."""
+        pending = self._pending
+        if pending is not None and self._walk is not None:
+            geo = new.grid_geometry()
+            cs = geo.cell_size
+            x0, z0, x1, z1 = bounds
+            # one extra cell each side absorbs rounding; the window is recomputed exactly
+            grow = reach + cs
+            win = (
+                _clamp(math.floor((x0 - grow - geo.min_x) / cs), geo.width),
+                _clamp(math.ceil((x1 + grow - geo.min_x) / cs) + 1, geo.width),
+                _clamp(math.floor((z0 - grow - geo.min_z) / cs), geo.depth),
+                _clamp(math.ceil((z1 + grow - geo.min_z) / cs) + 1, geo.depth),
+            )
+            pending = [*pending, win]
+            cells = sum((w[1] - w[0]) * (w[3] - w[2]) for w in pending)
+            if len(pending) > _MAX_PENDING_WINDOWS or cells > _FULL_REBUILD_FRACTION * geo.size:
+                pending = None
         self._config = new
+        self._pending = pending
         self._version += 1
         self._grid = None
         self._prep = None
-        if self._pending is None or self._walk is None:
-            return
-        geo = new.grid_geometry()
-        cs = geo.cell_size
-        x0, z0, x1, z1 = bounds
-        # one extra cell each side absorbs rounding; the window is recomputed exactly
-        grow = reach + cs
-        win = (
-            _clamp(math.floor((x0 - grow - geo.min_x) / cs), geo.width),
-            _clamp(math.ceil((x1 + grow - geo.min_x) / cs) + 1, geo.width),
-            _clamp(math.floor((z0 - grow - geo.min_z) / cs), geo.depth),
-            _clamp(math.ceil((z1 + grow - geo.min_z) / cs) + 1, geo.depth),
-        )
-        self._pending.append(win)
-        cells = sum((w[1] - w[0]) * (w[3] - w[2]) for w in self._pending)
-        if len(self._pending) > _MAX_PENDING_WINDOWS or cells > _FULL_REBUILD_FRACTION * geo.size:
-            self._pending = None
 
     def _rebuild(self) -> None:
         prep = PreparedLevel.build(self._config)

@@ -14,6 +14,7 @@ import copy
 import json
 import math
 
+import numpy as np
 import pytest
 
 import navkit.formats
@@ -22,10 +23,15 @@ from navkit.errors import ConfigError, FormatError
 from navkit.level import (
     LevelConfig,
     NavLevel,
+    ObstacleConfig,
+    block_obstacles,
     load_level,
+    make_obstacle,
     parse_level,
+    rasterize,
     read_level,
 )
+from navkit.level import runtime as level_runtime
 from navkit.query.navmap import NavMap
 
 SQUARE = [[0, 0], [10, 0], [10, 10], [0, 10]]
@@ -115,6 +121,116 @@ def test_lengths_at_the_limits_are_accepted():
     with pytest.raises(ConfigError) as ei:  # accepted, but its grid is too large
         parse_level(_level(cellSize=1e9, agentRadius=MAX_COORD))
     assert ei.value.field == "maxCells"
+
+
+# ------------------------------------------------------------------------- polygon coordinates
+@pytest.mark.parametrize("value", [1e200, -1e16, 2 * MAX_COORD, math.inf, math.nan])
+def test_polygon_coordinates_are_bounded(value):
+    cases = [
+        (["areas", 0, "polygon", 2], "areas[0].polygon[2]"),
+        (["obstacles", 0, "polygon", 1], "obstacles[0].polygon[1]"),
+    ]
+    for keys, field in cases:
+        cfg = _level()
+        cfg["areas"][0]["holes"] = [[[4, 4], [6, 4], [6, 6]]]
+        cur = cfg
+        for k in keys:
+            cur = cur[k]
+        cur[0] = value
+        with pytest.raises(ConfigError) as ei:
+            parse_level(cfg)
+        assert ei.value.field == field, str(ei.value)
+    cfg = _level()
+    cfg["areas"][0]["holes"] = [[[4, 4], [6, 4], [6, value]]]
+    with pytest.raises(ConfigError) as ei:
+        parse_level(cfg)
+    assert ei.value.field == "areas[0].holes[0][2]"
+    with pytest.raises(ConfigError) as ei:
+        make_obstacle("huge", [[0, 0], [1, 0], [1, 1], [0, 1], [0.5, 0.5], [value, 0]])
+    assert ei.value.field == "polygon[5]"
+
+
+def test_block_obstacles_validates_unchecked_obstacles():
+    geo = parse_level(_level()).grid_geometry()
+    walk = np.ones((geo.depth, geo.width), dtype=bool)
+    raw = ObstacleConfig("huge", ((-1e200, -1e200), (1e200, -1e200), (0.0, 1e200)))
+    with pytest.raises(ConfigError) as ei:
+        block_obstacles(walk, geo, [make_obstacle("ok", [[1, 1], [2, 1], [2, 2]]), raw], 0.0)
+    assert ei.value.field == "obstacles[1].polygon[0]"
+    assert walk.all()  # nothing painted before the error
+
+
+def test_obstacle_at_max_coord_covering_the_map_blocks_every_cell():
+    cfg = _level()
+    cfg["obstacles"] = [{"name": "sky", "polygon": [[-MAX_COORD, -MAX_COORD],
+                                                   [MAX_COORD, -MAX_COORD], [0, MAX_COORD]]}]
+    assert not rasterize(parse_level(cfg)).walkable.any()
+    level = NavLevel(parse_level(_level()))
+    level.add_obstacle("sky", [[-MAX_COORD, -MAX_COORD], [MAX_COORD, -MAX_COORD], [0, MAX_COORD]])
+    assert not level.grid.walkable.any()
+
+
+# ------------------------------------------------------------------------- atomic edits
+def _snapshot(level):
+    grid = level.grid
+    return level.version, level.obstacle_names, level.config, grid.walkable.copy()
+
+
+def _unchanged(level, before):
+    version, names, config, walk = before
+    assert level.version == version and level.obstacle_names == names
+    assert level.config == config
+    assert np.array_equal(level.grid.walkable, walk)
+
+
+def test_add_obstacle_with_huge_coordinates_changes_nothing():
+    level = NavLevel(parse_level(_level()))
+    before = _snapshot(level)
+    with pytest.raises(ConfigError) as ei:
+        level.add_obstacle("huge", [[-1e200, -1e200], [1e200, -1e200], [0, 1e200]])
+    assert ei.value.field == "polygon[0]"
+    _unchanged(level, before)
+
+
+def test_edits_failing_while_computing_change_nothing(monkeypatch):
+    level = NavLevel(parse_level(_level(areas=[
+        {"name": "room", "polygon": SQUARE},
+        {"name": "door", "available": False, "polygon": [[10, 4], [12, 4], [12, 6], [10, 6]]},
+    ])))
+    before = _snapshot(level)
+
+    def broken(*args):
+        raise ConfigError("window computation failed", field="test")
+
+    monkeypatch.setattr(level_runtime, "_clamp", broken)
+    edits = [
+        lambda: level.add_obstacle("box", [[6, 6], [7, 6], [7, 7]]),
+        lambda: level.remove_obstacle("crate"),
+        lambda: level.set_area_available("door", True),
+    ]
+    for edit in edits:
+        with pytest.raises(ConfigError, match="window computation failed"):
+            edit()
+        _unchanged(level, before)
+    monkeypatch.undo()
+    level.set_area_available("door", True)
+    assert level.version == before[0] + 1
+
+
+def test_failed_validation_edits_change_nothing():
+    level = NavLevel(parse_level(_level()))
+    before = _snapshot(level)
+    for edit, field in [
+        (lambda: level.add_obstacle("crate", [[6, 6], [7, 6], [7, 7]]), "name"),
+        (lambda: level.add_obstacle("bad", [[6, 6], [7, 6], [7, math.nan]]), "polygon[2]"),
+        (lambda: level.remove_obstacle("nothing"), "name"),
+        (lambda: level.set_area_available("room", "yes"), "available"),
+        (lambda: level.set_area_available("nowhere", True), "name"),
+    ]:
+        with pytest.raises(ConfigError) as ei:
+            edit()
+        assert ei.value.field == field
+        _unchanged(level, before)
 
 
 # ------------------------------------------------------------------------- missing files
