@@ -105,7 +105,9 @@ def read_npy(path: PathLike, *, max_cells: int | None = None) -> NavGrid:
 
 
 def _reason(exc: BaseException) -> str:
-    text = str(exc) or type(exc).__name__
+    """A short reason for a message (a tokenize error's text without its position)."""
+    text = str(exc.args[0] if isinstance(exc, tokenize.TokenError) else exc)
+    text = text or type(exc).__name__
     return text if len(text) <= 200 else text[:200] + "..."
 
 
@@ -142,13 +144,18 @@ def _read_member(
     fh: IO[bytes], size: int, key: str, ndim: int, p: Path, limit: int
 ) -> NDArray[Any]:
     """One ``.npy`` stream of ``size`` bytes, its header checked before the data is read."""
-    version = npformat.read_magic(fh)
-    if version == (1, 0):
-        shape, fortran, dtype = npformat.read_array_header_1_0(fh)
-    elif version == (2, 0):
-        shape, fortran, dtype = npformat.read_array_header_2_0(fh)
-    else:
-        raise FormatError(f"'{key}': unsupported .npy version {version}", path=p)
+    try:
+        version = npformat.read_magic(fh)
+        if version == (1, 0):
+            shape, _, dtype = npformat.read_array_header_1_0(fh)
+        elif version == (2, 0):
+            shape, _, dtype = npformat.read_array_header_2_0(fh)
+        else:
+            raise FormatError(f"'{key}': unsupported .npy version {version}", path=p)
+    except FormatError:
+        raise
+    except _READ_ERRORS as exc:
+        raise FormatError(f"'{key}': corrupt numpy header: {_reason(exc)}", path=p) from None
     if len(shape) != ndim:
         want = "a 2-D (depth, width) array" if ndim == 2 else "a numeric scalar"
         raise FormatError(f"'{key}': expected {want}, got shape {shape}", path=p)

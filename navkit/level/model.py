@@ -332,7 +332,7 @@ class LevelConfig:
             ("object_padding", "objectPadding"),
             ("boundary_padding", "boundaryPadding"),
         ):
-            s(self, attr, _number(getattr(self, attr), key, nonnegative=True, hi=MAX_COORD))
+            s(self, attr, _number(getattr(self, attr), key, nonnegative=True, lo=0.0, hi=MAX_COORD))
         s(self, "floor_y", _number(self.floor_y, "floorY"))
         s(self, "max_cells", _integer(self.max_cells, "maxCells", 1, MAX_CELLS))
         if isinstance(self.areas, (str, bytes)) or not isinstance(self.areas, Sequence):

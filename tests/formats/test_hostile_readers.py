@@ -278,7 +278,7 @@ def _broken_deflate() -> bytes:
 
 
 CORRUPT_NUMPY = [
-    ("tokenize.npy", _corrupt_header, "numpy"),
+    ("tokenize.npy", _corrupt_header, "corrupt numpy header: EOF in multi-line statement"),
     ("negative.npy", lambda: npy_bytes((-3, 3)), "at least one cell"),
     ("complex.npy", lambda: npy_bytes((2, 2), "<c16", b"\0" * 64), "dtype"),
     ("string.npy", lambda: npy_bytes((1, 1), "<U4", b"\0" * 16), "dtype"),
