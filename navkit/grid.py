@@ -27,12 +27,18 @@ from numpy.typing import ArrayLike, NDArray
 
 from .errors import ConfigError, QueryError
 
-__all__ = ["NavGrid", "MAX_WEIGHT", "MAX_CELLS"]
+__all__ = ["NavGrid", "MAX_WEIGHT", "MAX_CELLS", "MIN_CELL_SIZE", "MAX_CELL_SIZE"]
 
 #: Largest terrain weight a cell may carry (weights are integers >= 1).
 MAX_WEIGHT = 65535
 #: Largest grid navkit accepts (cells). Linear indices must fit in int32.
+#: The readers refuse much less by default (``navkit.formats.MAX_CELLS``).
 MAX_CELLS = 1 << 30
+#: Smallest and largest ``cell_size`` in metres (a nanometre, a million km).
+#: Within them the far edge ``min_x + width * cell_size`` and every cell
+#: centre of a grid with a finite origin stay finite floats.
+MIN_CELL_SIZE = 1e-9
+MAX_CELL_SIZE = 1e9
 
 
 def _as_walkable(walkable: ArrayLike) -> NDArray[np.bool_]:
@@ -138,7 +144,13 @@ class NavGrid:
         if self.weights is not None:
             w = _as_weights(self.weights, walk.shape)
             object.__setattr__(self, "weights", None if np.all(w == 1) else w)
-        object.__setattr__(self, "cell_size", _finite("cell_size", self.cell_size, positive=True))
+        cell_size = _finite("cell_size", self.cell_size, positive=True)
+        if not MIN_CELL_SIZE <= cell_size <= MAX_CELL_SIZE:
+            raise ConfigError(
+                f"must lie in [{MIN_CELL_SIZE:g}, {MAX_CELL_SIZE:g}] metres, got {cell_size!r}",
+                field="cell_size",
+            )
+        object.__setattr__(self, "cell_size", cell_size)
         object.__setattr__(self, "min_x", _finite("min_x", self.min_x))
         object.__setattr__(self, "min_z", _finite("min_z", self.min_z))
         object.__setattr__(self, "floor_y", _finite("floor_y", self.floor_y))
@@ -207,14 +219,16 @@ class NavGrid:
     def world_to_cell(self, wx: float, wz: float) -> tuple[int, int]:
         """Cell containing a world point (docs/rules.md §1.3); may lie outside the grid.
 
-        Raises :class:`~navkit.errors.QueryError` on NaN or infinite input.
+        Raises :class:`~navkit.errors.QueryError` on NaN or infinite input, or a
+        point so far away that its cell index overflows a float.
         """
         if not (math.isfinite(wx) and math.isfinite(wz)):
             raise QueryError(f"world coordinates must be finite, got ({wx}, {wz})")
-        return (
-            int(math.floor((wx - self.min_x) / self.cell_size)),
-            int(math.floor((wz - self.min_z) / self.cell_size)),
-        )
+        fx = (wx - self.min_x) / self.cell_size
+        fz = (wz - self.min_z) / self.cell_size
+        if not (math.isfinite(fx) and math.isfinite(fz)):
+            raise QueryError(f"world point ({wx}, {wz}) lies too far from the grid")
+        return (math.floor(fx), math.floor(fz))
 
     def cell_center(self, x: int, z: int) -> tuple[float, float]:
         """World ``(x, z)`` of a cell's centre (docs/rules.md §1.3)."""

@@ -11,7 +11,9 @@ extension                                  reader / writer
 =========================================  =====================================
 
 Every reader raises :class:`~navkit.errors.FormatError` naming the file (and
-the line, for text formats) on bad input.
+the line, for text formats) on bad input. Readers take ``max_cells=`` and
+refuse, from the header and before allocating, a grid of more cells than that
+(default :data:`MAX_CELLS`).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from typing import Any
 
 from ..errors import ConfigError, FormatError
 from ..grid import NavGrid
-from ._common import PathLike
+from ._common import PathLike, cell_limit
 from .arrays import from_array, read_npy, write_npz
 from .image import read_image, write_image
 from .movingai import (
@@ -38,6 +40,7 @@ from .movingai import (
 from .textgrid import parse_text_grid, read_text_grid, write_text_grid
 
 __all__ = [
+    "MAX_CELLS",
     "load_grid",
     "save_grid",
     "READ_EXTENSIONS",
@@ -60,6 +63,15 @@ __all__ = [
     "write_npz",
 ]
 
+#: Default ``max_cells`` of every reader: 2**26 = 67,108,864 cells. A
+#: Pathfinder needs about 50 bytes per cell, so this is about 3.4 GB, and 64
+#: times the largest Moving AI benchmark map (1024 x 1024), yet a 37 KB PNG or
+#: a 128-byte ``.npy`` header can declare far more. Readers look it up at call
+#: time: assign ``navkit.formats.MAX_CELLS`` to change it everywhere (NavMap.load,
+#: the command line), or pass ``max_cells=`` for one call. At most
+#: ``navkit.grid.MAX_CELLS`` (2**30), the hard limit of a NavGrid.
+MAX_CELLS = 1 << 26
+
 _IMAGE_READ = (".png", ".bmp", ".gif", ".jpg", ".jpeg", ".tif", ".tiff")
 _IMAGE_OPTIONS = ("threshold", "invert", "cell_size")
 
@@ -77,13 +89,17 @@ def _no_options(kind: str, options: dict[str, Any]) -> None:
         )
 
 
-def load_grid(path: PathLike, **options: Any) -> NavGrid:
+def load_grid(path: PathLike, *, max_cells: int | None = None, **options: Any) -> NavGrid:
     """Read a grid, choosing the reader from the file extension (case-insensitive).
 
     ``options`` go to the reader: ``threshold``, ``invert``, ``cell_size`` for
     images; anything ``navkit.level.load_level`` accepts for ``.json``. A
-    missing file or unknown extension raises :class:`~navkit.errors.FormatError`.
+    missing file or unknown extension raises :class:`~navkit.errors.FormatError`,
+    so does a file declaring a grid of more than ``max_cells`` cells (default
+    :data:`MAX_CELLS`; a :class:`~navkit.errors.ConfigError` for a ``.json``
+    level, naming ``maxCells``), before anything large is allocated.
     """
+    limit = cell_limit(max_cells)
     p = Path(path)
     ext = p.suffix.lower()
     if not p.exists():
@@ -92,10 +108,10 @@ def load_grid(path: PathLike, **options: Any) -> NavGrid:
         raise FormatError("is a directory, expected a grid file", path=p)
     if ext == ".map":
         _no_options("Moving AI .map", options)
-        return read_map(p)
+        return read_map(p, max_cells=limit)
     if ext == ".txt":
         _no_options("text grid .txt", options)
-        return read_text_grid(p)
+        return read_text_grid(p, max_cells=limit)
     if ext in _IMAGE_READ:
         bad = sorted(set(options) - set(_IMAGE_OPTIONS))
         if bad:
@@ -104,10 +120,10 @@ def load_grid(path: PathLike, **options: Any) -> NavGrid:
                 f"expected some of {', '.join(_IMAGE_OPTIONS)}",
                 field=bad[0],
             )
-        return read_image(p, **options)
+        return read_image(p, max_cells=limit, **options)
     if ext in (".npy", ".npz"):
         _no_options(f"numpy {ext}", options)
-        return read_npy(p)
+        return read_npy(p, max_cells=limit)
     if ext == ".json":
         try:
             level = importlib.import_module("navkit.level")
@@ -120,6 +136,8 @@ def load_grid(path: PathLike, **options: Any) -> NavGrid:
             raise FormatError(
                 "JSON level configs need navkit.level.load_level, which is missing", path=p
             )
+        if max_cells is not None:
+            options["max_cells"] = limit
         return loader(path, **options)
     raise FormatError(
         f"unsupported extension {p.suffix or '(none)'!r}; supported: {' '.join(READ_EXTENSIONS)}",

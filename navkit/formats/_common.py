@@ -1,16 +1,21 @@
-"""Helpers shared by the readers: reading files, splitting lines, decoding."""
+"""Helpers shared by the readers: reading files, splitting lines, decoding, size limits."""
 
 from __future__ import annotations
 
 import math
+import numbers
 import os
 from pathlib import Path
 
-from ..errors import FormatError
+from ..errors import ConfigError, FormatError
+from ..grid import MAX_CELLS as GRID_MAX_CELLS
 
 PathLike = str | os.PathLike[str]
 
 _BOM = b"\xef\xbb\xbf"
+#: The integers a numeric field of a text format may hold (int64 arrays).
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+_MAX_DIGITS = 30  # longer integers are refused without calling int() on them
 
 
 def read_bytes(path: PathLike) -> bytes:
@@ -58,16 +63,34 @@ def describe_byte(b: int) -> str:
     return f"byte 0x{b:02x}"
 
 
-def parse_int(text: str, what: str, path: str, lineno: int, *, minimum: int | None = None) -> int:
-    """An integer field, or :class:`FormatError` naming ``what`` and the line."""
+def parse_int(
+    text: str,
+    what: str,
+    path: str,
+    lineno: int,
+    *,
+    minimum: int = INT64_MIN,
+    maximum: int = INT64_MAX,
+) -> int:
+    """An integer field in ``[minimum, maximum]`` (default: the int64 range the arrays
+    hold), or :class:`FormatError` naming ``what`` and the line."""
+    digits = text.lstrip("+-")
+    if len(digits) > _MAX_DIGITS and digits.isdigit():
+        raise FormatError(
+            f"{what}: {shown(text)} is out of range (more than {_MAX_DIGITS} digits)",
+            path=path,
+            line=lineno,
+        )
     try:
         value = int(text)
     except ValueError:
         raise FormatError(
-            f"{what}: expected an integer, got {text!r}", path=path, line=lineno
+            f"{what}: expected an integer, got {shown(text)}", path=path, line=lineno
         ) from None
-    if minimum is not None and value < minimum:
+    if value < minimum:
         raise FormatError(f"{what}: must be >= {minimum}, got {value}", path=path, line=lineno)
+    if value > maximum:
+        raise FormatError(f"{what}: must be <= {maximum}, got {value}", path=path, line=lineno)
     return value
 
 
@@ -85,12 +108,90 @@ def parse_float(
         value = float(text)
     except ValueError:
         raise FormatError(
-            f"{what}: expected a number, got {text!r}", path=path, line=lineno
+            f"{what}: expected a number, got {shown(text)}", path=path, line=lineno
         ) from None
     if not math.isfinite(value):
-        raise FormatError(f"{what}: expected a finite number, got {text!r}", path=path, line=lineno)
+        raise FormatError(
+            f"{what}: expected a finite number, got {shown(text)}", path=path, line=lineno
+        )
     if positive and value <= 0:
-        raise FormatError(f"{what}: must be > 0, got {text!r}", path=path, line=lineno)
+        raise FormatError(f"{what}: must be > 0, got {shown(text)}", path=path, line=lineno)
     if nonnegative and value < 0:
-        raise FormatError(f"{what}: must be >= 0, got {text!r}", path=path, line=lineno)
+        raise FormatError(f"{what}: must be >= 0, got {shown(text)}", path=path, line=lineno)
     return value
+
+
+#: Rough memory a Pathfinder needs per grid cell, for size messages.
+BYTES_PER_CELL = 50
+
+_SHOWN = 40  # characters of a bad field quoted in messages
+
+
+def shown(value: object) -> str:
+    """``repr`` of a bad value for a message, cut to a readable length.
+
+    >>> shown("9" * 100)
+    "'999999999999999999999999999999999999999... (102 characters)"
+    >>> shown(10**5000)
+    'an integer of 16610 bits'
+    """
+    if isinstance(value, int) and value.bit_length() > 1000:
+        # not printed: past Python's int-string limit repr() itself raises
+        return f"an integer of {value.bit_length()} bits"
+    text = repr(value)
+    return text if len(text) <= _SHOWN else f"{text[:_SHOWN]}... ({len(text)} characters)"
+
+
+def cell_limit(max_cells: object = None) -> int:
+    """The reader limit in cells: ``max_cells``, or ``navkit.formats.MAX_CELLS`` when None.
+
+    ``max_cells`` must be an integer in ``[1, navkit.grid.MAX_CELLS]``
+    (:class:`~navkit.errors.ConfigError`, field ``max_cells``, otherwise).
+    """
+    if max_cells is None:
+        from . import MAX_CELLS  # read at call time: assigning the constant takes effect
+
+        return int(MAX_CELLS)
+    if isinstance(max_cells, bool) or not isinstance(max_cells, numbers.Integral):
+        raise ConfigError(f"expected an integer, got {max_cells!r}", field="max_cells")
+    limit = int(max_cells)
+    if not 1 <= limit <= GRID_MAX_CELLS:
+        raise ConfigError(f"must lie in [1, {GRID_MAX_CELLS}], got {limit}", field="max_cells")
+    return limit
+
+
+def size_message(width: int, depth: int, limit: int, what: str = "grid") -> str:
+    """Why a ``width`` x ``depth`` grid is refused, and how to allow it."""
+    cells = width * depth
+    return (
+        f"{what} of {width} x {depth} = {cells} cells exceeds the limit of {limit} cells "
+        f"(a Pathfinder would need about {_bytes(cells * BYTES_PER_CELL)}); to read it anyway "
+        "pass max_cells= (e.g. load_grid(path, max_cells=...)) or raise navkit.formats.MAX_CELLS"
+    )
+
+
+def _bytes(n: float) -> str:
+    """``n`` bytes for a message.
+
+    >>> _bytes(600), _bytes(3.4e9), _bytes(5e13)
+    ('600 bytes', '3.4 GB', '50 TB')
+    """
+    for unit in ("bytes", "KB", "MB", "GB"):
+        if n < 1000:
+            return f"{n:.3g} {unit}"
+        n /= 1000
+    return f"{n:.3g} TB"
+
+
+def check_cells(
+    width: int,
+    depth: int,
+    limit: int,
+    *,
+    path: str | Path,
+    line: int | None = None,
+    what: str = "grid",
+) -> None:
+    """Refuse, before anything is allocated, a grid of more than ``limit`` cells."""
+    if width * depth > limit:
+        raise FormatError(size_message(width, depth, limit, what), path=path, line=line)

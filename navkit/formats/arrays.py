@@ -12,22 +12,43 @@ A ``.npy`` file holds just the 2-D walkable array.
 
 from __future__ import annotations
 
+import math
+import tokenize
 import zipfile
+import zlib
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import numpy as np
-from numpy.typing import ArrayLike
+from numpy.lib import format as npformat
+from numpy.typing import ArrayLike, NDArray
 
 from ..errors import ConfigError, FormatError
 from ..grid import NavGrid
-from ._common import PathLike
+from ._common import PathLike, cell_limit, check_cells
 
 __all__ = ["from_array", "read_npy", "write_npz", "GEOMETRY_KEYS"]
 
 #: Scalar geometry entries an ``.npz`` grid may carry (all in metres).
 GEOMETRY_KEYS = ("cell_size", "min_x", "min_z", "floor_y", "agent_radius")
 _FROM_ARRAY_KEYS = ("weights", *GEOMETRY_KEYS, "name", "meta")
+_NPY_MAGIC = b"\x93NUMPY"
+_ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")  # a member first, or an empty archive
+# what numpy's header parser and zipfile raise on corrupt input: a bad header is
+# a ValueError, SyntaxError or tokenize error; an unknown compression method a
+# NotImplementedError, an encrypted member a RuntimeError, a bad stream zlib.error
+_READ_ERRORS = (
+    OSError,
+    EOFError,
+    ValueError,
+    SyntaxError,
+    RecursionError,
+    tokenize.TokenError,
+    zipfile.BadZipFile,
+    NotImplementedError,
+    RuntimeError,
+    zlib.error,
+)
 
 
 def from_array(arr: ArrayLike, **geometry: Any) -> NavGrid:
@@ -47,64 +68,115 @@ def from_array(arr: ArrayLike, **geometry: Any) -> NavGrid:
     return NavGrid(np.asarray(arr), **geometry)
 
 
-def read_npy(path: PathLike) -> NavGrid:
+def read_npy(path: PathLike, *, max_cells: int | None = None) -> NavGrid:
     """Read a grid from ``.npy`` (a 2-D walkable array) or ``.npz`` (see the module doc).
 
-    Files are loaded without pickle. A missing, corrupt or ill-shaped file raises
-    :class:`~navkit.errors.FormatError` naming it.
+    Files are loaded without pickle. Every array's header is checked before
+    its data is read: 2-D (0-d for geometry), a bool, integer or float dtype,
+    at most ``max_cells`` cells (default ``navkit.formats.MAX_CELLS``) and
+    no more data than the file holds. A missing, corrupt, oversized or
+    ill-shaped file raises :class:`~navkit.errors.FormatError` naming it.
     """
+    limit = cell_limit(max_cells)
     p = Path(path)
-    if not p.exists():
-        raise FormatError("no such file", path=p)
-    if p.is_dir():
-        raise FormatError("is a directory, expected a file", path=p)
     try:
-        loaded = np.load(p, allow_pickle=False)
-    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
-        raise FormatError(f"not a readable numpy file: {exc}", path=p) from None
-    kwargs: dict[str, Any] = {"name": p.name}
-    if isinstance(loaded, np.lib.npyio.NpzFile):
-        with loaded:
-            keys = set(loaded.files)
-            allowed = {"walkable", "weights", *GEOMETRY_KEYS}
-            extra = sorted(keys - allowed)
-            if extra:
-                raise FormatError(
-                    f"unexpected entries {', '.join(extra)}; "
-                    f"expected walkable, weights, {', '.join(GEOMETRY_KEYS)}",
-                    path=p,
-                )
-            if "walkable" not in keys:
-                raise FormatError("no 'walkable' array in the archive", path=p)
-            try:
-                walkable = loaded["walkable"]
-                if "weights" in keys:
-                    kwargs["weights"] = loaded["weights"]
-                for key in GEOMETRY_KEYS:
-                    if key in keys:
-                        value = loaded[key]
-                        if value.ndim != 0 or not (
-                            np.issubdtype(value.dtype, np.floating)
-                            or np.issubdtype(value.dtype, np.integer)
-                        ):
-                            raise FormatError(
-                                f"'{key}' must be a numeric scalar, "
-                                f"got dtype {value.dtype} shape {value.shape}",
-                                path=p,
-                            )
-                        kwargs[key] = float(value)
-            except FormatError:
-                raise
-            except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
-                raise FormatError(f"corrupt archive entry: {exc}", path=p) from None
-    elif isinstance(loaded, np.ndarray):
-        walkable = loaded
-    else:  # pragma: no cover - np.load returns one of the two above without pickle
-        raise FormatError(f"unexpected content {type(loaded).__name__}", path=p)
+        with open(p, "rb") as fh:
+            magic = fh.read(len(_NPY_MAGIC))
+            if magic.startswith(_ZIP_MAGIC):
+                walkable, kwargs = _read_npz(fh, p, limit)
+            elif magic == _NPY_MAGIC:
+                fh.seek(0)
+                walkable = _read_member(fh, p.stat().st_size, "walkable", 2, p, limit)
+                kwargs = {}
+            else:
+                raise FormatError(f"not a numpy file (starts with {magic[:8]!r})", path=p)
+    except FormatError:
+        raise
+    except FileNotFoundError:
+        raise FormatError("no such file", path=p) from None
+    except IsADirectoryError:
+        raise FormatError("is a directory, expected a file", path=p) from None
+    except _READ_ERRORS as exc:
+        raise FormatError(f"not a readable numpy file: {_reason(exc)}", path=p) from None
     try:
-        return NavGrid(walkable, **kwargs)
+        return NavGrid(walkable, name=p.name, **kwargs)
     except ConfigError as exc:
         raise FormatError(f"{exc.field or 'array'}: {exc.reason}", path=p) from None
+
+
+def _reason(exc: BaseException) -> str:
+    """A short reason for a message (a tokenize error's text without its position)."""
+    text = str(exc.args[0] if isinstance(exc, tokenize.TokenError) else exc)
+    text = text or type(exc).__name__
+    return text if len(text) <= 200 else text[:200] + "..."
+
+
+def _read_npz(fh: IO[bytes], p: Path, limit: int) -> tuple[NDArray[Any], dict[str, Any]]:
+    """The walkable array and NavGrid keywords of an ``.npz`` archive."""
+    with zipfile.ZipFile(fh) as zf:
+        infos = {}
+        for info in zf.infolist():
+            key = info.filename[:-4] if info.filename.endswith(".npy") else info.filename
+            if key in infos:
+                raise FormatError(f"entry {info.filename!r} appears twice", path=p)
+            infos[key] = info
+        extra = sorted(set(infos) - {"walkable", "weights", *GEOMETRY_KEYS})
+        if extra:
+            raise FormatError(
+                f"unexpected entries {', '.join(extra)}; "
+                f"expected walkable, weights, {', '.join(GEOMETRY_KEYS)}",
+                path=p,
+            )
+        if "walkable" not in infos:
+            raise FormatError("no 'walkable' array in the archive", path=p)
+        arrays = {}
+        for key, info in infos.items():
+            with zf.open(info) as member:
+                ndim = 2 if key in ("walkable", "weights") else 0
+                arrays[key] = _read_member(member, info.file_size, key, ndim, p, limit)
+    kwargs: dict[str, Any] = {k: float(v) for k, v in arrays.items() if k in GEOMETRY_KEYS}
+    if "weights" in arrays:
+        kwargs["weights"] = arrays["weights"]
+    return arrays["walkable"], kwargs
+
+
+def _read_member(
+    fh: IO[bytes], size: int, key: str, ndim: int, p: Path, limit: int
+) -> NDArray[Any]:
+    """One ``.npy`` stream of ``size`` bytes, its header checked before the data is read."""
+    try:
+        version = npformat.read_magic(fh)
+        if version == (1, 0):
+            shape, _, dtype = npformat.read_array_header_1_0(fh)
+        elif version == (2, 0):
+            shape, _, dtype = npformat.read_array_header_2_0(fh)
+        else:
+            raise FormatError(f"'{key}': unsupported .npy version {version}", path=p)
+    except FormatError:
+        raise
+    except _READ_ERRORS as exc:
+        raise FormatError(f"'{key}': corrupt numpy header: {_reason(exc)}", path=p) from None
+    if len(shape) != ndim:
+        want = "a 2-D (depth, width) array" if ndim == 2 else "a numeric scalar"
+        raise FormatError(f"'{key}': expected {want}, got shape {shape}", path=p)
+    if dtype.kind not in "biuf" or dtype.itemsize > 8:
+        raise FormatError(
+            f"'{key}': expected a bool, integer or float dtype, got {dtype}", path=p
+        )
+    if ndim == 2:
+        depth, width = shape
+        if depth < 1 or width < 1:
+            raise FormatError(f"'{key}': grid must have at least one cell, got {shape}", path=p)
+        check_cells(width, depth, limit, path=p, what=f"'{key}' array")
+    needed = math.prod(shape) * dtype.itemsize
+    if size - fh.tell() < needed:
+        raise FormatError(
+            f"'{key}': the header declares {needed} bytes of data, "
+            f"the file holds {max(size - fh.tell(), 0)}",
+            path=p,
+        )
+    fh.seek(0)
+    return np.asarray(npformat.read_array(fh, allow_pickle=False))
 
 
 def write_npz(grid: NavGrid, path: PathLike) -> None:

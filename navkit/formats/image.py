@@ -13,21 +13,22 @@ Pixel row = z, pixel column = x; one pixel is one cell unless a scale is given.
 from __future__ import annotations
 
 import math
+import warnings
 from pathlib import Path
 
 import numpy as np
 from numpy.typing import NDArray
 
 from ..errors import ConfigError, FormatError
-from ..grid import MAX_CELLS, MAX_WEIGHT, NavGrid
-from ._common import PathLike
+from ..grid import MAX_WEIGHT, NavGrid
+from ._common import PathLike, cell_limit, check_cells
 
 __all__ = ["read_image", "write_image", "image_values"]
 
 _16BIT_MODES = ("I;16", "I;16L", "I;16B", "I;16N")
 
 
-def _luminance(path: Path) -> NDArray[np.uint8]:
+def _luminance(path: Path, limit: int) -> NDArray[np.uint8]:
     from PIL import Image, UnidentifiedImageError
 
     if not path.exists():
@@ -35,12 +36,12 @@ def _luminance(path: Path) -> NDArray[np.uint8]:
     if path.is_dir():
         raise FormatError("is a directory, expected an image file", path=path)
     try:
-        with Image.open(path) as img:
-            if img.width * img.height > MAX_CELLS:
-                raise FormatError(
-                    f"{img.width}x{img.height} image exceeds navkit's limit of {MAX_CELLS} cells",
-                    path=path,
-                )
+        with warnings.catch_warnings():
+            # navkit checks the size itself (below), with its own limit
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            img = Image.open(path)
+        with img:
+            check_cells(img.width, img.height, limit, path=path, what="image")
             img.load()
             if img.mode in _16BIT_MODES or img.mode == "I":
                 # 16-bit greyscale: scale 0..65535 down to 0..255
@@ -49,7 +50,12 @@ def _luminance(path: Path) -> NDArray[np.uint8]:
             return np.asarray(img.convert("L"), dtype=np.uint8)
     except FormatError:
         raise
-    except (UnidentifiedImageError, Image.DecompressionBombError) as exc:
+    except Image.DecompressionBombError as exc:
+        raise FormatError(
+            f"{exc} (Pillow's own limit, PIL.Image.MAX_IMAGE_PIXELS, refuses it before navkit's)",
+            path=path,
+        ) from None
+    except UnidentifiedImageError as exc:
         raise FormatError(f"not a readable image: {exc}", path=path) from None
     except (OSError, ValueError, SyntaxError, EOFError) as exc:
         raise FormatError(f"cannot decode image: {exc}", path=path) from None
@@ -60,14 +66,18 @@ def read_image(
     threshold: float = 128,
     invert: bool = False,
     cell_size: float = 1.0,
+    *,
+    max_cells: int | None = None,
 ) -> NavGrid:
     """Read an image as a grid of shape ``(height_px, width_px)``.
 
     The image is converted to 8-bit luminance (``'L'``, 0..255; alpha is
     ignored). A pixel is walkable where its value is ``>= threshold``
     (white = walkable), or ``< threshold`` when ``invert`` is true.
-    ``cell_size`` is the edge of one pixel in metres. An unreadable file
-    raises :class:`~navkit.errors.FormatError` naming it.
+    ``cell_size`` is the edge of one pixel in metres. An unreadable file, or
+    one whose header declares more than ``max_cells`` pixels (default
+    ``navkit.formats.MAX_CELLS``; checked before decoding), raises
+    :class:`~navkit.errors.FormatError` naming it.
     """
     try:
         t = float(threshold)
@@ -75,8 +85,9 @@ def read_image(
         raise ConfigError(f"expected a number, got {threshold!r}", field="threshold") from None
     if not (math.isfinite(t) and 0 <= t <= 256):
         raise ConfigError(f"must lie in [0, 256], got {threshold!r}", field="threshold")
+    limit = cell_limit(max_cells)
     p = Path(path)
-    lum = _luminance(p)
+    lum = _luminance(p, limit)
     walkable = lum >= t
     if invert:
         walkable = ~walkable

@@ -37,9 +37,11 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ..errors import ConfigError, FormatError, QueryError
-from ..grid import MAX_CELLS, NavGrid
+from ..grid import NavGrid
 from ._common import (
     PathLike,
+    cell_limit,
+    check_cells,
     decode_line,
     describe_byte,
     parse_float,
@@ -90,20 +92,26 @@ _SCEN_COLUMNS = (
 
 
 # --------------------------------------------------------------------- maps
-def read_map(path: PathLike) -> NavGrid:
+def read_map(path: PathLike, *, max_cells: int | None = None) -> NavGrid:
     """Read a Moving AI ``.map`` file into a :class:`NavGrid` of shape ``(height, width)``.
 
     Accepts LF or CRLF endings, a missing final newline and trailing blank
     lines; header keys in any order and case. Anything else that is off (an
     unknown character, a short or long row, too few or too many rows) raises
-    :class:`~navkit.errors.FormatError` naming the file and 1-based line.
+    :class:`~navkit.errors.FormatError` naming the file and 1-based line. A
+    header declaring more than ``max_cells`` cells (default
+    ``navkit.formats.MAX_CELLS``) is refused before the rows are read.
     """
-    return parse_map(read_bytes(path), path=path, name=Path(path).name)
+    limit = cell_limit(max_cells)
+    return parse_map(read_bytes(path), path=path, name=Path(path).name, max_cells=limit)
 
 
-def parse_map(data: bytes | str, *, path: PathLike = "<map>", name: str = "") -> NavGrid:
+def parse_map(
+    data: bytes | str, *, path: PathLike = "<map>", name: str = "", max_cells: int | None = None
+) -> NavGrid:
     """Parse the text of a ``.map`` file; ``path`` is used in error messages only."""
     src = os.fspath(path)
+    limit = cell_limit(max_cells)
     if isinstance(data, str):
         data = data.encode("utf-8")
     lines = split_lines(data)
@@ -149,12 +157,7 @@ def parse_map(data: bytes | str, *, path: PathLike = "<map>", name: str = "") ->
             raise FormatError(f"header has no '{key}' line before 'map'", path=src, line=map_lineno)
     height = parse_int(header["height"][0], "height", src, header["height"][1], minimum=1)
     width = parse_int(header["width"][0], "width", src, header["width"][1], minimum=1)
-    if height * width > MAX_CELLS:
-        raise FormatError(
-            f"{width}x{height} map exceeds navkit's limit of {MAX_CELLS} cells",
-            path=src,
-            line=map_lineno,
-        )
+    check_cells(width, height, limit, path=src, line=map_lineno, what="map")
 
     first = map_line + 1
     rows = lines[first : first + height]

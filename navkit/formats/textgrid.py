@@ -39,10 +39,12 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import FormatError
-from ..grid import MAX_CELLS, MAX_WEIGHT, NavGrid
+from ..errors import ConfigError, FormatError
+from ..grid import MAX_WEIGHT, NavGrid
 from ._common import (
     PathLike,
+    cell_limit,
+    check_cells,
     decode_line,
     describe_byte,
     parse_float,
@@ -61,6 +63,7 @@ _FLOAT_KEYS = {
     "minX": "min_x",
     "minZ": "min_z",
 }
+_HEADER_KEY = {field: key for key, field in _FLOAT_KEYS.items()}
 _META_FLOAT_KEYS = ("objectPadding", "boundaryPadding")
 _INT_KEYS = ("gridWidth", "gridDepth", "weighted")
 _KNOWN = {*_FLOAT_KEYS, *_META_FLOAT_KEYS, *_INT_KEYS}
@@ -71,21 +74,29 @@ _LUT[ord("0")] = 0
 _LUT[ord("1")] = 1
 
 
-def read_text_grid(path: PathLike) -> NavGrid:
+def read_text_grid(path: PathLike, *, max_cells: int | None = None) -> NavGrid:
     """Read a ``.txt`` grid file (docs/rules.md §2.5) into a :class:`NavGrid` named after the file.
 
     Raises :class:`~navkit.errors.FormatError` naming the file and line on a
     missing ``gridWidth``/``gridDepth``, a character other than ``0``/``1``,
-    a short or long row, too few or too many rows, or a bad weight.
+    a short or long row, too few or too many rows, or a bad weight; and,
+    before reading the rows, on a header declaring more than ``max_cells``
+    cells (default ``navkit.formats.MAX_CELLS``).
     """
-    return parse_text_grid(read_bytes(path), path=path, name=Path(path).name)
+    limit = cell_limit(max_cells)
+    return parse_text_grid(read_bytes(path), path=path, name=Path(path).name, max_cells=limit)
 
 
 def parse_text_grid(
-    data: bytes | str, *, path: PathLike = "<text grid>", name: str = ""
+    data: bytes | str,
+    *,
+    path: PathLike = "<text grid>",
+    name: str = "",
+    max_cells: int | None = None,
 ) -> NavGrid:
     """Parse the text of a ``.txt`` grid file; ``path`` is used in error messages only."""
     src = os.fspath(path)
+    limit = cell_limit(max_cells)
     if isinstance(data, str):
         data = data.encode("utf-8")
     lines = split_lines(data)
@@ -142,12 +153,7 @@ def parse_text_grid(
             )
     width, depth = values.pop("gridWidth"), values.pop("gridDepth")
     weighted = bool(values.pop("weighted", 0))
-    if width * depth > MAX_CELLS:
-        raise FormatError(
-            f"{width}x{depth} grid exceeds navkit's limit of {MAX_CELLS} cells",
-            path=src,
-            line=seen["gridDepth"],
-        )
+    check_cells(width, depth, limit, path=src, line=seen["gridDepth"])
 
     # ---- rows of 0/1
     rows = lines[rows_start : rows_start + depth]
@@ -212,13 +218,13 @@ def parse_text_grid(
                 )
             try:
                 row_w = np.array([int(t) for t in tokens], dtype=np.int64)
-            except ValueError:
-                col = next(c for c, t in enumerate(tokens) if not _is_int(t))
-                raise FormatError(
-                    f"weight {col + 1} of the row: expected an integer, got {tokens[col]!r}",
-                    path=src,
-                    line=j + 1,
-                ) from None
+            except (ValueError, OverflowError):
+                # not an integer, or beyond int64: find it and name it
+                row_w = np.array(
+                    [parse_int(t, f"weight {c + 1} of the row", src, j + 1)
+                     for c, t in enumerate(tokens)],
+                    dtype=np.int64,
+                )
             out = (row_w < 1) | (row_w > MAX_WEIGHT)
             if out.any():
                 col = int(np.argmax(out))
@@ -239,15 +245,11 @@ def parse_text_grid(
             )
             raise FormatError(f"unexpected {what}", path=src, line=j + 1)
 
-    return NavGrid(codes == 1, weights=weights, name=name, meta=meta, **values)
-
-
-def _is_int(token: str) -> bool:
     try:
-        int(token)
-    except ValueError:
-        return False
-    return True
+        return NavGrid(codes == 1, weights=weights, name=name, meta=meta, **values)
+    except ConfigError as exc:  # a geometry value NavGrid refuses (cell size out of range)
+        key = _HEADER_KEY.get(exc.field or "", "")
+        raise FormatError(f"{key}: {exc.reason}", path=src, line=seen.get(key)) from None
 
 
 def format_text_grid(grid: NavGrid) -> str:

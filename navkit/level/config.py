@@ -14,7 +14,8 @@ A level config is a JSON object::
     }
 
 Every parameter is optional (defaults as in docs/rules.md §1.2); ``areas`` must hold
-at least one area. Coordinates are world metres ``[x, z]``. ``weight`` is the
+at least one area. Coordinates are world metres ``[x, z]``, finite and within
+``+-1e15`` (``navkit._kernels.geometry.MAX_COORD``). ``weight`` is the
 terrain cost multiplier of an area (docs/rules.md §1.5: road 1, grass 2, mud 4), an
 integer in ``[1, 65535]``; where available areas overlap, the last-listed one's
 weight applies (areas paint over earlier ones). A ring may repeat its first point at the end

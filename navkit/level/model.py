@@ -26,8 +26,10 @@ import numpy as np
 import shapely
 from shapely.validation import explain_validity
 
+from .._kernels.geometry import MAX_COORD
 from ..errors import ConfigError, unknown_name_message
-from ..grid import MAX_CELLS, MAX_WEIGHT
+from ..formats._common import shown
+from ..grid import MAX_CELL_SIZE, MAX_CELLS, MAX_WEIGHT, MIN_CELL_SIZE
 
 __all__ = [
     "AreaConfig",
@@ -63,33 +65,54 @@ def _is_number(v: Any) -> bool:
     return isinstance(v, numbers.Real) and not isinstance(v, bool)
 
 
-def _number(value: Any, fld: str, *, positive: bool = False, nonnegative: bool = False) -> float:
+def _float(value: numbers.Real) -> float:
+    """``float(value)``, infinite for an integer (or fraction) too large for a float."""
+    try:
+        return float(value)
+    except OverflowError:
+        return -math.inf if value < 0 else math.inf
+
+
+def _number(
+    value: Any, fld: str, *, positive: bool = False, nonnegative: bool = False,
+    lo: float = -math.inf, hi: float = math.inf,
+) -> float:
+    """A finite float (> 0 or >= 0 when asked) in ``[lo, hi]``, or ConfigError naming ``fld``."""
     if not _is_number(value):
-        raise ConfigError(f"expected a number, got {value!r}", field=fld)
-    v = float(value)
+        raise ConfigError(f"expected a number, got {shown(value)}", field=fld)
+    v = _float(value)
     if not math.isfinite(v):
-        raise ConfigError(f"expected a finite number, got {value!r}", field=fld)
+        raise ConfigError(f"expected a finite number, got {shown(value)}", field=fld)
     if positive and v <= 0:
         raise ConfigError(f"must be > 0, got {v!r}", field=fld)
     if nonnegative and v < 0:
         raise ConfigError(f"must be >= 0, got {v!r}", field=fld)
+    if not lo <= v <= hi:
+        raise ConfigError(f"must lie in [{lo:g}, {hi:g}] metres, got {v!r}", field=fld)
     return v
 
 
 def _integer(value: Any, fld: str, lo: int, hi: int) -> int:
     if not _is_number(value):
-        raise ConfigError(f"expected an integer, got {value!r}", field=fld)
-    v = float(value)
-    if not math.isfinite(v) or v != math.floor(v):
-        raise ConfigError(f"expected an integer, got {value!r}", field=fld)
-    iv = int(value)
+        raise ConfigError(f"expected an integer, got {shown(value)}", field=fld)
+    if isinstance(value, numbers.Integral):
+        iv = int(value)
+    else:
+        v = _float(value)
+        if not math.isfinite(v) or v != math.floor(v):
+            raise ConfigError(f"expected an integer, got {shown(value)}", field=fld)
+        iv = int(v)
     if not lo <= iv <= hi:
-        raise ConfigError(f"must lie in [{lo}, {hi}], got {iv}", field=fld)
+        raise ConfigError(f"must lie in [{lo}, {hi}], got {shown(iv)}", field=fld)
     return iv
 
 
 def _coerce_ring(raw: Any, fld: str) -> Ring:
-    """A list of ``[x, z]`` pairs -> tuple of float pairs (closing repeat dropped)."""
+    """A list of ``[x, z]`` pairs -> tuple of float pairs (closing repeat dropped).
+
+    Coordinates are bounded by ``MAX_COORD`` (1e15 m), as obstacle circles are,
+    so the rasterizer's products of coordinates cannot overflow.
+    """
     if isinstance(raw, np.ndarray):
         raw = raw.tolist()
     if isinstance(raw, (str, bytes)) or not isinstance(raw, Sequence):
@@ -103,10 +126,16 @@ def _coerce_ring(raw: Any, fld: str) -> Ring:
             or len(p) != 2
             or not (_is_number(p[0]) and _is_number(p[1]))
         ):
-            raise ConfigError(f"expected a point [x, z] of two numbers, got {p!r}", field=pf)
-        x, z = float(p[0]), float(p[1])
+            raise ConfigError(
+                f"expected a point [x, z] of two numbers, got {shown(p)}", field=pf
+            )
+        x, z = _float(p[0]), _float(p[1])
         if not (math.isfinite(x) and math.isfinite(z)):
             raise ConfigError(f"coordinates must be finite, got [{x!r}, {z!r}]", field=pf)
+        if not (abs(x) <= MAX_COORD and abs(z) <= MAX_COORD):
+            raise ConfigError(
+                f"coordinates must lie within +-{MAX_COORD:g} m, got [{x!r}, {z!r}]", field=pf
+            )
         pts.append((x, z))
     if len(pts) > 1 and pts[0] == pts[-1]:
         pts.pop()
@@ -256,7 +285,10 @@ def _validate_obstacle(obs: Any, pre: str) -> ObstacleConfig:
 
 
 def make_obstacle(name: str, polygon: Any) -> ObstacleConfig:
-    """A validated :class:`ObstacleConfig` (ConfigError naming ``name`` or ``polygon[j]``)."""
+    """A validated :class:`ObstacleConfig` (ConfigError naming ``name`` or ``polygon[j]``).
+
+    Coordinates must be finite and within ``+-MAX_COORD`` metres, like every polygon's.
+    """
     return _validate_obstacle(ObstacleConfig(name=name, polygon=polygon), "")
 
 
@@ -292,14 +324,15 @@ class LevelConfig:
 
     def _validate(self) -> None:
         s = object.__setattr__
-        s(self, "cell_size", _number(self.cell_size, "cellSize", positive=True))
-        s(self, "agent_radius", _number(self.agent_radius, "agentRadius", nonnegative=True))
-        s(self, "object_padding", _number(self.object_padding, "objectPadding", nonnegative=True))
-        s(
-            self,
-            "boundary_padding",
-            _number(self.boundary_padding, "boundaryPadding", nonnegative=True),
-        )
+        # bounded so that the grid's extent (areas' bounds plus the margin, in cells) is finite
+        cs = _number(self.cell_size, "cellSize", positive=True, lo=MIN_CELL_SIZE, hi=MAX_CELL_SIZE)
+        s(self, "cell_size", cs)
+        for attr, key in (
+            ("agent_radius", "agentRadius"),
+            ("object_padding", "objectPadding"),
+            ("boundary_padding", "boundaryPadding"),
+        ):
+            s(self, attr, _number(getattr(self, attr), key, nonnegative=True, lo=0.0, hi=MAX_COORD))
         s(self, "floor_y", _number(self.floor_y, "floorY"))
         s(self, "max_cells", _integer(self.max_cells, "maxCells", 1, MAX_CELLS))
         if isinstance(self.areas, (str, bytes)) or not isinstance(self.areas, Sequence):
@@ -335,7 +368,8 @@ class LevelConfig:
         if geo.size > self.max_cells:
             raise ConfigError(
                 f"the level grid would have {geo.width} x {geo.depth} = {geo.size} cells, "
-                f"more than maxCells = {self.max_cells}; raise cellSize or maxCells",
+                f"more than maxCells = {self.max_cells}; raise cellSize or maxCells "
+                "(max_cells= when loading)",
                 field="maxCells",
             )
 

@@ -14,15 +14,17 @@ from __future__ import annotations
 
 import difflib
 import json
+import re
 import warnings
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError, FormatError
+from ..formats._common import cell_limit, read_bytes, size_message
 from .model import AreaConfig, LevelConfig, ObstacleConfig
 
-__all__ = ["NavkitWarning", "parse_level", "read_level"]
+__all__ = ["NavkitWarning", "parse_level", "read_level", "check_reader_limit"]
 
 _TOP_KEYS = (
     "cellSize",
@@ -127,15 +129,23 @@ def _parse(obj: Any) -> dict[str, Any]:
 
 
 def parse_level(
-    obj: Mapping[str, Any], *, source: str | Path | None = None, name: str | None = None
+    obj: Mapping[str, Any],
+    *,
+    source: str | Path | None = None,
+    name: str | None = None,
+    max_cells: int | None = None,
 ) -> LevelConfig:
     """Validate a decoded JSON level config into a :class:`LevelConfig`.
 
     ``source`` (a file path) is prefixed to error messages; ``name`` labels the
     level (default: the stem of ``source``). Unknown keys warn with
     :class:`NavkitWarning`; invalid values raise
-    :class:`~navkit.errors.ConfigError` naming the field path.
+    :class:`~navkit.errors.ConfigError` naming the field path. ``max_cells``
+    replaces the config's ``maxCells``; without it the grid may not exceed
+    ``navkit.formats.MAX_CELLS`` either, whatever ``maxCells`` says (see
+    :func:`check_reader_limit`).
     """
+    limit = cell_limit(max_cells)
     src = None if source is None else str(source)
     if name is None:
         name = Path(src).stem if src else ""
@@ -145,27 +155,85 @@ def parse_level(
         if src is not None and e.path is None:
             raise ConfigError(e.reason, field=e.field, path=src) from None
         raise
-    return LevelConfig(**kwargs, name=name, source=src)
+    if max_cells is not None:
+        kwargs["max_cells"] = limit
+    config = LevelConfig(**kwargs, name=name, source=src)
+    check_reader_limit(config, max_cells)
+    return config
 
 
-def read_level(path: str | Path) -> LevelConfig:
-    """Read a JSON level file.
+def check_reader_limit(config: LevelConfig, max_cells: int | None = None) -> None:
+    """Refuse a config read from outside whose grid exceeds the reader limit.
 
-    Raises :class:`~navkit.errors.FormatError` (file and line) on malformed
-    JSON or text that is not UTF-8, :class:`~navkit.errors.ConfigError` (file
-    and field) on invalid content and ``OSError`` when the file can't be read.
+    With ``max_cells`` given the config's own ``maxCells`` is that limit
+    (:class:`LevelConfig` checked it); without, a file could lift ``maxCells``
+    to ``navkit.grid.MAX_CELLS``, so the grid must also fit
+    ``navkit.formats.MAX_CELLS``. Raises :class:`~navkit.errors.ConfigError`
+    naming ``maxCells`` and the file.
+    """
+    if max_cells is not None:
+        return
+    geo = config.grid_geometry()
+    limit = cell_limit(None)
+    if geo.size > limit:
+        raise ConfigError(
+            size_message(geo.width, geo.depth, limit, "the level grid"),
+            field="maxCells",
+            path=config.source,
+        )
+
+
+#: JSON integers longer than this are read as floats: every field that takes an
+#: integer refuses them anyway, and ``int()`` of 4300+ digits raises ValueError.
+_MAX_INT_DIGITS = 20
+_NESTING_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+_MAX_NESTING = 100  # a level config needs 5 (areas, area, holes, hole, point)
+
+
+def _json_int(text: str) -> int | float:
+    return int(text) if len(text) <= _MAX_INT_DIGITS else float(text)
+
+
+def _nesting_line(text: str) -> int:
+    """The line where JSON ``text`` first nests deeper than ``_MAX_NESTING``."""
+    depth = 0
+    for m in _NESTING_TOKENS.finditer(text):
+        c = m.group()[0]
+        if c in "[{":
+            depth += 1
+            if depth > _MAX_NESTING:
+                return text.count("\n", 0, m.start()) + 1
+        elif c in "]}":
+            depth -= 1
+    return 1
+
+
+def read_level(path: str | Path, *, max_cells: int | None = None) -> LevelConfig:
+    """Read a JSON level file (``max_cells`` as in :func:`parse_level`).
+
+    Raises :class:`~navkit.errors.FormatError` (file and line) on a missing or
+    unreadable file, malformed JSON, nesting too deep to parse or text that is
+    not UTF-8; :class:`~navkit.errors.ConfigError` (file and field) on invalid
+    content or a grid over the limit.
     """
     p = Path(path)
-    data = p.read_bytes()
+    data = read_bytes(p)
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as e:
         line = data[: e.start].count(b"\n") + 1
         raise FormatError(f"not UTF-8 text: {e.reason}", path=p, line=line) from None
     try:
-        obj = json.loads(text)
+        obj = json.loads(text, parse_int=_json_int)
     except json.JSONDecodeError as e:
         raise FormatError(
             f"invalid JSON: {e.msg} (column {e.colno})", path=p, line=e.lineno
         ) from None
-    return parse_level(obj, source=p)
+    except RecursionError:
+        raise FormatError(
+            f"JSON nested too deeply to read (past {_MAX_NESTING} levels on this line; "
+            "a level config needs 5)",
+            path=p,
+            line=_nesting_line(text),
+        ) from None
+    return parse_level(obj, source=p, max_cells=max_cells)

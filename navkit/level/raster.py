@@ -47,7 +47,7 @@ from .._kernels import raster as _kernels
 from .._kernels.layouts import PolygonArgs, RasterArgs, SegmentArgs
 from ..errors import ConfigError
 from ..grid import NavGrid
-from .model import GridGeometry, LevelConfig, ObstacleConfig, Ring
+from .model import GridGeometry, LevelConfig, ObstacleConfig, Ring, _validate_obstacle
 
 __all__ = ["rasterize", "cell_centers", "block_obstacles"]
 
@@ -232,7 +232,8 @@ def block_obstacles(
     at distance ``<= radius`` from its edges, exactly as :func:`rasterize`
     blocks a level's obstacles with ``radius = agentRadius + objectPadding``.
     Used to stamp obstacle polygons onto grids that have no polygon level
-    (for example one read from a ``.txt`` file).
+    (for example one read from a ``.txt`` file). Every obstacle is validated
+    first (ConfigError naming ``obstacles[i]...``), so an error paints nothing.
     """
     if walkable.shape != (geometry.depth, geometry.width) or walkable.dtype != np.bool_:
         raise ConfigError(
@@ -240,7 +241,8 @@ def block_obstacles(
             f"got {walkable.dtype} {walkable.shape}",
             field="walkable",
         )
-    packed = _pack([(o.polygon,) for o in obstacles])
+    checked = [_validate_obstacle(o, f"obstacles[{i}]") for i, o in enumerate(obstacles)]
+    packed = _pack([(o.polygon,) for o in checked])
     cx, cz = cell_centers(geometry)
     _block(walkable, cx, cz, packed, _ring_segments(packed), float(radius))
 

@@ -33,7 +33,7 @@ from numpy.typing import NDArray
 from ..errors import ConfigError, QueryError
 from ..grid import NavGrid
 from .model import LevelConfig
-from .parse import parse_level, read_level
+from .parse import check_reader_limit, parse_level, read_level
 from .raster import PreparedLevel, rasterize
 
 __all__ = ["NavLevel", "load_level"]
@@ -53,6 +53,10 @@ class NavLevel:
     :meth:`remove_obstacle`); planners can compare it to know when to replan.
     The grid geometry (corner, size) never changes: it depends on the bounds
     of all areas, available or not.
+
+    Every change is all-or-nothing: it is validated and its effect computed
+    before the config, version and grid change, so an edit that raises leaves
+    the level as it was.
 
     The grid is rebuilt lazily on the next :attr:`grid` access. Only the cells
     near a change are re-rasterized (the changed polygon's bounding box grown
@@ -74,9 +78,9 @@ class NavLevel:
         self._prep: PreparedLevel | None = None
 
     @classmethod
-    def from_file(cls, path: str | Path) -> NavLevel:
+    def from_file(cls, path: str | Path, *, max_cells: int | None = None) -> NavLevel:
         """Read a JSON level file (see :func:`~navkit.level.read_level`)."""
-        return cls(read_level(path))
+        return cls(read_level(path, max_cells=max_cells))
 
     # ------------------------------------------------------------ properties
     @property
@@ -181,27 +185,29 @@ class NavLevel:
     def _change(
         self, new: LevelConfig, bounds: tuple[float, float, float, float], reach: float
     ) -> None:
+        """Commit ``new`` (one version step), once the cells to redo are known."""
+        pending = self._pending
+        if pending is not None and self._walk is not None:
+            geo = new.grid_geometry()
+            cs = geo.cell_size
+            x0, z0, x1, z1 = bounds
+            # one extra cell each side absorbs rounding; the window is recomputed exactly
+            grow = reach + cs
+            win = (
+                _clamp(math.floor((x0 - grow - geo.min_x) / cs), geo.width),
+                _clamp(math.ceil((x1 + grow - geo.min_x) / cs) + 1, geo.width),
+                _clamp(math.floor((z0 - grow - geo.min_z) / cs), geo.depth),
+                _clamp(math.ceil((z1 + grow - geo.min_z) / cs) + 1, geo.depth),
+            )
+            pending = [*pending, win]
+            cells = sum((w[1] - w[0]) * (w[3] - w[2]) for w in pending)
+            if len(pending) > _MAX_PENDING_WINDOWS or cells > _FULL_REBUILD_FRACTION * geo.size:
+                pending = None
         self._config = new
+        self._pending = pending
         self._version += 1
         self._grid = None
         self._prep = None
-        if self._pending is None or self._walk is None:
-            return
-        geo = new.grid_geometry()
-        cs = geo.cell_size
-        x0, z0, x1, z1 = bounds
-        # one extra cell each side absorbs rounding; the window is recomputed exactly
-        grow = reach + cs
-        win = (
-            _clamp(math.floor((x0 - grow - geo.min_x) / cs), geo.width),
-            _clamp(math.ceil((x1 + grow - geo.min_x) / cs) + 1, geo.width),
-            _clamp(math.floor((z0 - grow - geo.min_z) / cs), geo.depth),
-            _clamp(math.ceil((z1 + grow - geo.min_z) / cs) + 1, geo.depth),
-        )
-        self._pending.append(win)
-        cells = sum((w[1] - w[0]) * (w[3] - w[2]) for w in self._pending)
-        if len(self._pending) > _MAX_PENDING_WINDOWS or cells > _FULL_REBUILD_FRACTION * geo.size:
-            self._pending = None
 
     def _rebuild(self) -> None:
         prep = PreparedLevel.build(self._config)
@@ -240,28 +246,30 @@ _OPTIONS = {
     "object_padding",
     "boundary_padding",
     "floor_y",
-    "max_cells",
 }
 
 
-def load_level(path: str | Path, **options: Any) -> NavGrid:
+def load_level(path: str | Path, *, max_cells: int | None = None, **options: Any) -> NavGrid:
     """Read a JSON level file and rasterize it (used by ``navkit.load_grid`` for ``.json``).
 
     Keyword options override the file's parameters: ``cell_size``,
-    ``agent_radius``, ``object_padding``, ``boundary_padding``, ``floor_y``,
-    ``max_cells``; ``name`` overrides the grid's label (default: file stem).
-    Overrides are validated like the file's values; an unknown option raises
-    :class:`~navkit.errors.ConfigError` naming it.
+    ``agent_radius``, ``object_padding``, ``boundary_padding``, ``floor_y``
+    and ``max_cells`` (which also lifts the reader limit, see
+    :func:`~navkit.level.parse_level`); ``name`` overrides the grid's label
+    (default: file stem). Overrides are validated like the file's values; an
+    unknown option raises :class:`~navkit.errors.ConfigError` naming it. The
+    grid's size is checked before it is allocated.
     """
     name = options.pop("name", None)
     unknown = sorted(set(options) - _OPTIONS)
     if unknown:
         raise ConfigError(
             f"unknown level option(s) {', '.join(unknown)}; "
-            f"expected some of {', '.join(sorted(_OPTIONS | {'name'}))}",
+            f"expected some of {', '.join(sorted(_OPTIONS | {'max_cells', 'name'}))}",
             field=unknown[0],
         )
-    config = read_level(path)
+    config = read_level(path, max_cells=max_cells)
     if options:
         config = replace(config, **options)
+        check_reader_limit(config, max_cells)
     return rasterize(config, name=name)
