@@ -24,7 +24,8 @@ from .constants import NPC_TALK_DISTANCE, TARGET_REPLAN_THRESHOLD
 from .events import TickEvents
 from .kinds import CharacterKind
 from .planner import Planner
-from .state import NEED_FOLLOW, as_point, as_positive
+from .schema import FOLLOW, check_field
+from .state import NEED_FOLLOW, as_point
 
 __all__ = ["Orders", "Call"]
 
@@ -102,7 +103,7 @@ class Orders:
                 raise ConfigError(f"{other!r} is a {what}, not an NPC", field="talkTo")
             r = NPC_TALK_DISTANCE
         else:
-            r = as_positive(rng, "range", allow_zero=True)
+            r = check_field(FOLLOW, "range", rng)
         self.stop_in_place(slot)
         a.f_target[slot] = j
         a.f_range[slot] = r
