@@ -87,6 +87,7 @@ class Orders:
         a.rblocker[slot] = -1
         a.need_plan[slot] = 0
         a.partial[slot] = 0
+        a.short[slot] = 0
         self._arrived_cb.pop(a.id_of(slot), None)
 
     def follow(self, slot: int, other: Any, rng: float | None, *, talk: bool,
@@ -149,6 +150,7 @@ class Orders:
                 if a.kind[s] == _NPC and a.partial[s]:
                     self.planner.schedule_retry(s, -1)
                 else:
+                    a.short[s] = 0  # the order is over, even where it ended short
                     ev.arrived.append(cid)
                     cb = self._arrived_cb.pop(cid, None)
                     if cb is not None:

@@ -28,8 +28,8 @@ A **saved state** is a scene with ``tick`` and every character's full state
 ``currentWaypointIndex``, ``walkTarget``, ``requestedWalkTarget``,
 ``movedLastTick``, ``movementBlockedTicks``, ``retryCooldownSequence`` (the
 shuffled ticks), ``retryCooldownCursor``, ``retryTicksLeft``, ``retryBlocker``,
-``animation``, ``navigating``, ``replanPending``, ``partialTarget`` and
-``follow``; plus the pending ``commands`` (every listed command runs; one
+``animation``, ``navigating``, ``replanPending``, ``partialTarget``,
+``shortPlan`` and ``follow``; plus the pending ``commands`` (every listed command runs; one
 whose tick has passed runs at the next tick), the ``stats`` so far, and the
 navigation map as it is now (an inline level with doors and added obstacles
 as they stand). Loading a state continues exactly where it stopped: the next

@@ -166,6 +166,7 @@ CHARACTER: dict[str, Rule] = {
     "retryBlocker": Rule("ref", null=True, other_than="id"),
     "replanPending": Rule("integer", lo=0, hi=NEED_FORCED | NEED_FOLLOW),
     "partialTarget": FLAG,
+    "shortPlan": FLAG,
     "follow": Rule("object", null=True, fields=FOLLOW),
 }
 

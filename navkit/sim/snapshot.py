@@ -55,7 +55,8 @@ _ADD_ARGS = (("kind", "kind"), ("walkSpeed", "walk_speed"), ("rotationSpeed", "r
 #: Saved flags and counters -> SimState fields.
 _STATE_FIELDS = (("walkTarget", "walk_target"), ("requestedWalkTarget", "requested"),
                  ("movedLastTick", "moved"), ("navigating", "active"),
-                 ("partialTarget", "partial"), ("movementBlockedTicks", "blocked"),
+                 ("partialTarget", "partial"), ("shortPlan", "short"),
+                 ("movementBlockedTicks", "blocked"),
                  ("retryCooldownCursor", "cur"), ("retryTicksLeft", "timer"),
                  ("replanPending", "need_plan"))
 
@@ -325,6 +326,7 @@ def character_dict(a: SimState, s: int) -> dict[str, Any]:
         "retryBlocker": _ref(a, int(a.rblocker[s])),
         "replanPending": int(a.need_plan[s]),
         "partialTarget": bool(a.partial[s]),
+        "shortPlan": bool(a.short[s]),
         "follow": follow,
     }
 

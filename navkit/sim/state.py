@@ -87,6 +87,7 @@ FIELDS: dict[str, tuple[Any, tuple[int, ...], float]] = {
     "on_path": (np.uint8, (), 0),
     "need_plan": (np.uint8, (), 0),
     "partial": (np.uint8, (), 0),
+    "short": (np.uint8, (), 0),
 }
 #: Fields that hold a slot (-1: none); renumbered when rows move.
 SLOT_FIELDS = ("rblocker", "f_target")
@@ -174,6 +175,10 @@ class SimState:
     #: uint8 (n,): the last plan ended short of a destination reachable on the
     #: static map (an NPC retries instead of arriving).
     partial: NDArray[np.uint8]
+    #: uint8 (n,): the last plan to ``requested`` ended short of it (the nearest
+    #: reachable cell, or no path) and the order is still on: cells opening
+    #: replan it (a door that closed on the way and opens again).
+    short: NDArray[np.uint8]
     #: uint8 (n,): a plan is due in the next planning phase
     #: (bits :data:`NEED_FORCED`, :data:`NEED_FOLLOW`).
     need_plan: NDArray[np.uint8]
