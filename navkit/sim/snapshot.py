@@ -37,7 +37,7 @@ from .state import SimState
 __all__ = [
     "SCENE_KEYS", "CHARACTER_KEYS", "FOLLOW_KEYS", "FORMAT", "SavedLocation", "CheckedScene",
     "read_scene", "populate", "character_entry", "restore_character", "character_dict",
-    "location_dict", "read_json", "save_location",
+    "location_dict", "read_json", "parse_json", "read_error", "file_path", "save_location",
 ]
 
 SCENE_KEYS = tuple(SCENE)
@@ -254,26 +254,42 @@ def _reason(e: BaseException) -> str:
     return str(e)
 
 
-def read_json(path: Any) -> Any:
-    """The decoded JSON of a scene file; FormatError naming the file when it
-    cannot be read or is not UTF-8 JSON (nested too deeply, an integer of
-    thousands of digits)."""
+def file_path(path: Any) -> Path:
+    """``path`` (a string or path-like) as a Path; ConfigError else."""
     if not isinstance(path, (str, os.PathLike)):
         raise ConfigError(f"expected a file path, got {type(path).__name__}", field="path")
-    p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError as e:
-        raise FormatError(f"not UTF-8 text: {e.reason}", path=p) from None
-    except OSError as e:
-        raise FormatError(f"cannot read the file: {_reason(e)}", path=p) from None
+    return Path(path)
+
+
+def read_error(e: OSError | UnicodeDecodeError, path: Path) -> FormatError:
+    """The FormatError for a file that could not be read (or decoded as UTF-8)."""
+    if isinstance(e, UnicodeDecodeError):
+        return FormatError(f"not UTF-8 text: {e.reason}", path=path)
+    return FormatError(f"cannot read the file: {_reason(e)}", path=path)
+
+
+def parse_json(text: str, path: Path, line: int | None = None) -> Any:
+    """``text`` decoded as JSON; FormatError naming ``path`` (and the line:
+    ``line`` for one line of a file, else where the error is) when it is not,
+    is nested too deeply or holds an integer of thousands of digits."""
     try:
         return json.loads(text)
     except json.JSONDecodeError as e:
-        raise FormatError(f"invalid JSON: {e.msg} (column {e.colno})", path=p,
-                          line=e.lineno) from None
+        raise FormatError(f"invalid JSON: {e.msg} (column {e.colno})", path=path,
+                          line=e.lineno if line is None else line) from None
     except (ValueError, RecursionError) as e:
-        raise FormatError(f"invalid JSON: {_reason(e)}", path=p) from None
+        raise FormatError(f"invalid JSON: {_reason(e)}", path=path, line=line) from None
+
+
+def read_json(path: Any) -> Any:
+    """The decoded JSON of a scene file; FormatError naming the file when it
+    cannot be read or is not UTF-8 JSON."""
+    p = file_path(path)
+    try:
+        text = p.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as e:
+        raise read_error(e, p) from None
+    return parse_json(text, p)
 
 
 # ------------------------------------------------------------- writing

@@ -401,3 +401,16 @@ def test_api_rejects_what_the_files_reject():
             loc.schedule(cmd)
         assert info.value.field is not None and fld in info.value.field
     loc.run(3)
+
+
+def test_unreadable_replays_are_format_errors_naming_the_file(tmp_path):
+    from navkit.sim import read_replay
+
+    bad = tmp_path / "r.jsonl"
+    bad.write_text('{"type": "header"}\n{ nope\n')
+    deep = tmp_path / "d.jsonl"
+    deep.write_text("[" * 200_000 + "]" * 200_000 + "\n")
+    for p, line in ((bad, 2), (deep, 1), (tmp_path / "missing.jsonl", None), (tmp_path, None)):
+        with pytest.raises(FormatError) as info:
+            list(read_replay(p))
+        assert info.value.path == str(p) and info.value.line == line
