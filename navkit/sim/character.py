@@ -13,7 +13,8 @@ from numpy.typing import NDArray
 from .events import SimStats, TickEvents
 from .kinds import AnimationState, CharacterKind
 from .orders import Orders
-from .state import SimState, as_flag, as_positive
+from .schema import CHARACTER, check_field
+from .state import SimState
 
 __all__ = [
     "CharacterKind", "AnimationState", "Character", "CharacterHost", "TickEvents", "SimStats",
@@ -83,7 +84,7 @@ class Character:
 
     @walk_speed.setter
     def walk_speed(self, value: float) -> None:
-        self._state.speed[self.slot] = as_positive(value, "walkSpeed")
+        self._state.speed[self.slot] = check_field(CHARACTER, "walkSpeed", value)
 
     @property
     def rotation_speed(self) -> float:
@@ -92,7 +93,7 @@ class Character:
 
     @rotation_speed.setter
     def rotation_speed(self, value: float) -> None:
-        self._state.rot[self.slot] = as_positive(value, "rotationSpeed")
+        self._state.rot[self.slot] = check_field(CHARACTER, "rotationSpeed", value)
 
     @property
     def collision_radius(self) -> float:
@@ -110,7 +111,7 @@ class Character:
 
     @alive.setter
     def alive(self, value: bool) -> None:
-        self._state.alive[self.slot] = as_flag(value, "alive")
+        self._state.alive[self.slot] = check_field(CHARACTER, "alive", value)
 
     @property
     def enabled(self) -> bool:
@@ -118,7 +119,7 @@ class Character:
 
     @enabled.setter
     def enabled(self, value: bool) -> None:
-        self._state.enabled[self.slot] = as_flag(value, "enabled")
+        self._state.enabled[self.slot] = check_field(CHARACTER, "enabled", value)
 
     # ------------------------------------------------------- navigation
     @property

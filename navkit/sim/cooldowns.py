@@ -13,7 +13,8 @@ The algorithm, exactly (all arithmetic modulo 2**64):
    swap items ``i`` and ``j``.
 
 The configured values are first converted to ticks (``Ms`` values:
-``floor(ms * tickRate / 1000 + 0.5)``) and clamped to at least one tick. The
+``floor(ms * tickRate / 1000 + 0.5)``) and clamped to at least one tick (and
+at most 2**31 - 1, the int32 timers). The
 order does not depend on anything but the ID and the values, so every server
 and every replay shuffles alike.
 
@@ -34,7 +35,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import ConfigError
-from .constants import DEFAULT_RETRY_COOLDOWN_TICKS, RETRY_SEQUENCE_LENGTH
+from .constants import DEFAULT_RETRY_COOLDOWN_TICKS
+from .schema import CHARACTER, MAX_INT32, check_field
 
 __all__ = [
     "fnv1a64", "splitmix64", "shuffle_for_id", "retry_sequence", "ms_to_ticks", "clamp_ticks",
@@ -76,12 +78,12 @@ def shuffle_for_id(values: Sequence[int], stable_id: object) -> list[int]:
 
 
 def clamp_ticks(values: Sequence[float]) -> list[int]:
-    """Cooldowns in ticks rounded half up and clamped to >= 1."""
-    return [max(1, int(math.floor(float(v) + 0.5))) for v in values]
+    """Cooldowns in ticks rounded half up and clamped to 1 .. 2**31 - 1 (the int32 timers)."""
+    return [min(MAX_INT32, max(1, int(math.floor(float(v) + 0.5)))) for v in values]
 
 
 def ms_to_ticks(values_ms: Sequence[float], tick_rate: float) -> list[int]:
-    """Cooldowns in milliseconds -> ticks at ``tick_rate`` Hz, clamped to >= 1."""
+    """Cooldowns in milliseconds -> ticks at ``tick_rate`` Hz, clamped like :func:`clamp_ticks`."""
     return clamp_ticks([float(v) * tick_rate / 1000.0 for v in values_ms])
 
 
@@ -110,18 +112,10 @@ def configured_sequence(stable_id: object, *, ticks: Any = None, ms: Any = None,
         return shuffle_for_id(clamp_ticks(DEFAULT_RETRY_COOLDOWN_TICKS), stable_id)
     name = given[0]
     raw = ticks if ticks is not None else ms if ms is not None else explicit
-    n = RETRY_SEQUENCE_LENGTH
-    if isinstance(raw, (str, bytes)) or not hasattr(raw, "__len__") or len(raw) != n:
-        raise ConfigError(f"expected a list of {n} numbers, got {raw!r}", field=name)
-    vals = []
-    for j, v in enumerate(raw):
-        if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)) \
-                or not math.isfinite(v):
-            raise ConfigError(f"expected a finite number, got {v!r}", field=f"{name}[{j}]")
-        vals.append(float(v))
+    if isinstance(raw, np.ndarray):
+        raw = raw.tolist()
+    vals = check_field(CHARACTER, name, raw)  # numbers (ticks, ms) or integers >= 1 (a sequence)
     if explicit is not None:
-        if any(v < 1 or v != math.floor(v) for v in vals):
-            raise ConfigError("expected integers >= 1 (ticks)", field=name)
-        return [int(v) for v in vals]
+        return list(vals)
     base = ms_to_ticks(vals, tick_rate) if ms is not None else clamp_ticks(vals)
     return shuffle_for_id(base, stable_id)

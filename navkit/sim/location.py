@@ -42,7 +42,7 @@ from numpy.typing import NDArray
 from ..errors import ConfigError, QueryError
 from . import snapshot
 from .character import Character
-from .commands import Command, CommandQueue, check_id, parse_command
+from .commands import Command, CommandQueue, parse_command
 from .constants import (
     DEFAULT_COLLISION_RADIUS,
     DEFAULT_MOVEMENT_CONTACT_RADIUS,
@@ -56,7 +56,8 @@ from .events import SimStats, TickEvents
 from .kinds import CharacterKind
 from .orders import Orders
 from .planner import MapView, Planner, as_map_view
-from .state import SimState, as_point, as_positive, id_sort_key
+from .schema import CHARACTER, SCENE, check_field, check_id
+from .state import SimState, as_point, id_sort_key
 from .tick import MovementPhase
 
 __all__ = ["Location", "id_sort_key"]
@@ -90,7 +91,7 @@ class Location:
     def __init__(self, navigation: Any, *, tick_rate: float = DEFAULT_TICK_RATE,
                  map_path: str | Path | None = None):
         view = as_map_view(navigation, path=map_path)
-        self.tick_rate = as_positive(tick_rate, "tickRate")
+        self.tick_rate: float = check_field(SCENE, "tickRate", tick_rate)
         self.dt = 1.0 / self.tick_rate
         #: Ticks a follow order waits between plans for a moving target (docs/rules.md §10.5: 2 s).
         self.repath_ticks = max(1, int(math.floor(REPATH_DELAY_S * self.tick_rate + 0.5)))
@@ -192,18 +193,18 @@ class Location:
         except ValueError:
             raise ConfigError(f"expected player, bot or npc, got {kind!r}", field="kind") from None
         p = as_point(position, "position")
-        speed = as_positive(walk_speed, "walkSpeed")
-        rot = as_positive(rotation_speed, "rotationSpeed")
-        ra = as_positive(collision_radius, "navigationAvoidanceRadius", allow_zero=True)
-        rc = as_positive(contact_radius, "movementContactRadius")
-        fc = float(facing)
-        if not math.isfinite(fc):
-            raise ConfigError(f"expected a finite angle, got {facing!r}", field="facing")
+        v = {key: check_field(CHARACTER, key, value) for key, value in (
+            ("walkSpeed", walk_speed), ("rotationSpeed", rotation_speed),
+            ("navigationAvoidanceRadius", collision_radius),
+            ("movementContactRadius", contact_radius), ("facing", facing), ("alive", alive),
+            ("enabled", enabled))}
         seq = configured_sequence(sid, ticks=retry_cooldown_ticks, ms=retry_cooldown_ms,
                                   explicit=retry_sequence, tick_rate=self.tick_rate)
-        self._state.add(sid, pos=p, walk_target=p, requested=p, facing=fc, speed=speed, rot=rot,
-                        ra=ra, rc=rc, inflate=float(self.map.obstacle_radius(ra)), kind=k.code,
-                        alive=1 if alive else 0, enabled=1 if enabled else 0, seq=seq)
+        ra = v["navigationAvoidanceRadius"]
+        self._state.add(sid, pos=p, walk_target=p, requested=p, facing=v["facing"],
+                        speed=v["walkSpeed"], rot=v["rotationSpeed"], ra=ra,
+                        rc=v["movementContactRadius"], inflate=float(self.map.obstacle_radius(ra)),
+                        kind=k.code, alive=v["alive"], enabled=v["enabled"], seq=seq)
         return Character(self, sid)
 
     # ============================================================== commands
@@ -212,9 +213,11 @@ class Location:
 
         A command whose tick has passed runs at the start of the next tick.
         """
-        cmd = command if isinstance(command, Command) else parse_command(
-            command, f"commands[{len(self._commands)}]", set(self._state.ids))
-        self._commands.add(cmd)
+        if not isinstance(command, Command):
+            a = self._state
+            npcs = {a.id_of(s) for s in np.flatnonzero(a.kind == CharacterKind.NPC.code).tolist()}
+            command = parse_command(command, f"commands[{len(self._commands)}]", set(a.ids), npcs)
+        self._commands.add(command)
 
     @property
     def pending_commands(self) -> list[Command]:
@@ -339,9 +342,10 @@ class Location:
 
     @classmethod
     def load(cls, path: str | Path) -> Location:
-        """Read a scene or saved state."""
+        """Read a scene or saved state (FormatError naming the file when it
+        cannot be read, ConfigError naming the file and the field)."""
+        obj = snapshot.read_json(path)
         p = Path(path)
-        obj = snapshot.read_json(p)
         try:
             return cls.from_scene(obj, base=p.parent)
         except ConfigError as e:
@@ -354,9 +358,9 @@ class Location:
         """Build a location from a decoded scene or saved-state object (the
         format of :mod:`navkit.sim.scene`); ``base`` is the folder relative
         map paths start from."""
-        nav, rate, map_path = snapshot.parse_header(obj, None if base is None else Path(base))
-        loc = cls(nav, tick_rate=rate, map_path=map_path)
-        loc.tick, stats = snapshot.populate(obj, nav, loc.state, loc.add_character, loc.schedule)
+        scene = snapshot.read_scene(obj, None if base is None else Path(base))
+        loc = cls(scene.navigation, tick_rate=scene.tick_rate, map_path=scene.map_path)
+        loc.tick, stats = snapshot.populate(scene, loc.state, loc.add_character, loc.schedule)
         if stats is not None:
             loc.stats = stats
         return loc

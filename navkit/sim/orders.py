@@ -24,7 +24,8 @@ from .constants import NPC_TALK_DISTANCE, TARGET_REPLAN_THRESHOLD
 from .events import TickEvents
 from .kinds import CharacterKind
 from .planner import Planner
-from .state import NEED_FOLLOW, as_point, as_positive
+from .schema import FOLLOW, check_field
+from .state import NEED_FOLLOW, as_point
 
 __all__ = ["Orders", "Call"]
 
@@ -86,6 +87,7 @@ class Orders:
         a.rblocker[slot] = -1
         a.need_plan[slot] = 0
         a.partial[slot] = 0
+        a.short[slot] = 0
         self._arrived_cb.pop(a.id_of(slot), None)
 
     def follow(self, slot: int, other: Any, rng: float | None, *, talk: bool,
@@ -102,7 +104,7 @@ class Orders:
                 raise ConfigError(f"{other!r} is a {what}, not an NPC", field="talkTo")
             r = NPC_TALK_DISTANCE
         else:
-            r = as_positive(rng, "range", allow_zero=True)
+            r = check_field(FOLLOW, "range", rng)
         self.stop_in_place(slot)
         a.f_target[slot] = j
         a.f_range[slot] = r
@@ -148,6 +150,7 @@ class Orders:
                 if a.kind[s] == _NPC and a.partial[s]:
                     self.planner.schedule_retry(s, -1)
                 else:
+                    a.short[s] = 0  # the order is over, even where it ended short
                     ev.arrived.append(cid)
                     cb = self._arrived_cb.pop(cid, None)
                     if cb is not None:

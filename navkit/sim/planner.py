@@ -281,10 +281,11 @@ class Planner:
         a.rblocker[slot] = -1
         a.blocked[slot] = 0
         has = self._store_path(slot, res, start)
+        a.short[slot] = 0 if has and res.found else 1
         goal = self.map.static_goal(start, dest)
-        short = goal is not None and (not has or res.end_cell != goal)
-        a.partial[slot] = 1 if short else 0
-        if short and not has and a.kind[slot] == _NPC:
+        partial = goal is not None and (not has or res.end_cell != goal)
+        a.partial[slot] = 1 if partial else 0
+        if partial and not has and a.kind[slot] == _NPC:
             self.schedule_retry(slot, -1)
 
     def plan_follow(self, slot: int, tick: int, promoted: int = -1) -> None:
@@ -303,6 +304,7 @@ class Planner:
         has = self._store_path(slot, res, start)
         a.on_path[slot] = 1 if has else 0
         a.partial[slot] = 0
+        a.short[slot] = 0
         if has:
             # a plan that can end nearer the goal than the best distance so
             # far starts a new baseline: its route length (docs/rules.md §10.5 give-up)
@@ -387,8 +389,8 @@ class Planner:
         """Mark the forced replans of a map change (a new map version) since the last call.
 
         Cells closed: every character with an active path or a follow
-        order; cells opened: every character whose last plan ended short,
-        and every follow order.
+        order; cells opened: every character whose last plan ended short of
+        its destination (``short``, ``partial``), and every follow order.
         """
         if self.map.version == self._map_version:
             return
@@ -409,7 +411,7 @@ class Planner:
         if closed:
             affected |= (a.active != 0) | (a.f_target >= 0)
         if opened:
-            affected |= (a.partial != 0) | (a.f_target >= 0)
+            affected |= (a.partial != 0) | (a.short != 0) | (a.f_target >= 0)
         affected &= solid
         a.need_plan[affected] |= NEED_FORCED
 

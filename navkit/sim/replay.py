@@ -27,6 +27,7 @@ from typing import IO, Any
 
 from .events import TickEvents
 from .location import Location
+from .snapshot import file_path, parse_json, read_error
 
 __all__ = ["ReplayWriter", "read_replay", "REPLAY_FORMAT"]
 
@@ -86,9 +87,14 @@ class ReplayWriter:
 
 
 def read_replay(path: str | Path) -> Iterator[dict[str, Any]]:
-    """The records of a replay file, in order (headers and ticks)."""
-    with Path(path).open(encoding="utf-8") as fh:
-        for line in fh:
-            line = line.strip()
-            if line:
-                yield json.loads(line)
+    """The records of a replay file, in order (headers and ticks); FormatError
+    naming the file (and the line) when it cannot be read or a line is not JSON."""
+    p = file_path(path)
+    try:
+        with p.open(encoding="utf-8") as fh:
+            for n, line in enumerate(fh, 1):
+                line = line.strip()
+                if line:
+                    yield parse_json(line, p, n)
+    except (OSError, UnicodeDecodeError) as e:
+        raise read_error(e, p) from None

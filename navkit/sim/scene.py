@@ -28,15 +28,20 @@ A **saved state** is a scene with ``tick`` and every character's full state
 ``currentWaypointIndex``, ``walkTarget``, ``requestedWalkTarget``,
 ``movedLastTick``, ``movementBlockedTicks``, ``retryCooldownSequence`` (the
 shuffled ticks), ``retryCooldownCursor``, ``retryTicksLeft``, ``retryBlocker``,
-``animation``, ``navigating``, ``replanPending``, ``partialTarget`` and
-``follow``; plus the pending ``commands`` (every listed command runs; one
+``animation``, ``navigating``, ``replanPending``, ``partialTarget``,
+``shortPlan`` and ``follow``; plus the pending ``commands`` (every listed command runs; one
 whose tick has passed runs at the next tick), the ``stats`` so far, and the
 navigation map as it is now (an inline level with doors and added obstacles
 as they stand). Loading a state continues exactly where it stopped: the next
 ticks are bit-identical to the run that never stopped. Callbacks (Python
 objects) are not saved.
 
-Errors name the field: ``characters[3].walkSpeed: expected a finite number > 0, got -1``.
+Every field of a scene, a saved state and a command is checked against one
+declared schema (:mod:`navkit.sim.schema`: types, ranges, enums, references
+to other characters) before anything is built. Errors name the field:
+``characters[3].walkSpeed: expected a finite number in (0, 5e+14], got -1``;
+a file that cannot be read (missing, not UTF-8, not JSON, nested too deeply)
+is a :class:`~navkit.errors.FormatError` naming the file.
 """
 
 from __future__ import annotations
@@ -64,8 +69,9 @@ def parse_scene(obj: Any, *, base: str | Path | None = None) -> Location:
 def load_scene(path: str | Path) -> Location:
     """Read a scene or saved state file.
 
-    Raises :class:`~navkit.errors.FormatError` on malformed JSON and
-    :class:`~navkit.errors.ConfigError` (file and field) on invalid content.
+    Raises :class:`~navkit.errors.FormatError` (naming the file) when it
+    cannot be read or is not JSON, and :class:`~navkit.errors.ConfigError`
+    (file and field) on invalid content.
     """
     return Location.load(path)
 

@@ -6,58 +6,59 @@ and writes its parts without building a :class:`~navkit.sim.Location`
 the top-level keys and the navigation map, one character's configuration
 and saved state (read into and written from a
 :class:`~navkit.sim.state.SimState` row), the commands, the stats, and the
-JSON files.
+JSON files. Reading checks the whole object against
+:mod:`navkit.sim.schema` first (:func:`read_scene`), so the rest reads
+values that are known to be good.
 """
 
 from __future__ import annotations
 
 import json
 import math
-import warnings
-from collections.abc import Callable, Iterator
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
 
-from ..errors import ConfigError, FormatError
+from ..errors import ConfigError, FormatError, NavkitError, unknown_name_message
 from ..formats import load_grid
-from ..level import NavkitWarning, NavLevel, parse_level, read_level
-from .commands import Command, check_id, parse_command
+from ..level import NavLevel, parse_level, read_level
+from .commands import Command, parse_command
 from .constants import DEFAULT_TICK_RATE
 from .events import SimStats
 from .kinds import AnimationState, CharacterKind
 from .planner import MapView
+from .schema import CHARACTER, FOLLOW, FORMAT, SCENE, Rule, check, check_fields
 from .state import SimState
 
 __all__ = [
-    "SCENE_KEYS", "CHARACTER_KEYS", "FOLLOW_KEYS", "FORMAT", "SavedLocation",
-    "parse_header", "populate", "character_entry", "restore_character", "character_dict",
-    "location_dict", "read_json", "save_location",
+    "SCENE_KEYS", "CHARACTER_KEYS", "FOLLOW_KEYS", "FORMAT", "SavedLocation", "CheckedScene",
+    "read_scene", "populate", "character_entry", "restore_character", "character_dict",
+    "location_dict", "read_json", "parse_json", "read_error", "file_path", "save_location",
 ]
 
-SCENE_KEYS = ("navigation", "tickRate", "tick", "characters", "commands", "stats", "format")
-_SCENE_CHAR_KEYS = (
-    "id", "kind", "position", "walkSpeed", "rotationSpeed", "navigationAvoidanceRadius",
-    "movementContactRadius", "navigationRetryCooldownTicks", "navigationRetryCooldownMs", "alive",
-    "enabled", "facing",
-)
-_STATE_CHAR_KEYS = (
-    "pathWaypoints", "currentWaypointIndex", "walkTarget", "requestedWalkTarget", "movedLastTick",
-    "movementBlockedTicks", "retryCooldownSequence", "retryCooldownCursor", "retryTicksLeft",
-    "retryBlocker", "animation", "navigating", "replanPending", "partialTarget", "follow",
-)
-CHARACTER_KEYS = _SCENE_CHAR_KEYS + _STATE_CHAR_KEYS
-FOLLOW_KEYS = ("target", "range", "talk", "bestDistance", "stallTicks", "lastPlanTick", "goal",
-               "onPath")
-FORMAT = "navkit-scene/1"
+SCENE_KEYS = tuple(SCENE)
+CHARACTER_KEYS = tuple(CHARACTER)
+FOLLOW_KEYS = tuple(FOLLOW)
 
-_NUMBER_ARGS = (("walkSpeed", "walk_speed"), ("rotationSpeed", "rotation_speed"),
-                ("navigationAvoidanceRadius", "collision_radius"),
-                ("movementContactRadius", "contact_radius"), ("facing", "facing"))
-_SEQUENCE_ARGS = (("navigationRetryCooldownTicks", "retry_cooldown_ticks"),
-                  ("navigationRetryCooldownMs", "retry_cooldown_ms"),
-                  ("retryCooldownSequence", "retry_sequence"))
+#: Scene keys -> ``add_character`` keyword arguments.
+_ADD_ARGS = (("kind", "kind"), ("walkSpeed", "walk_speed"), ("rotationSpeed", "rotation_speed"),
+             ("navigationAvoidanceRadius", "collision_radius"),
+             ("movementContactRadius", "contact_radius"), ("facing", "facing"),
+             ("navigationRetryCooldownTicks", "retry_cooldown_ticks"),
+             ("navigationRetryCooldownMs", "retry_cooldown_ms"),
+             ("retryCooldownSequence", "retry_sequence"), ("alive", "alive"),
+             ("enabled", "enabled"))
+#: Saved flags and counters -> SimState fields.
+_STATE_FIELDS = (("walkTarget", "walk_target"), ("requestedWalkTarget", "requested"),
+                 ("movedLastTick", "moved"), ("navigating", "active"),
+                 ("partialTarget", "partial"), ("shortPlan", "short"),
+                 ("movementBlockedTicks", "blocked"),
+                 ("retryCooldownCursor", "cur"), ("retryTicksLeft", "timer"),
+                 ("replanPending", "need_plan"))
 
 
 class SavedLocation(Protocol):
@@ -78,38 +79,20 @@ class SavedLocation(Protocol):
     def sync_map(self) -> None: ...
 
 
-# ---------------------------------------------------------------- values
-def _warn_unknown(obj: dict[str, Any], known: tuple[str, ...], prefix: str) -> None:
-    for k in obj:
-        if k not in known:
-            path = f"{prefix}.{k}" if prefix else str(k)
-            warnings.warn(NavkitWarning(f"{path}: unknown key {k!r} ignored", field=path),
-                          stacklevel=5)
+@dataclass
+class CheckedScene:
+    """A scene object checked against the schema, its commands parsed and its
+    navigation map built (:func:`read_scene`)."""
 
+    #: The checked top-level values (the keys present).
+    values: dict[str, Any]
+    commands: list[Command]
+    navigation: Any
+    map_path: Path | None
 
-def _num(v: Any, fld: str) -> float:
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(float(v)):
-        raise ConfigError(f"expected a finite number, got {v!r}", field=fld)
-    return float(v)
-
-
-def _int(v: Any, fld: str, lo: int = 0) -> int:
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(float(v)) \
-            or float(v) != math.floor(float(v)) or v < lo:
-        raise ConfigError(f"expected an integer >= {lo}, got {v!r}", field=fld)
-    return int(v)
-
-
-def _bool(v: Any, fld: str) -> bool:
-    if not isinstance(v, bool):
-        raise ConfigError(f"expected true or false, got {v!r}", field=fld)
-    return v
-
-
-def _pt(v: Any, fld: str) -> tuple[float, float]:
-    if isinstance(v, (str, bytes)) or not isinstance(v, (list, tuple)) or len(v) != 2:
-        raise ConfigError(f"expected a point [x, z], got {v!r}", field=fld)
-    return (_num(v[0], f"{fld}[0]"), _num(v[1], f"{fld}[1]"))
+    @property
+    def tick_rate(self) -> float:
+        return float(self.values.get("tickRate", DEFAULT_TICK_RATE))
 
 
 # ------------------------------------------------------------- reading
@@ -120,205 +103,193 @@ def _navigation(raw: Any, base: Path | None) -> tuple[Any, Path | None]:
         except ConfigError as e:
             fld = "navigation" if e.field is None else f"navigation.{e.field}"
             raise ConfigError(e.reason, field=fld) from None
-    if isinstance(raw, str) and raw:
-        p = Path(raw)
-        if not p.is_absolute() and base is not None:
-            p = base / p
-        if not p.is_file():
-            raise ConfigError(f"map file {str(p)!r} not found", field="navigation")
+    p = Path(raw)
+    if not p.is_absolute() and base is not None:
+        p = base / p
+    if not p.is_file():
+        raise ConfigError(f"map file {str(p)!r} not found", field="navigation")
+    try:
         if p.suffix.lower() == ".json":
             return NavLevel(read_level(p)), p
         return load_grid(p), p
-    raise ConfigError("expected an inline level config or a map file path, "
-                      f"got {type(raw).__name__}", field="navigation")
+    except NavkitError:
+        raise
+    except (OSError, ValueError, RecursionError) as e:  # what the readers let through
+        raise FormatError(f"cannot read the map: {_reason(e)}", path=p) from None
 
 
-def parse_header(obj: Any, base: Path | None) -> tuple[Any, float, Path | None]:
-    """A scene object's navigation map, tick rate and map file: ``(navigation,
-    tick_rate, map_path)``; warns of unknown top-level keys."""
+def _roster(obj: dict[str, Any]) -> dict[str, Any]:
+    """The context references are checked in: every character's ID (``ids``)
+    and the NPCs among them (``npcs``), read first, in file order."""
+    ids: set[Any] = set()
+    npcs: set[Any] = set()
+    chars = obj.get("characters", [])
+    for i, c in enumerate(chars if isinstance(chars, list) else []):
+        pre = f"characters[{i}]"
+        if not isinstance(c, dict):
+            check(c, _CHARACTERS_ITEM, pre)  # raises: not an object
+        head = check_fields({k: c[k] for k in _ROSTER if k in c}, _ROSTER, pre)
+        cid = head["id"]
+        if cid in ids:
+            raise ConfigError(f"a character with ID {cid!r} already exists", field=f"{pre}.id")
+        ids.add(cid)
+        if head.get("kind", CharacterKind.NPC.value) == CharacterKind.NPC.value:
+            npcs.add(cid)
+    return {"ids": ids, "npcs": npcs, "tick": 0}
+
+
+_CHARACTERS_ITEM = Rule("object", fields=CHARACTER)
+_ROSTER = {k: CHARACTER[k] for k in ("id", "kind")}
+
+
+def read_scene(obj: Any, base: Path | None) -> CheckedScene:
+    """Check a decoded scene (or saved state) against the schema
+    (:mod:`navkit.sim.schema`: every field, before anything is built), parse
+    its commands and build its navigation map (``base``: the folder relative
+    map paths start from). Unknown keys warn."""
     if not isinstance(obj, dict):
         raise ConfigError(f"a scene must be a JSON object, got {type(obj).__name__}")
-    _warn_unknown(obj, SCENE_KEYS, "")
-    if "navigation" not in obj:
-        raise ConfigError("missing", field="navigation")
-    nav, map_path = _navigation(obj["navigation"], base)
-    rate = obj.get("tickRate", DEFAULT_TICK_RATE)
-    if isinstance(rate, bool) or not isinstance(rate, (int, float)) or not math.isfinite(rate) \
-            or rate <= 0:
-        raise ConfigError(f"expected a number > 0 (Hz), got {rate!r}", field="tickRate")
-    return nav, float(rate), map_path
+    ctx = _roster(obj)
+    values = check_fields(obj, SCENE, "", ctx)
+    commands = [parse_command(raw, f"commands[{i}]", ctx["ids"], ctx["npcs"])
+                for i, raw in enumerate(values.get("commands", []))]
+    nav, map_path = _navigation(values["navigation"], base)
+    return CheckedScene(values, commands, nav, map_path)
 
 
-def populate(obj: dict[str, Any], navigation: Any, a: SimState,
-             add_character: Callable[..., object],
+def populate(scene: CheckedScene, a: SimState, add_character: Callable[..., object],
              schedule: Callable[[Command], None]) -> tuple[int, SimStats | None]:
-    """Fill a new location from scene object ``obj`` (after :func:`parse_header`).
+    """Fill a new location from ``scene`` (:func:`read_scene`).
 
     Adds the characters through ``add_character`` (keyword arguments of
     :meth:`~navkit.sim.Location.add_character`), restores their saved state
-    into ``a``, and passes the checked commands to ``schedule``. Returns the
-    scene's ``tick`` and its saved ``stats`` (None: none).
+    into ``a``, and passes the commands to ``schedule`` (after checking them
+    against the map's areas). Returns the scene's ``tick`` and its saved
+    ``stats`` (None: none).
     """
-    tick = _int(obj.get("tick", 0), "tick")
-    chars = obj.get("characters", [])
-    if not isinstance(chars, list):
-        raise ConfigError(f"expected a list, got {type(chars).__name__}", field="characters")
+    chars = scene.values.get("characters", [])
     for i, c in enumerate(chars):
-        sid, kwargs = character_entry(c, i)
+        sid, kwargs = character_entry(c)
         try:
             add_character(sid, **kwargs)
         except ConfigError as e:
             pre = f"characters[{i}]"
             raise ConfigError(e.reason, field=f"{pre}.{e.field}" if e.field else pre) from None
-    for i, c in enumerate(chars):
-        restore_character(a, c, f"characters[{i}]")
-    level = navigation if isinstance(navigation, NavLevel) else None
-    for cmd in _scene_commands(obj, a, level):
+    for c in chars:
+        restore_character(a, c)
+    level = scene.navigation if isinstance(scene.navigation, NavLevel) else None
+    for cmd in scene.commands:
+        _check_map_command(cmd, level)
         schedule(cmd)
-    stats = None
-    if "stats" in obj and isinstance(obj["stats"], dict):
-        stats = SimStats.from_json_dict(obj["stats"])
-    return tick, stats
+    stats = scene.values.get("stats")
+    return scene.values.get("tick", 0), None if stats is None else SimStats.from_json_dict(stats)
 
 
-def character_entry(c: Any, i: int) -> tuple[Any, dict[str, Any]]:
-    """Character ``i``'s stable ID and the keyword arguments of
+def character_entry(c: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+    """A checked character's stable ID and the keyword arguments of
     :meth:`~navkit.sim.Location.add_character` it gives."""
-    pre = f"characters[{i}]"
-    if not isinstance(c, dict):
-        raise ConfigError(f"expected a JSON object, got {type(c).__name__}", field=pre)
-    _warn_unknown(c, CHARACTER_KEYS, pre)
-    for key in ("id", "position"):
-        if key not in c:
-            raise ConfigError("missing", field=f"{pre}.{key}")
-    cid = check_id(c["id"], f"{pre}.id")
-    kind = c.get("kind", "npc")
-    if kind not in ("player", "bot", "npc"):
-        raise ConfigError(f"expected player, bot or npc, got {kind!r}", field=f"{pre}.kind")
-    kwargs: dict[str, Any] = {"kind": kind, "position": _pt(c["position"], f"{pre}.position")}
-    for key, arg in _NUMBER_ARGS:
-        if key in c:
-            kwargs[arg] = _num(c[key], f"{pre}.{key}")
-    for key, arg in _SEQUENCE_ARGS:
+    kwargs: dict[str, Any] = {"position": c["position"]}
+    for key, arg in _ADD_ARGS:
         if key in c:
             kwargs[arg] = c[key]
-    for key in ("alive", "enabled"):
-        if key in c:
-            kwargs[key] = _bool(c[key], f"{pre}.{key}")
-    return cid, kwargs
+    return c["id"], kwargs
 
 
-def restore_character(a: SimState, c: dict[str, Any], pre: str) -> None:
-    """Write the saved-state keys of character object ``c`` (already added,
+def restore_character(a: SimState, c: dict[str, Any]) -> None:
+    """Write the saved-state keys of checked character ``c`` (already added,
     see :func:`character_entry`) into its row of ``a``."""
     s = a.slot_of(c["id"])
 
-    def slot_ref(v: Any, fld: str) -> int:
-        if v is None:
-            return -1
-        if v not in a:
-            raise ConfigError(f"no character with ID {v!r}", field=fld)
-        return a.slot_of(v)
+    def slot(v: Any) -> int:
+        return -1 if v is None else a.slot_of(v)
 
     if "pathWaypoints" in c:
-        wps = c["pathWaypoints"]
-        if not isinstance(wps, list):
-            raise ConfigError("expected a list of points", field=f"{pre}.pathWaypoints")
-        pts = [_pt(p, f"{pre}.pathWaypoints[{j}]") for j, p in enumerate(wps)]
+        pts = c["pathWaypoints"]
         a.ensure_waypoints(max(1, len(pts)))
         if pts:
             a.wp[s, : len(pts)] = np.array(pts, dtype=np.float64)
         a.wp_n[s] = len(pts)
-        idx = _int(c.get("currentWaypointIndex", 0), f"{pre}.currentWaypointIndex")
-        if idx > len(pts):
-            raise ConfigError(f"index {idx} is past the {len(pts)} waypoints",
-                              field=f"{pre}.currentWaypointIndex")
-        a.wp_i[s] = idx
-    if "walkTarget" in c:
-        a.walk_target[s] = _pt(c["walkTarget"], f"{pre}.walkTarget")
-    if "requestedWalkTarget" in c:
-        a.requested[s] = _pt(c["requestedWalkTarget"], f"{pre}.requestedWalkTarget")
-    if "movedLastTick" in c:
-        a.moved[s] = 1 if _bool(c["movedLastTick"], f"{pre}.movedLastTick") else 0
-    if "navigating" in c:
-        a.active[s] = 1 if _bool(c["navigating"], f"{pre}.navigating") else 0
-    if "partialTarget" in c:
-        a.partial[s] = 1 if _bool(c["partialTarget"], f"{pre}.partialTarget") else 0
-    if "movementBlockedTicks" in c:
-        a.blocked[s] = _int(c["movementBlockedTicks"], f"{pre}.movementBlockedTicks")
-    if "retryCooldownCursor" in c:
-        cur = _int(c["retryCooldownCursor"], f"{pre}.retryCooldownCursor")
-        if cur >= a.seq.shape[1]:
-            raise ConfigError(f"expected an index below {a.seq.shape[1]}, got {cur}",
-                              field=f"{pre}.retryCooldownCursor")
-        a.cur[s] = cur
-    if "retryTicksLeft" in c:
-        a.timer[s] = _int(c["retryTicksLeft"], f"{pre}.retryTicksLeft")
+    if "currentWaypointIndex" in c:
+        a.wp_i[s] = c["currentWaypointIndex"]
+    for key, name in _STATE_FIELDS:
+        if key in c:
+            getattr(a, name)[s] = c[key]
     if "retryBlocker" in c:
-        a.rblocker[s] = slot_ref(c["retryBlocker"], f"{pre}.retryBlocker")
-    if "replanPending" in c:
-        a.need_plan[s] = _int(c["replanPending"], f"{pre}.replanPending")
+        a.rblocker[s] = slot(c["retryBlocker"])
     if "animation" in c:
-        try:
-            a.anim[s] = AnimationState[c["animation"]].value
-        except (KeyError, TypeError):
-            raise ConfigError(f"expected STAND or WALK, got {c['animation']!r}",
-                              field=f"{pre}.animation") from None
+        a.anim[s] = AnimationState[c["animation"]].value
     f = c.get("follow")
     if f is not None:
-        fp = f"{pre}.follow"
-        if not isinstance(f, dict):
-            raise ConfigError("expected a JSON object or null", field=fp)
-        _warn_unknown(f, FOLLOW_KEYS, fp)
-        if "target" not in f:
-            raise ConfigError("missing", field=f"{fp}.target")
-        a.f_target[s] = slot_ref(f["target"], f"{fp}.target")
-        a.f_range[s] = _num(f.get("range", 0.0), f"{fp}.range")
-        a.f_talk[s] = 1 if _bool(f.get("talk", False), f"{fp}.talk") else 0
+        a.f_target[s] = slot(f["target"])
+        a.f_range[s] = f.get("range", 0.0)
+        a.f_talk[s] = f.get("talk", False)
         best = f.get("bestDistance")
-        a.f_best[s] = math.inf if best is None else _num(best, f"{fp}.bestDistance")
-        a.f_stall[s] = _int(f.get("stallTicks", 0), f"{fp}.stallTicks")
-        a.f_last_plan[s] = _int(f.get("lastPlanTick", -1), f"{fp}.lastPlanTick", lo=-1)
-        a.f_goal[s] = _pt(f.get("goal", [0.0, 0.0]), f"{fp}.goal")
-        a.on_path[s] = 1 if _bool(f.get("onPath", False), f"{fp}.onPath") else 0
+        a.f_best[s] = math.inf if best is None else best
+        a.f_stall[s] = f.get("stallTicks", 0)
+        a.f_last_plan[s] = f.get("lastPlanTick", -1)
+        a.f_goal[s] = f.get("goal", (0.0, 0.0))
+        a.on_path[s] = f.get("onPath", False)
 
 
-def _scene_commands(obj: dict[str, Any], a: SimState, level: NavLevel | None) -> Iterator[Command]:
-    """The scene's commands, checked against the characters of ``a`` and the
-    map's areas (``level``: None for a static grid), one at a time."""
-    cmds = obj.get("commands", [])
-    if not isinstance(cmds, list):
-        raise ConfigError(f"expected a list, got {type(cmds).__name__}", field="commands")
-    known = set(a.ids)
-    for i, raw in enumerate(cmds):
-        cmd = parse_command(raw, f"commands[{i}]", known)
-        act = cmd.action
-        if act == "setAreaAvailable":
-            if level is None:
-                raise ConfigError("the navigation map is a static grid without areas",
-                                  field=f"{cmd.field}.setAreaAvailable")
-            if cmd.args["name"] not in level.area_names:
-                raise ConfigError(f"no area called {cmd.args['name']!r}",
-                                  field=f"{cmd.field}.setAreaAvailable.name")
-        if act in ("addObstacle", "removeObstacle") and level is None:
-            raise ConfigError("the navigation map is a static grid without obstacles",
-                              field=f"{cmd.field}.{act}")
-        if act == "talkTo" and a.kind[a.slot_of(cmd.args["target"])] != CharacterKind.NPC.code:
-            raise ConfigError(f"{cmd.args['target']!r} is not an NPC", field=f"{cmd.field}.talkTo")
-        yield cmd
+def _check_map_command(cmd: Command, level: NavLevel | None) -> None:
+    """A map command against the map's areas (``level``: None for a static grid)."""
+    act = cmd.action
+    if act == "setAreaAvailable":
+        if level is None:
+            raise ConfigError("the navigation map is a static grid without areas",
+                              field=f"{cmd.field}.setAreaAvailable")
+        if cmd.args["name"] not in level.area_names:
+            raise ConfigError(unknown_name_message("area", cmd.args["name"], level.area_names),
+                              field=f"{cmd.field}.setAreaAvailable.name")
+    if act in ("addObstacle", "removeObstacle") and level is None:
+        raise ConfigError("the navigation map is a static grid without obstacles",
+                          field=f"{cmd.field}.{act}")
 
 
-def read_json(path: Path) -> Any:
-    """The decoded JSON of a scene file (FormatError when it is not UTF-8 JSON)."""
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError as e:
-        raise FormatError(f"not UTF-8 text: {e.reason}", path=path) from None
+def _reason(e: BaseException) -> str:
+    if isinstance(e, RecursionError):
+        return "nested too deeply"
+    if isinstance(e, OSError):
+        return e.strerror or type(e).__name__
+    return str(e)
+
+
+def file_path(path: Any) -> Path:
+    """``path`` (a string or path-like) as a Path; ConfigError else."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise ConfigError(f"expected a file path, got {type(path).__name__}", field="path")
+    return Path(path)
+
+
+def read_error(e: OSError | UnicodeDecodeError, path: Path) -> FormatError:
+    """The FormatError for a file that could not be read (or decoded as UTF-8)."""
+    if isinstance(e, UnicodeDecodeError):
+        return FormatError(f"not UTF-8 text: {e.reason}", path=path)
+    return FormatError(f"cannot read the file: {_reason(e)}", path=path)
+
+
+def parse_json(text: str, path: Path, line: int | None = None) -> Any:
+    """``text`` decoded as JSON; FormatError naming ``path`` (and the line:
+    ``line`` for one line of a file, else where the error is) when it is not,
+    is nested too deeply or holds an integer of thousands of digits."""
     try:
         return json.loads(text)
     except json.JSONDecodeError as e:
         raise FormatError(f"invalid JSON: {e.msg} (column {e.colno})", path=path,
-                          line=e.lineno) from None
+                          line=e.lineno if line is None else line) from None
+    except (ValueError, RecursionError) as e:
+        raise FormatError(f"invalid JSON: {_reason(e)}", path=path, line=line) from None
+
+
+def read_json(path: Any) -> Any:
+    """The decoded JSON of a scene file; FormatError naming the file when it
+    cannot be read or is not UTF-8 JSON."""
+    p = file_path(path)
+    try:
+        text = p.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as e:
+        raise read_error(e, p) from None
+    return parse_json(text, p)
 
 
 # ------------------------------------------------------------- writing
@@ -371,6 +342,7 @@ def character_dict(a: SimState, s: int) -> dict[str, Any]:
         "retryBlocker": _ref(a, int(a.rblocker[s])),
         "replanPending": int(a.need_plan[s]),
         "partialTarget": bool(a.partial[s]),
+        "shortPlan": bool(a.short[s]),
         "follow": follow,
     }
 

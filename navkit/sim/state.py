@@ -11,8 +11,8 @@ The movement kernel reads these arrays in the groups of
 :mod:`navkit._kernels.layouts` (``BodyArgs``, ``NavArgs``, ``RetryArgs``,
 ``FollowArgs``); :mod:`navkit.sim.tick` builds the groups.
 
-The value checks (:func:`as_point`, :func:`as_positive`, :func:`as_flag`)
-validate what callers write into the state.
+:func:`as_point` checks the world points callers pass (the other values
+are checked against :mod:`navkit.sim.schema`).
 """
 
 from __future__ import annotations
@@ -24,7 +24,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ..errors import ConfigError, QueryError
+from .._kernels.geometry import MAX_COORD
+from ..errors import QueryError
 from .constants import (
     DEFAULT_COLLISION_RADIUS,
     DEFAULT_MOVEMENT_CONTACT_RADIUS,
@@ -42,8 +43,6 @@ __all__ = [
     "NEED_FOLLOW",
     "id_sort_key",
     "as_point",
-    "as_positive",
-    "as_flag",
 ]
 
 #: ``need_plan`` bit: a map change forces a replan.
@@ -88,6 +87,7 @@ FIELDS: dict[str, tuple[Any, tuple[int, ...], float]] = {
     "on_path": (np.uint8, (), 0),
     "need_plan": (np.uint8, (), 0),
     "partial": (np.uint8, (), 0),
+    "short": (np.uint8, (), 0),
 }
 #: Fields that hold a slot (-1: none); renumbered when rows move.
 SLOT_FIELDS = ("rblocker", "f_target")
@@ -101,35 +101,18 @@ def id_sort_key(stable_id: Any) -> tuple[int, Any]:
 
 
 def as_point(value: Any, name: str) -> tuple[float, float]:
-    """A finite world point ``(x, z)`` (a 3-vector ``(x, y, z)`` drops ``y``); QueryError else."""
+    """A world point ``(x, z)`` within +-MAX_COORD (a 3-vector ``(x, y, z)``
+    drops ``y``); QueryError else."""
     try:
         arr = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise QueryError(f"{name} must be a world point (x, z), got {value!r}") from None
     if arr.shape == (3,):
         arr = arr[[0, 2]]
-    if arr.shape != (2,) or not np.all(np.isfinite(arr)):
-        raise QueryError(f"{name} must be a finite world point (x, z), got {value!r}")
+    if arr.shape != (2,) or not np.all(np.abs(arr) <= MAX_COORD):
+        raise QueryError(f"{name} must be a finite world point (x, z) within +-{MAX_COORD:g} m, "
+                         f"got {value!r}")
     return (float(arr[0]), float(arr[1]))
-
-
-def as_positive(value: Any, name: str, *, allow_zero: bool = False) -> float:
-    """A finite number > 0 (>= 0 with ``allow_zero``); ConfigError naming ``name`` else."""
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise ConfigError(f"expected a number, got {value!r}", field=name) from None
-    if isinstance(value, bool) or not math.isfinite(v) or v < 0 or (v == 0 and not allow_zero):
-        op = ">=" if allow_zero else ">"
-        raise ConfigError(f"expected a finite number {op} 0, got {value!r}", field=name)
-    return v
-
-
-def as_flag(value: Any, name: str) -> int:
-    """A Python or numpy bool as the uint8 flag 1 / 0; ConfigError naming ``name`` else."""
-    if not isinstance(value, (bool, np.bool_)):
-        raise ConfigError(f"expected True or False, got {value!r}", field=name)
-    return 1 if value else 0
 
 
 class SimState:
@@ -192,6 +175,10 @@ class SimState:
     #: uint8 (n,): the last plan ended short of a destination reachable on the
     #: static map (an NPC retries instead of arriving).
     partial: NDArray[np.uint8]
+    #: uint8 (n,): the last plan to ``requested`` ended short of it (the nearest
+    #: reachable cell, or no path) and the order is still on: cells opening
+    #: replan it (a door that closed on the way and opens again).
+    short: NDArray[np.uint8]
     #: uint8 (n,): a plan is due in the next planning phase
     #: (bits :data:`NEED_FORCED`, :data:`NEED_FOLLOW`).
     need_plan: NDArray[np.uint8]
