@@ -361,9 +361,10 @@ class Planner:
         start = (float(a.pos[slot, 0]), float(a.pos[slot, 1]))
         obstacles = obstacle_snapshot(a.pos, a.inflate, a.solid(), a.moved, slot, promoted)
         res = self.map.find_path(start, dest, obstacles)
-        self.stats.replans += 1
-        if self.events is not None:
+        if self.events is not None:  # a tick: Location.step adds its events to the stats
             self.events.replans += 1
+        else:
+            self.stats.replans += 1
         return start, res
 
     def _store_path(self, slot: int, res: Any, start: tuple[float, float]) -> bool:

@@ -512,3 +512,29 @@ def test_save_in_memory_grid_writes_a_sidecar(tmp_path):
         return json.dumps(location_to_scene(x, sidecar=tmp_path / name)["characters"])
 
     assert chars(again, "x.npz") == chars(loc, "y.npz")
+
+
+def test_replans_count_each_planner_query_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    # a replan inside a tick used to be counted twice (stats and the tick's events)
+    walk = np.ones((24, 24), bool)
+    walk[4:20, 12] = False
+    loc = Location(NavGrid(walk, cell_size=0.5))
+    queries = []
+    real = loc.map.find_path
+
+    def counting(*args, **kwargs):  # type: ignore[no-untyped-def]
+        queries.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(loc.map, "find_path", counting)
+    a = loc.add_character("a", position=(1.25, 6.25))
+    b = loc.add_character("b", position=(1.25, 8.25))
+    a.set_target((10.25, 6.25))  # outside a tick
+    for _ in range(5):
+        loc.step()
+    loc.add_obstacle("crate", [[2.5, 4.0], [3.5, 4.0], [3.5, 12.0], [2.5, 12.0]])
+    b.set_target((10.25, 8.25))  # the crate forces a's replan inside the next tick
+    for _ in range(40):
+        loc.step()
+    assert len(queries) >= 2
+    assert loc.stats.replans == len(queries)
