@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import numbers
 import os
+import sys
 from pathlib import Path
 
 from ..errors import ConfigError, FormatError
@@ -149,9 +150,9 @@ def cell_limit(max_cells: object = None) -> int:
     (:class:`~navkit.errors.ConfigError`, field ``max_cells``, otherwise).
     """
     if max_cells is None:
-        from . import MAX_CELLS  # read at call time: assigning the constant takes effect
-
-        return int(MAX_CELLS)
+        # the package's constant, read at call time so that assigning it takes
+        # effect (looked up, not imported: the package imports this module)
+        return int(sys.modules[__package__].MAX_CELLS)
     if isinstance(max_cells, bool) or not isinstance(max_cells, numbers.Integral):
         raise ConfigError(f"expected an integer, got {max_cells!r}", field="max_cells")
     limit = int(max_cells)

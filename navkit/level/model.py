@@ -37,6 +37,7 @@ __all__ = [
     "LevelConfig",
     "GridGeometry",
     "make_obstacle",
+    "validate_obstacle",
     "Point",
     "Ring",
     "DEFAULT_CELL_SIZE",
@@ -272,7 +273,8 @@ def _validate_area(area: Any, i: int) -> AreaConfig:
     )
 
 
-def _validate_obstacle(obs: Any, pre: str) -> ObstacleConfig:
+def validate_obstacle(obs: Any, pre: str) -> ObstacleConfig:
+    """``obs`` checked (name, polygon within +-MAX_COORD; errors name field ``pre``)."""
     if not isinstance(obs, ObstacleConfig):
         raise ConfigError(f"expected an ObstacleConfig, got {type(obs).__name__}", field=pre)
     if obs.__dict__.get("_validated"):
@@ -289,7 +291,7 @@ def make_obstacle(name: str, polygon: Any) -> ObstacleConfig:
 
     Coordinates must be finite and within ``+-MAX_COORD`` metres, like every polygon's.
     """
-    return _validate_obstacle(ObstacleConfig(name=name, polygon=polygon), "")
+    return validate_obstacle(ObstacleConfig(name=name, polygon=polygon), "")
 
 
 @dataclass(frozen=True)
@@ -348,7 +350,7 @@ class LevelConfig:
             )
         areas = tuple(_validate_area(a, i) for i, a in enumerate(self.areas))
         obstacles = tuple(
-            _validate_obstacle(o, f"obstacles[{i}]") for i, o in enumerate(self.obstacles)
+            validate_obstacle(o, f"obstacles[{i}]") for i, o in enumerate(self.obstacles)
         )
         for kind, names in (
             ("areas", [a.name for a in areas]),

@@ -47,7 +47,7 @@ from .._kernels import raster as _kernels
 from .._kernels.layouts import PolygonArgs, RasterArgs, SegmentArgs
 from ..errors import ConfigError
 from ..grid import NavGrid
-from .model import GridGeometry, LevelConfig, ObstacleConfig, Ring, _validate_obstacle
+from .model import GridGeometry, LevelConfig, ObstacleConfig, Ring, validate_obstacle
 
 __all__ = ["rasterize", "cell_centers", "block_obstacles"]
 
@@ -241,7 +241,7 @@ def block_obstacles(
             f"got {walkable.dtype} {walkable.shape}",
             field="walkable",
         )
-    checked = [_validate_obstacle(o, f"obstacles[{i}]") for i, o in enumerate(obstacles)]
+    checked = [validate_obstacle(o, f"obstacles[{i}]") for i, o in enumerate(obstacles)]
     packed = _pack([(o.polygon,) for o in checked])
     cx, cz = cell_centers(geometry)
     _block(walkable, cx, cz, packed, _ring_segments(packed), float(radius))
