@@ -20,25 +20,56 @@ from .core import BIG300, BIG4400, NUMBERS, Case, Context, Gen, check, show
 from .gen_readers import EXAMPLES, mutate
 
 _EXAMPLE_LEVELS = ("interior.json", "outdoor.json", "bench80.json")
-_BIG_MARK = "@@BIG4400@@"
 _BIG_TEXT = "7" + "0" * 4398 + "1"
-assert len(_BIG_TEXT) == 4400
+
+
+def _int_text(v: int) -> str:
+    """Decimal digits of any int (``str`` refuses more than 4,300 of them)."""
+    if abs(v) < 10**4000:
+        return str(v)
+    chunks, n = [], abs(v)
+    while n:
+        n, r = divmod(n, 10**1000)
+        chunks.append(r)
+    text = str(chunks[-1]) + "".join(str(c).zfill(1000) for c in reversed(chunks[:-1]))
+    return ("-" if v < 0 else "") + text
 
 
 def json_text(obj: Any) -> str:
-    """``json.dumps`` that also writes the 4,400-digit integer and NaN / Infinity literals."""
-    def swap(v: Any) -> Any:
-        if isinstance(v, dict):
-            return {k: swap(x) for k, x in v.items()}
-        if isinstance(v, (list, tuple)):
-            return [swap(x) for x in v]
-        if isinstance(v, int) and not isinstance(v, bool) and v == BIG4400:
-            return _BIG_MARK
-        if isinstance(v, (np.generic, complex)) or (not isinstance(
-                v, (str, int, float, bool, type(None)))):
-            return str(v)
-        return v
-    return json.dumps(swap(obj)).replace(f'"{_BIG_MARK}"', _BIG_TEXT)
+    """JSON text of any value here: NaN / Infinity literals, integers of any length, lists
+    nested deeper than the recursion limit; other types as strings."""
+    out: list[str] = []
+    stack: list[Any] = [obj]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, _Lit):
+            out.append(v.text)
+        elif isinstance(v, dict):
+            items: list[Any] = [_Lit("{")]
+            for i, (k, x) in enumerate(v.items()):
+                items += [_Lit((", " if i else "") + json.dumps(str(k)) + ": "), x]
+            stack += reversed([*items, _Lit("}")])
+        elif isinstance(v, (list, tuple)):
+            items = [_Lit("[")]
+            for i, x in enumerate(v):
+                items += [_Lit(", "), x] if i else [x]
+            stack += reversed([*items, _Lit("]")])
+        elif isinstance(v, bool) or v is None or isinstance(v, (str, float)):
+            out.append(json.dumps(v))
+        elif isinstance(v, int):
+            out.append(_int_text(v))
+        else:
+            out.append(json.dumps(str(v)))
+    return "".join(out)
+
+
+class _Lit:
+    """Literal JSON text on :func:`json_text`'s stack."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str):
+        self.text = text
 
 
 def random_level(g: Gen) -> dict[str, Any]:
@@ -78,14 +109,19 @@ def base_level(g: Gen) -> tuple[dict[str, Any], str]:
     return random_level(g), "random level"
 
 
-def _paths(obj: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    out = [prefix]
-    if isinstance(obj, dict):
-        for k, v in obj.items():
-            out += _paths(v, (*prefix, k))
-    elif isinstance(obj, list):
-        for i, v in enumerate(obj[:50]):
-            out += _paths(v, (*prefix, i))
+def _paths(obj: Any) -> list[tuple[Any, ...]]:
+    """Key paths into a JSON tree (at most 12 deep, 50 items per list), root first."""
+    out: list[tuple[Any, ...]] = []
+    stack: list[tuple[tuple[Any, ...], Any]] = [((), obj)]
+    while stack:
+        prefix, node = stack.pop()
+        out.append(prefix)
+        if len(prefix) >= 12:
+            continue
+        if isinstance(node, dict):
+            stack += [((*prefix, k), v) for k, v in reversed(list(node.items()))]
+        elif isinstance(node, list):
+            stack += [((*prefix, i), v) for i, v in reversed(list(enumerate(node[:50])))]
     return out
 
 
@@ -135,7 +171,7 @@ def mutate_level(g: Gen, level: dict[str, Any]) -> tuple[dict[str, Any], str]:
         elif op == "unknown-key":
             level[g.choice(["colour", "areas ", "Areas", "__proto__"])] = 1
             done.append("unknown key")
-        elif op == "duplicate-name" and level.get("areas"):
+        elif op == "duplicate-name" and isinstance(level.get("areas"), list) and level["areas"]:
             level["areas"].append(copy.deepcopy(level["areas"][0]))
             done.append("duplicate area")
         elif op == "no-areas":

@@ -127,17 +127,19 @@ class World:
 
 
 def _path(res: Any, w: World, free: np.ndarray, start: tuple[int, int],
-          end: tuple[int, int], want_cost: float, what: str) -> None:
+          end: tuple[int, int], want_cost: float, what: str, where: str) -> None:
+    """A path answer against the reference: ``what`` names the check (the signature),
+    ``where`` the query (the detail)."""
     cells = np.asarray(res.cells)
-    check(len(cells) > 0, f"{what}: no path where the reference has one")
+    check(len(cells) > 0, f"{what}: no path where the reference has one", where)
     check(is_valid_path(free, cells, w.eight), f"{what}: path makes an illegal step",
-          lambda: repr(cells.tolist())[:300])
-    check(tuple(cells[0]) == start, f"{what}: path does not start at the start")
+          lambda: f"{where}: {cells.tolist()!r:.300}")
+    check(tuple(cells[0]) == start, f"{what}: path does not start at the start", where)
     check(tuple(cells[-1]) == end, f"{what}: path does not end where it should",
-          f"{tuple(cells[-1])} != {end}")
-    check(w.cost_of(cells) == res.cost_int, f"{what}: cost_int is not the path's cost")
+          f"{where}: {tuple(cells[-1])} != {end}")
+    check(w.cost_of(cells) == res.cost_int, f"{what}: cost_int is not the path's cost", where)
     check(res.cost_int == want_cost, f"{what}: cost differs from scipy's Dijkstra",
-          f"{res.cost_int} != {want_cost}")
+          f"{where}: {res.cost_int} != {want_cost}")
 
 
 def _algorithms(w: World, pf: Any) -> list[str]:
@@ -161,31 +163,33 @@ def gen_search(g: Gen) -> Case:
         for s, e in pairs:
             dist = w.dist_from(s)
             for algo in _algorithms(w, pf):
-                what = f"find_path_cells({s}, {e}, algorithm={algo}, nearest={nearest})"
+                what = f"find_path_cells({algo}{', nearest' if nearest else ''})"
+                where = f"{s}->{e}"
                 ctx.at(f"Pathfinder.find_path_cells({algo}{', nearest' if nearest else ''})")
                 res = pf.find_path_cells(s, e, algorithm=algo, nearest=nearest)
                 if not w.walk[s[1], s[0]]:
                     check(res.status == Status.NO_START, f"{what}: blocked start not NO_START",
-                          res.status.name)
+                          f"{where}: {res.status.name}")
                     continue
                 reach = math.isfinite(dist[e[1], e[0]])
                 if reach:
                     check(res.status == Status.FOUND, f"{what}: reachable goal not FOUND",
-                          res.status.name)
-                    _path(res, w, w.walk, s, e, dist[e[1], e[0]], what)
+                          f"{where}: {res.status.name}")
+                    _path(res, w, w.walk, s, e, dist[e[1], e[0]], what, where)
                 elif not nearest:
                     want = Status.NO_GOAL if not w.walk[e[1], e[0]] else Status.UNREACHABLE
-                    check(res.status == want, f"{what}: status", f"{res.status.name} != "
-                          f"{want.name}")
-                    check(len(res.cells) == 0, f"{what}: a path to an unreachable goal")
+                    check(res.status == want, f"{what}: wrong status for an unreachable goal",
+                          f"{where}: {res.status.name} != {want.name}")
+                    check(len(res.cells) == 0, f"{what}: a path to an unreachable goal", where)
                 else:
                     best = reachable_nearest(dist, e)
                     if best == s:
-                        check(len(res.cells) == 0, f"{what}: path though the start is nearest")
+                        check(len(res.cells) == 0, f"{what}: path though the start is nearest",
+                              where)
                     else:
                         check(res.status == Status.NEAREST, f"{what}: status not NEAREST",
-                              res.status.name)
-                        _path(res, w, w.walk, s, best, dist[best[1], best[0]], what)
+                              f"{where}: {res.status.name}")
+                        _path(res, w, w.walk, s, best, dist[best[1], best[0]], what, where)
 
     return Case("oracle", "Pathfinder.find_path_cells",
                 f"{w.describe()} pairs {pairs} nearest={nearest}", run)
@@ -315,29 +319,32 @@ def gen_world(g: Gen) -> Case:
                   f"{sp} cell {own_s} R={radius}: {got} != {want_s}")
             ctx.at(f"Pathfinder.find_path({algo})")
             res = pf.find_path(sp, ep, smooth=smooth, algorithm=algo, obstacles=obs)
-            what = f"find_path({sp}, {ep}, {algo})"
+            what = f"find_path({algo})"
+            where = f"{sp}->{ep}"
             if want_s is None:
-                check(res.status == Status.NO_START, f"{what}: no start cell but "
-                      f"{res.status.name}")
+                check(res.status == Status.NO_START, f"{what}: no start cell but not NO_START",
+                      f"{where}: {res.status.name}")
                 continue
             if want_e is None:
-                check(res.status == Status.NO_GOAL, f"{what}: no end cell but {res.status.name}")
+                check(res.status == Status.NO_GOAL, f"{what}: no end cell but not NO_GOAL",
+                      f"{where}: {res.status.name}")
                 continue
             dist = w.dist_from(want_s, free)
             d = dist[want_e[1], want_e[0]]
             if not math.isfinite(d):
-                check(res.status == Status.UNREACHABLE, f"{what}: unreachable but "
-                      f"{res.status.name}")
+                check(res.status == Status.UNREACHABLE, f"{what}: unreachable but not "
+                      "UNREACHABLE", f"{where}: {res.status.name}")
                 continue
-            check(res.status == Status.FOUND, f"{what}: reachable but {res.status.name}")
-            _path(res, w, free, want_s, want_e, d, what)
+            check(res.status == Status.FOUND, f"{what}: reachable but not FOUND",
+                  f"{where}: {res.status.name}")
+            _path(res, w, free, want_s, want_e, d, what, where)
             wp = np.asarray(res.waypoints)
             if own_e == want_e:
                 check(tuple(wp[-1]) == tuple(ep), f"{what}: last waypoint is not the end "
-                      "point (§4.3)", f"{tuple(wp[-1])}")
+                      "point (§4.3)", f"{where}: {tuple(wp[-1])}")
             else:
                 check(np.allclose(wp[-1], w.centre(want_e), rtol=0, atol=1e-9),
-                      f"{what}: snapped end's waypoint is not the cell centre (§4.3)")
+                      f"{what}: snapped end's waypoint is not the cell centre (§4.3)", where)
 
     return Case("oracle", "Pathfinder.find_path / snap",
                 f"{w.describe()} snap {snap_radius} circles {k} queries {len(queries)} {algo} "
@@ -418,27 +425,32 @@ def gen_hpa(g: Gen) -> Case:
         for s, e in pairs:
             ctx.at("HPAStar.find_path_cells")
             res = h.find_path_cells(s, e)
-            what = f"HPA* {s}->{e}"
+            what, where = "HPA*", f"{s}->{e}"
             if not walk[s[1], s[0]]:
-                check(res.status == Status.NO_START, f"{what}: blocked start not NO_START")
+                check(res.status == Status.NO_START, f"{what}: blocked start not NO_START", where)
                 continue
             if not walk[e[1], e[0]]:
-                check(res.status == Status.NO_GOAL, f"{what}: blocked goal not NO_GOAL")
+                check(res.status == Status.NO_GOAL, f"{what}: blocked goal not NO_GOAL", where)
                 continue
             dist = dijkstra_costs(walk, w.weights, s, w.card, w.diag, w.eight)
             d = dist[e[1], e[0]]
             check((labels[s[1], s[0]] == labels[e[1], e[0]]) == math.isfinite(d),
-                  f"{what}: components disagree with reachability")
+                  f"{what}: components disagree with reachability", where)
             if not math.isfinite(d):
-                check(res.status == Status.UNREACHABLE, f"{what}: unreachable but "
-                      f"{res.status.name}")
+                check(res.status == Status.UNREACHABLE, f"{what}: unreachable but not "
+                      "UNREACHABLE", f"{where}: {res.status.name}")
                 continue
-            check(res.status == Status.FOUND, f"{what}: reachable but {res.status.name}")
+            check(res.status == Status.FOUND, f"{what}: reachable but not FOUND",
+                  f"{where}: {res.status.name}")
             cells = np.asarray(res.cells)
-            check(is_valid_path(walk, cells, w.eight), f"{what}: path makes an illegal step")
-            check(tuple(cells[0]) == s and tuple(cells[-1]) == e, f"{what}: path endpoints")
-            check(w.cost_of(cells) == res.cost_int, f"{what}: cost_int is not the path's cost")
-            check(res.cost_int >= d, f"{what}: cheaper than the optimum", f"{res.cost_int} < {d}")
+            check(is_valid_path(walk, cells, w.eight), f"{what}: path makes an illegal step",
+                  where)
+            check(tuple(cells[0]) == s and tuple(cells[-1]) == e, f"{what}: path endpoints",
+                  where)
+            check(w.cost_of(cells) == res.cost_int, f"{what}: cost_int is not the path's cost",
+                  where)
+            check(res.cost_int >= d, f"{what}: cheaper than the optimum",
+                  f"{where}: {res.cost_int} < {d}")
 
     return Case("oracle", "HPAStar", f"{w.describe()} cluster {cluster} gap {gap} "
                 f"update={update} pairs {pairs}", run)
@@ -470,10 +482,11 @@ def _check_flow(ctx: Context, f: Any, w: World, free: np.ndarray,
         for x in range(w.width):
             d = int(direction[z, x])
             if not fin[z, x]:
-                check(d == FLOW_NONE, f"{what}: unreachable cell ({x}, {z}) has direction {d}")
+                check(d == FLOW_NONE, f"{what}: unreachable cell has a direction",
+                      f"({x}, {z}): {d}")
                 continue
             if (x, z) in goal_set:
-                check(d == FLOW_GOAL, f"{what}: goal ({x}, {z}) has direction {d}")
+                check(d == FLOW_GOAL, f"{what}: goal cell is not GOAL", f"({x}, {z}): {d}")
                 continue
             good = []
             for c in codes:
@@ -484,8 +497,8 @@ def _check_flow(ctx: Context, f: Any, w: World, free: np.ndarray,
                 step = (w.card if c < 4 else w.diag) * int(wts[nz, nx])
                 if fin[nz, nx] and want[nz, nx] + step == want[z, x]:
                     good.append(c)
-            check(good and d == good[0], f"{what}: direction at ({x}, {z}) is {d}, the rule "
-                  f"gives {good[:1]} (§3.8: lowest code among the best moves)")
+            check(good and d == good[0], f"{what}: direction is not the lowest code among the "
+                  "best moves (§3.8)", f"({x}, {z}): {d}, the rule gives {good[:1]}")
 
 
 def gen_flow(g: Gen) -> Case:

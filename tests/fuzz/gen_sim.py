@@ -304,8 +304,9 @@ def gen_api(g: Gen) -> Case:
             elif op == "schedule":
                 loc.schedule(g.choice([{"tick": value(loc.tick), "character": c.id,
                                         "moveTo": value(pt)}, value({}), {"tick": 0}]))
-            elif op == "run":
-                loc.run(value(g.randint(0, 10)))
+            elif op == "run":  # (no huge tick counts: those run, for ever)
+                loc.run(g.choice([g.randint(0, 10), -1, 1.5, "3", None, True, math.nan,
+                                  np.int64(2), np.uint8(3), -BIG300]) if hostile else 3)
             elif op == "map":
                 edit = g.choice(["area", "add", "remove"])
                 if edit == "area":
