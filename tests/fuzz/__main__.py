@@ -85,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--area", choices=sorted(AREAS), action="append",
                     help="only cases of this area (repeatable)")
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 2)
-    ap.add_argument("--group-size", type=int, default=300, help="cases per worker process")
+    ap.add_argument("--group-size", type=int, default=1000, help="cases per worker process")
     ap.add_argument("--timeout", type=float, default=10.0, help="seconds one case may take")
     ap.add_argument("--inline", action="store_true", help="with --case: run in this process")
     ap.add_argument("--no-warmup", action="store_true", help="skip compiling the kernels first")

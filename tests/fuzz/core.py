@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib.util
 import math
+import os
 import random
 import traceback
 import warnings
@@ -24,7 +25,7 @@ import numpy as np
 __all__ = [
     "KINDS", "BAD_KINDS", "NAVKIT_ERROR", "VALID", "OTHER", "CRASH", "HANG", "WRONG",
     "AREAS", "ServerError", "WrongAnswer", "check", "Gen", "Case", "Context", "show", "area_of",
-    "make_case", "execute", "NUMBERS", "NUMBER_TOKENS", "BIG300", "BIG4400",
+    "make_case", "execute", "extreme_like", "NUMBERS", "NUMBER_TOKENS", "BIG300", "BIG4400",
 ]
 
 NAVKIT_ERROR = "navkit error"
@@ -117,6 +118,31 @@ NUMBER_TOKENS: tuple[str, ...] = (
     "1.5", "\u0663", "", "1e", "--1", "\x00", "2147483648", "9223372036854775808",
     "18446744073709551616", "-9223372036854775809", "1" * 20, "0.0000001", "65536", "65535",
 )
+
+
+#: Same-type extremes: values a validator may accept that stress what comes after it.
+FLOAT_EXTREMES = (1e308, -1e308, 1.7976931348623157e308, 1e-300, 5e-324, -5e-324, 0.0, -0.0,
+                  1e15, -1e15, 1e16, 1e9, -1e9, 2.0**53, 0.1, 1e-9)
+INT_EXTREMES = (0, 1, -1, 2**31 - 1, 2**31, 2**32, 2**53 + 1, 2**62, 2**63 - 1, 10**6, 10**9)
+
+
+def extreme_like(g: Gen, v: Any) -> Any:
+    """A value of ``v``'s own JSON type, but extreme: floats and ints at the edges of their
+    range, a bool flipped, a point or list with one extreme entry, a string odd."""
+    if isinstance(v, bool):
+        return not v
+    if isinstance(v, float):
+        return g.choice(FLOAT_EXTREMES)
+    if isinstance(v, int):
+        return g.choice(INT_EXTREMES)
+    if isinstance(v, str):
+        return g.choice(["", " ", v + v, v.upper(), "\u00e9" + v, "x" * 300, "0"])
+    if isinstance(v, list) and v:
+        out = list(v)
+        i = g.randint(0, len(out) - 1)
+        out[i] = extreme_like(g, out[i])
+        return out
+    return v
 
 
 class Gen:
@@ -223,6 +249,10 @@ def make_case(seed: int, index: int) -> Case:
     """Case ``index`` of ``seed``: the same case on every run."""
     from . import gen_levels, gen_oracle, gen_queries, gen_readers, gen_sim, gen_viewer
 
+    planted = _planted(index)
+    if planted is not None:
+        return planted
+
     modules = {"readers": gen_readers, "levels": gen_levels, "queries": gen_queries,
                "oracle": gen_oracle, "sim": gen_sim, "viewer": gen_viewer}
     area = area_of(seed, index)
@@ -231,6 +261,27 @@ def make_case(seed: int, index: int) -> Case:
     case: Case = make(g)
     case.area = area
     return case
+
+
+def _planted(index: int) -> Case | None:
+    """The harness's own check: ``FUZZ_SELFTEST="crash:3,hang:7"`` makes case 3 segfault and
+    case 7 hang, so a test can see the runner name them."""
+    for item in os.environ.get("FUZZ_SELFTEST", "").split(","):
+        kind, _, at = item.partition(":")
+        if at and int(at) == index:
+            def run(ctx: Context, kind: str = kind) -> None:
+                if kind == "crash":
+                    import ctypes
+
+                    ctypes.string_at(0)  # SIGSEGV
+                elif kind == "hang":
+                    import time
+
+                    time.sleep(3600)
+                else:
+                    raise ValueError(f"planted {kind}")
+            return Case("selftest", f"planted {kind}", f"case {index}", run)
+    return None
 
 
 # ---------------------------------------------------------------------- outcome

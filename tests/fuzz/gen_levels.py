@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from .core import BIG300, BIG4400, NUMBERS, Case, Context, Gen, check, show
+from .core import BIG300, BIG4400, NUMBERS, Case, Context, Gen, check, extreme_like, show
 from .gen_readers import EXAMPLES, mutate
 
 _EXAMPLE_LEVELS = ("interior.json", "outdoor.json", "bench80.json")
@@ -160,8 +160,9 @@ def mutate_level(g: Gen, level: dict[str, Any]) -> tuple[dict[str, Any], str]:
         paths = [p for p in _paths(level) if p]
         if op == "replace" and paths:
             p = g.choice(paths)
-            v = hostile_value(g)
-            _get(level, p[:-1])[p[-1]] = v
+            parent = _get(level, p[:-1])
+            v = extreme_like(g, parent[p[-1]]) if g.chance(0.5) else hostile_value(g)
+            parent[p[-1]] = v
             done.append(f"{'.'.join(map(str, p))}={show(v, 24)}")
         elif op == "delete" and paths:
             p = g.choice(paths)

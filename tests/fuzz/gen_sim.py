@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from .core import BIG300, BIG4400, NUMBERS, Case, Context, Gen, check, show
+from .core import BIG300, BIG4400, NUMBERS, Case, Context, Gen, check, extreme_like, show
 from .gen_levels import _get, _paths, hostile_value, json_text, random_level
 from .gen_readers import EXAMPLES, REPO_ROOT, mutate
 
@@ -88,21 +88,25 @@ _SIM_VALUES: tuple[Any, ...] = NUMBERS + (
 def mutate_state(g: Gen, obj: dict[str, Any]) -> tuple[dict[str, Any], str]:
     obj = copy.deepcopy(obj)
     done = []
-    chars = obj.get("characters") or []
     for _ in range(g.choice([1, 1, 1, 2, 3])):
+        raw = obj.get("characters")
+        chars = [c for c in raw if isinstance(c, dict)] if isinstance(raw, list) else []
+        ids = [c["id"] for c in chars if "id" in c] or ["nobody"]
         op = g.choice(["char-field"] * 6 + ["any", "any", "delete", "id", "top", "command",
                                            "follow"])
         if op == "char-field" and chars:
             i = g.randint(0, len(chars) - 1)
             key = g.choice(list(chars[i]) + ["follow", "retryBlocker", "bogus"])
-            v = g.choice(_SIM_VALUES) if g.chance(0.8) else hostile_value(g)
+            old = chars[i].get(key)
+            v = (extreme_like(g, old) if old is not None and g.chance(0.5) else
+                 g.choice(_SIM_VALUES) if g.chance(0.8) else hostile_value(g))
             if key == "retryBlocker" and g.chance(0.5):
-                v = g.choice([c["id"] for c in chars] + ["nobody", None])
+                v = g.choice([*ids, "nobody", None])
             chars[i][key] = v
             done.append(f"characters[{i}].{key}={show(v, 30)}")
         elif op == "follow" and chars:
             i = g.randint(0, len(chars) - 1)
-            f = {"target": g.choice([c["id"] for c in chars]), "range": g.uniform(0, 3)}
+            f = {"target": g.choice(ids), "range": g.uniform(0, 3)}
             for key in g.sample(["range", "talk", "bestDistance", "stallTicks", "lastPlanTick",
                                  "goal", "onPath"], g.randint(1, 3)):
                 f[key] = g.choice(_SIM_VALUES)
@@ -110,8 +114,7 @@ def mutate_state(g: Gen, obj: dict[str, Any]) -> tuple[dict[str, Any], str]:
             done.append(f"characters[{i}].follow={show(f, 60)}")
         elif op == "id" and chars:
             i = g.randint(0, len(chars) - 1)
-            v = g.choice(["", -1, True, 1.5, None, chars[0]["id"], BIG300, "x" * 5000, [1],
-                          2**63])
+            v = g.choice(["", -1, True, 1.5, None, ids[0], BIG300, "x" * 5000, [1], 2**63])
             chars[i]["id"] = v
             done.append(f"characters[{i}].id={show(v, 20)}")
         elif op in ("any", "delete"):
@@ -123,7 +126,8 @@ def mutate_state(g: Gen, obj: dict[str, Any]) -> tuple[dict[str, Any], str]:
                     del parent[p[-1]]
                     done.append(f"del {'.'.join(map(str, p))}")
                 else:
-                    v = g.choice(_SIM_VALUES)
+                    v = (extreme_like(g, parent[p[-1]]) if g.chance(0.5)
+                         else g.choice(_SIM_VALUES))
                     parent[p[-1]] = v
                     done.append(f"{'.'.join(map(str, p))}={show(v, 30)}")
             except (KeyError, IndexError, TypeError):
@@ -140,8 +144,7 @@ def mutate_state(g: Gen, obj: dict[str, Any]) -> tuple[dict[str, Any], str]:
             cmds = obj.setdefault("commands", [])
             if not isinstance(cmds, list):
                 continue
-            who = chars[0]["id"] if chars and isinstance(chars[0], dict) and "id" in chars[0] \
-                else "nobody"
+            who = ids[0]
             cmd = g.choice([
                 {"tick": g.choice(_SIM_VALUES), "character": who, "moveTo": [1.0, 1.0]},
                 {"tick": 0, "character": who, "moveTo": g.choice(_SIM_VALUES)},

@@ -21,7 +21,18 @@ import numpy as np
 
 from tests.reference import is_valid_path
 
-from .core import BIG300, BIG4400, NUMBERS, Case, Context, Gen, ServerError, check, show
+from .core import (
+    BIG300,
+    BIG4400,
+    NUMBERS,
+    Case,
+    Context,
+    Gen,
+    ServerError,
+    check,
+    extreme_like,
+    show,
+)
 from .gen_levels import json_text, random_level
 from .gen_readers import EXAMPLES, mutate
 from .gen_sim import SCENES, random_scene
@@ -50,7 +61,7 @@ def _target(g: Gen) -> tuple[str, Any]:
 def _body(g: Gen, obj: Any) -> tuple[bytes, str]:
     """Encoded body and its content type (mostly JSON, sometimes hostile bytes or types)."""
     raw = json_text(obj).encode()
-    how = g.choice(["json"] * 8 + ["deep", "bytes", "type", "utf16", "big", "huge", "nan"])
+    how = g.choice(["json"] * 16 + ["deep", "bytes", "type", "utf16", "big", "huge", "nan"])
     ctype = "application/json"
     if how == "deep":
         n = g.choice([1000, 100_000])
@@ -81,7 +92,9 @@ def _requests(g: Gen, cell: Callable[[], list[int]], point: Callable[[], list[fl
                                       "get-replay", "del-replay", "ws", "odd"])
 
         def v(ok: Any) -> Any:
-            return g.choice(_VALUES) if g.chance(0.4) else ok
+            if g.chance(0.25):
+                return extreme_like(g, ok) if g.chance(0.4) else g.choice(_VALUES)
+            return ok
 
         body: Any = None
         method, path = "POST", ""

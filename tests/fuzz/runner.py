@@ -104,7 +104,7 @@ class Runner:
     process; ``log`` gets progress lines (None: quiet).
     """
 
-    def __init__(self, seed: int, *, workers: int = 2, group_size: int = 300,
+    def __init__(self, seed: int, *, workers: int = 2, group_size: int = 1000,
                  timeout: float = 10.0, log: Callable[[str], None] | None = None):
         self.seed = seed
         self.workers = max(1, workers)
