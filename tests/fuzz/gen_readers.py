@@ -84,6 +84,8 @@ def npy_raw(descr: str, fortran: bool, shape: Any, data: bytes, *, header: str |
     text = header if header is not None else (
         f"{{'descr': {descr!r}, 'fortran_order': {fortran!r}, 'shape': {shape!r}, }}")
     raw = text.encode("latin1")
+    if version[0] == 1 and len(raw) > 65000:
+        version = (2, 0)  # a version 1 header cannot say how long it is
     lenfmt = "<H" if version[0] == 1 else "<I"
     pre = 6 + 2 + struct.calcsize(lenfmt)
     pad = (-(pre + len(raw) + 1)) % 64

@@ -301,7 +301,9 @@ def gen_api(g: Gen) -> Case:
                                      "contact_radius", "retry_cooldown_ticks",
                                      "retry_cooldown_ms", "retry_sequence", "facing"],
                                     g.randint(0, 2)):
-                    kw[key] = g.choice(_SIM_VALUES)
+                    kw[key] = value(g.choice([1.0, 0.5, 2.0])) if key not in (
+                        "retry_cooldown_ticks", "retry_cooldown_ms", "retry_sequence") else value(
+                        [g.randint(1, 12) for _ in range(10)])
                 loc.add_character(value(f"new{len(ids)}"), **kw)
                 ids = list(loc.ids)
             elif op == "schedule":
