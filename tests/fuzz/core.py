@@ -126,7 +126,7 @@ FLOAT_EXTREMES = (1e308, -1e308, 1.7976931348623157e308, 1e-300, 5e-324, -5e-324
 INT_EXTREMES = (0, 1, -1, 2**31 - 1, 2**31, 2**32, 2**53 + 1, 2**62, 2**63 - 1, 10**6, 10**9)
 
 
-def extreme_like(g: Gen, v: Any) -> Any:
+def extreme_like(g: Gen, v: Any, _depth: int = 0) -> Any:
     """A value of ``v``'s own JSON type, but extreme: floats and ints at the edges of their
     range, a bool flipped, a point or list with one extreme entry, a string odd."""
     if isinstance(v, bool):
@@ -137,10 +137,10 @@ def extreme_like(g: Gen, v: Any) -> Any:
         return g.choice(INT_EXTREMES)
     if isinstance(v, str):
         return g.choice(["", " ", v + v, v.upper(), "\u00e9" + v, "x" * 300, "0"])
-    if isinstance(v, list) and v:
+    if isinstance(v, list) and v and _depth < 20:
         out = list(v)
         i = g.randint(0, len(out) - 1)
-        out[i] = extreme_like(g, out[i])
+        out[i] = extreme_like(g, out[i], _depth + 1)
         return out
     return v
 

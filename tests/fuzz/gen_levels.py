@@ -173,7 +173,8 @@ def mutate_level(g: Gen, level: dict[str, Any]) -> tuple[dict[str, Any], str]:
             level[g.choice(["colour", "areas ", "Areas", "__proto__"])] = 1
             done.append("unknown key")
         elif op == "duplicate-name" and isinstance(level.get("areas"), list) and level["areas"]:
-            level["areas"].append(copy.deepcopy(level["areas"][0]))
+            first = level["areas"][0]  # (shallow: the area may hold a list deeper than recursion)
+            level["areas"].append(dict(first) if isinstance(first, dict) else first)
             done.append("duplicate area")
         elif op == "no-areas":
             level["areas"] = g.choice([[], None, {}, "areas"])
