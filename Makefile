@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.navkit-installed
 PYTEST := $(BIN)/python -m pytest
 
-.PHONY: setup chromium demo test test-heavy bench lint typecheck clean
+.PHONY: setup chromium demo test test-heavy fuzz bench lint typecheck clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -44,6 +44,13 @@ test: $(STAMP) chromium
 ## test-heavy: every scenario line of every Moving AI file
 test-heavy: $(STAMP) chromium
 	$(PYTEST) -m heavy -q
+
+## fuzz: a time-bounded fuzz campaign over every reader, query, the simulation and the viewer
+## (FUZZ_SECONDS, default 600; FUZZ_SEED, default from the clock; `make test` runs a fixed
+## 5,000-case sample); prints the outcome table and a repro line per failure signature
+fuzz: $(STAMP)
+	$(BIN)/navkit warmup
+	$(BIN)/python -m tests.fuzz --no-warmup
 
 ## bench: navkit against pyastar2d, tcod, python-pathfinding, networkx, scikit-image
 ## (the other benchmarks: navkit bench jps|hpa|flow|level|sim)
