@@ -20,6 +20,7 @@ __all__ = [
     "MissingExtraError",
     "require_extra",
     "unknown_name_message",
+    "shown",
 ]
 
 
@@ -97,7 +98,30 @@ def unknown_name_message(kind: str, name: Any, names: Sequence[str]) -> str:
     >>> unknown_name_message("area", "dor", ["door", "hall"])
     "no area called 'dor' (known: 'door', 'hall'); did you mean 'door'?"
     """
-    hint = difflib.get_close_matches(str(name), list(names), n=1)
+    hint = difflib.get_close_matches(shown(name), list(names), n=1)
     extra = f"; did you mean {hint[0]!r}?" if hint else ""
-    shown = ", ".join(repr(n) for n in names[:20]) + (", ..." if len(names) > 20 else "")
-    return f"no {kind} called {name!r} (known: {shown or 'none'}){extra}"
+    known = ", ".join(repr(n) for n in names[:20]) + (", ..." if len(names) > 20 else "")
+    return f"no {kind} called {shown(name)} (known: {known or 'none'}){extra}"
+
+
+_SHOWN = 40  # characters of a bad value quoted in messages
+
+
+def shown(value: object) -> str:
+    """``repr`` of a bad value for a message, cut to a readable length; never raises
+    (integers past Python's int-string limit, structures too deep to ``repr``).
+
+    >>> shown("9" * 100)
+    "'999999999999999999999999999999999999999... (102 characters)"
+    >>> shown(10**5000)
+    'an integer of 16610 bits'
+    >>> shown([10**5000])
+    'a list (not printable)'
+    """
+    if isinstance(value, int) and value.bit_length() > 1000:
+        return f"an integer of {value.bit_length()} bits"
+    try:
+        text = repr(value)
+    except (ValueError, RecursionError, OverflowError):
+        return f"a {type(value).__name__} (not printable)"
+    return text if len(text) <= _SHOWN else f"{text[:_SHOWN]}... ({len(text)} characters)"

@@ -8,7 +8,7 @@ import os
 import sys
 from pathlib import Path
 
-from ..errors import ConfigError, FormatError
+from ..errors import ConfigError, FormatError, shown
 from ..grid import MAX_CELLS as GRID_MAX_CELLS
 
 PathLike = str | os.PathLike[str]
@@ -125,22 +125,6 @@ def parse_float(
 #: Rough memory a Pathfinder needs per grid cell, for size messages.
 BYTES_PER_CELL = 50
 
-_SHOWN = 40  # characters of a bad field quoted in messages
-
-
-def shown(value: object) -> str:
-    """``repr`` of a bad value for a message, cut to a readable length.
-
-    >>> shown("9" * 100)
-    "'999999999999999999999999999999999999999... (102 characters)"
-    >>> shown(10**5000)
-    'an integer of 16610 bits'
-    """
-    if isinstance(value, int) and value.bit_length() > 1000:
-        # not printed: past Python's int-string limit repr() itself raises
-        return f"an integer of {value.bit_length()} bits"
-    text = repr(value)
-    return text if len(text) <= _SHOWN else f"{text[:_SHOWN]}... ({len(text)} characters)"
 
 
 def cell_limit(max_cells: object = None) -> int:
@@ -157,7 +141,8 @@ def cell_limit(max_cells: object = None) -> int:
         raise ConfigError(f"expected an integer, got {max_cells!r}", field="max_cells")
     limit = int(max_cells)
     if not 1 <= limit <= GRID_MAX_CELLS:
-        raise ConfigError(f"must lie in [1, {GRID_MAX_CELLS}], got {limit}", field="max_cells")
+        raise ConfigError(f"must lie in [1, {GRID_MAX_CELLS}], got {shown(limit)}",
+                          field="max_cells")
     return limit
 
 

@@ -65,7 +65,11 @@ def from_array(arr: ArrayLike, **geometry: Any) -> NavGrid:
             f"expected some of {', '.join(_FROM_ARRAY_KEYS)}",
             field=unknown[0],
         )
-    return NavGrid(np.asarray(arr), **geometry)
+    try:
+        cells = np.asarray(arr)
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise ConfigError(f"expected a 2-D array of cells ({exc})", field="array") from None
+    return NavGrid(cells, **geometry)
 
 
 def read_npy(path: PathLike, *, max_cells: int | None = None) -> NavGrid:

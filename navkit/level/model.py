@@ -27,8 +27,7 @@ import shapely
 from shapely.validation import explain_validity
 
 from .._kernels.geometry import MAX_COORD
-from ..errors import ConfigError, unknown_name_message
-from ..formats._common import shown
+from ..errors import ConfigError, shown, unknown_name_message
 from ..grid import MAX_CELL_SIZE, MAX_CELLS, MAX_WEIGHT, MIN_CELL_SIZE
 
 __all__ = [

@@ -65,7 +65,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from .._kernels import flow as _k
 from ..costs import CostModel, cost_model
-from ..errors import ConfigError, QueryError
+from ..errors import ConfigError, QueryError, shown
 from ..grid import NavGrid
 from .flow_search import GOAL, FlowBuffers, FlowSearch, PoolExhausted
 from .overlay import as_circles
@@ -359,9 +359,9 @@ class FlowField:
     def _box(self, region: Any) -> tuple[int, int, int, int]:
         try:
             vals = [float(v) for v in region]
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             raise QueryError("region must be None, (x0, z0, x1, z1) or a bool (depth, width) "
-                             f"mask, got {region!r}") from None
+                             f"mask, got {shown(region)}") from None
         if len(vals) != 4 or not all(math.isfinite(v) and v == int(v) for v in vals):
             raise QueryError("region box must be four finite integers (x0, z0, x1, z1), "
                              f"got {region!r}")

@@ -27,7 +27,7 @@ from numpy.typing import ArrayLike, NDArray
 from .._kernels import jps as _jps
 from .._kernels.layouts import CellGeometry
 from ..costs import CostModel
-from ..errors import ConfigError, QueryError
+from ..errors import ConfigError, QueryError, shown
 from ..grid import NavGrid
 
 __all__ = ["PaddedGrid", "pad", "as_array", "check_budget", "world_point", "NO_BUDGET"]
@@ -61,7 +61,7 @@ def check_budget(budget: int | None) -> int:
     if budget is None:
         return NO_BUDGET
     if isinstance(budget, bool) or not isinstance(budget, (int, np.integer)) or budget < 1:
-        raise QueryError(f"budget must be a positive int or None, got {budget!r}")
+        raise QueryError(f"budget must be a positive int or None, got {shown(budget)}")
     return min(int(budget), NO_BUDGET)  # more than any search can expand: no budget
 
 
@@ -75,13 +75,13 @@ def world_point(value: Any, name: str) -> tuple[float, float]:
         arr = np.asarray(value, dtype=np.float64)
     except (TypeError, ValueError, OverflowError):
         raise QueryError(f"{name} must be a world point (x, z) or (x, y, z) of finite "
-                         f"floats, got {value!r:.200}") from None
+                         f"floats, got {shown(value)}") from None
     if arr.shape == (3,):
         arr = arr[[0, 2]]
     if arr.shape != (2,):
-        raise QueryError(f"{name} must be a world point (x, z) or (x, y, z), got {value!r}")
+        raise QueryError(f"{name} must be a world point (x, z) or (x, y, z), got {shown(value)}")
     if not np.all(np.isfinite(arr)):
-        raise QueryError(f"{name} must be finite, got {value!r}")
+        raise QueryError(f"{name} must be finite, got {shown(value)}")
     return (float(arr[0]), float(arr[1]))
 
 
@@ -206,12 +206,12 @@ class PaddedGrid:
                 return (x, z)
         arr = as_array(value, name)
         if arr.shape != (2,):
-            raise QueryError(f"{name} must be an (x, z) cell pair, got {value!r:.200}")
+            raise QueryError(f"{name} must be an (x, z) cell pair, got {shown(value)}")
         integral = np.issubdtype(arr.dtype, np.integer) or (
             np.issubdtype(arr.dtype, np.floating) and bool(np.all(np.isfinite(arr)))
             and bool(np.all(arr == np.round(arr))))
         if arr.dtype == np.bool_ or not integral:
-            raise QueryError(f"{name} must hold two integers, got {value!r}")
+            raise QueryError(f"{name} must hold two integers, got {shown(value)}")
         x, z = int(arr[0]), int(arr[1])
         if not self.grid.in_bounds(x, z):
             raise QueryError(
@@ -286,11 +286,12 @@ class PaddedGrid:
         grid, in padded coordinates."""
         try:
             vals = [float(v) for v in window]
-        except (TypeError, ValueError):
-            raise QueryError(f"window must be (x0, z0, x1, z1) cells, got {window!r}") from None
+        except (TypeError, ValueError, OverflowError):
+            raise QueryError(f"window must be (x0, z0, x1, z1) cells, "
+                             f"got {shown(window)}") from None
         if len(vals) != 4 or not all(math.isfinite(v) and v == int(v) for v in vals):
             raise QueryError("window must be four finite integers (x0, z0, x1, z1), "
-                             f"got {window!r}")
+                             f"got {shown(window)}")
         x0, z0, x1, z1 = (int(v) for v in vals)
         if x0 > x1 or z0 > z1:
             raise QueryError(f"window must have x0 <= x1 and z0 <= z1, got {tuple(window)}")

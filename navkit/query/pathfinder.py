@@ -45,7 +45,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ..costs import CostModel, cost_model
-from ..errors import ConfigError, QueryError
+from ..errors import ConfigError, QueryError, shown
 from ..grid import NavGrid
 from ..results import BatchResult, PathResult, SearchTrace
 from .astar import AStar
@@ -54,7 +54,7 @@ from .cells import ALGORITHMS, Algorithm, CellQueries
 from .fanout import max_threads
 from .jps import JPS, PathBuffers
 from .overlay import Occupancy, Overlay, as_circles
-from .padded import PaddedGrid, check_budget, world_point
+from .padded import PaddedGrid, as_array, check_budget, world_point
 from .serial import serialized
 from .smoothing import StringPull
 from .workspace import Workspace
@@ -104,9 +104,10 @@ class Pathfinder:
             raise QueryError(f"expected a NavGrid, got {type(grid).__name__}")
         if connectivity not in (4, 8) or isinstance(connectivity, bool):
             raise ConfigError(f"expected 4 or 8, got {connectivity!r}", field="connectivity")
-        if not (isinstance(snap_radius, (int, float)) and math.isfinite(snap_radius)
+        if not (isinstance(snap_radius, (int, float)) and not isinstance(snap_radius, bool)
+                and -1e300 < snap_radius < 1e300 and math.isfinite(snap_radius)
                 and snap_radius >= 0):
-            raise ConfigError(f"expected a finite number >= 0, got {snap_radius!r}",
+            raise ConfigError(f"expected a finite number >= 0, got {shown(snap_radius)}",
                               field="snap_radius")
         self.grid = grid
         #: Held by every query and edit (re-entrant; see :mod:`navkit.query.serial`).
@@ -307,7 +308,7 @@ class Pathfinder:
                            obstacles: ArrayLike | None = None) -> NDArray[np.int64]:
         """Like :meth:`distance_field` but the kernel's integer costs, -1 where unreachable."""
         pg = self.padded
-        src = np.asarray(sources)
+        src = as_array(sources, "sources")
         if src.ndim == 1:
             src = src.reshape(1, -1)
         if src.ndim != 2 or src.shape[1] != 2 or len(src) == 0:

@@ -25,7 +25,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .._kernels.geometry import MAX_COORD
-from ..errors import QueryError
+from ..errors import QueryError, shown
 from .constants import (
     DEFAULT_COLLISION_RADIUS,
     DEFAULT_MOVEMENT_CONTACT_RADIUS,
@@ -106,12 +106,12 @@ def as_point(value: Any, name: str) -> tuple[float, float]:
     try:
         arr = np.asarray(value, dtype=np.float64)
     except (TypeError, ValueError, OverflowError):
-        raise QueryError(f"{name} must be a world point (x, z), got {value!r}") from None
+        raise QueryError(f"{name} must be a world point (x, z), got {shown(value)}") from None
     if arr.shape == (3,):
         arr = arr[[0, 2]]
     if arr.shape != (2,) or not np.all(np.abs(arr) <= MAX_COORD):
         raise QueryError(f"{name} must be a finite world point (x, z) within +-{MAX_COORD:g} m, "
-                         f"got {value!r}")
+                         f"got {shown(value)}")
     return (float(arr[0]), float(arr[1]))
 
 
@@ -247,7 +247,7 @@ class SimState:
         try:
             return self._index[stable_id]
         except (KeyError, TypeError):
-            raise QueryError(f"no character with ID {stable_id!r}") from None
+            raise QueryError(f"no character with ID {shown(stable_id)}") from None
 
     def add(self, stable_id: Any, **values: Any) -> int:
         """Insert the row of a new ID (:data:`FIELDS` defaults, then ``values``:
