@@ -164,12 +164,13 @@ class _GridLevel:
         self._set(walk)
 
     def remove_obstacle(self, name: str) -> None:
-        if name not in self._obstacles:
+        if not isinstance(name, str) or name not in self._obstacles:
             raise ConfigError(unknown_name_message("obstacle", name, tuple(self._obstacles)),
                               field="name")
+        walk = self._base.walkable.copy()  # all or nothing: computed before anything changes
+        rest = [o for n, o in self._obstacles.items() if n != name]
+        block_obstacles(walk, self._geometry, rest, self.clearance)
         del self._obstacles[name]
-        walk = self._base.walkable.copy()
-        block_obstacles(walk, self._geometry, list(self._obstacles.values()), self.clearance)
         self._set(walk)
 
     def _set(self, walk: NDArray[np.bool_]) -> None:
