@@ -643,9 +643,11 @@ def gen_flow(g: Gen) -> Case:
             v = f.lookup(positions)
             check(np.all(np.isfinite(v)), "lookup gave non-finite directions")
 
+    arg = {"update": region, "next_cell": cell, "follow": cell, "lookup_cells": cell,
+           "lookup": positions, "cache": version}.get(method)
     return Case("queries", f"FlowField.{method}",
-                f"{describe(spec)} FlowField{show(kw, 40)} goals {show(goals, 40)} obstacles "
-                f"{show(obstacles, 40)}", run)
+                f"{describe(spec)} FlowField{show(kw, 40)} {method}({show(arg, 40)}) goals "
+                f"{show(goals, 40)} obstacles {show(obstacles, 40)}", run)
 
 
 def gen_construct(g: Gen) -> Case:
