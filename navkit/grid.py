@@ -139,6 +139,8 @@ class NavGrid:
     meta: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:
+        if not isinstance(self.meta, dict):
+            raise ConfigError(f"expected a dict, got {type(self.meta).__name__}", field="meta")
         walk = _as_walkable(self.walkable)
         object.__setattr__(self, "walkable", walk)
         if self.weights is not None:

@@ -102,7 +102,11 @@ def load_grid(path: PathLike, *, max_cells: int | None = None, **options: Any) -
     limit = cell_limit(max_cells)
     p = Path(path)
     ext = p.suffix.lower()
-    if not p.exists():
+    try:
+        exists = p.exists()
+    except OSError as exc:  # a name the filesystem refuses (too long, ...)
+        raise FormatError(f"cannot read: {exc.strerror or exc}", path=p) from None
+    if not exists:
         raise FormatError("no such file", path=p)
     if p.is_dir():
         raise FormatError("is a directory, expected a grid file", path=p)

@@ -30,7 +30,7 @@ import numpy as np
 import shapely
 from numpy.typing import NDArray
 
-from ..errors import ConfigError, QueryError
+from ..errors import ConfigError, QueryError, shown
 from ..grid import NavGrid
 from .model import LevelConfig
 from .parse import check_reader_limit, parse_level, read_level
@@ -125,7 +125,8 @@ class NavLevel:
         """
         area = self._config.area(name)
         if not isinstance(available, (bool, np.bool_)):
-            raise ConfigError(f"expected True or False, got {available!r}", field="available")
+            raise ConfigError(f"expected True or False, got {shown(available)}",
+                              field="available")
         available = bool(available)
         if area.available == available:
             return False

@@ -69,7 +69,7 @@ from ..errors import ConfigError, QueryError, shown
 from ..grid import NavGrid
 from .flow_search import GOAL, FlowBuffers, FlowSearch, PoolExhausted
 from .overlay import as_circles
-from .padded import PaddedGrid
+from .padded import PaddedGrid, as_array
 from .pathfinder import Pathfinder
 from .serial import serialized
 
@@ -145,7 +145,7 @@ def _code_of(word: int) -> int:
 
 def goal_cells(grid: NavGrid, goals: ArrayLike) -> NDArray[np.int64]:
     """Validate goal cells: ``(k, 2)`` int64, sorted, without duplicates."""
-    arr = np.asarray(goals)
+    arr = as_array(goals, "goals")
     if arr.ndim == 1 and arr.shape == (2,):
         arr = arr.reshape(1, 2)
     if arr.ndim != 2 or arr.shape[1] != 2 or len(arr) == 0:

@@ -67,7 +67,7 @@ from .._kernels import hpa as _k
 from .._kernels.layouts import AbstractSearchArgs, ClusterSearchArgs
 from .._kernels.search import GEN_LIMIT as _GEN_LIMIT
 from ..costs import CostModel, cost_model
-from ..errors import ConfigError, QueryError
+from ..errors import ConfigError, QueryError, shown
 from ..grid import NavGrid
 from ..results import BatchResult, PathResult, Status, no_path, path_result
 from .hpa_graph import ClusterGraph
@@ -188,9 +188,9 @@ class HPAStar:
             raise ConfigError(f"expected 4 or 8, got {connectivity!r}", field="connectivity")
         if entrance_gap is not None and (
             isinstance(entrance_gap, bool) or not isinstance(entrance_gap, (int, np.integer))
-            or entrance_gap < 1
+            or not 1 <= entrance_gap <= 1 << 20
         ):
-            raise ConfigError(f"expected None or an int >= 1, got {entrance_gap!r}",
+            raise ConfigError(f"expected None or an int in [1, 2**20], got {shown(entrance_gap)}",
                               field="entrance_gap")
         self.costs = cost_model(costs)
         #: Held by every query and edit (re-entrant; see :mod:`navkit.query.serial`).

@@ -53,7 +53,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ..errors import ConfigError, QueryError, unknown_name_message
+from ..errors import ConfigError, QueryError, shown, unknown_name_message
 from ..formats import load_grid, save_grid
 from ..grid import NavGrid
 from ..level import LevelConfig, NavLevel, block_obstacles, make_obstacle
@@ -93,10 +93,10 @@ def obstacle_radius(collision_radius: float, agent_radius: float, cell_size: flo
                     ("cell_size", cell_size)):
         try:
             f = float(v)
-        except (TypeError, ValueError):
-            raise ConfigError(f"expected a number, got {v!r}", field=name) from None
+        except (TypeError, ValueError, OverflowError):
+            raise ConfigError(f"expected a number, got {shown(v)}", field=name) from None
         if not math.isfinite(f) or f < 0:
-            raise ConfigError(f"expected a finite number >= 0, got {v!r}", field=name)
+            raise ConfigError(f"expected a finite number >= 0, got {shown(v)}", field=name)
         vals.append(f)
     return vals[0] + vals[1] + vals[2] * math.sqrt(2.0) / 2.0
 

@@ -406,5 +406,8 @@ def _show(v: Any) -> str:
     """A value for a message (a huge integer by its size, not its thousands of digits)."""
     if isinstance(v, numbers.Integral) and not isinstance(v, bool) and abs(int(v)) > 10 ** 30:
         return f"an integer of about {int(int(v).bit_length() * math.log10(2)) + 1} digits"
-    r = repr(v)
+    try:
+        r = repr(v)
+    except (ValueError, RecursionError):  # huge integers or deep structures inside
+        return f"a {type(v).__name__} (not printable)"
     return r if len(r) <= 80 else r[:77] + "..."
