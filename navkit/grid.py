@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .errors import ConfigError, QueryError
+from .errors import ConfigError, QueryError, shown
 
 __all__ = ["NavGrid", "MAX_WEIGHT", "MAX_CELLS", "MIN_CELL_SIZE", "MAX_CELL_SIZE"]
 
@@ -94,10 +94,10 @@ def _as_weights(weights: ArrayLike, shape: tuple[int, int]) -> NDArray[np.int32]
 def _finite(name: str, value: Any, *, positive: bool = False, nonnegative: bool = False) -> float:
     try:
         v = float(value)
-    except (TypeError, ValueError):
-        raise ConfigError(f"expected a number, got {value!r}", field=name) from None
+    except (TypeError, ValueError, OverflowError):
+        raise ConfigError(f"expected a number, got {shown(value)}", field=name) from None
     if not math.isfinite(v):
-        raise ConfigError(f"expected a finite number, got {value!r}", field=name)
+        raise ConfigError(f"expected a finite number, got {shown(value)}", field=name)
     if positive and v <= 0:
         raise ConfigError(f"must be > 0, got {v}", field=name)
     if nonnegative and v < 0:

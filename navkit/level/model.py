@@ -151,7 +151,7 @@ def _check_valid(geom: shapely.Polygon, fld: str) -> None:
 
 def _check_name(raw: Any, fld: str) -> str:
     if not isinstance(raw, str) or not raw:
-        raise ConfigError(f"expected a non-empty string, got {raw!r}", field=fld)
+        raise ConfigError(f"expected a non-empty string, got {shown(raw)}", field=fld)
     return raw
 
 # ---------------------------------------------------------------- dataclasses

@@ -160,8 +160,8 @@ class NavLevel:
         """
         try:
             fx, fz = float(x), float(z)
-        except (TypeError, ValueError):
-            raise QueryError(f"expected world coordinates, got ({x!r}, {z!r})") from None
+        except (TypeError, ValueError, OverflowError):
+            raise QueryError(f"expected world coordinates, got ({shown(x)}, {shown(z)})") from None
         if not (math.isfinite(fx) and math.isfinite(fz)):
             raise QueryError(f"world coordinates must be finite, got ({x}, {z})")
         areas = [a for a in self._config.areas if a.available or not available_only]
