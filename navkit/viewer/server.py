@@ -205,7 +205,7 @@ class _Guard:
 
 
 def _json_error(status: int, message: str, code: str, field: str | None = None) -> JSONResponse:
-    return JSONResponse(api.error_body(status, message, code, field), status_code=status)
+    return api.json_response(api.error_body(status, message, code, field), status)
 
 
 async def _on_api_error(request: Request, exc: Exception) -> Response:

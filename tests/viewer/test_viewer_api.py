@@ -564,6 +564,125 @@ def test_cross_origin_websocket_is_refused(scene: TestClient) -> None:
         assert ws.receive_json()["full"] is True
 
 
+# ---------------------------------------------------- hostile JSON bodies
+BIG = "9" * 400  # past float range
+HUGE = "9" * 4400  # past Python's int-parsing limit
+DEEP = "[" * 100_000 + "]" * 100_000
+NESTED = "[" * 40 + "]" * 40  # past the depth limit, well within Python's recursion limit
+
+HOSTILE_BODIES = [
+    ("/api/path", DEEP, None),
+    ("/api/path", '{"start": @, "goal": [1, 1]}'.replace("@", DEEP), None),
+    ("/api/path", '{"start": @, "goal": [1, 1]}'.replace("@", NESTED), None),
+    ("/api/path", '{"start": [@, 1], "goal": [1, 1]}'.replace("@", BIG), "start"),
+    ("/api/path", '{"start": [1, 1], "goal": [1, -@]}'.replace("@", HUGE), "goal"),
+    ("/api/path", '{"start": [1, 1], "goal": [1, 1], "\\ud800": 1}', "\ud800"),
+    ("/api/obstacles", '{"polygon": [[@, 0], [1, 0], [1, 1]]}'.replace("@", BIG), "polygon[0][0]"),
+    ("/api/obstacles", '{"polygon": [[0, 0], [1, @], [1, 1]]}'.replace("@", HUGE), "polygon[1][1]"),
+    ("/api/obstacles", '{"polygon": [[0, 0], [1, 0], [1e400, 1]]}', "polygon[2][0]"),
+    ("/api/obstacles", '{"polygon": [[0, 0], [1, 0], [-1e16, 1]]}', "polygon[2][0]"),
+    ("/api/obstacles", '{"polygon": [[0, 0], [1, 0], [1, 1]], "name": @}'.replace("@", BIG),
+     "name"),
+    ("/api/sim/speed", '{"speed": @}'.replace("@", BIG), "speed"),
+    ("/api/sim/speed", '{"speed": @}'.replace("@", HUGE), "speed"),
+    ("/api/sim/speed", '{"speed": 1e400}', "speed"),
+    ("/api/sim/speed", '{"speed": -@}'.replace("@", BIG), "speed"),
+    ("/api/sim/target", '{"id": "a", "target": [@, 1]}'.replace("@", BIG), "target[0]"),
+    ("/api/sim/target", '{"id": "a", "target": [1, @]}'.replace("@", HUGE), "target[1]"),
+    ("/api/sim/target", '{"id": @, "target": [1, 1]}'.replace("@", BIG), "id"),
+    ("/api/sim/step", '{"ticks": @}'.replace("@", HUGE), "ticks"),
+    ("/api/areas", '{"name": "door", "available": @}'.replace("@", BIG), "available"),
+]
+
+
+@pytest.mark.parametrize(("url", "text", "field"), HOSTILE_BODIES,
+                         ids=[f"{u}-{i}" for i, (u, _, _) in enumerate(HOSTILE_BODIES)])
+def test_hostile_bodies_get_400_naming_the_field(
+    scene: TestClient, url: str, text: str, field: str | None
+) -> None:
+    r = scene.post(url, content=text.encode(), headers={"content-type": "application/json"})
+    e = _err(r, 400, field)
+    assert len(e["message"]) < 600
+    if field is None:
+        assert "nested" in e["message"]
+    info = scene.get("/api/info").json()
+    assert info["version"] == 0 and info["scene"]["speed"] == 1.0
+
+
+def test_json_nesting_within_the_limit_is_parsed(level: TestClient) -> None:
+    # depth 3 is all a request needs; an unknown key may nest up to the limit
+    body = '{"start": [4, 4], "goal": [20, 4], "x": %s}' % ("[" * 30 + "]" * 30)
+    e = _err(level.post("/api/path", content=body, headers={"content-type": "application/json"}),
+             400, "x")
+    assert "unknown key" in e["message"]
+    body = '{"start": [4, 4], "goal": [20, 4], "pad": "%s"}' % ("[" * 5000)  # inside a string
+    e = _err(level.post("/api/path", content=body, headers={"content-type": "application/json"}),
+             400, "pad")
+
+
+def _replay_with(files: dict[str, Path], header: dict[str, Any] | None = None,
+                 tick: str | None = None) -> str:
+    lines = files["replay"].read_text().splitlines()
+    head = lines[0] if header is None else json.dumps({**json.loads(lines[0]), **header})
+    return head + "\n" + (lines[1] if tick is None else tick)
+
+
+def _tick_line(**fields: str) -> str:
+    parts = {"type": '"tick"', "tick": "0",
+             "positions": "[[1, 1], [2, 2], [3, 3]]", **fields}
+    return "{" + ", ".join(f'"{k}": {v}' for k, v in parts.items()) + "}"
+
+
+HOSTILE_REPLAYS = [
+    ({"tickRate": "BIG"}, None, "tickRate", 1),
+    ({"tickRate": 1e300}, None, "tickRate", 1),
+    ({"ids": ["BIG", "a", "b"]}, None, "ids", 1),
+    ({"ids": [2**60, "a", "b"]}, None, "ids", 1),
+    ({"movementContactRadius": ["BIG", 1, 1]}, None, "movementContactRadius", 1),
+    ({"startTick": "BIG"}, None, "startTick", 1),
+    (None, _tick_line(positions=f"[[{BIG}, 1], [2, 2], [3, 3]]"), "positions", 2),
+    (None, _tick_line(positions=f"[[1, 1], [2, {HUGE}], [3, 3]]"), "positions", 2),
+    (None, _tick_line(positions="[[1, 1], [2, 2], [3, 1e300]]"), "positions", 2),
+    (None, _tick_line(positions="[[1, 1], [2, 2], [3, -1e16]]"), "positions", 2),
+    (None, _tick_line(positions=DEEP), None, 2),
+    (None, _tick_line(positions=NESTED), None, 2),
+    (None, _tick_line(tick=BIG), "tick", 2),
+    (None, _tick_line(tick=HUGE), "tick", 2),
+    (None, _tick_line(tick=str(2**60)), "tick", 2),
+    (None, _tick_line(events='{"arrived": [1e400]}'), "events", 2),
+    (None, _tick_line(events='{"arrived": [@]}'.replace("@", BIG)), "events", 2),
+    (None, _tick_line(events='{"interactions": [[1, {"x": 1}]]}'), "events", 2),
+]
+
+
+@pytest.mark.parametrize(("header", "tick", "field", "line"), HOSTILE_REPLAYS,
+                         ids=[f"{f}-{i}" for i, (_, _, f, _) in enumerate(HOSTILE_REPLAYS)])
+def test_hostile_replays_get_400_naming_line_and_field(
+    scene: TestClient, files: dict[str, Path], header: dict[str, Any] | None, tick: str | None,
+    field: str | None, line: int
+) -> None:
+    text = _replay_with(files, header, tick).replace('"BIG"', BIG)
+    r = scene.post("/api/replay", content=text.encode(),
+                   headers={"content-type": "application/x-ndjson"})
+    e = _err(r, 400)
+    assert f"line {line}" in e["message"] and len(e["message"]) < 600, e
+    if field is None:
+        assert "nested" in e["message"], e
+    else:
+        assert e["field"] == field, e
+    _err(scene.get("/api/replay"), 404)
+
+
+def test_replay_ids_that_are_not_utf8_text_still_give_json(
+    scene: TestClient, files: dict[str, Path]
+) -> None:
+    text = _replay_with(files).replace('"a"', '"\\ud800"', 1)
+    r = scene.post("/api/replay", content=text.encode(),
+                   headers={"content-type": "application/x-ndjson"})
+    assert r.status_code in (200, 400), r.text
+    assert r.json()
+
+
 # ------------------------------------------------------------------ replays
 def test_replay_upload_get_delete(scene: TestClient, files: dict[str, Path]) -> None:
     _err(scene.get("/api/replay"), 404)
