@@ -301,9 +301,7 @@ async def add_obstacle(request: Request) -> Response:
                        field="name")
     async with st.lock:
         polygon = check_polygon(body["polygon"], "polygon", st.nav.grid)
-        if name is None:
-            name = st.map.new_obstacle_name()
-        elif name in st.nav.obstacle_names:
+        if name is not None and name in st.nav.obstacle_names:
             raise ApiError(409, f"an obstacle called {name!r} already exists", field="name")
         out = await asyncio.to_thread(st.map.add_obstacle, name, polygon)
     await st.broadcast({"type": "map", "version": out["version"]})

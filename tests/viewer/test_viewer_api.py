@@ -287,6 +287,18 @@ def test_obstacles_add_and_remove(level: TestClient) -> None:
     assert again["cost"] == before["cost"]
 
 
+def test_a_failed_obstacle_add_changes_nothing(level: TestClient) -> None:
+    crossed = {"polygon": [[0, 0], [2, 2], [2, 0], [0, 2]]}  # self-intersecting
+    for _ in range(3):
+        _err(level.post("/api/obstacles", json=crossed), 400, "polygon")
+    info = level.get("/api/info").json()
+    assert info["version"] == 0 and [o["name"] for o in info["obstacles"]] == ["crate"]
+    r = level.post("/api/obstacles", json={"polygon": [[0, 0], [1, 0], [1, 1]]})
+    assert r.status_code == 201 and r.json()["name"] == "viewer_1"  # no number skipped
+    r = level.post("/api/obstacles", json={"polygon": [[2, 0], [3, 0], [3, 1]]})
+    assert r.json()["name"] == "viewer_2"
+
+
 def test_plain_grid_has_no_areas_but_takes_obstacles(grid_map: TestClient) -> None:
     info = grid_map.get("/api/info").json()
     assert info["areas"] == [] and info["obstacles"] == [] and not info["grid"]["weighted"]
