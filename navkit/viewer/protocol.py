@@ -37,6 +37,7 @@ __all__ = [
 LIMITS: dict[str, Any] = {
     "bodyBytes": 1 << 20,  # JSON requests
     "replayBytes": 64 << 20,  # replay uploads
+    "headBytes": 16 << 10,  # a request's line and headers
     "polygonPoints": 64,
     "viewerObstacles": 1000,
     "stepTicks": 1000,

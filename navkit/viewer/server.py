@@ -102,8 +102,17 @@ def _host_name(value: str) -> str:
     return value
 
 
+def _head_bytes(scope: Scope) -> int:
+    """The size of a request's head: request line and header lines."""
+    line = len(scope.get("method", "GET")) + len(scope.get("raw_path") or b"") + 12
+    query = scope.get("query_string") or b""
+    return line + (len(query) + 1 if query else 0) + sum(
+        len(k) + len(v) + 4 for k, v in scope.get("headers", []))
+
+
 class _Guard:
-    """ASGI middleware: Host and Origin checks, request body limits, security headers."""
+    """ASGI middleware: head size, Host and Origin checks, request body limits, security
+    headers."""
 
     def __init__(self, app: ASGIApp, *, allowed_hosts: frozenset[str] | None,
                  body_limit: int, upload_limit: int, upload_paths: frozenset[str]):
@@ -116,6 +125,13 @@ class _Guard:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] not in ("http", "websocket"):
             await self.app(scope, receive, send)
+            return
+        size = _head_bytes(scope)
+        if size > LIMITS["headBytes"]:
+            # uvicorn's h11 limit covers a head that is still arriving; this one came whole
+            await self._refuse(scope, receive, send, 431, "head_too_large",
+                               f"request head of {size} bytes is over the limit of "
+                               f"{LIMITS['headBytes']}")
             return
         headers = {k.decode("latin-1").lower(): v.decode("latin-1")
                    for k, v in scope.get("headers", [])}
@@ -373,7 +389,7 @@ def uvicorn_config(app: Starlette, **kwargs: Any) -> Any:
         "log_level": "warning",
         "http": "h11",  # uvicorn's own dependency; its header-size limit below applies
         "ws_max_size": LIMITS["wsMessageBytes"],
-        "h11_max_incomplete_event_size": 16 * 1024,
+        "h11_max_incomplete_event_size": LIMITS["headBytes"],
         "limit_concurrency": 128,
         "timeout_keep_alive": 5,
         "server_header": False,
