@@ -38,6 +38,9 @@ LIMITS: dict[str, Any] = {
     "bodyBytes": 1 << 20,  # JSON requests
     "replayBytes": 64 << 20,  # replay uploads
     "headBytes": 16 << 10,  # a request's line and headers
+    "headSeconds": 5.0,  # to send a request head (from connecting, or since the last answer)
+    "bodySeconds": 30.0,  # to send a request body
+    "connections": 512,  # open at once (one more closes the longest idle)
     "polygonPoints": 64,
     "viewerObstacles": 1000,
     "stepTicks": 1000,

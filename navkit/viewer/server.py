@@ -10,8 +10,10 @@ no build step, no network. Safety:
   get 403;
 * serves exactly the files of ``static/`` (a fixed list made at start-up):
   any other path, traversal included, gets 404;
-* limits request bodies (1 MiB JSON, 64 MiB replay uploads) and WebSocket
-  messages (64 KiB);
+* limits request heads (16 KiB), bodies (1 MiB JSON, 64 MiB replay uploads)
+  and WebSocket messages (64 KiB); a head must arrive within 5 s and a body
+  within 30 s (408), and at most 512 connections are open, one more closing
+  the longest idle (:mod:`navkit.viewer.transport`);
 * validates every coordinate and name (:mod:`navkit.viewer.api`); errors
   are JSON and change nothing.
 """
@@ -115,12 +117,14 @@ class _Guard:
     headers."""
 
     def __init__(self, app: ASGIApp, *, allowed_hosts: frozenset[str] | None,
-                 body_limit: int, upload_limit: int, upload_paths: frozenset[str]):
+                 body_limit: int, upload_limit: int, upload_paths: frozenset[str],
+                 body_timeout: float):
         self.app = app
         self.allowed_hosts = allowed_hosts
         self.body_limit = body_limit
         self.upload_limit = upload_limit
         self.upload_paths = upload_paths
+        self.body_timeout = body_timeout
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] not in ("http", "websocket"):
@@ -163,8 +167,16 @@ class _Guard:
                     return
             chunks: list[bytes] = []
             size = 0
+            loop = asyncio.get_running_loop()
+            deadline = loop.time() + self.body_timeout
             while True:
-                msg = await receive()
+                try:
+                    msg = await asyncio.wait_for(receive(), max(0.0, deadline - loop.time()))
+                except TimeoutError:
+                    await self._refuse(scope, receive, send, 408, "timeout",
+                                       f"the request body did not arrive within "
+                                       f"{self.body_timeout:g} s")
+                    return
                 if msg["type"] == "http.disconnect":
                     return
                 chunk = msg.get("body", b"")
@@ -255,6 +267,7 @@ def create_app(
     host: str = "127.0.0.1",
     allowed_hosts: frozenset[str] | set[str] | None = None,
     warm: bool = True,
+    body_timeout: float = LIMITS["bodySeconds"],
 ) -> Starlette:
     """The viewer application for a map or scene file.
 
@@ -263,7 +276,8 @@ def create_app(
     address the server binds to; the app answers only ``Host`` headers naming
     it (and the loopback names), or any host when it is a wildcard address
     like ``0.0.0.0``. ``allowed_hosts`` overrides that list. ``warm``: load
-    the search kernels in the background at start-up.
+    the search kernels in the background at start-up. ``body_timeout``: seconds a
+    client has to send a request body (then 408).
 
     Raises :class:`~navkit.errors.NavkitError` when the target cannot be read.
     """
@@ -337,7 +351,8 @@ def create_app(
     ]
     middleware = [
         Middleware(_Guard, allowed_hosts=allowed, body_limit=LIMITS["bodyBytes"],
-                   upload_limit=LIMITS["replayBytes"], upload_paths=frozenset({"/api/replay"})),
+                   upload_limit=LIMITS["replayBytes"], upload_paths=frozenset({"/api/replay"}),
+                   body_timeout=body_timeout),
         Middleware(GZipMiddleware, minimum_size=2048, compresslevel=1),
     ]
     handlers: dict[Any, Any] = {
@@ -379,18 +394,30 @@ def url_for(sock: socket.socket) -> str:
     return f"http://{host}:{port}/"
 
 
-def uvicorn_config(app: Starlette, **kwargs: Any) -> Any:
+def uvicorn_config(
+    app: Starlette,
+    *,
+    head_timeout: float = LIMITS["headSeconds"],
+    max_connections: int = LIMITS["connections"],
+    **kwargs: Any,
+) -> Any:
     """uvicorn settings for the viewer: small WebSocket messages, small headers, no server
-    banner."""
+    banner, and the viewer's h11 protocol (:mod:`navkit.viewer.transport`): a request
+    head must arrive within ``head_timeout`` seconds, at most ``max_connections`` are
+    open (one more closes the longest idle). ``kwargs`` override uvicorn options."""
     require_extra(("uvicorn", "websockets"), "the viewer", "viewer")
     import uvicorn
 
+    from .transport import protocol_class
+
     opts: dict[str, Any] = {
         "log_level": "warning",
-        "http": "h11",  # uvicorn's own dependency; its header-size limit below applies
+        # uvicorn's h11 protocol (h11 is uvicorn's own dependency) with a head deadline
+        # and a connection cap; its incomplete-head limit below applies
+        "http": protocol_class(head_timeout=head_timeout, max_connections=max_connections),
         "ws_max_size": LIMITS["wsMessageBytes"],
         "h11_max_incomplete_event_size": LIMITS["headBytes"],
-        "limit_concurrency": 128,
+        "limit_concurrency": None,  # it counts idle connections: the protocol caps instead
         "timeout_keep_alive": 5,
         "server_header": False,
         "proxy_headers": False,
