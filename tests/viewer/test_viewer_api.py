@@ -436,10 +436,41 @@ def test_host_and_origin_checks(files: dict[str, Path]) -> None:
                    headers={"origin": "http://127.0.0.1:8765"})
         assert r.status_code == 200
         assert c.get("/api/info", headers={"host": "localhost:8765"}).status_code == 200
-    # a wildcard bind answers any Host (the user asked for it)
-    app = create_app(files["level"], host="0.0.0.0", warm=False)
-    with TestClient(app, base_url="http://box:1") as c:
-        assert c.get("/api/info").status_code == 200
+
+
+def test_a_remote_bind_keeps_a_host_allow_list(files: dict[str, Path]) -> None:
+    app = create_app(files["level"], host="0.0.0.0", allow_hosts=["box.lan", "10.0.0.7"],
+                     warm=False)
+    with TestClient(app, base_url="http://evil.example:8765") as c:
+        e = _err(c.get("/api/info"), 400)
+        assert e["code"] == "bad_host" and "box.lan" in e["message"]
+        for host in ("box.lan:8765", "BOX.LAN", "10.0.0.7:1", "0.0.0.0:8765", "127.0.0.1:8765",
+                     "localhost", "[::1]:8765"):
+            assert c.get("/api/info", headers={"host": host}).status_code == 200, host
+        r = c.post("/api/areas", json={"name": "door", "available": False},
+                   headers={"host": "box.lan:8765", "origin": "http://evil.example"})
+        assert _err(r, 403)["code"] == "cross_origin"
+    with TestClient(create_app(files["level"], host="0.0.0.0", warm=False),
+                    base_url="http://box.lan:1") as c:
+        assert _err(c.get("/api/info"), 400)["code"] == "bad_host"
+
+
+def test_serve_refuses_a_remote_bind_unless_asked(files: dict[str, Path], monkeypatch: Any) -> None:
+    import uvicorn
+
+    from navkit.errors import ConfigError
+    from navkit.viewer import serve
+
+    def run(self: Any, sockets: Any = None) -> None:
+        raise AssertionError("served")
+
+    monkeypatch.setattr(uvicorn.Server, "run", run)
+
+    for host in ("0.0.0.0", "::", "192.0.2.1", "example.com"):
+        with pytest.raises(ConfigError, match="allow_remote"):
+            serve(files["map"], host=host, port=0)
+    with pytest.raises(ConfigError, match="host name"):
+        serve(files["map"], port=0, allow_hosts=["bad name"])
 
 
 # -------------------------------------------------------------- simulation
@@ -839,6 +870,35 @@ def test_cli_view_errors(files: dict[str, Path], tmp_path: Path) -> None:
         port = s.getsockname()[1]
         r = runner.invoke(app, ["view", str(files["map"]), "--no-open", "--port", str(port)])
         assert r.exit_code == 2 and "cannot listen" in r.output
+
+
+def test_cli_view_remote_needs_allow_remote(files: dict[str, Path], monkeypatch: Any) -> None:
+    import uvicorn
+    from typer.testing import CliRunner
+
+    from navkit.cli import app
+
+    runner = CliRunner()
+    r = runner.invoke(app, ["view", "--help"])
+    assert "--allow-remote" in r.output and "--allow-host" in r.output
+    for host in ("0.0.0.0", "192.0.2.1"):
+        r = runner.invoke(app, ["view", str(files["map"]), "--no-open", "--host", host])
+        assert r.exit_code == 2 and "error:" in r.output and "--allow-remote" in r.output
+    r = runner.invoke(app, ["view", str(files["map"]), "--no-open", "--allow-host", "a b"])
+    assert r.exit_code == 2 and "error:" in r.output
+    ran: list[Any] = []
+    monkeypatch.setattr(uvicorn.Server, "run", lambda self, sockets=None: ran.append(self))
+    r = runner.invoke(app, ["view", str(files["map"]), "--no-open", "--port", "0", "--host",
+                            "0.0.0.0", "--allow-remote", "--allow-host", "box.lan"])
+    assert r.exit_code == 0, r.output
+    assert len(ran) == 1 and "navkit viewer: http://0.0.0.0:" in r.output
+    assert "warning:" in r.output and "box.lan" in r.output and "--allow-host" in r.output
+    served = TestClient(ran[0].config.app, base_url="http://box.lan:8765")  # no lifespan
+    assert served.get("/api/info").status_code == 200
+    assert served.get("/api/info", headers={"host": "0.0.0.0:8765"}).status_code == 200
+    assert _err(served.get("/api/info", headers={"host": "evil.example"}), 400)
+    r = runner.invoke(app, ["view", str(files["map"]), "--no-open", "--port", "0"])
+    assert r.exit_code == 0 and "warning" not in r.output and len(ran) == 2
 
 
 def test_limits_are_sane() -> None:
