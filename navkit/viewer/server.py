@@ -406,8 +406,10 @@ def bind_socket(host: str, port: int) -> socket.socket:
     Raises OSError (address in use, bad address) before anything starts.
     """
     infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
-    family, _, _, _, addr = infos[0]
-    sock = socket.socket(family, socket.SOCK_STREAM)
+    family, kind, proto, _, addr = infos[0]
+    # the protocol too: asyncio turns Nagle off (TCP_NODELAY) only on IPPROTO_TCP sockets,
+    # and with it on every answer but a connection's first waited for a delayed ACK (40 ms)
+    sock = socket.socket(family, kind, proto)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind(addr)
