@@ -166,7 +166,8 @@ def test_load_with_idle_half_sent_requests(viewer: int) -> None:
     lock = threading.Lock()
     give_up = threading.Event()
     start = time.monotonic()
-    threading.Timer(LOAD_SECONDS, give_up.set).start()
+    timer = threading.Timer(LOAD_SECONDS, give_up.set)
+    timer.start()
 
     def client(seed: int) -> None:
         rng = random.Random(seed)
@@ -201,7 +202,6 @@ def test_load_with_idle_half_sent_requests(viewer: int) -> None:
         for t in threads:
             t.join()
         elapsed = time.monotonic() - start
-        give_up.set()
         closed_during_load = idle.closed
         # the idle connections held since the start are closed by the server's head timeout
         deadline = start + HEAD_TIMEOUT + 10
@@ -210,6 +210,7 @@ def test_load_with_idle_half_sent_requests(viewer: int) -> None:
         timed_out = idle.first_all_closed()
         closed = idle.closed
     finally:
+        timer.cancel()
         idle.close()
     q = statistics.quantiles(latencies, n=100) if len(latencies) > 1 else [0.0] * 99
     print(f"\nviewer load: {len(latencies)} requests from {CLIENTS} clients in {elapsed:.1f} s "
