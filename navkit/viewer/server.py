@@ -171,11 +171,11 @@ class _Guard:
         if scope["type"] not in ("http", "websocket"):
             await self.app(scope, receive, send)
             return
-        size = _head_bytes(scope)
-        if size > LIMITS["headBytes"]:
+        head = _head_bytes(scope)
+        if head > LIMITS["headBytes"]:
             # uvicorn's h11 limit covers a head that is still arriving; this one came whole
             await self._refuse(scope, receive, send, 431, "head_too_large",
-                               f"request head of {size} bytes is over the limit of "
+                               f"request head of {head} bytes is over the limit of "
                                f"{LIMITS['headBytes']}")
             return
         headers = {k.decode("latin-1").lower(): v.decode("latin-1")
