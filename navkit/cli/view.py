@@ -2,39 +2,33 @@
 
 ::
 
-    navkit view TARGET [--port P] [--host 127.0.0.1] [--no-open] [--replay REPLAY.jsonl]
+    navkit view TARGET [--port P] [--host 127.0.0.1] [--allow-remote] [--allow-host NAME ...]
+                       [--no-open] [--replay REPLAY.jsonl]
 
 ``TARGET`` is a map (any format ``navkit.load_grid`` reads; a ``.json``
 level keeps its areas, so doors can be toggled) or a scene JSON file (then
 the page plays the simulation live). The server listens on ``127.0.0.1``
 unless ``--host`` says otherwise, prints its URL and opens it in a browser
-unless ``--no-open``. ``--port 0`` picks a free port. Errors follow the
-``navkit`` CLI: bad input prints ``error: <message>`` and exits with 2.
+unless ``--no-open``. ``--port 0`` picks a free port.
+
+A ``--host`` beyond loopback also needs ``--allow-remote``; the viewer then
+still answers only requests whose ``Host`` is the bound address, a loopback
+name or a name given with ``--allow-host`` (DNS rebinding protection), and
+says so on start-up. Errors follow the ``navkit`` CLI: bad input prints
+``error: <message>`` and exits with 2.
 """
 
 from __future__ import annotations
 
-import ipaddress
 import webbrowser
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from .common import EXIT_BAD_INPUT
-
 __all__ = ["view_cmd", "DEFAULT_PORT"]
 
 DEFAULT_PORT = 8765
-
-
-def _is_loopback(host: str) -> bool:
-    if host.lower() == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def view_cmd(
@@ -46,37 +40,42 @@ def view_cmd(
     host: Annotated[str, typer.Option(
         "--host",
         help="Address to listen on. Anything but loopback exposes the viewer (and its edit "
-             "endpoints) to your network.")] = "127.0.0.1",
+             "endpoints) to your network, and needs --allow-remote.")] = "127.0.0.1",
+    allow_remote: Annotated[bool, typer.Option(
+        "--allow-remote",
+        help="Allow a --host beyond loopback (0.0.0.0, a LAN address).")] = False,
+    allow_host: Annotated[list[str] | None, typer.Option(
+        "--allow-host", metavar="NAME",
+        help="Also answer requests for this host name or address (repeatable): the names "
+             "clients use to reach the viewer. Others get 400.")] = None,
     no_open: Annotated[bool, typer.Option("--no-open", help="Do not open a browser.")] = False,
     replay: Annotated[Path | None, typer.Option(
         "--replay", metavar="REPLAY.jsonl",
         help="Load a `navkit sim --record` file to scrub.")] = None,
 ) -> None:
     """Open the interactive viewer for a map or scene in the browser."""
-    from ..viewer.server import bind_socket, create_app, url_for, uvicorn_config
+    from ..viewer.server import allowed_hosts, is_loopback, serve
 
-    app = create_app(target, replay=replay, host=host)
-    try:
-        sock = bind_socket(host, port)
-    except OSError as e:
-        typer.echo(f"error: cannot listen on {host}:{port}: {e.strerror or e}", err=True)
-        raise typer.Exit(EXIT_BAD_INPUT) from None
-    url = url_for(sock)
-    if not _is_loopback(host):
-        typer.echo(f"warning: listening on {host}: anyone who can reach this machine can use "
-                   f"the viewer", err=True)
-    typer.echo(f"navkit viewer: {url}  (Ctrl+C to stop)")
-    if not no_open:
-        try:
-            webbrowser.open(url)
-        except Exception:  # noqa: BLE001 - no browser is not an error
-            pass
-    import uvicorn
+    extra = allow_host or []
 
-    server = uvicorn.Server(uvicorn_config(app))
+    def ready(url: str) -> None:
+        typer.echo(f"navkit viewer: {url}  (Ctrl+C to stop)")
+        if not is_loopback(host) or extra:
+            names = ", ".join(sorted(allowed_hosts(host, extra)))
+            typer.echo(f"answers only to the host names {names} "
+                       f"(add others with --allow-host NAME)", err=True)
+        if not is_loopback(host):
+            typer.echo(f"warning: listening on {host} (--allow-remote): anyone who can reach "
+                       f"this machine can use the viewer, edit the map and drive the "
+                       f"simulation", err=True)
+        if not no_open:
+            try:
+                webbrowser.open(url)
+            except Exception:  # noqa: BLE001 - no browser is not an error
+                pass
+
     try:
-        server.run(sockets=[sock])
+        serve(target, host=host, port=port, replay=replay, allow_remote=allow_remote,
+              allow_hosts=extra, on_ready=ready)
     except KeyboardInterrupt:
         pass
-    finally:
-        sock.close()

@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -51,11 +50,11 @@ except ModuleNotFoundError as exc:
 
 from ..grid import NavGrid
 from .playback import Playback
-from .protocol import LIMITS
+from .protocol import LIMITS, MAX_COORD, is_int, is_number, loads, show
 from .replay import parse_replay
 from .state import ViewerState
 
-__all__ = ["ApiError", "error_body", "ROUTES_DOC"]
+__all__ = ["ApiError", "error_body", "json_response", "ROUTES_DOC"]
 
 ROUTES_DOC = __doc__
 
@@ -91,9 +90,19 @@ def error_body(status: int, message: str, code: str, field: str | None = None) -
     return {"error": {"status": status, "code": code, "message": message, "field": field}}
 
 
-def _show(v: Any) -> str:
-    text = repr(v)
-    return text if len(text) <= 80 else text[:77] + "..."
+class _AsciiJSON(JSONResponse):
+    """JSON in ASCII: text a client sent (a lone surrogate ``\\ud800`` included) is
+    escaped, never a reason to fail."""
+
+    def render(self, content: Any) -> bytes:
+        return json.dumps(content, ensure_ascii=True, allow_nan=False,
+                          separators=(",", ":")).encode("ascii")
+
+
+def json_response(obj: Any, status: int = 200) -> JSONResponse:
+    """Every JSON answer of the viewer (errors included)."""
+    return _AsciiJSON(obj, status_code=status)
+
 
 
 def _state(request: Request | WebSocket) -> ViewerState:
@@ -101,15 +110,10 @@ def _state(request: Request | WebSocket) -> ViewerState:
     return st
 
 
-def _ok(obj: Any, status: int = 200) -> JSONResponse:
-    return JSONResponse(obj, status_code=status)
+_ok = json_response
 
 
 # -------------------------------------------------------------- validation
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not allowed")
-
-
 async def read_json(request: Request, *, allow_empty: bool = False) -> dict[str, Any]:
     """The request's JSON object body (Content-Type application/json)."""
     body = await request.body()
@@ -123,9 +127,11 @@ async def read_json(request: Request, *, allow_empty: bool = False) -> dict[str,
     if len(body) > LIMITS["bodyBytes"]:
         raise ApiError(413, f"request body over {LIMITS['bodyBytes']} bytes")
     try:
-        obj = json.loads(body, parse_constant=_reject_constant)
-    except (ValueError, UnicodeDecodeError) as e:
-        raise ApiError(400, f"invalid JSON: {e}") from None
+        obj = loads(body.decode("utf-8"))
+    except UnicodeDecodeError as e:
+        raise ApiError(400, f"the body is not UTF-8 text: {e.reason}") from None
+    except ValueError as e:
+        raise ApiError(400, str(e)) from None
     if not isinstance(obj, dict):
         raise ApiError(400, f"expected a JSON object, got {type(obj).__name__}")
     return obj
@@ -138,7 +144,7 @@ def check_keys(obj: dict[str, Any], required: Sequence[str], optional: Sequence[
     for k in obj:
         if k not in required and k not in optional:
             allowed = ", ".join(map(repr, (*required, *optional))) or "none"
-            raise ApiError(400, f"unknown key {_show(k)} (allowed: {allowed})", field=str(k)[:64])
+            raise ApiError(400, f"unknown key {show(k)} (allowed: {allowed})", field=str(k)[:64])
 
 
 def check_cell(v: Any, fld: str, grid: NavGrid) -> tuple[int, int]:
@@ -148,7 +154,7 @@ def check_cell(v: Any, fld: str, grid: NavGrid) -> tuple[int, int]:
         or len(v) != 2
         or any(isinstance(c, bool) or not isinstance(c, int) for c in v)
     ):
-        raise ApiError(400, f"expected a cell [x, z] of two integers, got {_show(v)}", field=fld)
+        raise ApiError(400, f"expected a cell [x, z] of two integers, got {show(v)}", field=fld)
     x, z = v
     if not grid.in_bounds(x, z):
         raise ApiError(
@@ -160,9 +166,10 @@ def check_cell(v: Any, fld: str, grid: NavGrid) -> tuple[int, int]:
     return (int(x), int(z))
 
 
-def _number(v: Any, fld: str) -> float:
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
-        raise ApiError(400, f"expected a finite number, got {_show(v)}", field=fld)
+def _number(v: Any, fld: str, lo: float = -MAX_COORD, hi: float = MAX_COORD) -> float:
+    """A finite number in ``[lo, hi]`` (world coordinates by default)."""
+    if not is_number(v) or not lo <= v <= hi:
+        raise ApiError(400, f"expected a number in [{lo:g}, {hi:g}], got {show(v)}", field=fld)
     return float(v)
 
 
@@ -171,7 +178,7 @@ def check_point(
 ) -> tuple[float, float]:
     """A world point ``[x, z]`` in metres, on the grid or within ``margin_cells`` of it."""
     if not isinstance(v, list) or len(v) != 2:
-        raise ApiError(400, f"expected a world point [x, z], got {_show(v)}", field=fld)
+        raise ApiError(400, f"expected a world point [x, z], got {show(v)}", field=fld)
     x = _number(v[0], f"{fld}[0]")
     z = _number(v[1], f"{fld}[1]")
     m = margin_cells * grid.cell_size
@@ -188,35 +195,35 @@ def check_point(
 def check_polygon(v: Any, fld: str, grid: NavGrid) -> list[list[float]]:
     n = LIMITS["polygonPoints"]
     if not isinstance(v, list) or not 3 <= len(v) <= n:
-        raise ApiError(400, f"expected a list of 3 to {n} points [x, z], got {_show(v)}", field=fld)
+        raise ApiError(400, f"expected a list of 3 to {n} points [x, z], got {show(v)}", field=fld)
     return [list(check_point(p, f"{fld}[{i}]", grid)) for i, p in enumerate(v)]
 
 
 def check_name(v: Any, fld: str) -> str:
     n = LIMITS["nameLength"]
     if not isinstance(v, str) or not 1 <= len(v) <= n:
-        raise ApiError(400, f"expected a name of 1 to {n} characters, got {_show(v)}", field=fld)
+        raise ApiError(400, f"expected a name of 1 to {n} characters, got {show(v)}", field=fld)
     return v
 
 
 def check_known(name: str, known: Sequence[str], what: str, fld: str, status: int = 400) -> str:
     if name not in known:
         if not known:
-            raise ApiError(status, f"no {what} called {_show(name)}: this map has none", field=fld)
+            raise ApiError(status, f"no {what} called {show(name)}: this map has none", field=fld)
         listed = ", ".join(map(repr, known[:20])) + (", ..." if len(known) > 20 else "")
-        raise ApiError(status, f"no {what} called {_show(name)} (known: {listed})", field=fld)
+        raise ApiError(status, f"no {what} called {show(name)} (known: {listed})", field=fld)
     return name
 
 
 def check_bool(v: Any, fld: str) -> bool:
     if not isinstance(v, bool):
-        raise ApiError(400, f"expected true or false, got {_show(v)}", field=fld)
+        raise ApiError(400, f"expected true or false, got {show(v)}", field=fld)
     return v
 
 
 def check_int(v: Any, fld: str, lo: int, hi: int) -> int:
-    if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
-        raise ApiError(400, f"expected an integer in [{lo}, {hi}], got {_show(v)}", field=fld)
+    if not is_int(v, lo, hi):
+        raise ApiError(400, f"expected an integer in [{lo}, {hi}], got {show(v)}", field=fld)
     return v
 
 
@@ -262,7 +269,7 @@ async def path(request: Request) -> Response:
         infos = {a.name: a for a in st.map.searcher.algorithms(st.nav.pathfinder)}
         if not isinstance(algo, str) or algo not in infos:
             known = ", ".join(map(repr, infos))
-            raise ApiError(400, f"algorithm must be one of {known}, got {_show(algo)}",
+            raise ApiError(400, f"algorithm must be one of {known}, got {show(algo)}",
                            field="algorithm")
         if not infos[algo].available:
             raise ApiError(400, f"algorithm {algo!r} does not apply here: {infos[algo].reason}",
@@ -294,9 +301,7 @@ async def add_obstacle(request: Request) -> Response:
                        field="name")
     async with st.lock:
         polygon = check_polygon(body["polygon"], "polygon", st.nav.grid)
-        if name is None:
-            name = st.map.new_obstacle_name()
-        elif name in st.nav.obstacle_names:
+        if name is not None and name in st.nav.obstacle_names:
             raise ApiError(409, f"an obstacle called {name!r} already exists", field="name")
         out = await asyncio.to_thread(st.map.add_obstacle, name, polygon)
     await st.broadcast({"type": "map", "version": out["version"]})
@@ -364,13 +369,9 @@ async def sim_speed(request: Request) -> Response:
     sim = _scene(st)
     body = await read_json(request)
     check_keys(body, ("speed",))
-    v = body["speed"]
-    lo, hi = LIMITS["minSpeed"], LIMITS["maxSpeed"]
-    number = not isinstance(v, bool) and isinstance(v, (int, float)) and math.isfinite(v)
-    if not number or not lo <= v <= hi:
-        raise ApiError(400, f"expected a number in [{lo}, {hi}], got {_show(v)}", field="speed")
+    speed = _number(body["speed"], "speed", LIMITS["minSpeed"], LIMITS["maxSpeed"])
     async with st.lock:
-        sim.speed = float(v)
+        sim.speed = speed
         out = sim.summary()
     await st.broadcast({"type": "status", **out})
     return _ok(out)
@@ -395,11 +396,11 @@ async def sim_target(request: Request) -> Response:
     check_keys(body, ("id", "target"))
     raw = body["id"]
     if isinstance(raw, bool) or not isinstance(raw, (str, int)):
-        raise ApiError(400, f"expected a character ID (a string or an integer), got {_show(raw)}",
+        raise ApiError(400, f"expected a character ID (a string or an integer), got {show(raw)}",
                        field="id")
     async with st.lock:
         if raw not in sim.loc:
-            raise ApiError(400, f"no character with ID {_show(raw)}", field="id")
+            raise ApiError(400, f"no character with ID {show(raw)}", field="id")
         point = check_point(body["target"], "target", st.nav.grid, margin_cells=0.0)
         c = sim.loc.character(raw)
         out = await asyncio.to_thread(sim.set_target, c, point)

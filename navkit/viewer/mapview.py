@@ -171,19 +171,27 @@ class MapView:
         changed = bool(self.nav.set_area_available(name, available))
         return {"name": name, "available": available, "changed": changed, "version": self.version}
 
-    def new_obstacle_name(self) -> str:
+    def _free_obstacle_number(self) -> int:
+        """The number of the next ``viewer_N`` name not taken (nothing is reserved)."""
         names = set(self.nav.obstacle_names)
-        while f"viewer_{self._next_obstacle}" in names:
-            self._next_obstacle += 1
-        name = f"viewer_{self._next_obstacle}"
-        self._next_obstacle += 1
-        return name
+        n = self._next_obstacle
+        while f"viewer_{n}" in names:
+            n += 1
+        return n
 
-    def add_obstacle(self, name: str, polygon: list[list[float]]) -> dict[str, Any]:
+    def add_obstacle(self, name: str | None, polygon: list[list[float]]) -> dict[str, Any]:
+        """Add an obstacle (``name`` None: the next free ``viewer_N``). All or nothing: a
+        polygon the map refuses changes nothing, not even the numbering."""
         most = LIMITS["viewerObstacles"]
         if len(self._added) >= most:
             raise QueryError(f"at most {most} obstacles may be added from the viewer")
+        auto = name is None
+        number = self._free_obstacle_number()
+        if name is None:
+            name = f"viewer_{number}"
         self.nav.add_obstacle(name, polygon)
+        if auto:
+            self._next_obstacle = number + 1
         self._added.add(name)
         if self.nav.level is None:
             self._grid_obstacles[name] = [list(p) for p in polygon]

@@ -4,14 +4,17 @@ Built on Starlette (routes, WebSocket) and served by uvicorn. The page is
 plain HTML, ES modules and a canvas from the package's ``static/`` folder:
 no build step, no network. Safety:
 
-* binds to ``127.0.0.1`` unless told otherwise, and answers only requests
-  whose ``Host`` is that address (or ``localhost``), which stops DNS
-  rebinding; state-changing requests and WebSockets from another origin
-  get 403;
+* binds to ``127.0.0.1`` unless told otherwise, and beyond loopback only
+  when asked twice (``allow_remote``); answers only requests whose ``Host``
+  is the bound address, a loopback name or a name the user allowed
+  (``allow_hosts``), which stops DNS rebinding, wildcard binds included;
+  state-changing requests and WebSockets from another origin get 403;
 * serves exactly the files of ``static/`` (a fixed list made at start-up):
   any other path, traversal included, gets 404;
-* limits request bodies (1 MiB JSON, 64 MiB replay uploads) and WebSocket
-  messages (64 KiB);
+* limits request heads (16 KiB), bodies (1 MiB JSON, 64 MiB replay uploads)
+  and WebSocket messages (64 KiB); a head must arrive within 5 s and a body
+  within 30 s (408), and at most 512 connections are open, one more closing
+  the longest idle (:mod:`navkit.viewer.transport`);
 * validates every coordinate and name (:mod:`navkit.viewer.api`); errors
   are JSON and change nothing.
 """
@@ -22,13 +25,14 @@ import asyncio
 import contextlib
 import ipaddress
 import json
+import re
 import socket
-from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, MutableMapping
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from ..errors import MissingExtraError, NavkitError, require_extra
+from ..errors import ConfigError, MissingExtraError, NavkitError, require_extra
 
 try:  # the viewer's web server is the navkit[viewer] extra
     from starlette.applications import Starlette
@@ -45,7 +49,8 @@ from . import api
 from .protocol import LIMITS
 from .state import ViewerState
 
-__all__ = ["create_app", "serve", "bind_socket", "STATIC_DIR", "LOOPBACK_HOSTS"]
+__all__ = ["create_app", "serve", "bind_socket", "allowed_hosts", "check_bind", "is_loopback",
+           "STATIC_DIR", "LOOPBACK_HOSTS"]
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 
@@ -102,25 +107,81 @@ def _host_name(value: str) -> str:
     return value
 
 
-class _Guard:
-    """ASGI middleware: Host and Origin checks, request body limits, security headers."""
+_HOST_CHARS = re.compile(r"[a-z0-9._:-]+")
 
-    def __init__(self, app: ASGIApp, *, allowed_hosts: frozenset[str] | None,
-                 body_limit: int, upload_limit: int, upload_paths: frozenset[str]):
+
+def is_loopback(host: str) -> bool:
+    """Whether binding to ``host`` keeps the viewer on this machine."""
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def check_bind(host: str, *, allow_remote: bool) -> None:
+    """Refuse (ConfigError) to bind beyond loopback unless ``allow_remote``."""
+    if not allow_remote and not is_loopback(host):
+        raise ConfigError(
+            f"{host} is not a loopback address: anyone who can reach it could use the viewer, "
+            f"edit the map and drive the simulation. To listen there anyway, pass "
+            f"allow_remote=True (navkit view --allow-remote), and name the hosts clients will "
+            f"use in allow_hosts (--allow-host NAME)", field="host")
+
+
+def allowed_hosts(host: str, extra: Iterable[str] = ()) -> frozenset[str]:
+    """The ``Host`` names a viewer bound to ``host`` answers to: the loopback names,
+    ``host`` itself and the ``extra`` names (``name``, ``name:port`` or ``[v6]``).
+
+    Raises ConfigError for an extra name that is not a host name or address."""
+    names = set(LOOPBACK_HOSTS) | {_host_name(host)}
+    for raw in extra:
+        name = _host_name(raw) if isinstance(raw, str) else ""
+        if not _HOST_CHARS.fullmatch(name):
+            raise ConfigError(f"{str(raw)[:100]!r} is not a host name or address",
+                              field="allow_hosts")
+        names.add(name)
+    return frozenset(names)
+
+
+def _head_bytes(scope: Scope) -> int:
+    """The size of a request's head: request line and header lines."""
+    line = len(scope.get("method", "GET")) + len(scope.get("raw_path") or b"") + 12
+    query = scope.get("query_string") or b""
+    return line + (len(query) + 1 if query else 0) + sum(
+        len(k) + len(v) + 4 for k, v in scope.get("headers", []))
+
+
+class _Guard:
+    """ASGI middleware: head size, Host and Origin checks, request body limits, security
+    headers."""
+
+    def __init__(self, app: ASGIApp, *, allowed_hosts: frozenset[str],
+                 body_limit: int, upload_limit: int, upload_paths: frozenset[str],
+                 body_timeout: float):
         self.app = app
         self.allowed_hosts = allowed_hosts
         self.body_limit = body_limit
         self.upload_limit = upload_limit
         self.upload_paths = upload_paths
+        self.body_timeout = body_timeout
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] not in ("http", "websocket"):
             await self.app(scope, receive, send)
             return
+        head = _head_bytes(scope)
+        if head > LIMITS["headBytes"]:
+            # uvicorn's h11 limit covers a head that is still arriving; this one came whole
+            await self._refuse(scope, receive, send, 431, "head_too_large",
+                               f"request head of {head} bytes is over the limit of "
+                               f"{LIMITS['headBytes']}")
+            return
         headers = {k.decode("latin-1").lower(): v.decode("latin-1")
                    for k, v in scope.get("headers", [])}
         host = headers.get("host", "")
-        if self.allowed_hosts is not None and _host_name(host) not in self.allowed_hosts:
+        if _host_name(host) not in self.allowed_hosts:
             await self._refuse(scope, receive, send, 400, "bad_host",
                                f"unexpected Host header {host[:100]!r}: this viewer answers to "
                                f"{', '.join(sorted(self.allowed_hosts))}")
@@ -147,8 +208,16 @@ class _Guard:
                     return
             chunks: list[bytes] = []
             size = 0
+            loop = asyncio.get_running_loop()
+            deadline = loop.time() + self.body_timeout
             while True:
-                msg = await receive()
+                try:
+                    msg = await asyncio.wait_for(receive(), max(0.0, deadline - loop.time()))
+                except TimeoutError:
+                    await self._refuse(scope, receive, send, 408, "timeout",
+                                       f"the request body did not arrive within "
+                                       f"{self.body_timeout:g} s")
+                    return
                 if msg["type"] == "http.disconnect":
                     return
                 chunk = msg.get("body", b"")
@@ -205,7 +274,7 @@ class _Guard:
 
 
 def _json_error(status: int, message: str, code: str, field: str | None = None) -> JSONResponse:
-    return JSONResponse(api.error_body(status, message, code, field), status_code=status)
+    return api.json_response(api.error_body(status, message, code, field), status)
 
 
 async def _on_api_error(request: Request, exc: Exception) -> Response:
@@ -237,31 +306,25 @@ def create_app(
     *,
     replay: str | Path | None = None,
     host: str = "127.0.0.1",
-    allowed_hosts: frozenset[str] | set[str] | None = None,
+    allow_hosts: Iterable[str] = (),
     warm: bool = True,
+    body_timeout: float = LIMITS["bodySeconds"],
 ) -> Starlette:
     """The viewer application for a map or scene file.
 
     ``target``: any map :func:`navkit.load_grid` reads, or a scene JSON file.
     ``replay``: a ``navkit sim --record`` file to load at start. ``host``: the
     address the server binds to; the app answers only ``Host`` headers naming
-    it (and the loopback names), or any host when it is a wildcard address
-    like ``0.0.0.0``. ``allowed_hosts`` overrides that list. ``warm``: load
-    the search kernels in the background at start-up.
+    it, a loopback name or one of ``allow_hosts`` (see :func:`allowed_hosts`;
+    a wildcard address like ``0.0.0.0`` is no exception). ``warm``: load
+    the search kernels in the background at start-up. ``body_timeout``: seconds a
+    client has to send a request body (then 408).
 
     Raises :class:`~navkit.errors.NavkitError` when the target cannot be read.
     """
+    allowed = allowed_hosts(host, allow_hosts)
     state = ViewerState(target, replay=replay)
     static = _static_files()
-    if allowed_hosts is None:
-        allowed: frozenset[str] | None
-        try:
-            wildcard = ipaddress.ip_address(host).is_unspecified
-        except ValueError:
-            wildcard = False
-        allowed = None if wildcard else LOOPBACK_HOSTS | {host.lower()}
-    else:
-        allowed = frozenset(h.lower() for h in allowed_hosts)
 
     async def index(request: Request) -> Response:
         p, ctype = static["index.html"]
@@ -321,7 +384,8 @@ def create_app(
     ]
     middleware = [
         Middleware(_Guard, allowed_hosts=allowed, body_limit=LIMITS["bodyBytes"],
-                   upload_limit=LIMITS["replayBytes"], upload_paths=frozenset({"/api/replay"})),
+                   upload_limit=LIMITS["replayBytes"], upload_paths=frozenset({"/api/replay"}),
+                   body_timeout=body_timeout),
         Middleware(GZipMiddleware, minimum_size=2048, compresslevel=1),
     ]
     handlers: dict[Any, Any] = {
@@ -342,8 +406,10 @@ def bind_socket(host: str, port: int) -> socket.socket:
     Raises OSError (address in use, bad address) before anything starts.
     """
     infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
-    family, _, _, _, addr = infos[0]
-    sock = socket.socket(family, socket.SOCK_STREAM)
+    family, kind, proto, _, addr = infos[0]
+    # the protocol too: asyncio turns Nagle off (TCP_NODELAY) only on IPPROTO_TCP sockets,
+    # and with it on every answer but a connection's first waited for a delayed ACK (40 ms)
+    sock = socket.socket(family, kind, proto)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind(addr)
@@ -363,18 +429,30 @@ def url_for(sock: socket.socket) -> str:
     return f"http://{host}:{port}/"
 
 
-def uvicorn_config(app: Starlette, **kwargs: Any) -> Any:
+def uvicorn_config(
+    app: Starlette,
+    *,
+    head_timeout: float = LIMITS["headSeconds"],
+    max_connections: int = LIMITS["connections"],
+    **kwargs: Any,
+) -> Any:
     """uvicorn settings for the viewer: small WebSocket messages, small headers, no server
-    banner."""
+    banner, and the viewer's h11 protocol (:mod:`navkit.viewer.transport`): a request
+    head must arrive within ``head_timeout`` seconds, at most ``max_connections`` are
+    open (one more closes the longest idle). ``kwargs`` override uvicorn options."""
     require_extra(("uvicorn", "websockets"), "the viewer", "viewer")
     import uvicorn
 
+    from .transport import protocol_class
+
     opts: dict[str, Any] = {
         "log_level": "warning",
-        "http": "h11",  # uvicorn's own dependency; its header-size limit below applies
+        # uvicorn's h11 protocol (h11 is uvicorn's own dependency) with a head deadline
+        # and a connection cap; its incomplete-head limit below applies
+        "http": protocol_class(head_timeout=head_timeout, max_connections=max_connections),
         "ws_max_size": LIMITS["wsMessageBytes"],
-        "h11_max_incomplete_event_size": 16 * 1024,
-        "limit_concurrency": 128,
+        "h11_max_incomplete_event_size": LIMITS["headBytes"],
+        "limit_concurrency": None,  # it counts idle connections: the protocol caps instead
         "timeout_keep_alive": 5,
         "server_header": False,
         "proxy_headers": False,
@@ -390,15 +468,25 @@ def serve(
     host: str = "127.0.0.1",
     port: int = 8765,
     replay: str | Path | None = None,
+    allow_remote: bool = False,
+    allow_hosts: Iterable[str] = (),
     on_ready: Callable[[str], Any] | None = None,
 ) -> None:
     """Run the viewer until interrupted. ``on_ready(url)`` is called once the
-    socket is bound (before the first request is served)."""
+    socket is bound (before the first request is served).
+
+    A ``host`` beyond loopback needs ``allow_remote``; ``allow_hosts`` names
+    the other hosts clients reach it by (see :func:`create_app`). Raises
+    ConfigError for those, for a port it cannot listen on, or a bad target."""
     require_extra(("uvicorn", "websockets"), "the viewer", "viewer")
     import uvicorn
 
-    app = create_app(target, replay=replay, host=host)
-    sock = bind_socket(host, port)
+    check_bind(host, allow_remote=allow_remote)
+    app = create_app(target, replay=replay, host=host, allow_hosts=allow_hosts)
+    try:
+        sock = bind_socket(host, port)
+    except OSError as e:
+        raise ConfigError(f"cannot listen on {host}:{port}: {e.strerror or e}") from None
     url = url_for(sock)
     server = uvicorn.Server(uvicorn_config(app))
     if on_ready is not None:

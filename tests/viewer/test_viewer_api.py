@@ -287,6 +287,18 @@ def test_obstacles_add_and_remove(level: TestClient) -> None:
     assert again["cost"] == before["cost"]
 
 
+def test_a_failed_obstacle_add_changes_nothing(level: TestClient) -> None:
+    crossed = {"polygon": [[0, 0], [2, 2], [2, 0], [0, 2]]}  # self-intersecting
+    for _ in range(3):
+        _err(level.post("/api/obstacles", json=crossed), 400, "polygon")
+    info = level.get("/api/info").json()
+    assert info["version"] == 0 and [o["name"] for o in info["obstacles"]] == ["crate"]
+    r = level.post("/api/obstacles", json={"polygon": [[0, 0], [1, 0], [1, 1]]})
+    assert r.status_code == 201 and r.json()["name"] == "viewer_1"  # no number skipped
+    r = level.post("/api/obstacles", json={"polygon": [[2, 0], [3, 0], [3, 1]]})
+    assert r.json()["name"] == "viewer_2"
+
+
 def test_plain_grid_has_no_areas_but_takes_obstacles(grid_map: TestClient) -> None:
     info = grid_map.get("/api/info").json()
     assert info["areas"] == [] and info["obstacles"] == [] and not info["grid"]["weighted"]
@@ -424,10 +436,41 @@ def test_host_and_origin_checks(files: dict[str, Path]) -> None:
                    headers={"origin": "http://127.0.0.1:8765"})
         assert r.status_code == 200
         assert c.get("/api/info", headers={"host": "localhost:8765"}).status_code == 200
-    # a wildcard bind answers any Host (the user asked for it)
-    app = create_app(files["level"], host="0.0.0.0", warm=False)
-    with TestClient(app, base_url="http://box:1") as c:
-        assert c.get("/api/info").status_code == 200
+
+
+def test_a_remote_bind_keeps_a_host_allow_list(files: dict[str, Path]) -> None:
+    app = create_app(files["level"], host="0.0.0.0", allow_hosts=["box.lan", "10.0.0.7"],
+                     warm=False)
+    with TestClient(app, base_url="http://evil.example:8765") as c:
+        e = _err(c.get("/api/info"), 400)
+        assert e["code"] == "bad_host" and "box.lan" in e["message"]
+        for host in ("box.lan:8765", "BOX.LAN", "10.0.0.7:1", "0.0.0.0:8765", "127.0.0.1:8765",
+                     "localhost", "[::1]:8765"):
+            assert c.get("/api/info", headers={"host": host}).status_code == 200, host
+        r = c.post("/api/areas", json={"name": "door", "available": False},
+                   headers={"host": "box.lan:8765", "origin": "http://evil.example"})
+        assert _err(r, 403)["code"] == "cross_origin"
+    with TestClient(create_app(files["level"], host="0.0.0.0", warm=False),
+                    base_url="http://box.lan:1") as c:
+        assert _err(c.get("/api/info"), 400)["code"] == "bad_host"
+
+
+def test_serve_refuses_a_remote_bind_unless_asked(files: dict[str, Path], monkeypatch: Any) -> None:
+    import uvicorn
+
+    from navkit.errors import ConfigError
+    from navkit.viewer import serve
+
+    def run(self: Any, sockets: Any = None) -> None:
+        raise AssertionError("served")
+
+    monkeypatch.setattr(uvicorn.Server, "run", run)
+
+    for host in ("0.0.0.0", "::", "192.0.2.1", "example.com"):
+        with pytest.raises(ConfigError, match="allow_remote"):
+            serve(files["map"], host=host, port=0)
+    with pytest.raises(ConfigError, match="host name"):
+        serve(files["map"], port=0, allow_hosts=["bad name"])
 
 
 # -------------------------------------------------------------- simulation
@@ -562,6 +605,125 @@ def test_cross_origin_websocket_is_refused(scene: TestClient) -> None:
     assert exc.value.code == 1008 and "origin" in exc.value.reason
     with scene.websocket_connect(WS, headers={"origin": "http://127.0.0.1:8765"}) as ws:
         assert ws.receive_json()["full"] is True
+
+
+# ---------------------------------------------------- hostile JSON bodies
+BIG = "9" * 400  # past float range
+HUGE = "9" * 4400  # past Python's int-parsing limit
+DEEP = "[" * 100_000 + "]" * 100_000
+NESTED = "[" * 40 + "]" * 40  # past the depth limit, well within Python's recursion limit
+
+HOSTILE_BODIES = [
+    ("/api/path", DEEP, None),
+    ("/api/path", '{"start": @, "goal": [1, 1]}'.replace("@", DEEP), None),
+    ("/api/path", '{"start": @, "goal": [1, 1]}'.replace("@", NESTED), None),
+    ("/api/path", '{"start": [@, 1], "goal": [1, 1]}'.replace("@", BIG), "start"),
+    ("/api/path", '{"start": [1, 1], "goal": [1, -@]}'.replace("@", HUGE), "goal"),
+    ("/api/path", '{"start": [1, 1], "goal": [1, 1], "\\ud800": 1}', "\ud800"),
+    ("/api/obstacles", '{"polygon": [[@, 0], [1, 0], [1, 1]]}'.replace("@", BIG), "polygon[0][0]"),
+    ("/api/obstacles", '{"polygon": [[0, 0], [1, @], [1, 1]]}'.replace("@", HUGE), "polygon[1][1]"),
+    ("/api/obstacles", '{"polygon": [[0, 0], [1, 0], [1e400, 1]]}', "polygon[2][0]"),
+    ("/api/obstacles", '{"polygon": [[0, 0], [1, 0], [-1e16, 1]]}', "polygon[2][0]"),
+    ("/api/obstacles", '{"polygon": [[0, 0], [1, 0], [1, 1]], "name": @}'.replace("@", BIG),
+     "name"),
+    ("/api/sim/speed", '{"speed": @}'.replace("@", BIG), "speed"),
+    ("/api/sim/speed", '{"speed": @}'.replace("@", HUGE), "speed"),
+    ("/api/sim/speed", '{"speed": 1e400}', "speed"),
+    ("/api/sim/speed", '{"speed": -@}'.replace("@", BIG), "speed"),
+    ("/api/sim/target", '{"id": "a", "target": [@, 1]}'.replace("@", BIG), "target[0]"),
+    ("/api/sim/target", '{"id": "a", "target": [1, @]}'.replace("@", HUGE), "target[1]"),
+    ("/api/sim/target", '{"id": @, "target": [1, 1]}'.replace("@", BIG), "id"),
+    ("/api/sim/step", '{"ticks": @}'.replace("@", HUGE), "ticks"),
+    ("/api/areas", '{"name": "door", "available": @}'.replace("@", BIG), "available"),
+]
+
+
+@pytest.mark.parametrize(("url", "text", "field"), HOSTILE_BODIES,
+                         ids=[f"{u}-{i}" for i, (u, _, _) in enumerate(HOSTILE_BODIES)])
+def test_hostile_bodies_get_400_naming_the_field(
+    scene: TestClient, url: str, text: str, field: str | None
+) -> None:
+    r = scene.post(url, content=text.encode(), headers={"content-type": "application/json"})
+    e = _err(r, 400, field)
+    assert len(e["message"]) < 600
+    if field is None:
+        assert "nested" in e["message"]
+    info = scene.get("/api/info").json()
+    assert info["version"] == 0 and info["scene"]["speed"] == 1.0
+
+
+def test_json_nesting_within_the_limit_is_parsed(level: TestClient) -> None:
+    # depth 3 is all a request needs; an unknown key may nest up to the limit
+    body = '{"start": [4, 4], "goal": [20, 4], "x": %s}' % ("[" * 30 + "]" * 30)
+    e = _err(level.post("/api/path", content=body, headers={"content-type": "application/json"}),
+             400, "x")
+    assert "unknown key" in e["message"]
+    body = '{"start": [4, 4], "goal": [20, 4], "pad": "%s"}' % ("[" * 5000)  # inside a string
+    e = _err(level.post("/api/path", content=body, headers={"content-type": "application/json"}),
+             400, "pad")
+
+
+def _replay_with(files: dict[str, Path], header: dict[str, Any] | None = None,
+                 tick: str | None = None) -> str:
+    lines = files["replay"].read_text().splitlines()
+    head = lines[0] if header is None else json.dumps({**json.loads(lines[0]), **header})
+    return head + "\n" + (lines[1] if tick is None else tick)
+
+
+def _tick_line(**fields: str) -> str:
+    parts = {"type": '"tick"', "tick": "0",
+             "positions": "[[1, 1], [2, 2], [3, 3]]", **fields}
+    return "{" + ", ".join(f'"{k}": {v}' for k, v in parts.items()) + "}"
+
+
+HOSTILE_REPLAYS = [
+    ({"tickRate": "BIG"}, None, "tickRate", 1),
+    ({"tickRate": 1e300}, None, "tickRate", 1),
+    ({"ids": ["BIG", "a", "b"]}, None, "ids", 1),
+    ({"ids": [2**60, "a", "b"]}, None, "ids", 1),
+    ({"movementContactRadius": ["BIG", 1, 1]}, None, "movementContactRadius", 1),
+    ({"startTick": "BIG"}, None, "startTick", 1),
+    (None, _tick_line(positions=f"[[{BIG}, 1], [2, 2], [3, 3]]"), "positions", 2),
+    (None, _tick_line(positions=f"[[1, 1], [2, {HUGE}], [3, 3]]"), "positions", 2),
+    (None, _tick_line(positions="[[1, 1], [2, 2], [3, 1e300]]"), "positions", 2),
+    (None, _tick_line(positions="[[1, 1], [2, 2], [3, -1e16]]"), "positions", 2),
+    (None, _tick_line(positions=DEEP), None, 2),
+    (None, _tick_line(positions=NESTED), None, 2),
+    (None, _tick_line(tick=BIG), "tick", 2),
+    (None, _tick_line(tick=HUGE), "tick", 2),
+    (None, _tick_line(tick=str(2**60)), "tick", 2),
+    (None, _tick_line(events='{"arrived": [1e400]}'), "events", 2),
+    (None, _tick_line(events='{"arrived": [@]}'.replace("@", BIG)), "events", 2),
+    (None, _tick_line(events='{"interactions": [[1, {"x": 1}]]}'), "events", 2),
+]
+
+
+@pytest.mark.parametrize(("header", "tick", "field", "line"), HOSTILE_REPLAYS,
+                         ids=[f"{f}-{i}" for i, (_, _, f, _) in enumerate(HOSTILE_REPLAYS)])
+def test_hostile_replays_get_400_naming_line_and_field(
+    scene: TestClient, files: dict[str, Path], header: dict[str, Any] | None, tick: str | None,
+    field: str | None, line: int
+) -> None:
+    text = _replay_with(files, header, tick).replace('"BIG"', BIG)
+    r = scene.post("/api/replay", content=text.encode(),
+                   headers={"content-type": "application/x-ndjson"})
+    e = _err(r, 400)
+    assert f"line {line}" in e["message"] and len(e["message"]) < 600, e
+    if field is None:
+        assert "nested" in e["message"], e
+    else:
+        assert e["field"] == field, e
+    _err(scene.get("/api/replay"), 404)
+
+
+def test_replay_ids_that_are_not_utf8_text_still_give_json(
+    scene: TestClient, files: dict[str, Path]
+) -> None:
+    text = _replay_with(files).replace('"a"', '"\\ud800"', 1)
+    r = scene.post("/api/replay", content=text.encode(),
+                   headers={"content-type": "application/x-ndjson"})
+    assert r.status_code in (200, 400), r.text
+    assert r.json()
 
 
 # ------------------------------------------------------------------ replays
@@ -708,6 +870,35 @@ def test_cli_view_errors(files: dict[str, Path], tmp_path: Path) -> None:
         port = s.getsockname()[1]
         r = runner.invoke(app, ["view", str(files["map"]), "--no-open", "--port", str(port)])
         assert r.exit_code == 2 and "cannot listen" in r.output
+
+
+def test_cli_view_remote_needs_allow_remote(files: dict[str, Path], monkeypatch: Any) -> None:
+    import uvicorn
+    from typer.testing import CliRunner
+
+    from navkit.cli import app
+
+    runner = CliRunner()
+    r = runner.invoke(app, ["view", "--help"])
+    assert "--allow-remote" in r.output and "--allow-host" in r.output
+    for host in ("0.0.0.0", "192.0.2.1"):
+        r = runner.invoke(app, ["view", str(files["map"]), "--no-open", "--host", host])
+        assert r.exit_code == 2 and "error:" in r.output and "--allow-remote" in r.output
+    r = runner.invoke(app, ["view", str(files["map"]), "--no-open", "--allow-host", "a b"])
+    assert r.exit_code == 2 and "error:" in r.output
+    ran: list[Any] = []
+    monkeypatch.setattr(uvicorn.Server, "run", lambda self, sockets=None: ran.append(self))
+    r = runner.invoke(app, ["view", str(files["map"]), "--no-open", "--port", "0", "--host",
+                            "0.0.0.0", "--allow-remote", "--allow-host", "box.lan"])
+    assert r.exit_code == 0, r.output
+    assert len(ran) == 1 and "navkit viewer: http://0.0.0.0:" in r.output
+    assert "warning:" in r.output and "box.lan" in r.output and "--allow-host" in r.output
+    served = TestClient(ran[0].config.app, base_url="http://box.lan:8765")  # no lifespan
+    assert served.get("/api/info").status_code == 200
+    assert served.get("/api/info", headers={"host": "0.0.0.0:8765"}).status_code == 200
+    assert _err(served.get("/api/info", headers={"host": "evil.example"}), 400)
+    r = runner.invoke(app, ["view", str(files["map"]), "--no-open", "--port", "0"])
+    assert r.exit_code == 0 and "warning" not in r.output and len(ran) == 2
 
 
 def test_limits_are_sane() -> None:

@@ -20,9 +20,7 @@ import json
 import os
 import shutil
 import tempfile
-import threading
 import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -30,9 +28,9 @@ from typing import Any
 import pytest
 
 pytest.importorskip("starlette")
-uvicorn = pytest.importorskip("uvicorn")
+pytest.importorskip("uvicorn")
 
-from navkit.viewer.server import bind_socket, create_app, url_for, uvicorn_config  # noqa: E402
+from tests.viewer.live import LiveServer  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 ARTIFACTS = REPO / "out" / "test-artifacts"
@@ -126,39 +124,6 @@ def browser() -> Iterator[Any]:
         shutil.rmtree(profile, ignore_errors=True)
 
 
-class _Server:
-    """The viewer under uvicorn on a free loopback port, in a background thread."""
-
-    def __init__(self, target: Path):
-        self.app = create_app(target)
-        self.sock = bind_socket("127.0.0.1", 0)
-        self.url = url_for(self.sock)
-        self.server = uvicorn.Server(uvicorn_config(self.app))
-        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]},
-                                       daemon=True)
-
-    def __enter__(self) -> _Server:
-        self.thread.start()
-        deadline = time.monotonic() + 20
-        while not self.server.started:
-            if time.monotonic() > deadline or not self.thread.is_alive():
-                raise RuntimeError("the viewer server did not start")
-            time.sleep(0.02)
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.server.should_exit = True
-        self.thread.join(10)
-        self.sock.close()
-
-    def api(self, method: str, path: str, json_body: Any = None) -> Any:
-        data = None if json_body is None else json.dumps(json_body).encode()
-        req = urllib.request.Request(self.url.rstrip("/") + path, data=data, method=method,
-                                     headers={"Content-Type": "application/json"})
-        with urllib.request.urlopen(req, timeout=30) as r:
-            return json.loads(r.read())
-
-
 @pytest.fixture(scope="module")
 def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     d = tmp_path_factory.mktemp("viewer-browser")
@@ -245,7 +210,7 @@ def _shot(page: Any, name: str) -> Path:
 
 # -------------------------------------------------------------------- tests
 def test_map_loads_and_draws(browser: Any, files: dict[str, Path]) -> None:
-    with _Server(files["level"]) as srv:
+    with LiveServer(files["level"]) as srv:
         page = _open(browser, srv.url)
         assert "level.json" in page.inner_text("#map-name")
         assert page.evaluate("[navkit.grid.w, navkit.grid.d]") == [30, 20]
@@ -260,7 +225,7 @@ def test_map_loads_and_draws(browser: Any, files: dict[str, Path]) -> None:
 
 
 def test_clicked_path_matches_the_api(browser: Any, files: dict[str, Path]) -> None:
-    with _Server(files["level"]) as srv:
+    with LiveServer(files["level"]) as srv:
         page = _open(browser, srv.url)
         _click_cell(page, WEST)
         _click_cell(page, EAST)
@@ -291,7 +256,7 @@ def test_clicked_path_matches_the_api(browser: Any, files: dict[str, Path]) -> N
 
 
 def test_door_toggle_changes_the_path(browser: Any, files: dict[str, Path]) -> None:
-    with _Server(files["level"]) as srv:
+    with LiveServer(files["level"]) as srv:
         page = _open(browser, srv.url)
         _click_cell(page, WEST)
         _click_cell(page, EAST)
@@ -319,7 +284,7 @@ def test_door_toggle_changes_the_path(browser: Any, files: dict[str, Path]) -> N
 
 
 def test_scene_plays_and_positions_advance(browser: Any, files: dict[str, Path]) -> None:
-    with _Server(files["scene"]) as srv:
+    with LiveServer(files["scene"]) as srv:
         page = _open(browser, srv.url)
         _wait(page, "navkit.sim && navkit.sim.ids && navkit.sim.ids.length === 3")
         assert not page.is_hidden("#sec-sim")
@@ -357,7 +322,7 @@ def test_scene_plays_and_positions_advance(browser: Any, files: dict[str, Path])
 
 
 def test_replay_scrubs(browser: Any, files: dict[str, Path]) -> None:
-    with _Server(files["level"]) as srv:
+    with LiveServer(files["level"]) as srv:
         page = _open(browser, srv.url)
         page.set_input_files("#replay-file", str(files["replay"]))
         _wait(page, "navkit.replay && navkit.replay.data.frames.length === 40")
