@@ -19,7 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..errors import ConfigError, FormatError
+from ..errors import ConfigError
 from ..query.navmap import NavMap
 from .mapview import MapView
 from .playback import Playback
@@ -39,14 +39,9 @@ def load_target(path: str | Path) -> tuple[str, NavMap, Any]:
     if not p.is_file():
         raise ConfigError(f"{str(p)!r} is not a file", field="target")
     if p.suffix.lower() == ".json":
-        try:
-            obj = json.loads(p.read_text(encoding="utf-8-sig"))
-        except UnicodeDecodeError as e:
-            raise FormatError(f"not UTF-8 text: {e.reason}", path=p) from None
-        except json.JSONDecodeError as e:
-            raise FormatError(
-                f"invalid JSON: {e.msg} (column {e.colno})", path=p, line=e.lineno
-            ) from None
+        from ..sim.snapshot import read_json  # deep nesting, huge integers: FormatError
+
+        obj = read_json(p)
         if isinstance(obj, dict) and "navigation" in obj:
             from ..sim import load_scene
 
