@@ -65,12 +65,20 @@ def check_budget(budget: int | None) -> int:
     return min(int(budget), NO_BUDGET)  # more than any search can expand: no budget
 
 
+_PLAIN = (int, float)  # bool is not: type(True) is bool
+_EXACT = 2**53  # plain ints and floats inside this convert exactly (and are finite)
+
+
 def world_point(value: Any, name: str) -> tuple[float, float]:
     """A finite world point ``(x, z)`` in metres; ``(x, y, z)`` drops ``y``."""
-    if type(value) is tuple and len(value) == 2:  # the common case, without numpy
+    if type(value) is tuple and len(value) == 2:  # the common cases, without numpy
         x, z = value
-        if type(x) is float and type(z) is float and math.isfinite(x) and math.isfinite(z):
-            return value
+        if type(x) is float and type(z) is float:
+            if math.isfinite(x) and math.isfinite(z):
+                return value
+        elif (type(x) in _PLAIN and type(z) in _PLAIN
+              and -_EXACT < x < _EXACT and -_EXACT < z < _EXACT):
+            return (float(x), float(z))
     try:
         arr = np.asarray(value, dtype=np.float64)
     except (TypeError, ValueError, OverflowError):

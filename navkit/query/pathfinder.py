@@ -104,9 +104,11 @@ class Pathfinder:
             raise QueryError(f"expected a NavGrid, got {type(grid).__name__}")
         if connectivity not in (4, 8) or isinstance(connectivity, bool):
             raise ConfigError(f"expected 4 or 8, got {connectivity!r}", field="connectivity")
-        if not (isinstance(snap_radius, (int, float)) and not isinstance(snap_radius, bool)
-                and -1e300 < snap_radius < 1e300 and math.isfinite(snap_radius)
-                and snap_radius >= 0):
+        try:  # (a huge int overflows float)
+            finite = math.isfinite(snap_radius) if isinstance(snap_radius, (int, float)) else False
+        except OverflowError:
+            finite = False
+        if isinstance(snap_radius, bool) or not finite or snap_radius < 0:
             raise ConfigError(f"expected a finite number >= 0, got {shown(snap_radius)}",
                               field="snap_radius")
         self.grid = grid

@@ -59,7 +59,9 @@ def _clamped_floor(v: float) -> int:
     >>> _clamped_floor(2.5), _clamped_floor(float("inf")) == _FAR_CELLS
     (2, True)
     """
-    return int(math.floor(min(max(v, -_FAR_CELLS), _FAR_CELLS)))
+    if -_FAR_CELLS < v < _FAR_CELLS:
+        return math.floor(v)
+    return _FAR_CELLS if v > 0 else -_FAR_CELLS
 
 
 class WorldQueries:
