@@ -23,7 +23,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from ..errors import ConfigError, FormatError, NavkitError, shown, unknown_name_message
+from ..errors import ConfigError, FormatError, NavkitError, unknown_name_message
 from ..formats import load_grid
 from ..level import NavLevel, parse_level, read_level
 from .commands import Command, parse_command
@@ -111,7 +111,7 @@ def _navigation(raw: Any, base: Path | None) -> tuple[Any, Path | None]:
     except OSError:  # a name the filesystem refuses (too long, ...)
         found = False
     if not found:
-        raise ConfigError(f"map file {shown(str(p))} not found", field="navigation")
+        raise ConfigError(f"map file {str(p)!r} not found", field="navigation")
     try:
         if p.suffix.lower() == ".json":
             return NavLevel(read_level(p)), p
