@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
-from ..errors import ConfigError, FormatError
+from ..errors import ConfigError, FormatError, shown
 from ..grid import MAX_WEIGHT, NavGrid
 from ._common import PathLike, cell_limit, check_cells
 
@@ -81,8 +81,9 @@ def read_image(
     """
     try:
         t = float(threshold)
-    except (TypeError, ValueError):
-        raise ConfigError(f"expected a number, got {threshold!r}", field="threshold") from None
+    except (TypeError, ValueError, OverflowError):
+        raise ConfigError(f"expected a number, got {shown(threshold)}",
+                          field="threshold") from None
     if not (math.isfinite(t) and 0 <= t <= 256):
         raise ConfigError(f"must lie in [0, 256], got {threshold!r}", field="threshold")
     limit = cell_limit(max_cells)

@@ -240,7 +240,7 @@ def _validate_area(area: Any, i: int) -> AreaConfig:
     name = _check_name(area.name, f"{pre}.name")
     if not isinstance(area.available, bool):
         raise ConfigError(
-            f"expected true or false, got {area.available!r}", field=f"{pre}.available"
+            f"expected true or false, got {shown(area.available)}", field=f"{pre}.available"
         )
     weight = _integer(area.weight, f"{pre}.weight", 1, MAX_WEIGHT)
     shell = _coerce_ring(area.polygon, f"{pre}.polygon")

@@ -513,7 +513,7 @@ def _as_circles(obstacles: Any) -> NDArray[np.float64]:
     """An obstacle snapshot as float64 (validated later, by the query itself)."""
     try:
         return np.asarray(obstacles, dtype=np.float64)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return as_circles(obstacles)  # raises the QueryError that explains
 
 
