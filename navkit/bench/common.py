@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import json
 import math
 import os
 import statistics
@@ -311,6 +312,14 @@ def fmt_us(v: float | None) -> str:
 def fmt_ratio(v: float | None) -> str:
     """``2.50x``, or ``-``."""
     return "-" if v is None else f"{v:.2f}x"
+
+
+def write_json(path: Path, payload: Any, console: Any,
+               default: Callable[[Any], Any] | None = None) -> None:
+    """Write a benchmark's figures to ``path`` (folders made, UTF-8, indented) and say so."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(payload, indent=2, default=default) + "\n", encoding="utf-8")
+    console.print(f"wrote {path}")
 
 
 def make_console(width: int) -> Any:

@@ -32,7 +32,6 @@ The target: navkit builds a 1024 x 1024 field in at most 30 ms (``PASS`` /
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import sys
@@ -49,6 +48,7 @@ from .common import (
     median_after_warmup,
     no_data,
     resolve_data_dir,
+    write_json,
 )
 
 __all__ = ["main", "pick_goal", "TARGET_MS", "DEFAULT_MAP"]
@@ -304,9 +304,7 @@ def main(argv: list[str] | None = None) -> int:
             "note": NOTE,
             "results": results,
         }
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(payload, indent=2) + "\n")
-        console.print(f"wrote {args.json}")
+        write_json(args.json, payload, console)
     return 0
 
 

@@ -31,7 +31,6 @@ It also times the rasterizer on a 1000 x 1000-cell level with 200 obstacles
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import time
 from collections.abc import Callable
@@ -41,7 +40,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from .common import make_console, race
+from .common import make_console, race, write_json
 from .raster import benchmark_rasterize
 
 __all__ = ["main", "run", "make_scenario", "default_level_path", "SEED_MS", "TARGET_MS_100",
@@ -371,8 +370,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     _print(out, console)
     if args.json is not None:
-        args.json.write_text(json.dumps(out, indent=2) + "\n", encoding="utf-8")
-        console.print(f"wrote {args.json}")
+        write_json(args.json, out, console)
     return 0
 
 

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import gc
-import json
 import os
 import platform
 import sys
@@ -49,6 +48,7 @@ from .common import (
     select_queries,
     split_names,
     spread,
+    write_json,
 )
 from .jit import jit_figures
 from .libraries import (
@@ -316,9 +316,7 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.json is not None:
         payload = _payload(args, data_dir, names, queries, results, targets, jit, bench_s)
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(payload, indent=2, default=json_default) + "\n")
-        console.print(f"wrote {args.json}")
+        write_json(args.json, payload, console, default=json_default)
     return 0
 
 

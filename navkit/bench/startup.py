@@ -38,7 +38,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from .common import make_console
+from .common import make_console, write_json
 
 __all__ = ["main", "CASES", "run_case", "TARGETS"]
 
@@ -175,8 +175,7 @@ def main(argv: list[str] | None = None) -> int:
                       _fmt(w["first_s"], ".3f"), _fmt(w["wall_s"]), note)
     console.print(table)
     if args.json is not None:
-        args.json.write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")
-        console.print(f"wrote {args.json}")
+        write_json(args.json, rows, console)
     return 0
 
 
