@@ -19,17 +19,22 @@ INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 _MAX_DIGITS = 30  # longer integers are refused without calling int() on them
 
 
+def open_error(exc: OSError, path: Path) -> FormatError:
+    """The :class:`FormatError` of a file that could not be opened or read."""
+    if isinstance(exc, FileNotFoundError):
+        return FormatError("no such file", path=path)
+    if isinstance(exc, IsADirectoryError):
+        return FormatError("is a directory, expected a file", path=path)
+    return FormatError(f"cannot read file: {exc.strerror or exc}", path=path)
+
+
 def read_bytes(path: PathLike) -> bytes:
     """The file's bytes; a missing or unreadable file raises :class:`FormatError`."""
     p = Path(path)
     try:
         return p.read_bytes()
-    except FileNotFoundError:
-        raise FormatError("no such file", path=p) from None
-    except IsADirectoryError:
-        raise FormatError("is a directory, expected a file", path=p) from None
     except OSError as exc:
-        raise FormatError(f"cannot read file: {exc.strerror or exc}", path=p) from None
+        raise open_error(exc, p) from None
 
 
 def split_lines(data: bytes) -> list[bytes]:

@@ -25,7 +25,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from ..errors import ConfigError, FormatError
 from ..grid import NavGrid
-from ._common import PathLike, cell_limit, check_cells
+from ._common import PathLike, cell_limit, check_cells, open_error
 
 __all__ = ["from_array", "read_npy", "write_npz", "GEOMETRY_KEYS"]
 
@@ -96,10 +96,8 @@ def read_npy(path: PathLike, *, max_cells: int | None = None) -> NavGrid:
                 raise FormatError(f"not a numpy file (starts with {magic[:8]!r})", path=p)
     except FormatError:
         raise
-    except FileNotFoundError:
-        raise FormatError("no such file", path=p) from None
-    except IsADirectoryError:
-        raise FormatError("is a directory, expected a file", path=p) from None
+    except (FileNotFoundError, IsADirectoryError) as exc:
+        raise open_error(exc, p) from None
     except _READ_ERRORS as exc:
         raise FormatError(f"not a readable numpy file: {_reason(exc)}", path=p) from None
     try:
