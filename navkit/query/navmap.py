@@ -461,14 +461,12 @@ class NavMap:
             pf = self._pf
             if pf is None or self._pf_version != self._level.version:
                 pf = self._pathfinder()
+            sw, ew = world_point(start, "start"), world_point(end, "end")
             if not self.cache.enabled:
                 b = pf.budget if budget is None else check_budget(budget)
-                sw, ew = world_point(start, "start"), world_point(end, "end")
                 with pf.lock:
                     return pf.world.query(sw, ew, smooth, nearest, b, window, obstacles, "auto")
             grid = pf.grid
-            sw = world_point(start, "start")
-            ew = world_point(end, "end")
             cs = pf.world.cell_of(sw)  # far points clamped: world_to_cell could overflow
             ce = pf.world.cell_of(ew)
             circles = None if obstacles is None else _as_circles(obstacles)
