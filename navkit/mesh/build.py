@@ -1,0 +1,300 @@
+"""Building a mesh: free space from a level, triangulation, merging (docs/navmesh.md §1).
+
+The free space of a level (docs/navmesh.md §1.1) is the continuous form of the
+grid's rules (docs/rules.md §2.3): inside an available area, farther than
+``boundaryPadding`` from the boundary of their union, farther than
+``agentRadius + objectPadding`` from every obstacle.
+
+>>> from navkit.level import parse_level
+>>> cfg = parse_level({"areas": [{"name": "a", "polygon": [[0, 0], [10, 0], [10, 6], [0, 6]]}],
+...                    "obstacles": [{"name": "o", "polygon": [[4, 2], [6, 2], [6, 4], [4, 4]]}]})
+>>> fs = free_space(cfg)
+>>> round(fs.area, 1) < 60 - 4
+True
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import shapely
+from numpy.typing import NDArray
+
+from .._kernels import mesh_build as _mk
+from ..errors import ConfigError
+from ..level import LevelConfig
+from .arrays import MeshArrays, _from_csr
+from .merge import merge_convex
+
+__all__ = ["free_space", "triangulate", "arc_segments", "circle_sides", "disk_polygon",
+           "build_mesh", "polygon_area_ids", "random_level", "DEFAULT_CHORD_ERROR"]
+
+#: Largest distance, metres, between an inflated obstacle's round corner and
+#: the polygon arc that stands for it (docs/navmesh.md §1.2).
+DEFAULT_CHORD_ERROR = 0.005
+
+
+def arc_segments(radius: float, chord_error: float) -> int:
+    """Segments per quarter circle so that the arc's chord error is at most ``chord_error``.
+
+    Kept for callers; the free space uses :func:`disk_polygon` (circumscribed
+    polygons, so the arcs stay on the safe side).
+
+    >>> arc_segments(0.7, 0.005)
+    7
+    """
+    if radius <= chord_error:
+        return 1
+    half = math.acos(1.0 - chord_error / radius)  # half the angle one chord may span
+    return max(1, math.ceil((math.pi / 2) / (2 * half)))
+
+
+def circle_sides(radius: float, chord_error: float) -> int:
+    """Sides ``N`` (a multiple of 4, >= 4) of the regular polygon that stands for a
+    circle of ``radius`` metres: its edges touch the circle from outside and its
+    corners lie at most ``chord_error`` beyond it, ``radius / cos(pi / N) - radius
+    <= chord_error``.
+
+    >>> circle_sides(0.7, 0.005)
+    28
+    """
+    if not (chord_error > 0 and math.isfinite(chord_error)):
+        raise ConfigError(f"must be a finite number > 0, got {chord_error!r}", field="chord_error")
+    if radius <= 0:
+        return 4
+    half = math.acos(radius / (radius + chord_error))  # pi / N at the limit
+    n = max(4, math.ceil(math.pi / half - 1e-9))
+    return int(min(4 * math.ceil(n / 4), 1 << 16))
+
+
+def disk_polygon(radius: float, chord_error: float) -> NDArray[np.float64]:
+    """``(N, 2)`` corners, counter-clockwise about the origin, of the regular polygon
+    circumscribed about the circle of ``radius`` (see :func:`circle_sides`): an edge
+    faces each axis direction, so an axis-aligned edge is offset by exactly ``radius``."""
+    n = circle_sides(radius, chord_error)
+    big = radius / math.cos(math.pi / n)
+    ang = (np.arange(n) + 0.5) * (2 * math.pi / n)
+    return np.stack([big * np.cos(ang), big * np.sin(ang)], axis=1)
+
+
+def _sum_hulls(points: NDArray[np.float64], disk: NDArray[np.float64]) -> NDArray[Any]:
+    """Convex hulls of ``points[i] + disk`` for each group: ``points`` is ``(n, k, 2)``."""
+    n, k, _ = points.shape
+    if n == 0:
+        return np.empty(0, dtype=object)
+    pts = (points[:, :, None, :] + disk[None, None, :, :]).reshape(n * k * len(disk), 2)
+    grp = np.repeat(np.arange(n), k * len(disk))
+    order = np.lexsort((pts[:, 1], pts[:, 0], grp))
+    pts = np.ascontiguousarray(pts[order])
+    gs = np.arange(n + 1, dtype=np.int64) * (k * len(disk))
+    out = np.empty((len(pts) + 2 * n, 2), dtype=np.float64)
+    out_start = np.empty(n + 1, dtype=np.int64)
+    _mk.group_hulls(pts, gs, out, out_start)
+    lens = np.diff(out_start)
+    rings = shapely.linearrings(out[:int(out_start[-1])], indices=np.repeat(np.arange(n), lens))
+    return shapely.polygons(rings)
+
+
+def _inflate(polys: list[shapely.Polygon], radius: float, chord_error: float) -> shapely.Geometry:
+    """The union of ``polys`` grown by ``radius``: a Minkowski sum with the
+    circumscribed polygon of :func:`disk_polygon`, so it contains the true
+    inflation and lies within ``chord_error`` of it. Convex polygons are summed
+    as hulls; other polygons are the union of themselves and one hull per edge."""
+    if not polys:
+        return shapely.Polygon()
+    if radius <= 0:
+        return shapely.union_all(polys)
+    disk = disk_polygon(radius, chord_error)
+    geoms = np.array(polys, dtype=object)
+    convex = np.abs(shapely.area(shapely.convex_hull(geoms)) - shapely.area(geoms)) <= \
+        1e-12 * np.maximum(shapely.area(geoms), 1e-300)
+    convex &= shapely.get_num_interior_rings(geoms) == 0
+    parts: list[Any] = []
+    by_len: dict[int, list[NDArray[np.float64]]] = {}
+    for g in geoms[convex]:
+        c = shapely.get_coordinates(g.exterior)[:-1]
+        by_len.setdefault(len(c), []).append(c)
+    for _, group in sorted(by_len.items()):
+        parts.extend(_sum_hulls(np.stack(group), disk))
+    other = list(geoms[~convex])
+    if other:
+        segs = _edges(other)
+        parts.extend(other)
+        parts.extend(_sum_hulls(segs, disk))
+    return shapely.union_all(parts)
+
+
+def _edges(geoms: list[Any]) -> NDArray[np.float64]:
+    """``(m, 2, 2)`` every ring edge of ``geoms`` (exteriors and holes)."""
+    rings = shapely.get_rings(np.array(geoms, dtype=object))
+    coords, ring_id = shapely.get_coordinates(rings, return_index=True)
+    same = ring_id[1:] == ring_id[:-1]
+    a = coords[:-1][same]
+    b = coords[1:][same]
+    return np.stack([a, b], axis=1)
+
+
+def _check_weights(config: LevelConfig, weights: str) -> None:
+    if weights not in ("raise", "ignore"):
+        raise ConfigError(f"expected 'raise' or 'ignore', got {weights!r}", field="weights")
+    if weights == "ignore":
+        return
+    for i, a in enumerate(config.areas):
+        if a.available and a.weight != 1:
+            raise ConfigError(
+                f"area {a.name!r} has weight {a.weight}: exact weighted-region paths are out of "
+                "scope for meshes (pass weights='ignore' to treat every area as weight 1)",
+                field=f"areas[{i}].weight")
+
+
+def free_space(config: LevelConfig, *, chord_error: float = DEFAULT_CHORD_ERROR,
+               weights: str = "raise") -> shapely.Geometry:
+    """The level's free space as a shapely (multi)polygon, metres.
+
+    Inside an available area (holes cut out), at distance >= ``boundaryPadding``
+    from the boundary of the union of available areas and >= ``agentRadius +
+    objectPadding`` from every obstacle. Round corners are polygon arcs that
+    keep on the safe side: every point of the result has at least the true
+    clearance, and the result misses at most a ``chord_error`` wide strip of
+    the exact free space (:func:`disk_polygon`).
+
+    ``weights="raise"`` refuses an available area whose weight is not 1
+    (:class:`~navkit.errors.ConfigError` naming ``areas[i].weight``);
+    ``"ignore"`` treats every area as weight 1. Raises ConfigError when the
+    free space is empty.
+    """
+    _check_weights(config, weights)
+    if not (isinstance(chord_error, (int, float)) and chord_error > 0
+            and math.isfinite(chord_error)):
+        raise ConfigError(f"must be a finite number > 0, got {chord_error!r}", field="chord_error")
+    avail = [a.geometry for a in config.areas if a.available]
+    if not avail:
+        raise ConfigError("no available area: the free space is empty", field="areas")
+    union = shapely.union_all(avail)
+    cut: list[Any] = []
+    if config.boundary_padding > 0:
+        # points within boundaryPadding of the union's boundary: one hull per edge
+        disk = disk_polygon(config.boundary_padding, chord_error)
+        cut.extend(_sum_hulls(_edges(list(getattr(union, "geoms", [union]))), disk))
+    if config.obstacles:
+        cut.append(_inflate([o.geometry for o in config.obstacles], config.obstacle_radius,
+                            chord_error))
+    if cut:
+        union = union.difference(shapely.union_all(cut))
+    return _polygonal(union)
+
+
+def _polygonal(geom: shapely.Geometry) -> shapely.Geometry:
+    """The polygons of ``geom`` with area, as one (multi)polygon; ConfigError when none."""
+    if not geom.is_valid:
+        geom = shapely.make_valid(geom)
+    polys = [g for g in shapely.get_parts(geom) if isinstance(g, shapely.Polygon)
+             and not g.is_empty and g.area > 0]
+    polys += [q for g in shapely.get_parts(geom) if isinstance(g, shapely.MultiPolygon)
+              for q in g.geoms if q.area > 0]
+    if not polys:
+        raise ConfigError("the free space is empty (obstacles and padding cover every area)",
+                          field="areas")
+    return shapely.MultiPolygon(polys) if len(polys) > 1 else polys[0]
+
+
+def triangulate(space: shapely.Geometry) -> MeshArrays:
+    """A constrained Delaunay triangulation of ``space`` as a mesh (not merged)."""
+    v, tri = _triangles(space)
+    return _from_csr(v, np.arange(len(tri) + 1, dtype=np.int64) * 3, tri.ravel())
+
+
+def _triangles(space: shapely.Geometry) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
+    """Vertices ``(V, 2)`` and triangles ``(T, 3)`` of the CDT of ``space``."""
+    tris = shapely.constrained_delaunay_triangles(space)
+    coords = shapely.get_coordinates(tris)
+    n = len(coords) // 4
+    if n == 0:
+        raise ConfigError("the free space has no triangles", field="areas")
+    # every triangle is a closed ring of 4 coordinates
+    flat = coords.reshape(n, 4, 2)[:, :3, :].reshape(-1, 2)
+    uniq, inverse = np.unique(flat, axis=0, return_inverse=True)
+    return uniq, inverse.reshape(n, 3).astype(np.int64)
+
+
+def build_mesh(config: LevelConfig, *, chord_error: float = DEFAULT_CHORD_ERROR,
+               merge: bool = True, weights: str = "raise") -> tuple[MeshArrays, shapely.Geometry]:
+    """The level's mesh and the free space it tiles (see :func:`free_space`).
+
+    Triangulates the free space (constrained Delaunay) and, with ``merge``,
+    merges the triangles into larger convex polygons (:func:`merge_convex`).
+
+    >>> from navkit.level import parse_level
+    >>> cfg = parse_level(random_level(20, 10, 5, seed=1))
+    >>> mesh, space = build_mesh(cfg)
+    >>> abs(sum(shapely.Polygon(p).area for p in mesh.polygons()) - space.area) < 1e-9
+    True
+    """
+    space = free_space(config, chord_error=chord_error, weights=weights)
+    mesh = triangulate(space)
+    if merge:
+        mesh = merge_convex(mesh)
+    return mesh, space
+
+
+def polygon_area_ids(arrays: MeshArrays, config: LevelConfig) -> NDArray[np.int32]:
+    """``(P,)`` int32: index in ``config.areas`` of the last-listed available area
+    that covers each polygon's centroid (vertex mean), ``-1`` where none does."""
+    ps = arrays.poly_start
+    cnt = np.diff(ps)
+    pts = arrays.vertices[arrays.poly_verts]
+    cx = np.add.reduceat(pts[:, 0], ps[:-1]) / cnt
+    cz = np.add.reduceat(pts[:, 1], ps[:-1]) / cnt
+    out = np.full(arrays.n_polygons, -1, dtype=np.int32)
+    points = shapely.points(cx, cz)
+    for i, a in enumerate(config.areas):
+        if a.available:
+            out[shapely.covers(a.geometry, points)] = i
+    return out
+
+
+def random_level(width: float, depth: float, n_obstacles: int, seed: int, *,
+                 agent_radius: float = 0.45, object_padding: float = 0.25,
+                 size: tuple[float, float] = (0.5, 3.0), doors: int = 0) -> dict[str, Any]:
+    """A JSON level dict (format of :mod:`navkit.level.config`): one ``width`` x
+    ``depth`` metre floor with ``n_obstacles`` random axis-aligned rectangles
+    (sides drawn uniformly from ``size`` metres, possibly overlapping).
+
+    With ``doors > 0`` the floor is split by a 0.4 m wall at ``x = width / 2``
+    into two rooms joined by ``doors`` door areas (1.6 m wide, named
+    ``door0``, ...), all open. Deterministic for a given ``seed``.
+
+    >>> d = random_level(10, 5, 3, seed=0)
+    >>> len(d["obstacles"]), d["areas"][0]["polygon"][2]
+    (3, [10.0, 5.0])
+    """
+    rng = np.random.default_rng(seed)
+    w = float(width)
+    d = float(depth)
+    areas: list[dict[str, Any]] = []
+    if doors > 0:
+        m = w / 2
+        areas.append({"name": "west", "polygon": [[0.0, 0.0], [m - 0.2, 0.0], [m - 0.2, d],
+                                                   [0.0, d]]})
+        areas.append({"name": "east", "polygon": [[m + 0.2, 0.0], [w, 0.0], [w, d],
+                                                   [m + 0.2, d]]})
+        for j in range(doors):
+            zc = d * (j + 1) / (doors + 1)
+            door = [[m - 0.3, zc - 0.8], [m + 0.3, zc - 0.8], [m + 0.3, zc + 0.8],
+                    [m - 0.3, zc + 0.8]]
+            areas.append({"name": f"door{j}", "polygon": door})
+    else:
+        areas.append({"name": "floor", "polygon": [[0.0, 0.0], [w, 0.0], [w, d], [0.0, d]]})
+    obstacles = []
+    lo, hi = size
+    for i in range(int(n_obstacles)):
+        sx, sz = rng.uniform(lo, hi, 2)
+        x0 = float(rng.uniform(0, w - sx))
+        z0 = float(rng.uniform(0, d - sz))
+        x1 = x0 + float(sx)
+        z1 = z0 + float(sz)
+        obstacles.append({"name": f"box{i}", "polygon": [[x0, z0], [x1, z0], [x1, z1], [x0, z1]]})
+    return {"cellSize": 0.5, "agentRadius": agent_radius, "objectPadding": object_padding,
+            "boundaryPadding": 0.0, "areas": areas, "obstacles": obstacles}
