@@ -90,11 +90,17 @@ class MeshArrays:
         return int(self.poly_start.shape[0] - 1)
 
     def args(self) -> tuple[Any, ...]:
-        """The arrays as the plain tuple the kernels take (:class:`MeshArgs` order)."""
-        return tuple(MeshArgs(self.vertices, self.poly_start, self.poly_verts, self.poly_adj,
+        """The arrays as the plain tuple the kernels take (:class:`MeshArgs` order;
+        built once per mesh: numba unpacks a tuple it has seen faster)."""
+        cached = self.__dict__.get("_args")
+        if cached is not None:
+            return cached  # type: ignore[no-any-return]
+        out = tuple(MeshArgs(self.vertices, self.poly_start, self.poly_verts, self.poly_adj,
                               self.vert_start, self.vert_polys, self.vert_corner, self.poly_bbox,
                               self.bucket_geom, self.bucket_dims, self.bucket_start,
                               self.bucket_polys))
+        self.__dict__["_args"] = out
+        return out
 
     def polygon(self, i: int) -> F64:
         """Polygon ``i``'s vertices, ``(k, 2)`` metres, counter-clockwise."""
