@@ -31,6 +31,7 @@ slots is a loop in stable-ID order.
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -71,11 +72,17 @@ class Location:
     navigation
         A :class:`~navkit.level.NavLevel`, a level config (dict or
         :class:`~navkit.level.LevelConfig`), a static
-        :class:`~navkit.grid.NavGrid`, or a ``NavMap``.
+        :class:`~navkit.grid.NavGrid`, a ``NavMap``, a
+        :class:`~navkit.mesh.navmesh.NavMesh` or a
+        :class:`~navkit.sim.planner.MapView`.
     tick_rate
         Ticks per second (default 20 Hz).
     map_path
         The file a static grid came from (lets :meth:`save` reference it).
+    navigation_mode
+        ``"grid"`` (default) plans on the level's grid; ``"mesh"`` builds a
+        navigation mesh of it and plans there (:mod:`navkit.sim.mesh_view`;
+        scene key ``navigationMode``). A NavMesh is always planned on as a mesh.
 
     >>> import numpy as np, navkit
     >>> grid = navkit.NavGrid(np.ones((10, 20), bool), cell_size=0.5, agent_radius=0.3)
@@ -89,8 +96,8 @@ class Location:
     """
 
     def __init__(self, navigation: Any, *, tick_rate: float = DEFAULT_TICK_RATE,
-                 map_path: str | Path | None = None):
-        view = as_map_view(navigation, path=map_path)
+                 map_path: str | Path | None = None, navigation_mode: str = "grid"):
+        view = as_map_view(navigation, path=map_path, mode=navigation_mode)
         self.tick_rate: float = check_field(SCENE, "tickRate", tick_rate)
         self.dt = 1.0 / self.tick_rate
         #: Ticks a follow order waits between plans for a moving target (docs/rules.md §10.5: 2 s).
@@ -270,9 +277,15 @@ class Location:
         self.map.remove_obstacle(name)
         self._planner.sync_map()
 
-    def set_map(self, navigation: Any, *, map_path: str | Path | None = None) -> None:
+    def set_map(self, navigation: Any, *, map_path: str | Path | None = None,
+                navigation_mode: str = "grid") -> None:
         """Switch to another navigation map; every navigating character replans."""
-        self._planner.switch_map(as_map_view(navigation, path=map_path))
+        self._planner.switch_map(as_map_view(navigation, path=map_path, mode=navigation_mode))
+
+    @property
+    def navigation_mode(self) -> str:
+        """``"mesh"`` when plans run on a navigation mesh, else ``"grid"``."""
+        return str(self.map.mode)
 
     def sync_map(self) -> None:
         """Mark the replans of map edits made directly on :attr:`map` (``map.nav``);
@@ -332,13 +345,30 @@ class Location:
         return self._state.min_contact_gap()
 
     # ================================================================ state
-    def state_dict(self, *, base: str | Path | None = None) -> dict[str, Any]:
+    def state_dict(self, *, base: str | Path | None = None,
+                   sidecar: str | Path | None = None) -> dict[str, Any]:
         """The full state as a scene object (see :mod:`navkit.sim.scene`)."""
-        return snapshot.location_dict(self, base=None if base is None else Path(base))
+        obj = snapshot.location_dict(self, base=None if base is None else Path(base),
+                                     sidecar=None if sidecar is None else Path(sidecar))
+        if self.navigation_mode == "grid":
+            return obj
+        out: dict[str, Any] = {}
+        for key, value in obj.items():
+            out[key] = value
+            if key == "navigation":
+                out["navigationMode"] = self.navigation_mode
+        return out
 
     def save(self, path: str | Path) -> Path:
         """Write the state as a scene JSON file; returns the path."""
-        return snapshot.save_location(self, path)
+        if self.navigation_mode == "grid":
+            return snapshot.save_location(self, path)
+        p = snapshot.file_path(path)
+        if not p.parent.exists():
+            p.parent.mkdir(parents=True, exist_ok=True)
+        obj = self.state_dict(base=p.parent, sidecar=p.parent / (p.stem + ".grid.npz"))
+        p.write_text(json.dumps(obj, allow_nan=False, indent=1) + "\n", encoding="utf-8")
+        return p
 
     @classmethod
     def load(cls, path: str | Path) -> Location:
@@ -359,7 +389,8 @@ class Location:
         format of :mod:`navkit.sim.scene`); ``base`` is the folder relative
         map paths start from."""
         scene = snapshot.read_scene(obj, None if base is None else Path(base))
-        loc = cls(scene.navigation, tick_rate=scene.tick_rate, map_path=scene.map_path)
+        loc = cls(scene.navigation, tick_rate=scene.tick_rate, map_path=scene.map_path,
+                  navigation_mode=scene.values.get("navigationMode", "grid"))
         loc.tick, stats = snapshot.populate(scene, loc.state, loc.add_character, loc.schedule)
         if stats is not None:
             loc.stats = stats

@@ -15,6 +15,9 @@ to the nearest reachable cell.
 :class:`~navkit.query.navmap.NavMap` (built from a level, a level config or a grid
 when the caller passes one of those; built without a path cache, so every
 plan is a fresh query from the character's exact position).
+Its sibling :class:`~navkit.sim.mesh_view.MeshView` (``as_map_view(...,
+mode="mesh")`` or a :class:`~navkit.mesh.navmesh.NavMesh`) plans on a
+navigation mesh instead, with the same obstacle snapshot and the same kernel.
 
 :class:`Planner` runs the plans against a :class:`~navkit.sim.state.SimState`:
 plans to a destination and to a followed character, retry scheduling, the
@@ -44,7 +47,7 @@ from .events import SimStats, TickEvents
 from .kinds import CharacterKind
 from .state import NEED_FORCED, SimState
 
-__all__ = ["MapView", "as_map_view", "obstacle_snapshot", "Planner"]
+__all__ = ["MapView", "as_map_view", "obstacle_snapshot", "Planner", "NAVIGATION_MODES"]
 
 _NPC = CharacterKind.NPC.code
 
@@ -56,6 +59,9 @@ class MapView:
     kernel needs for the current map version: the padded static walkable
     array and the connected-component labels of the static grid.
     """
+
+    #: The scene's ``navigationMode``.
+    mode = "grid"
 
     def __init__(self, source: Any, *, path: str | Path | None = None):
         if isinstance(source, NavMap):
@@ -109,6 +115,21 @@ class MapView:
     def set_area_available(self, name: str, available: bool) -> bool:
         """Open or close an area; returns whether anything changed."""
         return bool(self.nav.set_area_available(name, available))
+
+    def change_token(self) -> Any:
+        """What :meth:`changes` compares across map versions (the static walkable grid)."""
+        return self.grid.walkable
+
+    def changes(self, old: Any, new: Any) -> tuple[bool, bool]:
+        """``(closed, opened)`` between two :meth:`change_token` values: a cell
+        became blocked / a cell became free (a new shape counts as both)."""
+        if old.shape != new.shape:
+            return True, True
+        return bool(np.any(old & ~new)), bool(np.any(new & ~old))
+
+    def ends_at(self, res: Any, goal: Any) -> bool:
+        """Whether plan ``res`` ends at ``goal`` (a :meth:`static_goal` value)."""
+        return bool(res.end_cell == goal)
 
     def add_obstacle(self, name: str, polygon: Any) -> None:
         self.nav.add_obstacle(name, polygon)
@@ -215,11 +236,36 @@ class MapView:
         return self.nav.find_path_to_nearest(start, end, obstacles=obstacles)
 
 
-def as_map_view(source: Any, *, path: str | Path | None = None) -> MapView:
-    """A :class:`MapView` for ``source`` (returned as is when it already is one)."""
+#: Values of ``navigation_mode`` (scene key ``navigationMode``).
+NAVIGATION_MODES = ("grid", "mesh")
+
+_GRID_SOURCES = (NavMap, dict, NavLevel, LevelConfig, NavGrid)
+
+
+def as_map_view(source: Any, *, path: str | Path | None = None, mode: str = "grid") -> MapView:
+    """A :class:`MapView` for ``source`` (returned as is when it already is one).
+
+    ``mode="mesh"`` (or a :class:`~navkit.mesh.navmesh.NavMesh` source) gives a
+    :class:`~navkit.sim.mesh_view.MeshView`: plans on a navigation mesh built
+    from ``source``.
+    """
     if isinstance(source, MapView):
         return source
-    return MapView(source, path=path)
+    if mode not in NAVIGATION_MODES:
+        raise ConfigError(f"expected one of {', '.join(NAVIGATION_MODES)}, got {mode!r}",
+                          field="navigationMode")
+    if mode == "grid":
+        if isinstance(source, _GRID_SOURCES):
+            return MapView(source, path=path)
+        try:  # the mesh package is imported only when a mesh is used
+            from ..mesh.navmesh import NavMesh
+        except ImportError:  # pragma: no cover - a broken install: the grid error below
+            return MapView(source, path=path)
+        if not isinstance(source, NavMesh):
+            return MapView(source, path=path)  # raises, naming the types accepted
+    from .mesh_view import MeshView
+
+    return MeshView(source, path=path)
 
 
 def obstacle_snapshot(
@@ -263,7 +309,7 @@ class Planner:
         #: The events of the tick being run (None between ticks).
         self.events: TickEvents | None = None
         self._map_version = view.version
-        self._walk_prev = view.grid.walkable
+        self._token = view.change_token()
 
     # ------------------------------------------------------------- plans
     def plan_to(self, slot: int, dest: tuple[float, float], promoted: int = -1) -> None:
@@ -283,7 +329,7 @@ class Planner:
         has = self._store_path(slot, res, start)
         a.short[slot] = 0 if has and res.found else 1
         goal = self.map.static_goal(start, dest)
-        partial = goal is not None and (not has or res.end_cell != goal)
+        partial = goal is not None and (not has or not self.map.ends_at(res, goal))
         a.partial[slot] = 1 if partial else 0
         if partial and not has and a.kind[slot] == _NPC:
             self.schedule_retry(slot, -1)
@@ -396,17 +442,13 @@ class Planner:
         if self.map.version == self._map_version:
             return
         self._map_version = self.map.version
-        new = self.map.grid.walkable
-        old = self._walk_prev
-        self._walk_prev = new
+        new = self.map.change_token()
+        old = self._token
+        self._token = new
         a = self.state
         if a.n == 0:
             return
-        if old.shape != new.shape:
-            closed = opened = True
-        else:
-            closed = bool(np.any(old & ~new))
-            opened = bool(np.any(new & ~old))
+        closed, opened = self.map.changes(old, new)
         solid = a.solid()
         affected = np.zeros(a.n, dtype=bool)
         if closed:
@@ -421,7 +463,7 @@ class Planner:
         (and every NPC away from its destination)."""
         self.map = view
         self._map_version = view.version
-        self._walk_prev = view.grid.walkable
+        self._token = view.change_token()
         a = self.state
         a.inflate[:] = view.obstacle_radius(a.ra)
         solid = a.solid()

@@ -18,7 +18,13 @@ A scene is a JSON object::
 ``navigation`` is either an inline polygon level config (see
 :mod:`navkit.level`) or the path of any map :func:`navkit.load_grid` reads,
 relative to the scene file (a ``.json`` path is read as a level, so its areas
-can open and close). ``tickRate`` defaults to 20 Hz. ``id`` is a non-empty
+can open and close). ``navigationMode`` says what characters plan on:
+``"grid"`` (default, the level's grid) or ``"mesh"`` (a navigation mesh of
+the same level or grid, exact any-angle paths; :mod:`navkit.sim.mesh_view`)::
+
+    {"navigation": "../levels/interior.json", "navigationMode": "mesh", ...}
+
+A saved state keeps the mode. ``tickRate`` defaults to 20 Hz. ``id`` is a non-empty
 string or an integer >= 0; ``kind`` is ``player``, ``bot`` or ``npc``;
 ``walkSpeed`` (m/s) and ``rotationSpeed`` (rad/s) default to 1.5 and 2 pi.
 Commands: see :mod:`navkit.sim.commands`.
@@ -50,7 +56,7 @@ from pathlib import Path
 from typing import Any
 
 from .location import Location
-from .snapshot import CHARACTER_KEYS, SCENE_KEYS, location_dict, save_location
+from .snapshot import CHARACTER_KEYS, SCENE_KEYS
 from .snapshot import FORMAT as FORMAT
 
 __all__ = [
@@ -83,7 +89,7 @@ def location_to_scene(loc: Location, *, base: Path | None = None,
     ``base`` is the folder map paths are written relative to; ``sidecar`` the
     ``.npz`` file a grid without a file of its own is written to.
     """
-    return location_dict(loc, base=base, sidecar=sidecar)
+    return loc.state_dict(base=base, sidecar=sidecar)
 
 
 def save_scene(loc: Location, path: str | Path) -> Path:
@@ -92,4 +98,4 @@ def save_scene(loc: Location, path: str | Path) -> Path:
     A grid map without a file of its own goes beside it as
     ``<stem>.grid.npz``.
     """
-    return save_location(loc, path)
+    return loc.save(path)

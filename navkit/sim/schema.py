@@ -181,6 +181,7 @@ STATS: dict[str, Rule] = {
 SCENE: dict[str, Rule] = {
     "format": Rule("choice", choices=(FORMAT,)),
     "navigation": Rule("level", required=True),
+    "navigationMode": Rule("choice", choices=("grid", "mesh")),
     "tickRate": Rule("number", lo=MIN_TICK_RATE, hi=MAX_TICK_RATE),
     "tick": Rule("integer", lo=0, hi=MAX_TICK),
     "characters": Rule("list", item=Rule("object", fields=CHARACTER)),
