@@ -52,7 +52,7 @@ from .._kernels import mesh_build as _mk
 from .._kernels.mesh_layouts import MeshArgs
 from ..errors import FormatError, QueryError
 
-__all__ = ["MeshArrays", "from_polygons", "FORMAT_VERSION"]
+__all__ = ["MeshArrays", "from_polygons", "from_csr", "FORMAT_VERSION"]
 
 #: Version of the ``.npz`` mesh file (docs/navmesh.md §5).
 FORMAT_VERSION = 1
@@ -197,10 +197,10 @@ def from_polygons(vertices: Any, polygons: Sequence[Sequence[int]]) -> MeshArray
     """
     v = _check_vertices(vertices)
     starts, ids = _flatten(polygons, v.shape[0])
-    return _from_csr(v, starts, ids)
+    return from_csr(v, starts, ids)
 
 
-def _from_csr(vertices: Any, starts: Any, ids: Any) -> MeshArrays:
+def from_csr(vertices: Any, starts: Any, ids: Any) -> MeshArrays:
     """:func:`from_polygons` for polygons already in CSR form (offsets, vertex ids)."""
     v = _check_vertices(vertices)
     nv = v.shape[0]

@@ -25,11 +25,12 @@ from numpy.typing import NDArray
 from .._kernels import mesh_build as _mk
 from ..errors import ConfigError
 from ..level import LevelConfig
-from .arrays import MeshArrays, _from_csr
+from .arrays import MeshArrays, from_csr
 from .merge import merge_convex
 
 __all__ = ["free_space", "triangulate", "arc_segments", "circle_sides", "disk_polygon",
-           "build_mesh", "polygon_area_ids", "random_level", "DEFAULT_CHORD_ERROR"]
+           "build_mesh", "polygon_area_ids", "random_level", "polygonal_part", "triangles_of",
+           "DEFAULT_CHORD_ERROR"]
 
 #: Largest distance, metres, between an inflated obstacle's round corner and
 #: the polygon arc that stands for it (docs/navmesh.md §1.2).
@@ -183,10 +184,10 @@ def free_space(config: LevelConfig, *, chord_error: float = DEFAULT_CHORD_ERROR,
                             chord_error))
     if cut:
         union = union.difference(shapely.union_all(cut))
-    return _polygonal(union)
+    return polygonal_part(union)
 
 
-def _polygonal(geom: shapely.Geometry) -> shapely.Geometry:
+def polygonal_part(geom: shapely.Geometry) -> shapely.Geometry:
     """The polygons of ``geom`` with area, as one (multi)polygon; ConfigError when none."""
     if not geom.is_valid:
         geom = shapely.make_valid(geom)
@@ -202,11 +203,11 @@ def _polygonal(geom: shapely.Geometry) -> shapely.Geometry:
 
 def triangulate(space: shapely.Geometry) -> MeshArrays:
     """A constrained Delaunay triangulation of ``space`` as a mesh (not merged)."""
-    v, tri = _triangles(space)
-    return _from_csr(v, np.arange(len(tri) + 1, dtype=np.int64) * 3, tri.ravel())
+    v, tri = triangles_of(space)
+    return from_csr(v, np.arange(len(tri) + 1, dtype=np.int64) * 3, tri.ravel())
 
 
-def _triangles(space: shapely.Geometry) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
+def triangles_of(space: shapely.Geometry) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
     """Vertices ``(V, 2)`` and triangles ``(T, 3)`` of the CDT of ``space``."""
     tris = shapely.constrained_delaunay_triangles(space)
     coords = shapely.get_coordinates(tris)

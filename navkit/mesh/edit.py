@@ -27,8 +27,8 @@ import shapely
 from numpy.typing import ArrayLike, NDArray
 
 from ..errors import ConfigError, QueryError
-from .arrays import MeshArrays, _from_csr
-from .build import DEFAULT_CHORD_ERROR, _polygonal, _triangles, disk_polygon
+from .arrays import MeshArrays, from_csr
+from .build import DEFAULT_CHORD_ERROR, polygonal_part, triangles_of, disk_polygon
 from .merge import merge_convex
 
 __all__ = ["rebuild_region", "cut_circles", "circle_polygons", "STATS"]
@@ -72,8 +72,8 @@ def _matches(m: MeshArrays, space: shapely.Geometry) -> bool:
 
 
 def _full(space: shapely.Geometry) -> MeshArrays:
-    v, tri = _triangles(space)
-    return merge_convex(_from_csr(v, np.arange(len(tri) + 1, dtype=np.int64) * 3, tri.ravel()))
+    v, tri = triangles_of(space)
+    return merge_convex(from_csr(v, np.arange(len(tri) + 1, dtype=np.int64) * 3, tri.ravel()))
 
 
 def rebuild_region(arrays: MeshArrays, new_space: shapely.Geometry,
@@ -86,7 +86,7 @@ def rebuild_region(arrays: MeshArrays, new_space: shapely.Geometry,
     ``new_space`` must equal the old free space outside ``region``. Falls back to
     a full rebuild when the local result fails its check (see the module doc).
     """
-    new_space = _polygonal(new_space)
+    new_space = polygonal_part(new_space)
     if region is None or region.is_empty:
         STATS["unchanged"] += 1
         return arrays
@@ -135,15 +135,15 @@ def _local(arrays: MeshArrays, new_space: shapely.Geometry, reg: shapely.Geometr
                      lens) + np.arange(int(lens.sum()))
     kverts = arrays.poly_verts[kidx].astype(np.int64)
     try:
-        local = _polygonal(local)
-        lv, ltri = _triangles(local)
+        local = polygonal_part(local)
+        lv, ltri = triangles_of(local)
     except ConfigError:
         lv = np.zeros((0, 2))
         ltri = np.zeros((0, 3), dtype=np.int64)
     lstarts = np.arange(len(ltri) + 1, dtype=np.int64) * 3
     lflat = ltri.ravel()
     if merge and len(ltri):
-        lm = merge_convex(_from_csr(lv, lstarts, lflat))
+        lm = merge_convex(from_csr(lv, lstarts, lflat))
         lv = lm.vertices
         lstarts = lm.poly_start.astype(np.int64)
         lflat = lm.poly_verts.astype(np.int64)
@@ -164,7 +164,7 @@ def _local(arrays: MeshArrays, new_space: shapely.Geometry, reg: shapely.Geometr
     if len(starts) < 2:
         return None
     try:
-        out = _from_csr(verts, starts, flat)
+        out = from_csr(verts, starts, flat)
     except QueryError:
         return None
     return out if _matches(out, new_space) else None
@@ -216,7 +216,7 @@ def cut_circles(arrays: MeshArrays, space: shapely.Geometry, circles: ArrayLike,
         return arrays
     new_space = shapely.difference(space, disks)
     try:
-        new_space = _polygonal(new_space)
+        new_space = polygonal_part(new_space)
     except ConfigError:
         raise QueryError("circles: they cover the whole free space") from None
     return rebuild_region(arrays, new_space, disks)

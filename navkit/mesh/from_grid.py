@@ -29,7 +29,7 @@ from numpy.typing import NDArray
 from .._kernels import mesh_build as _mk
 from ..errors import ConfigError
 from ..grid import NavGrid
-from .arrays import MeshArrays, _from_csr
+from .arrays import MeshArrays, from_csr
 from .merge import merge_convex
 
 __all__ = ["mesh_from_grid", "grid_rings", "LAST_TIMES"]
@@ -121,7 +121,7 @@ def mesh_from_grid(grid: NavGrid) -> tuple[MeshArrays, shapely.Geometry]:
     flat = c.reshape(n, 4, 2)[:, :3, :].reshape(-1, 2)
     uniq, inverse = np.unique(flat, axis=0, return_inverse=True)
     starts = np.arange(n + 1, dtype=np.int64) * 3
-    mesh = _from_csr(uniq, starts, inverse.astype(np.int64).ravel())
+    mesh = from_csr(uniq, starts, inverse.astype(np.int64).ravel())
     t4 = time.perf_counter()
     mesh = merge_convex(mesh)
     t5 = time.perf_counter()

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._kernels import mesh_build as _mk
-from .arrays import MeshArrays, _from_csr
+from .arrays import MeshArrays, from_csr
 
 __all__ = ["merge_convex"]
 
@@ -51,4 +51,4 @@ def merge_convex(arrays: MeshArrays) -> MeshArrays:
     out_start = np.empty(n_poly + 1, dtype=np.int64)
     out_verts = np.empty(n_edge, dtype=np.int64)
     nf = int(_mk.face_rings(origin, nxt, twin, out_start, out_verts))
-    return _from_csr(v, out_start[:nf + 1], out_verts[:int(out_start[nf])])
+    return from_csr(v, out_start[:nf + 1], out_verts[:int(out_start[nf])])

@@ -16,6 +16,11 @@ endpoint                            what it does
 ``POST /api/path``                  ``{"start": [x, z], "goal": [x, z], "algorithm": "astar"}``
                                     (cells): raw and smoothed path, nearest cell, cost, nodes
                                     expanded, time, expanded-cell heat map
+``GET /api/mesh``                   the navigation mesh of the map now (built on first use,
+                                    rebuilt when the version changes): polygons, portals, walls
+``POST /api/mesh/path``             ``{"start": [x, z], "goal": [x, z], "methods"?: ["exact",
+                                    "funnel"], "nearest"?: B}`` (world metres): one mesh path
+                                    per method, its length, nodes expanded, time
 ``POST /api/areas``                 ``{"name": N, "available": B}``: open / close an area (door)
 ``POST /api/obstacles``             ``{"polygon": [[x, z], ...], "name"?: N}`` (world metres)
 ``DELETE /api/obstacles/{name}``    remove an obstacle
@@ -49,6 +54,7 @@ except ModuleNotFoundError as exc:
     raise MissingExtraError("the viewer", "viewer", exc.name or "starlette") from exc
 
 from ..grid import NavGrid
+from .mesh import MESH_METHODS, MeshTooLarge, MeshUnavailable, MeshView
 from .playback import Playback
 from .protocol import LIMITS, MAX_COORD, is_int, is_number, loads, show
 from .replay import parse_replay
@@ -239,7 +245,9 @@ def _scene(st: ViewerState) -> Playback:
 async def info(request: Request) -> Response:
     st = _state(request)
     async with st.lock:
-        return _ok(st.info())
+        out = st.info()
+        out["mesh"] = _mesh_view(st).summary(st.nav)
+        return _ok(out)
 
 
 async def grid(request: Request) -> Response:
@@ -275,6 +283,56 @@ async def path(request: Request) -> Response:
             raise ApiError(400, f"algorithm {algo!r} does not apply here: {infos[algo].reason}",
                            field="algorithm")
         out = await asyncio.to_thread(st.map.find_path, start, goal, algo)
+    return _ok(out)
+
+
+# ------------------------------------------------------------------ mesh
+def _mesh_view(st: ViewerState) -> MeshView:
+    view: MeshView = st.map.searcher.mesh
+    return view
+
+
+async def _on_mesh(st: ViewerState, fn: Any, *args: Any) -> Any:
+    """``fn(st.nav, *args)`` on a worker thread (the lock held by the caller); 501 when
+    this navkit has no meshes."""
+    try:
+        return await asyncio.to_thread(fn, st.nav, *args)
+    except MeshUnavailable as e:
+        raise ApiError(501, str(e), code="mesh_unavailable") from None
+    except MeshTooLarge as e:
+        raise ApiError(413, str(e), code="mesh_too_large") from None
+
+
+def check_methods(v: Any, fld: str) -> list[str]:
+    """A non-empty list of distinct mesh path methods (``"exact"``, ``"funnel"``)."""
+    known = ", ".join(map(repr, MESH_METHODS))
+    if (not isinstance(v, list) or not 1 <= len(v) <= len(MESH_METHODS)
+            or any(not isinstance(m, str) or m not in MESH_METHODS for m in v)
+            or len(set(v)) != len(v)):
+        raise ApiError(400, f"expected a list of distinct methods out of {known}, got {show(v)}",
+                       field=fld)
+    return [str(m) for m in v]
+
+
+async def mesh_get(request: Request) -> Response:
+    st = _state(request)
+    view = _mesh_view(st)
+    async with st.lock:
+        out = await _on_mesh(st, view.drawing)
+    return _ok(out)
+
+
+async def mesh_path(request: Request) -> Response:
+    st = _state(request)
+    body = await read_json(request)
+    check_keys(body, ("start", "goal"), ("methods", "nearest"))
+    methods = check_methods(body.get("methods", ["exact"]), "methods")
+    nearest = check_bool(body.get("nearest", False), "nearest")
+    async with st.lock:
+        g = st.nav.grid
+        start = check_point(body["start"], "start", g)
+        goal = check_point(body["goal"], "goal", g)
+        out = await _on_mesh(st, _mesh_view(st).find_path, start, goal, methods, nearest)
     return _ok(out)
 
 

@@ -37,6 +37,7 @@ from ..errors import QueryError
 from ..query.cells import Algorithm
 from ..query.pathfinder import Pathfinder
 from ..results import PathResult
+from .mesh import MeshView
 
 __all__ = [
     "search_generation",
@@ -139,7 +140,8 @@ def _optional(module: str, attr: str) -> Any:
 
 class Searcher:
     """Runs the viewer's path queries on a :class:`~navkit.query.navmap.NavMap`'s
-    Pathfinder, and keeps the per-map-version helpers (HPA*) it builds.
+    Pathfinder, and keeps the per-map-version helpers it builds (HPA*, and the
+    navigation mesh in :attr:`mesh`, :class:`~navkit.viewer.mesh.MeshView`).
 
     Not thread-safe: the server calls it under its state lock.
     """
@@ -147,6 +149,7 @@ class Searcher:
     def __init__(self) -> None:
         self._hpa: Any = None
         self._hpa_grid: Any = None
+        self.mesh = MeshView()
 
     # ------------------------------------------------------------ catalogue
     def algorithms(self, pf: Pathfinder) -> list[AlgorithmInfo]:

@@ -366,6 +366,8 @@ def create_app(
         Route("/api/info", api.info, methods=["GET"]),
         Route("/api/grid", api.grid, methods=["GET"]),
         Route("/api/path", api.path, methods=["POST"]),
+        Route("/api/mesh", api.mesh_get, methods=["GET"]),
+        Route("/api/mesh/path", api.mesh_path, methods=["POST"]),
         Route("/api/areas", api.set_area, methods=["POST"]),
         Route("/api/obstacles", api.add_obstacle, methods=["POST"]),
         Route("/api/obstacles/{name:path}", api.remove_obstacle, methods=["DELETE"]),

@@ -29,6 +29,11 @@ const COLORS = {
   obstacleAdded: "rgba(174,62,201,0.95)",
   state: { w: "#2f9e44", b: "#e03131", r: "#f08c00", i: "#868e96", x: "#495057" },
   charPath: "rgba(25,113,194,0.85)",
+  meshFill: "rgba(16,152,173,0.10)",
+  meshWall: "rgba(11,114,133,0.95)",
+  meshPortal: "rgba(16,152,173,0.55)",
+  meshExact: "#1098ad",
+  meshFunnel: "#d6336c",
   selected: "#ffd43b",
 };
 
@@ -52,7 +57,12 @@ const S = {
   frames: 0,
   selected: null,
   replay: null, // {data, index, playing}
-  drawn: { raw: [], smooth: [], characters: 0, nearest: null, query: 0, mapLoads: 0 },
+  mesh: null, // {version, data, fill, walls, portals: Path2D} (GET /api/mesh)
+  meshResult: null, // POST /api/mesh/path's answer
+  meshQueryCount: 0,
+  meshLoads: 0,
+  drawn: { raw: [], smooth: [], characters: 0, nearest: null, query: 0, mapLoads: 0,
+           meshPolygons: 0, meshPaths: {}, meshQuery: 0 },
   errors: [],
 };
 window.navkit = S;
@@ -126,6 +136,11 @@ async function loadInfo() {
   $("sec-sim").hidden = !scene;
   $("tool-inspect-label").hidden = !scene;
   $("show-char-paths").parentElement.hidden = !scene;
+  const m = data.mesh || { available: false, reason: "this server has no mesh layer" };
+  const cb = $("show-mesh");
+  cb.disabled = !m.available;
+  cb.parentElement.title = m.available ? "the navigation mesh, and mesh paths beside the grid's" : m.reason;
+  if (!m.available) cb.checked = false;
 }
 
 async function loadGrid() {
@@ -159,7 +174,144 @@ async function loadGrid() {
 async function reloadMap() {
   await loadInfo();
   await loadGrid();
+  await loadMesh();
   requestRedraw();
+}
+
+// ------------------------------------------------------------------ mesh
+// The navigation mesh is fetched when the layer is switched on, and again when
+// the map's version changes; it is drawn as three Path2Ds in cell space.
+function meshOn() {
+  return $("show-mesh").checked && !$("show-mesh").disabled;
+}
+
+async function loadMesh() {
+  if (!meshOn() || !S.grid) return;
+  if (S.mesh && S.mesh.version === S.grid.version) return;
+  let data;
+  try {
+    ({ data } = await api("GET", "/api/mesh"));
+  } catch (e) {
+    S.mesh = null;
+    showMeshMeta(`mesh: ${e.message}`);
+    toast(e.message);
+    return;
+  }
+  const fill = new Path2D();
+  for (const p of data.polygons) {
+    for (let i = 0; i < p.length; i += 2) {
+      const [x, z] = worldToCell(p[i], p[i + 1]);
+      if (i) fill.lineTo(x, z); else fill.moveTo(x, z);
+    }
+    fill.closePath();
+  }
+  const segs = (flat) => {
+    const path = new Path2D();
+    for (let i = 0; i < flat.length; i += 4) {
+      const [ax, az] = worldToCell(flat[i], flat[i + 1]);
+      const [bx, bz] = worldToCell(flat[i + 2], flat[i + 3]);
+      path.moveTo(ax, az);
+      path.lineTo(bx, bz);
+    }
+    return path;
+  };
+  S.mesh = { version: data.version, data, fill, walls: segs(data.walls), portals: segs(data.portals) };
+  S.meshLoads++;
+  const build = data.buildMs ? ` · built in ${data.buildMs.toFixed(0)} ms` : "";
+  const weights = data.weightsIgnored ? " · terrain weights ignored" : "";
+  showMeshMeta(`mesh: ${data.nPolygons.toLocaleString()} polygons · ${data.nPortals.toLocaleString()} portals${build}${weights}`);
+  requestRedraw();
+}
+S.loadMesh = loadMesh;
+
+function showMeshMeta(text) {
+  const el = $("mesh-meta");
+  el.textContent = text;
+  el.hidden = !meshOn();
+}
+
+function meshMethods() {
+  return $("mesh-funnel").checked ? ["exact", "funnel"] : ["exact"];
+}
+
+function cellCentreWorld(cell) {
+  const g = S.info.grid;
+  return [g.minX + (cell[0] + 0.5) * g.cellSize, g.minZ + (cell[1] + 0.5) * g.cellSize];
+}
+
+async function runMeshQuery() {
+  if (!meshOn() || !S.start || !S.goal) {
+    S.meshResult = null;
+    showMeshResult();
+    return;
+  }
+  const start = S.start;
+  const goal = S.goal;
+  const body = { start: cellCentreWorld(start), goal: cellCentreWorld(goal), methods: meshMethods(), nearest: true };
+  let result = null;
+  try {
+    ({ data: result } = await api("POST", "/api/mesh/path", body));
+  } catch (e) {
+    toast(e.message);
+  }
+  if (S.start !== start || S.goal !== goal) return; // no longer current
+  S.meshResult = result;
+  S.meshQueryCount++;
+  showMeshResult();
+  requestRedraw();
+}
+S.runMeshQuery = runMeshQuery;
+
+function fmtMeshPath(p) {
+  if (!p) return "–";
+  if (!p.hasPath) return p.status;
+  const st = p.status === "FOUND" ? "" : ` (${p.status})`;
+  return `${p.length.toFixed(3)} m · ${p.waypoints.length} pts · ${p.expanded.toLocaleString()} exp${st}`;
+}
+
+function showMeshResult() {
+  const on = meshOn();
+  const funnel = on && $("mesh-funnel").checked;
+  $("mesh-funnel-label").hidden = !on;
+  $("mesh-meta").hidden = !on;
+  $("row-mesh").hidden = !on;
+  $("row-funnel").hidden = !funnel;
+  const paths = (S.meshResult && S.meshResult.paths) || {};
+  for (const [id, p] of [["r-mesh", paths.exact], ["r-funnel", paths.funnel]]) {
+    $(id).textContent = fmtMeshPath(p);
+    $(id).title = p ? `${p.timeMs.toFixed(2)} ms, ${p.generated.toLocaleString()} generated` : "";
+  }
+}
+
+function drawMesh(px) {
+  if (!meshOn() || !S.mesh) return 0;
+  ctx.fillStyle = COLORS.meshFill;
+  ctx.fill(S.mesh.fill);
+  ctx.lineWidth = px;
+  ctx.strokeStyle = COLORS.meshPortal;
+  ctx.setLineDash([3 * px, 3 * px]);
+  ctx.stroke(S.mesh.portals);
+  ctx.setLineDash([]);
+  ctx.lineWidth = 1.5 * px;
+  ctx.strokeStyle = COLORS.meshWall;
+  ctx.stroke(S.mesh.walls);
+  return S.mesh.data.nPolygons;
+}
+
+function drawMeshPaths(px) {
+  const out = {};
+  const r = S.meshResult;
+  if (!meshOn() || !r) return out;
+  const styles = { exact: [COLORS.meshExact, 3, null], funnel: [COLORS.meshFunnel, 2.5, [6, 4]] };
+  for (const [method, [color, width, dash]] of Object.entries(styles)) {
+    const p = r.paths[method];
+    if (!p || !p.hasPath) continue;
+    const pts = p.waypoints.map(([x, z]) => worldToCell(x, z));
+    polyline(pts, Math.max(width * px, 0.12), color, dash && dash.map((d) => d * px));
+    for (const [x, z] of pts.slice(1, -1)) marker(x, z, Math.max(2.5 * px, 0.12), color);
+    out[method] = p.waypoints;
+  }
+  return out;
 }
 
 function fillLegend(legend, cols) {
@@ -428,7 +580,8 @@ function draw() {
   ctx.strokeRect(-px / 2, -px / 2, S.grid.w + px, S.grid.d + px);
   const vis = visibleCells();
   // what this frame drew, for tests: query = the number of answered queries it shows
-  const drawn = { raw: [], smooth: [], characters: 0, nearest: null, query: S.queryCount, mapLoads: S.mapLoads };
+  const drawn = { raw: [], smooth: [], characters: 0, nearest: null, query: S.queryCount, mapLoads: S.mapLoads,
+                  meshPolygons: 0, meshPaths: {}, meshQuery: S.meshQueryCount };
 
   if ($("show-polygons").checked) {
     for (const p of S.polys) {
@@ -447,6 +600,7 @@ function draw() {
     }
     ctx.setLineDash([]);
   }
+  drawn.meshPolygons = drawMesh(px); // above the level's outlines: its walls are the inflated ones
   const res = S.result;
   if (res && res.hasPath) {
     if ($("show-raw").checked) {
@@ -460,6 +614,7 @@ function draw() {
       drawn.smooth = res.smoothed.map((c) => [c[0], c[1]]);
     }
   }
+  drawn.meshPaths = drawMeshPaths(px);
   const mr = Math.max(5 * px, 0.35);
   if (S.start) marker(S.start[0] + 0.5, S.start[1] + 0.5, mr, COLORS.start);
   if (S.goal) marker(S.goal[0] + 0.5, S.goal[1] + 0.5, mr, COLORS.goal);
@@ -537,8 +692,9 @@ function showResult() {
   $("r-endpoints").textContent = S.start
     ? `(${S.start.join(", ")}) → ${S.goal ? `(${S.goal.join(", ")})` : "click a goal"}`
     : "click a start cell";
+  showMeshResult();
   if (!r) {
-    for (const id of ["r-status", "r-cost", "r-expanded", "r-time", "r-length"]) $(id).textContent = "–";
+    for (const id of ["r-status", "r-cost", "r-expanded", "r-time", "r-length", "r-grid-m"]) $(id).textContent = "–";
     return;
   }
   let status = r.status;
@@ -548,11 +704,21 @@ function showResult() {
   $("r-expanded").textContent = `${fmt(r.expanded)}${r.resolvedAlgorithm !== r.algorithm ? ` (${r.resolvedAlgorithm})` : ""}`;
   $("r-time").textContent = `${r.timeMs.toFixed(2)} ms` + (r.extra && r.extra.buildMs ? ` + build ${r.extra.buildMs.toFixed(0)} ms` : "");
   $("r-length").textContent = r.hasPath ? `${r.cells.length} cells, ${r.smoothed.length} waypoints` : "none";
+  $("r-grid-m").textContent = r.hasPath ? `${polylineLength(r.waypoints).toFixed(3)} m` : "–";
+}
+
+function polylineLength(points) {
+  let n = 0;
+  for (let i = 1; i < points.length; i++) {
+    n += Math.hypot(points[i][0] - points[i - 1][0], points[i][1] - points[i - 1][1]);
+  }
+  return n;
 }
 
 async function runQuery() {
   if (!S.start || !S.goal) return;
   const body = { start: S.start, goal: S.goal, algorithm: $("algorithm").value };
+  const mesh = runMeshQuery(); // beside the grid query, when the mesh layer is on
   try {
     const { data } = await api("POST", "/api/path", body);
     // ignore answers to queries that are no longer current
@@ -568,6 +734,7 @@ async function runQuery() {
   S.queryCount++;
   showResult();
   requestRedraw();
+  await mesh;
 }
 S.runQuery = runQuery;
 
@@ -585,6 +752,7 @@ function onPathClick(cell, shift) {
     S.start = cell;
     S.goal = null;
     S.result = null;
+    S.meshResult = null;
     S.heatData = null;
     S.heatImage = null;
   } else {
@@ -935,6 +1103,14 @@ function wireInput() {
     $(id).addEventListener("change", requestRedraw);
   }
   $("algorithm").addEventListener("change", () => runQuery());
+  $("show-mesh").addEventListener("change", async () => {
+    showMeshResult();
+    requestRedraw();
+    if (!meshOn()) return;
+    await loadMesh();
+    await runMeshQuery();
+  });
+  $("mesh-funnel").addEventListener("change", () => { showMeshResult(); runMeshQuery(); });
   $("fit-view").addEventListener("click", fitView);
   $("sim-play").addEventListener("click", () => simCommand("play"));
   $("sim-pause").addEventListener("click", () => simCommand("pause"));
