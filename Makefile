@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.navkit-installed
 PYTEST := $(BIN)/python -m pytest
 
-.PHONY: setup chromium demo test test-heavy fuzz bench lint typecheck clean
+.PHONY: setup chromium demo test test-heavy fuzz bench bench-mesh lint typecheck clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -56,6 +56,14 @@ fuzz: $(STAMP)
 ## (the other benchmarks: navkit bench jps|hpa|flow|level|sim)
 bench: $(STAMP)
 	$(BIN)/navkit bench
+
+## bench-mesh: navigation meshes against extremitypathfinder, pyvisgraph, pynavmesh and
+## navkit's grid (docs/navmesh.md); extremitypathfinder goes in with --no-deps (its numpy<2
+## pin would downgrade numpy; it runs on numpy 2)
+bench-mesh: $(STAMP)
+	$(BIN)/python -m pip install --quiet --no-deps "extremitypathfinder==2.7.2"
+	$(BIN)/navkit warmup mesh
+	$(BIN)/navkit bench mesh
 
 ## lint: ruff, line length 100 included
 lint: $(STAMP)

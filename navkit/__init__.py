@@ -31,7 +31,9 @@ _EXPORTS: dict[str, str] = {
     "FlowField": "navkit.query.flow",
     "FlowFieldCache": "navkit.query.flow_cache",
     "obstacle_radius": "navkit.query.navmap",
+    "NavMesh": "navkit.mesh.navmesh",
     "PathResult": "navkit.results",
+    "MeshPathResult": "navkit.results",
     "BatchResult": "navkit.results",
     "Status": "navkit.results",
     "CostModel": "navkit.costs",
@@ -51,7 +53,8 @@ _EXPORTS: dict[str, str] = {
 
 __all__ = [
     "NavGrid", "Pathfinder", "HPAStar", "NavMap", "PathCache", "FlowField", "FlowFieldCache",
-    "obstacle_radius", "PathResult", "BatchResult", "Status", "CostModel", "SEED", "EXACT",
+    "obstacle_radius", "NavMesh", "PathResult", "MeshPathResult", "BatchResult", "Status",
+    "CostModel", "SEED", "EXACT",
     "load_grid", "save_grid", "read_scenarios", "NavkitError", "FormatError", "ConfigError",
     "QueryError", "Location", "Character", "CharacterKind", "__version__",
 ]
@@ -59,8 +62,8 @@ assert set(__all__) == {*_EXPORTS, "__version__"}
 
 
 #: Sub-packages reachable as attributes (``navkit.examples.path(...)``), loaded on first use.
-_SUBPACKAGES = frozenset({"examples", "formats", "level", "query", "sim", "render", "warmup",
-                          "viewer", "bench", "cli"})
+_SUBPACKAGES = frozenset({"examples", "formats", "level", "query", "mesh", "sim", "render",
+                          "render_mesh", "warmup", "viewer", "bench", "cli"})
 
 
 def __getattr__(name: str) -> Any:
@@ -83,13 +86,14 @@ if TYPE_CHECKING:  # what the names are, for type checkers and IDEs
     from .errors import ConfigError, FormatError, NavkitError, QueryError
     from .formats import load_grid, read_scenarios, save_grid
     from .grid import NavGrid
+    from .mesh.navmesh import NavMesh
     from .query.cache import PathCache
     from .query.flow import FlowField
     from .query.flow_cache import FlowFieldCache
     from .query.hpa import HPAStar
     from .query.navmap import NavMap, obstacle_radius
     from .query.pathfinder import Pathfinder
-    from .results import BatchResult, PathResult, Status
+    from .results import BatchResult, MeshPathResult, PathResult, Status
     from .sim.character import Character
     from .sim.kinds import CharacterKind
     from .sim.location import Location

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["Status", "PathResult", "BatchResult", "SearchTrace",
+__all__ = ["Status", "PathResult", "MeshPathResult", "BatchResult", "SearchTrace",
            "path_result", "no_path", "with_waypoints"]
 
 
@@ -144,6 +144,75 @@ def with_waypoints(res: PathResult, waypoints: NDArray[np.float64]) -> PathResul
     out.__dict__.update(res.__dict__)
     out.__dict__["waypoints"] = waypoints
     return out
+
+
+@dataclass(frozen=True, eq=False)
+class MeshPathResult:
+    """One path query's answer on a navigation mesh (:class:`navkit.NavMesh`).
+
+    Attributes
+    ----------
+    status : Status
+        ``FOUND``, ``NEAREST`` (find-path-to-nearest), ``UNREACHABLE``,
+        ``BUDGET_EXHAUSTED``, ``NO_START`` or ``NO_GOAL``.
+    waypoints : float64 array, shape (m, 2)
+        World ``(x, z)`` metres: the (snapped) start, every corner the path
+        turns at, the (snapped) end. Empty without a path.
+    length : float
+        Euclidean length of the polyline, metres (``inf`` without a path).
+    expanded, generated : int
+        Search nodes expanded and generated (Polyanya's intervals or, for
+        ``method="funnel"``, polygons).
+    start_polygon, end_polygon : int
+        Polygons of the first and last waypoints (-1 without a path).
+    floor_y : float
+        Height of every waypoint, metres.
+    method : str
+        ``"exact"`` or ``"funnel"``.
+    """
+
+    status: Status
+    waypoints: NDArray[np.float64] = field(default_factory=lambda: _EMPTY_POINTS)
+    length: float = float("inf")
+    expanded: int = 0
+    generated: int = 0
+    start_polygon: int = -1
+    end_polygon: int = -1
+    floor_y: float = 0.0
+    method: str = "exact"
+
+    @property
+    def found(self) -> bool:
+        """True when the goal itself was reached."""
+        return self.status == Status.FOUND
+
+    @property
+    def has_path(self) -> bool:
+        """True when there are waypoints to follow."""
+        return len(self.waypoints) > 0
+
+    @property
+    def cost(self) -> float:
+        """The path's length in metres (the mesh's cost; alias of :attr:`length`)."""
+        return self.length
+
+    def points3d(self) -> NDArray[np.float64]:
+        """Waypoints as an ``(m, 3)`` array of world ``(x, floor_y, z)``."""
+        out = np.empty((len(self.waypoints), 3), dtype=np.float64)
+        out[:, 0] = self.waypoints[:, 0]
+        out[:, 1] = self.floor_y
+        out[:, 2] = self.waypoints[:, 1]
+        return out
+
+    def to_json_dict(self) -> dict[str, object]:
+        """A JSON-ready summary: status name, length (metres), waypoints, counts."""
+        return {"status": self.status.name, "length": self.length if self.has_path else None,
+                "waypoints": self.waypoints.tolist(), "expanded": self.expanded,
+                "generated": self.generated, "method": self.method, "floorY": self.floor_y}
+
+    def __repr__(self) -> str:
+        return (f"MeshPathResult({self.status.name}, waypoints={len(self.waypoints)}, "
+                f"length={self.length:.6g}, expanded={self.expanded}, method={self.method!r})")
 
 
 @dataclass(frozen=True, eq=False)

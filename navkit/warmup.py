@@ -18,12 +18,14 @@ jps       Jump Point Search and the one-call world query (plain, with
           obstacles, find-path-to-nearest), JPS batches
 hpa       HPA*: building clusters, queries, updates
 flow      flow fields: builds (buckets and heap) and updates
+mesh      navigation meshes: exact (Polyanya) and funnel paths, point location,
+          raycasts, batches
 sim       the character simulation's tick
 viewer    the searches the browser viewer runs (every algorithm)
 ========  =====================================================================
 
 >>> sorted(GROUPS)
-['flow', 'grid', 'hpa', 'jps', 'sim', 'viewer']
+['flow', 'grid', 'hpa', 'jps', 'mesh', 'sim', 'viewer']
 """
 
 from __future__ import annotations
@@ -128,6 +130,25 @@ def _flow() -> None:
             _ = ff.direction
 
 
+def _mesh() -> None:
+    from .level import parse_level
+    from .mesh.navmesh import NavMesh
+
+    mesh = NavMesh.from_level(parse_level({
+        "agentRadius": 0.2, "objectPadding": 0.0,
+        "areas": [{"name": "a", "polygon": [[0, 0], [12, 0], [12, 8], [0, 8]]},
+                  {"name": "b", "polygon": [[20, 0], [24, 0], [24, 4], [20, 4]]}],
+        "obstacles": [{"name": "o", "polygon": [[5, 0], [7, 0], [7, 6], [5, 6]]}]}))
+    for method in ("exact", "funnel"):
+        mesh.find_path((1.0, 1.0), (11.0, 1.0), method=method)
+        mesh.find_path_to_nearest((1.0, 1.0), (22.0, 2.0), method=method)
+        mesh.find_paths(np.array([[1.0, 1.0], [2.0, 7.0]]), np.array([[11.0, 7.0], [10.0, 1.0]]),
+                        method=method)
+    mesh.find_path((1.0, 1.0), (11.0, 1.0), obstacles=np.array([[9.0, 3.0, 0.5]]))
+    mesh.raycast((1.0, 1.0), (11.0, 1.0))
+    mesh.nearest_point((6.0, 3.0))
+
+
 def _sim() -> None:
     from .sim import warm_up as sim_warm_up
 
@@ -151,6 +172,7 @@ GROUPS: dict[str, Callable[[], None]] = {
     "jps": _jps,
     "hpa": _hpa,
     "flow": _flow,
+    "mesh": _mesh,
     "sim": _sim,
     "viewer": _viewer,
 }

@@ -39,6 +39,7 @@ SUITES: dict[str, str] = {
     "level": "navkit.bench.level",
     "sim": "navkit.bench.sim",
     "startup": "navkit.bench.startup",
+    "mesh": "navkit.bench.mesh",
 }
 #: What ``navkit bench`` runs when the first argument names no benchmark.
 DEFAULT_SUITE = "peers"

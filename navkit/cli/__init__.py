@@ -4,10 +4,11 @@ Commands::
 
     navkit path MAP --from X,Z --to X,Z ...      (navkit.cli.paths)
     navkit scen FILE.scen ...                    (navkit.cli.scen)
-    navkit bench [jps|hpa|flow|level|sim] ...    (navkit.cli.bench -> navkit.bench)
+    navkit bench [jps|hpa|flow|level|sim|mesh]   (navkit.cli.bench -> navkit.bench)
     navkit info MAP [--json]                     (navkit.cli.paths)
     navkit convert IN OUT                        (navkit.cli.paths)
     navkit build CONFIG.json -o GRID.txt ...     (navkit.cli.level)
+    navkit mesh LEVEL.json -o MESH.npz ...       (navkit.cli.mesh)
     navkit bench-level ...                       (navkit.cli.bench)
     navkit sim SCENE.json --ticks N ...          (navkit.cli.sim)
     navkit view TARGET ...                       (navkit.cli.view)
@@ -36,6 +37,7 @@ from .common import EXIT_BAD_INPUT, EXIT_NO_PATH, EXIT_OK, PASSTHROUGH, NavkitGr
 from .flow import HELP as FLOW_HELP
 from .flow import flow_cmd
 from .level import build_cmd
+from .mesh import MESH_HELP, mesh_cmd
 from .paths import convert_cmd, info_cmd, path_cmd
 from .scen import ALGORITHMS, scen_cmd
 from .scen import HELP as SCEN_HELP
@@ -80,6 +82,7 @@ app.command("bench", help=BENCH_HELP, **PASSTHROUGH)(bench_cmd)
 app.command("info")(info_cmd)
 app.command("convert")(convert_cmd)
 app.command("build")(build_cmd)
+app.command("mesh", help=MESH_HELP)(mesh_cmd)
 app.command("bench-level", help=BENCH_LEVEL_HELP, **PASSTHROUGH)(bench_level_cmd)
 app.command("sim")(sim_cmd)
 app.command("view")(view_cmd)

@@ -22,8 +22,8 @@ from .common import EXIT_BAD_INPUT, exit_with
 __all__ = ["bench_cmd", "bench_level_cmd", "run_suite", "BENCH_HELP", "BENCH_LEVEL_HELP"]
 
 #: The commands' help lines.
-BENCH_HELP = ("Run a benchmark (the peer comparison, or jps|hpa|flow|level|sim); arguments "
-              "pass through (try --help).")
+BENCH_HELP = ("Run a benchmark (the peer comparison, or jps|hpa|flow|level|sim|startup|"
+              "mesh); arguments pass through (try --help).")
 BENCH_LEVEL_HELP = ("Run the reference benchmark (docs/rules.md §11.2; navkit bench level); "
                     "arguments pass through (try --help).")
 

@@ -39,6 +39,7 @@ from .common import (
     parse_pair,
     stdout,
 )
+from .mesh import MeshMethod
 
 __all__ = ["path_cmd", "info_cmd", "convert_cmd", "grid_info"]
 
@@ -86,8 +87,19 @@ def path_cmd(
         "--png", metavar="OUT.png", help="Also draw the grid and path to this PNG.")] = None,
     as_json: Annotated[bool, typer.Option(
         "--json", help="Print one JSON object instead of a table.")] = False,
+    mesh: Annotated[bool, typer.Option(
+        "--mesh", help="Query the navigation mesh of MAP (level .json, saved mesh .npz or "
+                       "grid) instead of the grid: exact any-angle paths.")] = False,
+    method: Annotated[MeshMethod, typer.Option(
+        "--method", help="With --mesh: exact (shortest) or funnel (A* over polygons + "
+                         "string pulling).")] = MeshMethod.exact,
 ) -> None:
     """Find one path on MAP and print a summary (exit 1 when there is no path)."""
+    if mesh:
+        from .mesh import mesh_path
+
+        raise typer.Exit(mesh_path(map_file, from_, to, method=method, nearest=nearest,
+                                   obstacle=obstacle, png=png, as_json=as_json, cells=cells))
     start = parse_pair(from_, "--from", integer=cells)
     goal = parse_pair(to, "--to", integer=cells)
     circles = parse_obstacles(obstacle)

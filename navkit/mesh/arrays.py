@@ -94,7 +94,7 @@ class MeshArrays:
         built once per mesh: numba unpacks a tuple it has seen faster)."""
         cached = self.__dict__.get("_args")
         if cached is not None:
-            return cached  # type: ignore[no-any-return]
+            return cached
         out = tuple(MeshArgs(self.vertices, self.poly_start, self.poly_verts, self.poly_adj,
                               self.vert_start, self.vert_polys, self.vert_corner, self.poly_bbox,
                               self.bucket_geom, self.bucket_dims, self.bucket_start,

@@ -28,7 +28,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from ..errors import ConfigError, QueryError
 from .arrays import MeshArrays, from_csr
-from .build import DEFAULT_CHORD_ERROR, polygonal_part, triangles_of, disk_polygon
+from .build import DEFAULT_CHORD_ERROR, disk_polygon, polygonal_part, triangles_of
 from .merge import merge_convex
 
 __all__ = ["rebuild_region", "cut_circles", "circle_polygons", "STATS"]

@@ -42,7 +42,7 @@ def _scratch() -> NDArray[np.float64]:
     buf = getattr(_LOCAL, "buf", None)
     if buf is None:
         buf = _LOCAL.buf = np.empty(_k.SCRATCH, dtype=np.float64)
-    return buf  # type: ignore[no-any-return]
+    return buf
 
 
 def locate(arrays: MeshArrays, x: float, z: float) -> int:

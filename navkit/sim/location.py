@@ -56,10 +56,11 @@ from .cooldowns import configured_sequence
 from .events import SimStats, TickEvents
 from .kinds import CharacterKind
 from .orders import Orders
-from .planner import MapView, Planner, as_map_view
+from .planner import MapView, Planner
 from .schema import CHARACTER, SCENE, check_field, check_id
 from .state import SimState, as_point, id_sort_key
 from .tick import MovementPhase
+from .views import as_map_view
 
 __all__ = ["Location", "id_sort_key"]
 

@@ -47,7 +47,7 @@ from .events import SimStats, TickEvents
 from .kinds import CharacterKind
 from .state import NEED_FORCED, SimState
 
-__all__ = ["MapView", "as_map_view", "obstacle_snapshot", "Planner", "NAVIGATION_MODES"]
+__all__ = ["MapView", "obstacle_snapshot", "Planner"]
 
 _NPC = CharacterKind.NPC.code
 
@@ -234,38 +234,6 @@ class MapView:
         if self.nav.cache.enabled:
             return self.nav.pathfinder.find_path(start, end, nearest=True, obstacles=obstacles)
         return self.nav.find_path_to_nearest(start, end, obstacles=obstacles)
-
-
-#: Values of ``navigation_mode`` (scene key ``navigationMode``).
-NAVIGATION_MODES = ("grid", "mesh")
-
-_GRID_SOURCES = (NavMap, dict, NavLevel, LevelConfig, NavGrid)
-
-
-def as_map_view(source: Any, *, path: str | Path | None = None, mode: str = "grid") -> MapView:
-    """A :class:`MapView` for ``source`` (returned as is when it already is one).
-
-    ``mode="mesh"`` (or a :class:`~navkit.mesh.navmesh.NavMesh` source) gives a
-    :class:`~navkit.sim.mesh_view.MeshView`: plans on a navigation mesh built
-    from ``source``.
-    """
-    if isinstance(source, MapView):
-        return source
-    if mode not in NAVIGATION_MODES:
-        raise ConfigError(f"expected one of {', '.join(NAVIGATION_MODES)}, got {mode!r}",
-                          field="navigationMode")
-    if mode == "grid":
-        if isinstance(source, _GRID_SOURCES):
-            return MapView(source, path=path)
-        try:  # the mesh package is imported only when a mesh is used
-            from ..mesh.navmesh import NavMesh
-        except ImportError:  # pragma: no cover - a broken install: the grid error below
-            return MapView(source, path=path)
-        if not isinstance(source, NavMesh):
-            return MapView(source, path=path)  # raises, naming the types accepted
-    from .mesh_view import MeshView
-
-    return MeshView(source, path=path)
 
 
 def obstacle_snapshot(
