@@ -8,6 +8,8 @@
   ticks later. At tick 300 the hall door of room ``north_1`` closes (the
   room stays reachable through its neighbours), at tick 500 a cart
   (``addObstacle``) is put in the hall, at tick 900 the door opens again.
+* ``interior_crowd_mesh.json`` - the same crowd planning on the navigation
+  mesh (``"navigationMode": "mesh"``: exact any-angle paths, docs/navmesh.md).
 * ``corridor_head_on.json`` - two NPCs meeting head-on in a one-wide
   corridor (they stop, retry with different cooldowns, and wait).
 * ``follow.json`` - a player walking a loop in an open yard, a bot following
@@ -166,6 +168,10 @@ def follow_scene() -> dict:
 
 def main() -> None:
     _write("interior_crowd.json", interior_crowd())
+    mesh_scene = interior_crowd()
+    mesh_scene = {"navigation": mesh_scene.pop("navigation"), "navigationMode": "mesh",
+                  **mesh_scene}
+    _write("interior_crowd_mesh.json", mesh_scene)
     _write("corridor_head_on.json", corridor_head_on())
     _write("follow.json", follow_scene())
 
