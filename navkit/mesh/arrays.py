@@ -40,6 +40,7 @@ from __future__ import annotations
 import io
 import json
 import math
+import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -56,6 +57,9 @@ __all__ = ["MeshArrays", "from_polygons", "from_csr", "FORMAT_VERSION"]
 
 #: Version of the ``.npz`` mesh file (docs/navmesh.md §5).
 FORMAT_VERSION = 1
+#: Most bytes the arrays of a ``.npz`` mesh file may unpack to (checked from the
+#: zip directory before anything is decompressed: a small file cannot blow up).
+MAX_FILE_BYTES = 1 << 30
 
 I32 = NDArray[np.int32]
 F64 = NDArray[np.float64]
@@ -144,6 +148,15 @@ class MeshArrays:
         """
         p = Path(path)
         try:
+            with zipfile.ZipFile(p) as zf:
+                size = sum(i.file_size for i in zf.infolist())
+        except (OSError, zipfile.BadZipFile, ValueError) as exc:
+            raise FormatError(f"not a navkit mesh file ({type(exc).__name__}: {exc})",
+                              path=str(p)) from None
+        if size > MAX_FILE_BYTES:
+            raise FormatError(f"mesh file unpacks to {size:_} bytes, more than "
+                              f"MAX_FILE_BYTES = {MAX_FILE_BYTES:_}", path=str(p))
+        try:
             with np.load(p, allow_pickle=False) as z:
                 data = {k: z[k] for k in ("header", "vertices", "poly_start", "poly_verts")}
         except (OSError, ValueError, KeyError, EOFError) as exc:
@@ -161,14 +174,17 @@ class MeshArrays:
             raise FormatError(f"mesh format version {header.get('version')!r} is not "
                               f"{FORMAT_VERSION}", path=str(p))
         ps, pv = data["poly_start"], data["poly_verts"]
+        if data["vertices"].dtype.kind not in "iuf":
+            raise FormatError(f"vertices must be a float array, got dtype {data['vertices'].dtype}",
+                              path=str(p))
         if ps.ndim != 1 or pv.ndim != 1 or ps.dtype.kind not in "iu" or pv.dtype.kind not in "iu":
             raise FormatError("poly_start / poly_verts must be 1-d integer arrays", path=str(p))
         if len(ps) < 2 or ps[0] != 0 or ps[-1] != len(pv) or np.any(np.diff(ps) < 3):
             raise FormatError("poly_start is not a CSR offset array of polygons with 3+ "
                               "vertices", path=str(p))
-        polys = [pv[ps[i]:ps[i + 1]] for i in range(len(ps) - 1)]
         try:
-            arrays = from_polygons(data["vertices"], polys)
+            arrays = from_csr(_check_vertices(data["vertices"]), ps.astype(np.int64),
+                              pv.astype(np.int64))
         except QueryError as exc:
             raise FormatError(str(exc), path=str(p)) from None
         meta = header.get("meta", {})
@@ -330,7 +346,11 @@ def _check_polygons(v: F64, starts: NDArray[np.int64],
     pts = v[pid]
     b = pts[nxt]
     with np.errstate(all="ignore"):
-        terms = pts[:, 0] * b[:, 1] - b[:, 0] * pts[:, 1]
+        # shoelace about each polygon's first vertex: exact enough for a small
+        # polygon far from the origin (absolute products would round to 0)
+        base = pts[starts[:-1]][owner]
+        pa, pb = pts - base, b - base
+        terms = pa[:, 0] * pb[:, 1] - pb[:, 0] * pa[:, 1]
         area2 = np.add.reduceat(terms, starts[:-1])
     flat_area = ~(area2 != 0.0) | ~np.isfinite(area2)
     cw = area2 < 0

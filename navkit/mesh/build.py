@@ -23,18 +23,24 @@ import shapely
 from numpy.typing import NDArray
 
 from .._kernels import mesh_build as _mk
-from ..errors import ConfigError
+from ..errors import ConfigError, QueryError
 from ..level import LevelConfig
 from .arrays import MeshArrays, from_csr
 from .merge import merge_convex
 
 __all__ = ["free_space", "triangulate", "arc_segments", "circle_sides", "disk_polygon",
            "build_mesh", "polygon_area_ids", "random_level", "polygonal_part", "triangles_of",
-           "DEFAULT_CHORD_ERROR"]
+           "DEFAULT_CHORD_ERROR", "MAX_MESH_VERTICES", "grid_size"]
 
 #: Largest distance, metres, between an inflated obstacle's round corner and
 #: the polygon arc that stands for it (docs/navmesh.md §1.2).
 DEFAULT_CHORD_ERROR = 0.005
+
+#: Most vertices a mesh built from a level may have (free-space rings, before
+#: triangulation): about 2 GB of triangulation work; beyond it
+#: :func:`build_mesh` raises ConfigError naming ``obstacles`` instead of running
+#: for minutes or exhausting memory.
+MAX_MESH_VERTICES = 2_000_000
 
 
 def arc_segments(radius: float, chord_error: float) -> int:
@@ -150,6 +156,38 @@ def _check_weights(config: LevelConfig, weights: str) -> None:
                 field=f"areas[{i}].weight")
 
 
+def grid_size(bounds: tuple[float, float, float, float]) -> float:
+    """The snapping grid, metres, of a free space with ``bounds`` ``(x0, z0, x1, z1)``.
+
+    The largest power of two not above ``1e-9`` of the larger side of the
+    bounds (6e-8 m for a 100 m level), but at least 64 float64 ulps of
+    the largest coordinate (so snapped coordinates stay exact far from the
+    origin). A power of two keeps integer and binary-fraction coordinates
+    exactly where they are.
+
+    >>> grid_size((0.0, 0.0, 100.0, 70.0)) == 2.0 ** -24
+    True
+    """
+    x0, z0, x1, z1 = (float(b) for b in bounds)
+    side = max(x1 - x0, z1 - z0, 1e-300)
+    big = max(abs(x0), abs(z0), abs(x1), abs(z1), 1e-300)
+    g = max(1e-9 * side, 64 * math.ulp(big), 2.0 ** -30)
+    return float(2.0 ** math.floor(math.log2(g)))
+
+
+def _vertex_estimate(config: LevelConfig, chord_error: float, union_verts: int) -> int:
+    """An upper bound on the free space's vertices before any geometry is built."""
+    n = union_verts
+    if config.boundary_padding > 0:
+        n += union_verts * (circle_sides(config.boundary_padding, chord_error) + 2)
+    sides = circle_sides(config.obstacle_radius, chord_error) if config.obstacle_radius > 0 else 0
+    for o in config.obstacles:
+        n += len(o.polygon) + sides
+        if n > MAX_MESH_VERTICES:
+            break
+    return n
+
+
 def free_space(config: LevelConfig, *, chord_error: float = DEFAULT_CHORD_ERROR,
                weights: str = "raise") -> shapely.Geometry:
     """The level's free space as a shapely (multi)polygon, metres.
@@ -161,10 +199,20 @@ def free_space(config: LevelConfig, *, chord_error: float = DEFAULT_CHORD_ERROR,
     clearance, and the result misses at most a ``chord_error`` wide strip of
     the exact free space (:func:`disk_polygon`).
 
+    The result is snapped to the grid of :func:`grid_size` (``shapely.set_precision``):
+    near-duplicate vertices (unions of inflated obstacles) merge and slivers
+    thinner than the grid vanish, so the triangulation has no flat triangles.
+    A snapped boundary lies within one grid step of the unsnapped one; the
+    paddings and the obstacle radius are grown by one grid step beforehand, so
+    the clearance guarantee above still holds when they are > 0 (with a zero
+    obstacle radius the boundary may lie up to ``grid_size`` inside an
+    obstacle; grid-aligned corners do not move at all).
+
     ``weights="raise"`` refuses an available area whose weight is not 1
     (:class:`~navkit.errors.ConfigError` naming ``areas[i].weight``);
     ``"ignore"`` treats every area as weight 1. Raises ConfigError when the
-    free space is empty.
+    free space is empty or would have more than :data:`MAX_MESH_VERTICES`
+    vertices (naming ``obstacles``).
     """
     _check_weights(config, weights)
     if not (isinstance(chord_error, (int, float)) and chord_error > 0
@@ -173,18 +221,32 @@ def free_space(config: LevelConfig, *, chord_error: float = DEFAULT_CHORD_ERROR,
     avail = [a.geometry for a in config.areas if a.available]
     if not avail:
         raise ConfigError("no available area: the free space is empty", field="areas")
+    est = _vertex_estimate(config, chord_error,
+                           int(sum(shapely.get_num_coordinates(a) for a in avail)))
+    if est > MAX_MESH_VERTICES:
+        raise ConfigError(f"the free space would have more than MAX_MESH_VERTICES = "
+                          f"{MAX_MESH_VERTICES:_} vertices (about {est:_}): use fewer or "
+                          "simpler obstacles, or a larger chord_error", field="obstacles")
     union = shapely.union_all(avail)
+    grid = grid_size(union.bounds)
     cut: list[Any] = []
     if config.boundary_padding > 0:
         # points within boundaryPadding of the union's boundary: one hull per edge
-        disk = disk_polygon(config.boundary_padding, chord_error)
+        disk = disk_polygon(config.boundary_padding + grid, chord_error)
         cut.extend(_sum_hulls(_edges(list(getattr(union, "geoms", [union]))), disk))
     if config.obstacles:
-        cut.append(_inflate([o.geometry for o in config.obstacles], config.obstacle_radius,
+        r = config.obstacle_radius
+        cut.append(_inflate([o.geometry for o in config.obstacles], r + grid if r > 0 else 0.0,
                             chord_error))
     if cut:
         union = union.difference(shapely.union_all(cut))
-    return polygonal_part(union)
+    space = polygonal_part(union)
+    space = polygonal_part(shapely.set_precision(space, grid))
+    n = int(shapely.get_num_coordinates(space))
+    if n > MAX_MESH_VERTICES:
+        raise ConfigError(f"the free space has {n:_} vertices, more than MAX_MESH_VERTICES = "
+                          f"{MAX_MESH_VERTICES:_}", field="obstacles")
+    return space
 
 
 def polygonal_part(geom: shapely.Geometry) -> shapely.Geometry:
@@ -208,7 +270,13 @@ def triangulate(space: shapely.Geometry) -> MeshArrays:
 
 
 def triangles_of(space: shapely.Geometry) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
-    """Vertices ``(V, 2)`` and triangles ``(T, 3)`` of the CDT of ``space``."""
+    """Vertices ``(V, 2)`` and counter-clockwise triangles ``(T, 3)`` of the CDT of ``space``.
+
+    Flat triangles (height at most ``1e-10`` of the longest side, which the
+    CDT makes from nearly collinear vertices) are removed without breaking
+    conformity: the neighbour across the long side is split at the middle
+    vertex (:func:`_drop_flat`).
+    """
     tris = shapely.constrained_delaunay_triangles(space)
     coords = shapely.get_coordinates(tris)
     n = len(coords) // 4
@@ -217,7 +285,75 @@ def triangles_of(space: shapely.Geometry) -> tuple[NDArray[np.float64], NDArray[
     # every triangle is a closed ring of 4 coordinates
     flat = coords.reshape(n, 4, 2)[:, :3, :].reshape(-1, 2)
     uniq, inverse = np.unique(flat, axis=0, return_inverse=True)
-    return uniq, inverse.reshape(n, 3).astype(np.int64)
+    tri = _drop_flat(uniq, inverse.reshape(n, 3).astype(np.int64))
+    if len(tri) == 0:
+        raise ConfigError("the free space has no triangles", field="areas")
+    return uniq, tri
+
+
+#: A triangle whose height is at most this share of its longest side is flat.
+_FLAT = 1e-10
+
+
+def _flat_and_ccw(v: NDArray[np.float64],
+                  tri: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[np.bool_]]:
+    a, b, c = v[tri[:, 0]], v[tri[:, 1]], v[tri[:, 2]]
+    e1, e2, e3 = b - a, c - a, c - b
+    cross = e1[:, 0] * e2[:, 1] - e1[:, 1] * e2[:, 0]
+    long2 = np.maximum(np.maximum((e1 * e1).sum(1), (e2 * e2).sum(1)), (e3 * e3).sum(1))
+    flat = ~(np.abs(cross) > _FLAT * long2)
+    cw = (cross < 0) & ~flat
+    out = tri.copy()
+    out[cw, 1], out[cw, 2] = tri[cw, 2], tri[cw, 1]
+    return out, flat
+
+
+def _drop_flat(v: NDArray[np.float64], tri: NDArray[np.int64]) -> NDArray[np.int64]:
+    """``tri`` counter-clockwise, without flat triangles, still conforming.
+
+    A flat triangle ``(u, m, w)`` with ``m`` (nearly) on the long side ``u w``
+    is dropped; the triangle across ``u w``, if any, is split at ``m`` into two
+    (a wall stays a wall: ``u m`` and ``m w`` already face other triangles).
+    Splits that come out flat are handled the same way; the loop is bounded.
+    """
+    tri, flat = _flat_and_ccw(v, tri)
+    if not flat.any():
+        return tri
+    tris = [list(map(int, t)) for t in tri]
+    alive = [True] * len(tris)
+    todo = [int(i) for i in np.flatnonzero(flat)]
+    for _ in range(8 * len(todo) + 16):
+        if not todo:
+            break
+        t = todo.pop()
+        if not alive[t]:
+            continue
+        alive[t] = False
+        ids = tris[t]
+        pts = v[ids]
+        side2 = [float(((pts[(k + 1) % 3] - pts[k]) ** 2).sum()) for k in range(3)]
+        k = int(np.argmax(side2))
+        u, w, m = ids[k], ids[(k + 1) % 3], ids[(k + 2) % 3]
+        for s, other in enumerate(tris):
+            if not alive[s]:
+                continue
+            for j in range(3):
+                x, y = other[j], other[(j + 1) % 3]
+                if (x, y) in ((u, w), (w, u)):
+                    d = other[(j + 2) % 3]
+                    alive[s] = False
+                    for new in ([x, m, d], [m, y, d]):
+                        nt, nf = _flat_and_ccw(v, np.array([new], dtype=np.int64))
+                        tris.append([int(q) for q in nt[0]])
+                        alive.append(True)
+                        if nf[0]:
+                            todo.append(len(tris) - 1)
+                    break
+            else:
+                continue
+            break
+    out = np.array([t for t, ok in zip(tris, alive, strict=True) if ok], dtype=np.int64)
+    return out.reshape(-1, 3)
 
 
 def build_mesh(config: LevelConfig, *, chord_error: float = DEFAULT_CHORD_ERROR,
@@ -234,9 +370,13 @@ def build_mesh(config: LevelConfig, *, chord_error: float = DEFAULT_CHORD_ERROR,
     True
     """
     space = free_space(config, chord_error=chord_error, weights=weights)
-    mesh = triangulate(space)
-    if merge:
-        mesh = merge_convex(mesh)
+    try:
+        mesh = triangulate(space)
+        if merge:
+            mesh = merge_convex(mesh)
+    except QueryError as exc:  # pragma: no cover - the snapping above should prevent it
+        raise ConfigError(f"the free space could not be meshed ({exc}); coordinates far from "
+                          "the origin for the level's size lose precision", field="areas") from None
     return mesh, space
 
 

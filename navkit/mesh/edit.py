@@ -206,17 +206,137 @@ def cut_circles(arrays: MeshArrays, space: shapely.Geometry, circles: ArrayLike,
     free space ``space`` (each circle's polygon lies outside the true circle,
     :func:`circle_polygons`); only the polygons the circles meet are rebuilt.
 
+    Local: only the polygons whose boxes meet a circle are looked at, and only
+    their union minus the circles goes through shapely; the result is checked
+    locally (:func:`_cut_local`) and falls back to :func:`rebuild_region` on
+    the whole new free space when that check fails. When ``space`` carries a
+    precision grid (:func:`~navkit.mesh.build.free_space` snaps to one) the
+    radii grow by one grid step, so snapping keeps the circles' clearance.
+
     Raises :class:`~navkit.errors.QueryError` for bad circles or when they
     cover the whole free space.
     """
     if not (chord_error > 0 and math.isfinite(chord_error)):
         raise QueryError(f"chord_error: must be a finite number > 0, got {chord_error!r}")
-    disks = circle_polygons(circles, chord_error)
+    c = _check_circles(circles)
+    grid = float(shapely.get_precision(space)) if space is not None else 0.0
+    if grid > 0 and len(c):
+        c = c.copy()
+        c[c[:, 2] > 0, 2] += grid
+    disks = circle_polygons(c, chord_error)
     if disks.is_empty:
         return arrays
+    if grid > 0:
+        disks = shapely.set_precision(disks, grid)
+    out = _cut_local(arrays, disks)
+    if isinstance(out, MeshArrays):
+        STATS["local"] += 1
+        return out
+    if out == "covered":
+        raise QueryError("circles: they cover the whole free space")
     new_space = shapely.difference(space, disks)
     try:
         new_space = polygonal_part(new_space)
     except ConfigError:
         raise QueryError("circles: they cover the whole free space") from None
     return rebuild_region(arrays, new_space, disks)
+
+
+def _cut_local(arrays: MeshArrays, disks: shapely.Geometry) -> MeshArrays | str | None:
+    """The mesh with ``disks`` cut out, touching only the polygons that meet them;
+    ``"covered"`` when nothing is left, None when the local check fails.
+
+    Check (local, no whole-space geometry): the new polygons tile exactly
+    ``union(removed) - disks`` (area and wall length, 1e-9 relative), every
+    kept polygon's wall stays a wall and every edge it shared with a removed
+    polygon is shared with a new one (no gap, no T-junction).
+    """
+    x0, z0, x1, z1 = disks.bounds
+    bb = arrays.poly_bbox
+    cand = np.flatnonzero((bb[:, 0] <= x1) & (bb[:, 2] >= x0) & (bb[:, 1] <= z1) & (bb[:, 3] >= z0))
+    if len(cand) == 0:
+        return arrays
+    geoms = _poly_geoms(arrays, cand)
+    hit = shapely.intersects(geoms, disks)
+    removed = cand[hit]
+    if len(removed) == 0:
+        return arrays
+    union = shapely.coverage_union_all(geoms[hit])
+    try:
+        local = polygonal_part(shapely.difference(union, disks))
+    except ConfigError:
+        local = None
+    keep = np.ones(arrays.n_polygons, dtype=bool)
+    keep[removed] = False
+    if local is None:
+        if not keep.any():
+            return "covered"
+        lv, lstarts, lflat = np.zeros((0, 2)), np.zeros(1, dtype=np.int64), \
+            np.zeros(0, dtype=np.int64)
+        lwall, larea = 0.0, 0.0
+    else:
+        try:
+            lv, ltri = triangles_of(local)
+            lm = from_csr(lv, np.arange(len(ltri) + 1, dtype=np.int64) * 3, ltri.ravel())
+            lm = merge_convex(lm)
+        except (ConfigError, QueryError):
+            return None
+        lwall, larea = _wall_length_and_area(lm)
+        tol = 1e-9 * max(local.length, 1e-300)
+        if abs(lwall - local.length) > tol or \
+                abs(larea - local.area) > 1e-9 * max(local.area, 1e-300):
+            return None
+        lv = lm.vertices
+        lstarts = lm.poly_start.astype(np.int64)
+        lflat = lm.poly_verts.astype(np.int64)
+    out = _assemble(arrays, keep, lv, lstarts, lflat)
+    if out is None:
+        return None
+    # kept polygons come first, edge for edge: their walls must be as before,
+    # and their edges that faced a removed polygon must face a new one
+    kept = np.flatnonzero(keep)
+    ps = arrays.poly_start
+    lens = (ps[kept + 1] - ps[kept]).astype(np.int64)
+    kidx = np.repeat(ps[kept].astype(np.int64) - np.concatenate([[0], np.cumsum(lens)[:-1]]),
+                     lens) + np.arange(int(lens.sum()))
+    old_adj = arrays.poly_adj[kidx]
+    new_adj = out.poly_adj[:len(kidx)]
+    n_kept = len(kept)
+    if not np.array_equal(old_adj < 0, new_adj < 0):
+        return None
+    faced = old_adj >= 0
+    was_removed = faced & ~keep[np.where(faced, old_adj, 0)]
+    if np.any(new_adj[was_removed] < n_kept):
+        return None
+    return out
+
+
+def _assemble(arrays: MeshArrays, keep: NDArray[np.bool_], lv: NDArray[np.float64],
+              lstarts: NDArray[np.int64], lflat: NDArray[np.int64]) -> MeshArrays | None:
+    """Kept polygons of ``arrays`` (in order, first) plus new ones, vertices shared
+    by exact coordinates; None when :func:`from_csr` refuses the result."""
+    kept = np.flatnonzero(keep)
+    ps = arrays.poly_start
+    lens = (ps[kept + 1] - ps[kept]).astype(np.int64)
+    kidx = np.repeat(ps[kept].astype(np.int64) - np.concatenate([[0], np.cumsum(lens)[:-1]]),
+                     lens) + np.arange(int(lens.sum()))
+    kverts = arrays.poly_verts[kidx].astype(np.int64)
+    used = np.unique(kverts)
+    allv = np.concatenate([arrays.vertices[used], lv])
+    _, first, inv = np.unique(allv, axis=0, return_index=True, return_inverse=True)
+    inv = inv.ravel()
+    rank = np.empty(len(first), dtype=np.int64)
+    rank[np.argsort(first, kind="stable")] = np.arange(len(first))
+    new_id = rank[inv]
+    verts = allv[np.sort(first)]
+    old_map = np.full(arrays.n_vertices, -1, dtype=np.int64)
+    old_map[used] = new_id[:len(used)]
+    flat = np.concatenate([old_map[kverts], new_id[len(used):][lflat]])
+    starts = np.concatenate([np.concatenate([[0], np.cumsum(lens)]),
+                             lstarts[1:] + int(lens.sum())])
+    if len(starts) < 2:
+        return None
+    try:
+        return from_csr(verts, starts, flat)
+    except QueryError:
+        return None
