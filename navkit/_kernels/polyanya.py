@@ -32,6 +32,13 @@ with (``best_g``, valid where ``g_stamp == stamp``); a successor rooted there
 with a larger ``g`` (by more than ``PRUNE_REL`` relative, so ties survive) is
 dropped when made and when it leaves the queue.
 
+Dead-tree pruning (the one-way polygons of Cui et al., taken to whole
+trees): :func:`dead_trees` peels the trees of polygons that hang off the
+mesh's dual graph behind a single edge and hold no pinch vertex; a successor
+that enters one from its parent is never made unless the goal lies in it
+(``amark``: the goal's polygons and their tree ancestors). A path into such a
+pocket could only leave it through the edge it came in by.
+
 *Pinch* vertices (two or more wall gaps in their fan, where free space
 touches itself at a point): a root there also seeds the fan sectors the path
 did not arrive in, so paths may pass through the point.
@@ -192,6 +199,79 @@ def _mark(mark, stamp, kind, idx, p, poly_adj, vert_start, vert_polys):  # type:
                 mark[q] = stamp
 
 
+@njit
+def _mark_up(amark, stamp, kind, idx, p, poly_adj, vert_start, vert_polys, tparent):  # type: ignore[no-untyped-def]
+    """Stamp every polygon holding the point ``(kind, idx)`` of ``p`` (as
+    :func:`_mark`) and its ancestors in the dead trees (``tparent``)."""
+    n = 1
+    if kind == 1:
+        n = 2
+    elif kind == 2:
+        n = vert_start[idx + 1] - vert_start[idx]
+    for k in range(n):
+        q = p
+        if kind == 1 and k == 1:
+            q = poly_adj[idx]
+        elif kind == 2:
+            q = vert_polys[vert_start[idx] + k]
+        steps = 0
+        while q >= 0 and amark[q] != stamp and steps < tparent.shape[0]:
+            amark[q] = stamp
+            q = tparent[q]
+            steps += 1
+
+
+@njit
+def dead_trees(poly_start, poly_verts, poly_adj, vgaps, tparent, edead, queue, deg):  # type: ignore[no-untyped-def]
+    """Peel the trees that hang off the mesh's dual graph.
+
+    A polygon with no pinch vertex (``vgaps < 2``) and at most one neighbour
+    not yet peeled is peeled, repeatedly; the neighbour left is its parent.
+    A path that enters a peeled polygon from its parent can only leave the
+    subtree below it through the same edge, so it is never shortest unless
+    the goal lies in that subtree. Writes ``tparent`` int32 (P,): the parent,
+    -1 for a tree's last polygon, -2 for polygons not peeled; ``edead``
+    uint8 (E,): 1 on the edge of a peeled polygon that faces its parent.
+    Scratch: ``queue``, ``deg`` int32 (P,). Returns the number peeled.
+    """
+    n_poly = poly_start.shape[0] - 1
+    head = 0
+    tail = 0
+    for p in range(n_poly):
+        tparent[p] = -2  # -2: in the graph, -3: queued, else peeled
+        d = 0
+        ok = True
+        for k in range(poly_start[p], poly_start[p + 1]):
+            edead[k] = 0
+            if poly_adj[k] >= 0:
+                d += 1
+            if vgaps[poly_verts[k]] >= 2:
+                ok = False
+        deg[p] = d if ok else n_poly + 2  # pinch polygons stay
+        if deg[p] <= 1:
+            queue[tail] = p
+            tail += 1
+            tparent[p] = -3
+    while head < tail:
+        q = queue[head]
+        head += 1
+        tparent[q] = -1
+        for k in range(poly_start[q], poly_start[q + 1]):
+            r = poly_adj[k]
+            if r < 0 or tparent[r] > -2 or r == q:
+                continue
+            # the one neighbour still in the graph (deg[q] <= 1 counts them)
+            tparent[q] = r
+            edead[k] = 1
+            deg[r] -= 1
+            if deg[r] <= 1 and tparent[r] == -2:
+                queue[tail] = r
+                tail += 1
+                tparent[r] = -3
+            break
+    return head
+
+
 @njit(inline="always")
 def _add(nf, ni, hf, hk, nn, hs, rx, rz, rid, ax, az, bx, bz, edge, poly, parent, kind, g, f):  # type: ignore[no-untyped-def]
     """Write node ``nn`` and queue it; the caller checked the capacity."""
@@ -209,6 +289,13 @@ def _add(nf, ni, hf, hk, nn, hs, rx, rz, rid, ax, az, bx, bz, edge, poly, parent
     ni[nn, I_PARENT] = parent
     ni[nn, I_KIND] = kind
     return heap_push(hf, hk, hs, f, nn)
+
+
+@njit(inline="always")
+def _dead(edead, amark, stamp, k, q):  # type: ignore[no-untyped-def]
+    """True when entering polygon ``q`` through its edge ``k`` leads into a dead
+    tree (see :func:`dead_trees`) that does not hold the goal."""
+    return edead[k] != 0 and amark[q] != stamp
 
 
 @njit(inline="always")
@@ -364,17 +451,19 @@ def _trace(nf, ni, i, gx, gz, out):  # type: ignore[no-untyped-def]
 
 
 @njit
-def search(mesh_t, twin, vgaps, nf, ni, hf, hk, best_g, g_stamp, smark, gmark, stamp,  # type: ignore[no-untyped-def]
-           sx, sz, sp, gx, gz, gp, max_nodes, out, counts):
+def search(mesh_t, twin, vgaps, tparent, edead, nf, ni, hf, hk, best_g, g_stamp, smark, gmark,  # type: ignore[no-untyped-def]
+           amark, stamp, sx, sz, sp, gx, gz, gp, max_nodes, out, counts):
     """One Polyanya query from ``(sx, sz)`` in polygon ``sp`` to ``(gx, gz)`` in ``gp``.
 
     ``twin`` int32 (E,): the ``poly_verts`` index of each edge inside the
     polygon across it (-1 at walls); ``vgaps`` int32 (V,): wall gaps in each
-    vertex's fan. Workspace: ``nf`` float64 (N, 8) and ``ni`` int32 (N, 5)
-    node pool, ``hf`` float64 (N,) / ``hk`` int64 (N,) heap, ``best_g``
-    float64 and ``g_stamp`` int64 (V,), ``smark`` / ``gmark`` int64 (P,)
-    polygon stamps; ``stamp`` (int64) must exceed every value in the stamp
-    arrays. Writes the path, start first, into ``out`` float64 (W, 2) and
+    vertex's fan; ``tparent`` int32 (P,) and ``edead`` uint8 (E,): the dead
+    trees (:func:`dead_trees`). Workspace: ``nf`` float64 (N, 8) and ``ni``
+    int32 (N, 5) node pool, ``hf`` float64 (N,) / ``hk`` int64 (N,) heap,
+    ``best_g`` float64 and ``g_stamp`` int64 (V,), ``smark`` / ``gmark`` /
+    ``amark`` int64 (P,) polygon stamps (start, goal, goal's tree ancestors);
+    ``stamp`` (int64) must exceed every value in the stamp arrays. Writes the
+    path, start first, into ``out`` float64 (W, 2) and
     ``counts[C_EXPANDED, C_GENERATED, C_WAYPOINTS]``. Returns a status code.
     """
     mesh = MeshArgs(*mesh_t)
@@ -396,6 +485,7 @@ def search(mesh_t, twin, vgaps, nf, ni, hf, hk, best_g, g_stamp, smark, gmark, s
         return BAD_GOAL
     _mark(smark, stamp, skind, sidx, sp, padj, mesh.vert_start, mesh.vert_polys)
     _mark(gmark, stamp, gkind, gidx, gp, padj, mesh.vert_start, mesh.vert_polys)
+    _mark_up(amark, stamp, gkind, gidx, gp, padj, mesh.vert_start, mesh.vert_polys, tparent)
 
     # start and goal share a (convex) polygon: the straight line
     direct = sx == gx and sz == gz
@@ -454,7 +544,7 @@ def search(mesh_t, twin, vgaps, nf, ni, hf, hk, best_g, g_stamp, smark, gmark, s
         p1 = pstart[p + 1]
         for e in range(p0, p1):
             q = padj[e]
-            if q < 0 or smark[q] == stamp:
+            if q < 0 or _dead(edead, amark, stamp, twin[e], q) or smark[q] == stamp:
                 continue
             a = pverts[e]
             b = pverts[e + 1] if e + 1 < p1 else pverts[p0]
@@ -550,7 +640,7 @@ def search(mesh_t, twin, vgaps, nf, ni, hf, hk, best_g, g_stamp, smark, gmark, s
                     li -= n
                 e = p0 + li
                 q = padj[e]
-                if q < 0:
+                if q < 0 or _dead(edead, amark, stamp, twin[e], q):
                     continue
                 li2 = li + 1 if li + 1 < n else 0
                 c = pverts[e]
@@ -645,7 +735,7 @@ def search(mesh_t, twin, vgaps, nf, ni, hf, hk, best_g, g_stamp, smark, gmark, s
                 li -= n
             e = p0 + li
             q = padj[e]
-            if q < 0:
+            if q < 0 or _dead(edead, amark, stamp, twin[e], q):
                 continue
             c = pverts[e]
             d = pverts[p0 + li + 1] if li + 1 < n else pverts[p0]
@@ -702,7 +792,7 @@ def search(mesh_t, twin, vgaps, nf, ni, hf, hk, best_g, g_stamp, smark, gmark, s
                         or _cross(dux, duz, vtx[d, 0] - rx, vtx[d, 1] - rz) != 0.0):
                     break
                 q = padj[e]
-                if q < 0:
+                if q < 0 or _dead(edead, amark, stamp, twin[e], q):
                     continue
                 nn, hs = _edge_turn(corner, best_g, g_stamp, stamp, nf, ni, hf, hk, nn, hs, rx,
                                     rz, g, i, c, d, vtx[c, 0], vtx[c, 1], vtx[d, 0], vtx[d, 1],
@@ -769,7 +859,7 @@ def search(mesh_t, twin, vgaps, nf, ni, hf, hk, best_g, g_stamp, smark, gmark, s
                     li -= n
                 e = p0 + li
                 q = padj[e]
-                if q < 0:
+                if q < 0 or _dead(edead, amark, stamp, twin[e], q):
                     continue
                 c = pverts[e]
                 d = pverts[p0 + li + 1] if li + 1 < n else pverts[p0]

@@ -2,7 +2,9 @@
 
 :class:`ExactSearch` owns the search's workspace (node pool, heap, per-vertex
 best ``g``, polygon stamps, waypoint buffer) and reuses it across queries: one
-instance must not run two queries at once (use one per thread).
+instance must not run two queries at once (use one per thread). It also keeps
+the mesh's dead trees (pockets behind one edge, never searched unless they
+hold the goal: :func:`navkit._kernels.polyanya.dead_trees`).
 
 >>> import numpy as np
 >>> from navkit.mesh.arrays import from_polygons
@@ -106,10 +108,17 @@ class ExactSearch:
         gap_owner = np.repeat(np.arange(nv), np.diff(arrays.vert_start))
         self._vgaps = np.bincount(gap_owner[arrays.vert_polys < 0], minlength=nv).astype(np.int32)
         self._region = _touch_regions(arrays)
+        n_poly = arrays.n_polygons
+        self._tparent = np.empty(n_poly, dtype=np.int32)
+        self._edead = np.empty(len(arrays.poly_verts), dtype=np.uint8)
+        _k.dead_trees(arrays.poly_start, arrays.poly_verts, arrays.poly_adj, self._vgaps,
+                      self._tparent, self._edead, np.empty(n_poly, dtype=np.int32),
+                      np.empty(n_poly, dtype=np.int32))
         self._best_g = np.zeros(nv, dtype=np.float64)
         self._g_stamp = np.zeros(nv, dtype=np.int64)
         self._smark = np.zeros(arrays.n_polygons, dtype=np.int64)
         self._gmark = np.zeros(arrays.n_polygons, dtype=np.int64)
+        self._amark = np.zeros(arrays.n_polygons, dtype=np.int64)
         self._counts = np.zeros(4, dtype=np.int64)
         self._stamp = 0
         self._alloc(n0, nv + 4)
@@ -164,10 +173,11 @@ class ExactSearch:
              budget: int, *, unreachable: bool) -> SearchOutcome:
         while True:
             self._stamp += 1
-            status = _k.search(self._mesh, self._twin, self._vgaps, self._nf, self._ni,
-                               self._hf, self._hk, self._best_g, self._g_stamp, self._smark,
-                               self._gmark, self._stamp, sx, sz, sp, gx, gz, gp, budget,
-                               self._out, self._counts)
+            status = _k.search(self._mesh, self._twin, self._vgaps, self._tparent, self._edead,
+                               self._nf, self._ni, self._hf, self._hk, self._best_g,
+                               self._g_stamp, self._smark, self._gmark, self._amark,
+                               self._stamp, sx, sz, sp, gx, gz, gp, budget, self._out,
+                               self._counts)
             c = self._counts
             if status == _k.BAD_START:
                 raise QueryError(f"start: ({sx!r}, {sz!r}) is not inside polygon {sp}")
