@@ -70,6 +70,8 @@ def _touch_regions(arrays: MeshArrays) -> NDArray[np.int32]:
 
 
 def _index(value: Any, name: str) -> int:
+    if type(value) is int:  # the common case
+        return value
     if isinstance(value, bool):
         raise QueryError(f"{name}: expected an integer, got {value!r}")
     try:
@@ -79,6 +81,8 @@ def _index(value: Any, name: str) -> int:
 
 
 def _coord(value: Any, name: str) -> float:
+    if type(value) is float and -1e15 <= value <= 1e15:  # the common case (NaN fails it)
+        return value
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
         raise QueryError(f"{name}: expected a number, got {type(value).__name__}")
     v = float(value)
@@ -196,6 +200,8 @@ class ExactSearch:
             m = int(c[_k.C_WAYPOINTS])
             wp = self._out[:m].copy()
             length = 0.0
+            pts = wp.tolist()  # plain floats: a tenth of the cost of numpy scalars
             for k in range(m - 1):
-                length += math.hypot(wp[k + 1, 0] - wp[k, 0], wp[k + 1, 1] - wp[k, 1])
+                (ax, az), (bx, bz) = pts[k], pts[k + 1]
+                length += math.hypot(bx - ax, bz - az)
             return SearchOutcome(0, wp, length, int(c[0]), int(c[1]))
