@@ -32,6 +32,8 @@ _EXPORTS: dict[str, str] = {
     "FlowFieldCache": "navkit.query.flow_cache",
     "obstacle_radius": "navkit.query.navmap",
     "NavMesh": "navkit.mesh.navmesh",
+    "SpatialHash": "navkit.crowd.spatial_hash",
+    "Crowd": "navkit.crowd.crowd",
     "PathResult": "navkit.results",
     "MeshPathResult": "navkit.results",
     "BatchResult": "navkit.results",
@@ -53,8 +55,8 @@ _EXPORTS: dict[str, str] = {
 
 __all__ = [
     "NavGrid", "Pathfinder", "HPAStar", "NavMap", "PathCache", "FlowField", "FlowFieldCache",
-    "obstacle_radius", "NavMesh", "PathResult", "MeshPathResult", "BatchResult", "Status",
-    "CostModel", "SEED", "EXACT",
+    "obstacle_radius", "NavMesh", "SpatialHash", "Crowd", "PathResult", "MeshPathResult",
+    "BatchResult", "Status", "CostModel", "SEED", "EXACT",
     "load_grid", "save_grid", "read_scenarios", "NavkitError", "FormatError", "ConfigError",
     "QueryError", "Location", "Character", "CharacterKind", "__version__",
 ]
@@ -62,8 +64,8 @@ assert set(__all__) == {*_EXPORTS, "__version__"}
 
 
 #: Sub-packages reachable as attributes (``navkit.examples.path(...)``), loaded on first use.
-_SUBPACKAGES = frozenset({"examples", "formats", "level", "query", "mesh", "sim", "render",
-                          "render_mesh", "warmup", "viewer", "bench", "cli"})
+_SUBPACKAGES = frozenset({"examples", "formats", "level", "query", "mesh", "crowd", "sim",
+                          "render", "render_mesh", "warmup", "viewer", "bench", "cli"})
 
 
 def __getattr__(name: str) -> Any:
@@ -83,6 +85,8 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:  # what the names are, for type checkers and IDEs
     from .costs import EXACT, SEED, CostModel
+    from .crowd.crowd import Crowd
+    from .crowd.spatial_hash import SpatialHash
     from .errors import ConfigError, FormatError, NavkitError, QueryError
     from .formats import load_grid, read_scenarios, save_grid
     from .grid import NavGrid

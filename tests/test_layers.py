@@ -44,6 +44,7 @@ LAYERS = {
     "navkit.level": 2,
     "navkit.query": 3,
     "navkit.mesh": 3,
+    "navkit.crowd": 3,
     "navkit.sim": 4,
     "navkit.render": 5,
     "navkit.render_mesh": 5,

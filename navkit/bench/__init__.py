@@ -14,6 +14,10 @@
 ``sim``    :mod:`navkit.bench.sim`: simulation tick time at 100 to 5,000 walkers
 ``startup`` :mod:`navkit.bench.startup`: first use in a new process, cold and
            warm numba cache (CPU, wall, peak memory)
+``mesh``   :mod:`navkit.bench.mesh`: navigation meshes against
+           extremitypathfinder, pyvisgraph, pynavmesh and navkit's grid
+``crowd``  :mod:`navkit.bench.crowd`: the spatial hash against cKDTree, flocking
+           and flow following against numpy / scipy
 =========  =====================================================================
 
 Each module has ``main(argv) -> int`` (0, or 2 on bad input); they are
@@ -40,6 +44,7 @@ SUITES: dict[str, str] = {
     "sim": "navkit.bench.sim",
     "startup": "navkit.bench.startup",
     "mesh": "navkit.bench.mesh",
+    "crowd": "navkit.bench.crowd",
 }
 #: What ``navkit bench`` runs when the first argument names no benchmark.
 DEFAULT_SUITE = "peers"

@@ -47,6 +47,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import shapely
 from numpy.typing import NDArray
 
 from .._kernels import mesh_build as _mk
@@ -110,6 +111,12 @@ class MeshArrays:
         """Polygon ``i``'s vertices, ``(k, 2)`` metres, counter-clockwise."""
         return self.vertices[self.poly_verts[self.poly_start[i]:self.poly_start[i + 1]]]
 
+    def shapes(self) -> NDArray[Any]:
+        """Every polygon as a shapely ``Polygon`` (an object array, built vectorised)."""
+        owner = np.repeat(np.arange(self.n_polygons), np.diff(self.poly_start))
+        rings = shapely.linearrings(self.vertices[self.poly_verts], indices=owner)
+        return shapely.polygons(rings)
+
     def polygons(self) -> list[F64]:
         """Every polygon's vertices (``polygon(i)`` for each ``i``)."""
         return [self.polygon(i) for i in range(self.n_polygons)]
@@ -144,9 +151,22 @@ class MeshArrays:
 
         Only vertices and polygons are stored; adjacency and the rest are
         rebuilt and every invariant is checked, so a damaged or hostile file
-        raises :class:`~navkit.errors.FormatError` naming the file.
+        raises :class:`~navkit.errors.FormatError` naming the file. The
+        polygons must also tile without overlapping (``shapely.coverage_is_valid``).
         """
         p = Path(path)
+        try:
+            return MeshArrays._load(p)
+        except FormatError:
+            raise
+        except MemoryError:
+            raise FormatError("mesh file too large for memory", path=str(p)) from None
+        except Exception as exc:  # a hostile file: any other failure is a bad file
+            raise FormatError(f"not a navkit mesh file ({type(exc).__name__}: "
+                              f"{str(exc)[:200]})", path=str(p)) from None
+
+    @staticmethod
+    def _load(p: Path) -> tuple[MeshArrays, dict[str, Any]]:
         try:
             with zipfile.ZipFile(p) as zf:
                 size = sum(i.file_size for i in zf.infolist())
@@ -164,9 +184,11 @@ class MeshArrays:
         except Exception as exc:  # zipfile.BadZipFile and friends
             raise FormatError(f"not a navkit mesh file ({type(exc).__name__}: {exc})",
                               path=str(p)) from None
+        if not all(isinstance(data[k], np.ndarray) for k in data):
+            raise FormatError("mesh members must be .npy arrays", path=str(p))
         try:
             header = json.loads(bytes(data["header"].astype(np.uint8)).decode())
-        except (ValueError, UnicodeDecodeError):
+        except (ValueError, UnicodeDecodeError, RecursionError, TypeError):
             raise FormatError("mesh header is not JSON", path=str(p)) from None
         if not isinstance(header, dict) or header.get("format") != "navkit-mesh":
             raise FormatError("not a navkit mesh file (header format)", path=str(p))
@@ -179,7 +201,8 @@ class MeshArrays:
                               path=str(p))
         if ps.ndim != 1 or pv.ndim != 1 or ps.dtype.kind not in "iu" or pv.dtype.kind not in "iu":
             raise FormatError("poly_start / poly_verts must be 1-d integer arrays", path=str(p))
-        if len(ps) < 2 or ps[0] != 0 or ps[-1] != len(pv) or np.any(np.diff(ps) < 3):
+        if (len(ps) < 2 or ps[0] != 0 or ps[-1] != len(pv)
+                or np.any(np.diff(ps.astype(np.int64)) < 3)):
             raise FormatError("poly_start is not a CSR offset array of polygons with 3+ "
                               "vertices", path=str(p))
         try:
@@ -187,6 +210,9 @@ class MeshArrays:
                               pv.astype(np.int64))
         except QueryError as exc:
             raise FormatError(str(exc), path=str(p)) from None
+        if not bool(shapely.coverage_is_valid(arrays.shapes())):
+            raise FormatError("mesh polygons overlap (a mesh tiles its free space)",
+                              path=str(p))
         meta = header.get("meta", {})
         return arrays, meta if isinstance(meta, dict) else {}
 

@@ -71,7 +71,10 @@ def circle_sides(radius: float, chord_error: float) -> int:
         raise ConfigError(f"must be a finite number > 0, got {chord_error!r}", field="chord_error")
     if radius <= 0:
         return 4
-    half = math.acos(radius / (radius + chord_error))  # pi / N at the limit
+    ratio = radius / (radius + chord_error)
+    if ratio >= 1.0:  # the chord error is below the radius's rounding: as fine as allowed
+        return 1 << 16
+    half = math.acos(ratio)  # pi / N at the limit
     n = max(4, math.ceil(math.pi / half - 1e-9))
     return int(min(4 * math.ceil(n / 4), 1 << 16))
 

@@ -27,9 +27,10 @@ import shapely
 from numpy.typing import NDArray
 
 from .._kernels import mesh_build as _mk
-from ..errors import ConfigError
+from ..errors import ConfigError, QueryError
 from ..grid import NavGrid
 from .arrays import MeshArrays, from_csr
+from .build import triangles_of
 from .merge import merge_convex
 
 __all__ = ["mesh_from_grid", "grid_rings", "LAST_TIMES"]
@@ -114,14 +115,14 @@ def mesh_from_grid(grid: NavGrid) -> tuple[MeshArrays, shapely.Geometry]:
     polys = shapely.polygons(rings_sorted, indices=poly_index)
     space: Any = shapely.MultiPolygon(list(polys)) if len(polys) > 1 else polys[0]
     t2 = time.perf_counter()
-    tris = shapely.constrained_delaunay_triangles(space)
-    t3 = time.perf_counter()
-    c = shapely.get_coordinates(tris)
-    n = len(c) // 4
-    flat = c.reshape(n, 4, 2)[:, :3, :].reshape(-1, 2)
-    uniq, inverse = np.unique(flat, axis=0, return_inverse=True)
-    starts = np.arange(n + 1, dtype=np.int64) * 3
-    mesh = from_csr(uniq, starts, inverse.astype(np.int64).ravel())
+    try:
+        verts, tri = triangles_of(space)
+        t3 = time.perf_counter()
+        mesh = from_csr(verts, np.arange(len(tri) + 1, dtype=np.int64) * 3, tri.ravel())
+    except (shapely.errors.GEOSException, QueryError) as exc:
+        raise ConfigError(f"the grid's outline cannot be triangulated at this precision "
+                          f"({exc}); move the grid's origin closer to 0 or use larger cells",
+                          field="min_x") from None
     t4 = time.perf_counter()
     mesh = merge_convex(mesh)
     t5 = time.perf_counter()

@@ -378,7 +378,7 @@ class NavMesh:
 
     @staticmethod
     def _method(method: Any) -> str:
-        if method not in METHODS:
+        if not isinstance(method, str) or method not in METHODS:
             raise QueryError(f"method must be one of {', '.join(METHODS)}, got {shown(method)}")
         return str(method)
 

@@ -41,7 +41,7 @@ BAD_KINDS = (OTHER, CRASH, HANG, WRONG)
 
 #: Areas and their share of the cases (the viewer's needs starlette).
 AREAS: dict[str, int] = {
-    "readers": 22, "levels": 12, "queries": 24, "oracle": 20, "sim": 12,
+    "readers": 22, "levels": 12, "queries": 24, "oracle": 20, "sim": 12, "mesh": 14,
     "viewer": 10 if importlib.util.find_spec("starlette") is not None else 0,
 }
 
@@ -247,14 +247,14 @@ def area_of(seed: int, index: int) -> str:
 
 def make_case(seed: int, index: int) -> Case:
     """Case ``index`` of ``seed``: the same case on every run."""
-    from . import gen_levels, gen_oracle, gen_queries, gen_readers, gen_sim, gen_viewer
+    from . import gen_levels, gen_mesh, gen_oracle, gen_queries, gen_readers, gen_sim, gen_viewer
 
     planted = _planted(index)
     if planted is not None:
         return planted
 
     modules = {"readers": gen_readers, "levels": gen_levels, "queries": gen_queries,
-               "oracle": gen_oracle, "sim": gen_sim, "viewer": gen_viewer}
+               "oracle": gen_oracle, "sim": gen_sim, "viewer": gen_viewer, "mesh": gen_mesh}
     area = area_of(seed, index)
     g = Gen(seed, index)
     make = g.weighted(modules[area].GENERATORS)

@@ -1,0 +1,479 @@
+"""A crowd of steering agents, advanced one tick at a time by one kernel.
+
+>>> import numpy as np, navkit
+>>> from navkit.crowd import Crowd, Weights
+>>> c = Crowd([[0.0, 0.0], [10.0, 0.0]], weights=Weights(arrive=1.0), max_speed=2.0,
+...           max_force=4.0)
+>>> c.set_targets([[5.0, 0.0], [5.0, 0.0]])
+>>> c.run(200, 0.05)
+>>> np.round(c.positions, 1).tolist()
+[[5.0, 0.0], [5.0, 0.0]]
+
+State is a structure of arrays (one row per agent, in a fixed order) that the
+kernel (:mod:`navkit._kernels.steering`) reads and writes in place; a tick
+allocates nothing. Units: metres, seconds; agents have unit mass, so
+``max_force`` is the largest acceleration (m/s^2). See docs/crowds.md.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from .._kernels import steering as _k
+from ..errors import ConfigError, QueryError
+from ..grid import NavGrid
+from .spatial_hash import as_points
+from .steering import BLENDINGS, DEFAULT_PRIORITY, SteeringParams, Weights, priority_codes
+
+__all__ = ["Crowd", "MOVING", "ARRIVED", "UNREACHABLE", "STATE_VERSION"]
+
+MOVING = _k.MOVING
+ARRIVED = _k.ARRIVED
+UNREACHABLE = _k.UNREACHABLE
+#: Version of :meth:`Crowd.state_dict`'s layout.
+STATE_VERSION = 1
+
+_ROW_ARRAYS = ("pos", "vel", "head", "max_speed", "max_force", "weights", "target", "threat",
+               "chase", "avoid", "wander", "path_idx", "flow_id", "status")
+
+
+def _per_agent(value: Any, n: int, name: str, *, positive: bool = True) -> NDArray[np.float64]:
+    try:
+        arr = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ConfigError(f"expected a number or {n} numbers, got {value!r}", field=name) from None
+    if arr.ndim == 0:
+        arr = np.full(n, float(arr))
+    if arr.shape != (n,):
+        raise ConfigError(f"expected a number or shape ({n},), got {arr.shape}", field=name)
+    if not np.all(np.isfinite(arr)) or (positive and np.any(arr <= 0)):
+        raise ConfigError(f"expected finite numbers{' > 0' if positive else ''}", field=name)
+    return np.ascontiguousarray(arr)
+
+
+class Crowd:
+    """Agents steered by weighted behaviours (see :data:`~navkit.crowd.steering.BEHAVIOURS`).
+
+    Parameters
+    ----------
+    positions : (n, 2) array
+        Start positions, world (x, z) metres; with a ``grid`` each must lie in
+        a walkable cell.
+    grid : NavGrid or None
+        The map for wall avoidance, the wall cut and flow fields; ``None``:
+        open, unbounded space.
+    params : SteeringParams
+        Behaviour parameters shared by every agent.
+    weights : Weights
+        Every agent's behaviour weights (:meth:`set_weights` changes them per agent).
+    max_speed, max_force : float or (n,) array
+        m/s and m/s^2, > 0.
+    velocities : (n, 2) array or None
+        Start velocities, m/s (default zero).
+    blending : "weighted" or "priority"
+    priority : sequence of the 12 behaviour names
+        The order of priority blending (weighted blending sums in it too).
+    seed : int
+        Seed of the wander noise (a hash of seed, agent and tick).
+    """
+
+    def __init__(
+        self,
+        positions: ArrayLike,
+        *,
+        grid: NavGrid | None = None,
+        params: SteeringParams | None = None,
+        weights: Weights | None = None,
+        max_speed: Any = 1.5,
+        max_force: Any = 3.0,
+        velocities: ArrayLike | None = None,
+        blending: str = "weighted",
+        priority: Sequence[str] = DEFAULT_PRIORITY,
+        seed: int = 0,
+    ):
+        pos = as_points(positions, "positions").copy()
+        n = len(pos)
+        if n >= 2**31 - 1:
+            raise QueryError(f"positions: at most {2**31 - 2} agents, got {n}")
+        params = SteeringParams() if params is None else params
+        if not isinstance(params, SteeringParams):
+            raise ConfigError(f"expected SteeringParams, got {type(params).__name__}",
+                              field="params")
+        weights = Weights() if weights is None else weights
+        if not isinstance(weights, Weights):
+            raise ConfigError(f"expected Weights, got {type(weights).__name__}", field="weights")
+        if blending not in BLENDINGS:
+            raise ConfigError(f"expected one of {BLENDINGS}, got {blending!r}", field="blending")
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not (
+                0 <= int(seed) < 2**63):
+            raise ConfigError(f"expected an integer in [0, 2**63), got {seed!r}", field="seed")
+        if grid is not None and not isinstance(grid, NavGrid):
+            raise ConfigError(f"expected a NavGrid or None, got {type(grid).__name__}",
+                              field="grid")
+        self._n = n
+        self._params = params
+        self._blending = blending
+        self._priority = tuple(priority)
+        self._prio = priority_codes(self._priority)
+        self._seed = int(seed)
+        self._tick = 0
+        self._grid = grid
+        # ---- state
+        self._a: dict[str, NDArray[Any]] = {
+            "pos": pos,
+            "vel": np.zeros((n, 2)) if velocities is None else as_points(velocities,
+                                                                            "velocities").copy(),
+            "head": np.zeros((n, 2)),
+            "max_speed": _per_agent(max_speed, n, "max_speed"),
+            "max_force": _per_agent(max_force, n, "max_force"),
+            "weights": np.ascontiguousarray(np.tile(weights.as_array(), (n, 1))),
+            "target": pos.copy(),
+            "threat": pos.copy(),
+            "chase": np.full(n, -1, dtype=np.int32),
+            "avoid": np.full(n, -1, dtype=np.int32),
+            "wander": np.zeros(n),
+            "path_idx": np.zeros(n, dtype=np.int32),
+            "flow_id": np.full(n, -1, dtype=np.int32),
+            "status": np.zeros(n, dtype=np.int8),
+        }
+        if self._a["vel"].shape != (n, 2):
+            raise QueryError(f"velocities: expected shape ({n}, 2), got {self._a['vel'].shape}")
+        vel = self._a["vel"]
+        speed = np.hypot(vel[:, 0], vel[:, 1])
+        head = self._a["head"]
+        head[:, 0] = 1.0
+        moving = speed > 0
+        head[moving] = vel[moving] / speed[moving, None]
+        self._path_off = np.zeros(n + 1, dtype=np.int64)
+        self._path_pts = np.zeros((0, 2))
+        # ---- world
+        if grid is not None:
+            self._walk = np.ascontiguousarray(grid.walkable, dtype=np.uint8)
+            self._check_free(pos, "positions")
+            shape = grid.shape
+        else:
+            self._walk = np.ones((1, 1), dtype=np.uint8)
+            shape = (1, 1)
+        self._flow_dir = np.full((0, *shape), -1, dtype=np.int8)
+        self._flow_cost = np.full((0, *shape), np.inf)
+        # ---- workspace
+        self._max_cells = 4 * n + 4096
+        self._ws = _k.CrowdWork(
+            cell_start=np.zeros(self._max_cells + 1, dtype=np.int64),
+            order=np.zeros(n, dtype=np.int32), slot=np.zeros(n, dtype=np.int32),
+            spos=np.zeros((n, 2)), svel=np.zeros((n, 2)), geom=np.zeros(3),
+            dims=np.zeros(2, dtype=np.int64), new_pos=np.zeros((n, 2)), new_vel=np.zeros((n, 2)),
+            arrived=np.zeros(1, dtype=np.int64), max_cells=self._max_cells)
+        self._pack()
+
+    # -------------------------------------------------------------- plumbing
+    def _pack(self) -> None:
+        """Build the kernel's tuples (after any change of array identity)."""
+        a = self._a
+        self._st = tuple(_k.CrowdState(
+            pos=a["pos"], vel=a["vel"], head=a["head"], max_speed=a["max_speed"],
+            max_force=a["max_force"], weights=a["weights"], target=a["target"],
+            threat=a["threat"], chase=a["chase"], avoid=a["avoid"], wander=a["wander"],
+            path_off=self._path_off, path_pts=self._path_pts, path_idx=a["path_idx"],
+            flow_id=a["flow_id"], status=a["status"]))
+        nf = len(self._flow_dir)
+        fd = self._flow_dir if nf else np.full((1, *self._walk.shape), -1, dtype=np.int8)
+        fc = self._flow_cost if nf else np.full((1, *self._walk.shape), np.inf)
+        g = self._grid
+        self._wd = tuple(_k.CrowdWorld(
+            has_grid=int(g is not None), walk=self._walk,
+            min_x=float(g.min_x) if g is not None else 0.0,
+            min_z=float(g.min_z) if g is not None else 0.0,
+            cell=float(g.cell_size) if g is not None else 1.0,
+            flow_dir=np.ascontiguousarray(fd), flow_cost=np.ascontiguousarray(fc)))
+        ws = self._ws
+        if len(ws.arrived) != max(nf, 1):
+            ws = ws._replace(arrived=np.zeros(max(nf, 1), dtype=np.int64))
+            self._ws = ws
+        self._ws_t = tuple(ws)
+        self._params_arr = self._params.as_array()
+        self._blend = 0 if self._blending == "weighted" else 1
+
+    def _agents(self, agents: Any) -> NDArray[np.int64]:
+        if agents is None:
+            return np.arange(self._n)
+        try:
+            idx = np.asarray(agents)
+        except (TypeError, ValueError):
+            raise QueryError("agents: expected agent indices") from None
+        if idx.ndim == 0:
+            idx = idx.reshape(1)
+        if idx.ndim != 1 or (idx.size and (idx.dtype == np.bool_
+                                           or not np.issubdtype(idx.dtype, np.integer))):
+            raise QueryError(f"agents: expected a 1-D integer array, got {idx.dtype} {idx.shape}")
+        if idx.size and (int(idx.min()) < 0 or int(idx.max()) >= self._n):
+            raise QueryError(f"agents: indices must lie in [0, {self._n - 1}]")
+        return idx.astype(np.int64)
+
+    def _check_free(self, pts: NDArray[np.float64], name: str) -> None:
+        g = self._grid
+        if g is None or not len(pts):
+            return
+        fx = np.floor((pts[:, 0] - g.min_x) / g.cell_size)
+        fz = np.floor((pts[:, 1] - g.min_z) / g.cell_size)
+        inside = (fx >= 0) & (fx < g.width) & (fz >= 0) & (fz < g.depth)
+        ok = inside.copy()
+        ok[inside] = g.walkable[fz[inside].astype(np.int64), fx[inside].astype(np.int64)]
+        if not ok.all():
+            i = int(np.flatnonzero(~ok)[0])
+            raise QueryError(f"{name}[{i}] = {pts[i].tolist()} is not in a walkable cell")
+
+    # ------------------------------------------------------------ properties
+    @property
+    def n(self) -> int:
+        return self._n
+
+    @property
+    def tick(self) -> int:
+        """Ticks run so far."""
+        return self._tick
+
+    @property
+    def params(self) -> SteeringParams:
+        return self._params
+
+    @property
+    def grid(self) -> NavGrid | None:
+        return self._grid
+
+    def _view(self, key: str) -> NDArray[Any]:
+        v = self._a[key].view()
+        v.setflags(write=False)
+        return v
+
+    @property
+    def positions(self) -> NDArray[np.float64]:
+        """(n, 2) metres, read-only view (live)."""
+        return self._view("pos")
+
+    @property
+    def velocities(self) -> NDArray[np.float64]:
+        """(n, 2) m/s, read-only view (live)."""
+        return self._view("vel")
+
+    @property
+    def headings(self) -> NDArray[np.float64]:
+        """(n, 2) unit vectors, read-only view (live)."""
+        return self._view("head")
+
+    @property
+    def status(self) -> NDArray[np.int8]:
+        """(n,) int8: 0 moving, 1 arrived (flow field), 2 unreachable."""
+        return self._view("status")
+
+    @property
+    def weights(self) -> NDArray[np.float64]:
+        """(n, 12) behaviour weights, columns in BEHAVIOURS order, read-only view."""
+        return self._view("weights")
+
+    # --------------------------------------------------------------- setters
+    def set_weights(self, weights: Weights, agents: Any = None) -> None:
+        """Give ``agents`` (default all) these behaviour weights."""
+        if not isinstance(weights, Weights):
+            raise ConfigError(f"expected Weights, got {type(weights).__name__}", field="weights")
+        self._a["weights"][self._agents(agents)] = weights.as_array()
+
+    def set_limits(self, *, max_speed: Any = None, max_force: Any = None,
+                   agents: Any = None) -> None:
+        """Set max speed (m/s) and / or max force (m/s^2) of ``agents``."""
+        idx = self._agents(agents)
+        if max_speed is not None:
+            self._a["max_speed"][idx] = _per_agent(max_speed, len(idx), "max_speed")
+        if max_force is not None:
+            self._a["max_force"][idx] = _per_agent(max_force, len(idx), "max_force")
+
+    def _points_for(self, pts: ArrayLike, idx: NDArray[np.int64], name: str) -> NDArray[Any]:
+        raw = np.asarray(pts)
+        if raw.shape == (2,):
+            raw = np.broadcast_to(raw, (len(idx), 2))
+        arr = as_points(raw, name)
+        if len(arr) != len(idx):
+            raise QueryError(f"{name}: expected {len(idx)} rows, got {len(arr)}")
+        return arr
+
+    def set_targets(self, targets: ArrayLike, agents: Any = None) -> None:
+        """Seek / arrive targets, (m, 2) or one point for all ``agents``, metres."""
+        idx = self._agents(agents)
+        self._a["target"][idx] = self._points_for(targets, idx, "targets")
+
+    def set_threats(self, threats: ArrayLike, agents: Any = None) -> None:
+        """Points to flee from, (m, 2) or one point, metres."""
+        idx = self._agents(agents)
+        self._a["threat"][idx] = self._points_for(threats, idx, "threats")
+
+    def _set_agent_refs(self, key: str, others: Any, agents: Any) -> None:
+        idx = self._agents(agents)
+        arr = np.asarray(others)
+        if arr.ndim == 0:
+            arr = np.full(len(idx), arr)
+        if arr.shape != (len(idx),) or (arr.size and not np.issubdtype(arr.dtype, np.integer)):
+            raise QueryError(f"{key}: expected {len(idx)} agent indices")
+        if arr.size and (int(arr.min()) < -1 or int(arr.max()) >= self._n):
+            raise QueryError(f"{key}: indices must lie in [-1, {self._n - 1}]")
+        self._a[key][idx] = arr.astype(np.int32)
+
+    def set_chase(self, quarry: Any, agents: Any = None) -> None:
+        """The agent each of ``agents`` pursues (-1: none)."""
+        self._set_agent_refs("chase", quarry, agents)
+
+    def set_avoid(self, pursuer: Any, agents: Any = None) -> None:
+        """The agent each of ``agents`` evades (-1: none)."""
+        self._set_agent_refs("avoid", pursuer, agents)
+
+    def set_path(self, agent: int, waypoints: ArrayLike | None) -> None:
+        """Waypoints ``(m, 2)`` (metres) for one agent to follow, e.g.
+        ``Pathfinder.find_path(...).waypoints``; ``None`` or empty clears it."""
+        i = int(self._agents(agent)[0])
+        pts = np.zeros((0, 2)) if waypoints is None else as_points(waypoints, "waypoints")
+        counts = np.diff(self._path_off)
+        old = [self._path_pts[self._path_off[k]:self._path_off[k + 1]] for k in range(self._n)]
+        old[i] = pts
+        counts[i] = len(pts)
+        self._path_off = np.zeros(self._n + 1, dtype=np.int64)
+        np.cumsum(counts, out=self._path_off[1:])
+        self._path_pts = np.ascontiguousarray(np.concatenate(old, axis=0)
+                                              if self._n else np.zeros((0, 2)))
+        self._a["path_idx"][i] = 0
+        self._pack()
+
+    def add_flow_field(self, field: Any) -> int:
+        """Copy a built :class:`navkit.FlowField` of this crowd's grid; returns its id."""
+        if self._grid is None:
+            raise ConfigError("a crowd without a grid cannot follow flow fields", field="grid")
+        g = getattr(field, "grid", None)
+        if not isinstance(g, NavGrid) or g.shape != self._grid.shape or (
+                g.cell_size, g.min_x, g.min_z) != (self._grid.cell_size, self._grid.min_x,
+                                                   self._grid.min_z):
+            raise ConfigError("the flow field must be built on a grid of the crowd's shape and "
+                              "geometry", field="field")
+        try:
+            direction = np.asarray(field.direction, dtype=np.int8)
+            cost = np.asarray(field.cost, dtype=np.float64) * float(g.cell_size)
+        except Exception as exc:  # an unbuilt field raises QueryError
+            raise ConfigError(f"expected a built FlowField ({exc})", field="field") from None
+        self._flow_dir = np.ascontiguousarray(np.concatenate([self._flow_dir, direction[None]]))
+        self._flow_cost = np.ascontiguousarray(np.concatenate([self._flow_cost, cost[None]]))
+        self._pack()
+        return len(self._flow_dir) - 1
+
+    def follow_flow(self, field_id: int, agents: Any = None) -> None:
+        """``agents`` follow flow field ``field_id`` (-1: none); resets their status."""
+        if isinstance(field_id, bool) or not isinstance(field_id, (int, np.integer)) or not (
+                -1 <= int(field_id) < len(self._flow_dir)):
+            raise QueryError("field_id: expected -1 or an id from add_flow_field, "
+                             f"got {field_id!r}")
+        idx = self._agents(agents)
+        self._a["flow_id"][idx] = int(field_id)
+        st = self._a["status"]
+        st[idx] = MOVING
+        if field_id >= 0 and len(idx):
+            g = self._grid
+            assert g is not None
+            p = self._a["pos"][idx]
+            cx = np.clip(np.floor((p[:, 0] - g.min_x) / g.cell_size), 0, g.width - 1)
+            cz = np.clip(np.floor((p[:, 1] - g.min_z) / g.cell_size), 0, g.depth - 1)
+            codes = self._flow_dir[int(field_id), cz.astype(np.int64), cx.astype(np.int64)]
+            st[idx[codes < 0]] = UNREACHABLE
+
+    # --------------------------------------------------------------- queries
+    def unreachable(self) -> NDArray[np.int64]:
+        """Agents following a flow field from a cell with no route to its goals."""
+        return np.flatnonzero(self._a["status"] == UNREACHABLE)
+
+    def arrived(self) -> NDArray[np.int64]:
+        """Agents that reached their flow field's goal area and stopped."""
+        return np.flatnonzero(self._a["status"] == ARRIVED)
+
+    # ------------------------------------------------------------------- run
+    def _dt(self, dt: Any) -> float:
+        if isinstance(dt, bool):
+            raise QueryError(f"dt: expected seconds > 0, got {dt!r}")
+        try:
+            v = float(dt)
+        except (TypeError, ValueError):
+            raise QueryError(f"dt: expected seconds > 0, got {dt!r}") from None
+        if not math.isfinite(v) or v <= 0 or v > 1e6:
+            raise QueryError(f"dt: expected seconds in (0, 1e6], got {dt!r}")
+        return v
+
+    def step(self, dt: float) -> None:
+        """Advance every agent by ``dt`` seconds (one kernel call)."""
+        _k.step(self._st, self._wd, self._ws_t, self._params_arr, self._prio, self._blend,
+                self._dt(dt), self._tick, self._seed)
+        self._tick += 1
+
+    def run(self, ticks: int, dt: float) -> None:
+        """``ticks`` steps of ``dt`` seconds (one kernel call for all)."""
+        if isinstance(ticks, bool) or not isinstance(ticks, (int, np.integer)) or ticks < 0:
+            raise QueryError(f"ticks: expected an integer >= 0, got {ticks!r}")
+        _k.run(self._st, self._wd, self._ws_t, self._params_arr, self._prio, self._blend,
+               self._dt(dt), self._tick, self._seed, int(ticks))
+        self._tick += int(ticks)
+
+    # ----------------------------------------------------------- save / load
+    def state_dict(self) -> dict[str, Any]:
+        """Everything needed to continue identically: copies of the arrays,
+        parameters, tick, seed, the grid and flow fields (see :meth:`from_state`)."""
+        g = self._grid
+        out: dict[str, Any] = {k: v.copy() for k, v in self._a.items()}
+        out.update(
+            version=STATE_VERSION, tick=self._tick, seed=self._seed, blending=self._blending,
+            priority=list(self._priority), params=self._params.to_dict(),
+            path_off=self._path_off.copy(), path_pts=self._path_pts.copy(),
+            flow_dir=self._flow_dir.copy(), flow_cost=self._flow_cost.copy(),
+            grid=None if g is None else {
+                "walkable": np.asarray(g.walkable).copy(), "cell_size": g.cell_size,
+                "min_x": g.min_x, "min_z": g.min_z,
+                "weights": None if g.weights is None else np.asarray(g.weights).copy()})
+        return out
+
+    @classmethod
+    def from_state(cls, state: dict[str, Any]) -> Crowd:
+        """A crowd from :meth:`state_dict`; stepping it continues bit-identically."""
+        if not isinstance(state, dict) or state.get("version") != STATE_VERSION:
+            raise ConfigError(f"expected a crowd state of version {STATE_VERSION}",
+                              field="version")
+        gd = state["grid"]
+        grid = None if gd is None else NavGrid(gd["walkable"], cell_size=gd["cell_size"],
+                                               min_x=gd["min_x"], min_z=gd["min_z"],
+                                               weights=gd["weights"])
+        c = cls(state["pos"], grid=grid, params=SteeringParams(**state["params"]),
+                blending=state["blending"], priority=state["priority"], seed=state["seed"])
+        n = c._n
+        for k in _ROW_ARRAYS:
+            arr = np.asarray(state[k])
+            if arr.shape != c._a[k].shape:
+                raise ConfigError(f"expected shape {c._a[k].shape}, got {arr.shape}", field=k)
+            c._a[k][...] = arr
+        off = np.asarray(state["path_off"], dtype=np.int64)
+        pts = np.asarray(state["path_pts"], dtype=np.float64).reshape(-1, 2)
+        if off.shape != (n + 1,) or off[0] != 0 or off[-1] != len(pts) or np.any(np.diff(off) < 0):
+            raise ConfigError("path offsets do not match the waypoints", field="path_off")
+        c._path_off = off.copy()
+        c._path_pts = np.ascontiguousarray(pts)
+        fdir = np.asarray(state["flow_dir"], dtype=np.int8)
+        fcost = np.asarray(state["flow_cost"], dtype=np.float64)
+        if fdir.shape[1:] != c._walk.shape or fcost.shape != fdir.shape:
+            raise ConfigError("flow fields do not match the grid", field="flow_dir")
+        c._flow_dir = np.ascontiguousarray(fdir)
+        c._flow_cost = np.ascontiguousarray(fcost)
+        if np.any(c._a["flow_id"] >= len(fdir)) or np.any(c._a["chase"] >= n):
+            raise ConfigError("agent references out of range", field="flow_id")
+        c._tick = int(state["tick"])
+        c._pack()
+        return c
+
+    def __repr__(self) -> str:
+        return (f"Crowd(n={self._n}, tick={self._tick}, blending={self._blending}, "
+                f"grid={'none' if self._grid is None else self._grid.shape})")
+

@@ -1,0 +1,256 @@
+"""A uniform-grid spatial hash for neighbour queries over many 2-D points.
+
+>>> import numpy as np, navkit
+>>> pts = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 2.0], [5.0, 5.0]])
+>>> h = navkit.crowd.SpatialHash(pts, cell_size=1.0)
+>>> h.query_radius((0.0, 0.0), 2.0).tolist()
+[0, 1, 2]
+>>> off, idx = h.query_radius_all(1.5)
+>>> off.tolist(), idx.tolist()
+([0, 1, 2, 2, 2], [1, 0])
+>>> h.knn((4.0, 4.0), 2).tolist()
+[3, 2]
+
+Layout (``navkit/_kernels/spatial_hash.py``): a counting sort of the points
+by cell over a uniform grid of their bounding box (not a hashed table: one
+pass, contiguous cell runs, rows of cells scanned as one range). When the box
+would need more than ``max(4 n, 4096)`` cells the cell size doubles until it
+fits, so a few far outliers cost speed, never correctness. Every answer is
+sorted by distance, then point index (``d <= r`` for radius queries, as
+``scipy.spatial.cKDTree.query_ball_point``).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from .._kernels import spatial_hash as _k
+from ..errors import QueryError
+
+__all__ = ["SpatialHash", "as_points", "as_point", "as_radius"]
+
+
+def as_points(values: ArrayLike, name: str) -> NDArray[np.float64]:
+    """``values`` as a C-contiguous float64 ``(n, 2)`` array of finite numbers."""
+    try:
+        arr = np.asarray(values)
+    except (TypeError, ValueError) as exc:
+        raise QueryError(f"{name}: expected an (n, 2) array of numbers ({exc})") from None
+    if arr.dtype == np.bool_ or not (np.issubdtype(arr.dtype, np.integer)
+                                     or np.issubdtype(arr.dtype, np.floating)):
+        raise QueryError(f"{name}: expected an (n, 2) array of numbers, got dtype {arr.dtype}")
+    if arr.size == 0 and arr.ndim <= 2:
+        arr = arr.reshape(0, 2)
+    if arr.ndim != 2 or arr.shape[1] != 2:
+        raise QueryError(f"{name}: expected shape (n, 2), got {arr.shape}")
+    out = np.ascontiguousarray(arr, dtype=np.float64)
+    if not np.all(np.isfinite(out)):
+        raise QueryError(f"{name}: contains NaN or infinite values")
+    if out.size and float(np.abs(out).max()) > 1e150:
+        raise QueryError(f"{name}: coordinates must lie within +-1e150")
+    return out
+
+
+def as_point(value: ArrayLike, name: str = "point") -> tuple[float, float]:
+    """One finite point ``(x, z)``."""
+    try:
+        arr = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise QueryError(f"{name}: expected a point (x, z), got {value!r}") from None
+    if arr.shape != (2,):
+        raise QueryError(f"{name}: expected a point (x, z), got shape {arr.shape}")
+    if not np.all(np.isfinite(arr)) or float(np.abs(arr).max()) > 1e150:
+        raise QueryError(f"{name}: must be finite and within +-1e150, got {arr.tolist()}")
+    return float(arr[0]), float(arr[1])
+
+
+def as_radius(value: Any, name: str = "r", *, positive: bool = False) -> float:
+    """A finite radius >= 0 (> 0 with ``positive``)."""
+    if isinstance(value, bool):
+        raise QueryError(f"{name}: expected a number, got {value!r}")
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise QueryError(f"{name}: expected a number, got {value!r}") from None
+    if not math.isfinite(v) or v < 0 or (positive and v == 0) or v > 1e150:
+        raise QueryError(f"{name}: expected a finite number {'>' if positive else '>='} 0 "
+                         f"(at most 1e150), got {value!r}")
+    return v
+
+
+def _as_count(value: Any, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise QueryError(f"{name}: expected an integer, got {value!r}")
+    if value < 0:
+        raise QueryError(f"{name}: expected >= 0, got {value}")
+    return int(value)
+
+
+class SpatialHash:
+    """Points ``(n, 2)`` (world x, z, metres) sorted into square cells of
+    ``cell_size`` metres, for radius and k-nearest queries.
+
+    The structure owns a copy of the points (:attr:`positions`, read-only);
+    :meth:`update` moves some of them. Query answers are new arrays.
+    A cell size near the usual query radius is best (3 x 3 cells per query).
+    """
+
+    def __init__(self, positions: ArrayLike, cell_size: float):
+        pos = as_points(positions, "positions")
+        if len(pos) >= 2**31 - 1:
+            raise QueryError(f"positions: at most {2**31 - 2} points, got {len(pos)}")
+        self._cell_size = as_radius(cell_size, "cell_size", positive=True)
+        self._pos = pos.copy()
+        self._n = len(pos)
+        n = self._n
+        self._max_cells = max(4 * n, 4096)
+        self._cell_start = np.zeros(self._max_cells + 1, dtype=np.int64)
+        self._order = np.zeros(n, dtype=np.int32)
+        self._slot = np.zeros(n, dtype=np.int32)
+        self._spos = np.zeros((n, 2), dtype=np.float64)
+        self._geom = np.zeros(3, dtype=np.float64)
+        self._dims = np.zeros(2, dtype=np.int64)
+        self._qidx = np.zeros(n, dtype=np.int32)
+        self._qd2 = np.zeros(n, dtype=np.float64)
+        self._slot_off = np.zeros(n + 1, dtype=np.int64)
+        self._grow_pairs(16 * n)
+        self._box = (0.0, 0.0, 0.0, 0.0)
+        self._rebuild()
+
+    def _grow_pairs(self, size: int) -> None:
+        size = max(size, 16)
+        self._tmp_idx = np.empty(size, dtype=np.int32)
+        self._tmp_d2 = np.empty(size, dtype=np.float64)
+        self._pairs_idx = np.empty(size, dtype=np.int32)
+
+    def _rebuild(self) -> None:
+        _k.build(self._pos, self._cell_size, self._max_cells, self._geom, self._dims,
+                 self._cell_start, self._order, self._slot, self._spos)
+        if self._n:
+            lo = self._pos.min(axis=0)
+            hi = self._pos.max(axis=0)
+            self._box = (float(lo[0]), float(lo[1]), float(hi[0]), float(hi[1]))
+
+    # ------------------------------------------------------------- properties
+    @property
+    def n(self) -> int:
+        """Number of points."""
+        return self._n
+
+    @property
+    def cell_size(self) -> float:
+        """The cell size in use, metres (the one asked for, or doubled until the
+        grid fits ``max(4 n, 4096)`` cells)."""
+        return float(self._geom[2])
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """Grid shape ``(nz, nx)`` in cells."""
+        return int(self._dims[1]), int(self._dims[0])
+
+    @property
+    def positions(self) -> NDArray[np.float64]:
+        """The points ``(n, 2)``, read-only view."""
+        v = self._pos.view()
+        v.setflags(write=False)
+        return v
+
+    def _args(self) -> tuple[Any, ...]:
+        return (self._geom, self._dims, self._cell_start, self._order)
+
+    # ---------------------------------------------------------------- queries
+    def query_radius(self, point: ArrayLike, r: float) -> NDArray[np.int32]:
+        """Indices (int32) of the points within ``r`` metres of ``point``
+        (``d <= r``), sorted by distance then index."""
+        px, pz = as_point(point)
+        rv = as_radius(r)
+        c = int(_k.radius_point(px, pz, rv, -1, self._geom, self._dims, self._cell_start,
+                                self._order, self._spos, self._qidx, self._qd2, 0, self._n))
+        return self._qidx[:c].copy()
+
+    def query_radius_all(self, r: float) -> tuple[NDArray[np.int64], NDArray[np.int32]]:
+        """Every point's neighbours within ``r`` metres, itself excluded, as CSR:
+        ``offsets`` int64 ``(n + 1,)`` and ``indices`` int32; point i's
+        neighbours are ``indices[offsets[i]:offsets[i + 1]]``, sorted by
+        distance then index."""
+        rv = as_radius(r)
+        offsets = np.empty(self._n + 1, dtype=np.int64)
+        for _ in range(3):
+            total = int(_k.radius_all(rv, self._geom, self._dims, self._cell_start, self._order,
+                                      self._slot, self._spos, offsets, self._slot_off,
+                                      self._tmp_idx, self._tmp_d2, self._pairs_idx))
+            if total <= len(self._pairs_idx):
+                return offsets, self._pairs_idx[:total].copy()
+            self._grow_pairs(max(total, 2 * len(self._pairs_idx)))
+        raise RuntimeError("spatial hash: pair buffer did not grow")  # pragma: no cover
+
+    def knn(self, point: ArrayLike, k: int) -> NDArray[np.int32]:
+        """Indices (int32) of the ``min(k, n)`` points nearest ``point``, sorted
+        by distance then index."""
+        px, pz = as_point(point)
+        kk = min(_as_count(k, "k"), self._n)
+        out = np.empty(kk, dtype=np.int32)
+        d2 = np.empty(kk, dtype=np.float64)
+        c = int(_k.knn_point(px, pz, kk, -1, self._geom, self._dims, self._cell_start,
+                             self._order, self._spos, out, d2, 0))
+        return out[:c]
+
+    def knn_all(self, k: int) -> NDArray[np.int32]:
+        """Each point's ``k`` nearest other points, int32 ``(n, k)``, sorted by
+        distance then index; ``-1`` pads rows when ``k >= n``."""
+        kk = _as_count(k, "k")
+        out = np.empty(self._n * kk, dtype=np.int32)
+        d2 = np.empty(self._n * kk, dtype=np.float64)
+        if kk:
+            _k.knn_all(kk, self._geom, self._dims, self._cell_start, self._order, self._slot,
+                       self._spos, out, d2)
+        return out.reshape(self._n, kk)
+
+    # ----------------------------------------------------------------- update
+    def update(self, indices: ArrayLike, new_positions: ArrayLike) -> None:
+        """Move points ``indices`` (m,) to ``new_positions`` (m, 2).
+
+        Incremental while the moved points stay inside the box the grid was
+        built on: a point staying in its cell costs O(1), one changing cell
+        shifts the entries between its two cells; beyond about ``n`` shifted
+        entries in all, or a point leaving the box, it rebuilds (O(n)).
+        Indices must be distinct."""
+        try:
+            idx = np.asarray(indices)
+        except (TypeError, ValueError):
+            raise QueryError("indices: expected an array of point indices") from None
+        if idx.ndim != 1 or (idx.size and (idx.dtype == np.bool_
+                                           or not np.issubdtype(idx.dtype, np.integer))):
+            raise QueryError(f"indices: expected a 1-D integer array, got shape {idx.shape} "
+                             f"dtype {idx.dtype}")
+        new = as_points(new_positions, "new_positions")
+        if len(new) != len(idx):
+            raise QueryError(f"new_positions: expected {len(idx)} rows like indices, "
+                             f"got {len(new)}")
+        if idx.size and (int(idx.min()) < 0 or int(idx.max()) >= self._n):
+            raise QueryError(f"indices: must lie in [0, {self._n - 1}]")
+        idx32 = idx.astype(np.int32)
+        if len(np.unique(idx32)) != len(idx32):
+            raise QueryError("indices: must be distinct")
+        if not len(idx32):
+            return
+        self._pos[idx32] = new
+        x0, z0, x1, z1 = self._box
+        inside = bool(np.all((new[:, 0] >= x0) & (new[:, 0] <= x1)
+                             & (new[:, 1] >= z0) & (new[:, 1] <= z1)))
+        if not inside:
+            self._rebuild()
+            return
+        status = int(_k.update(idx32, np.ascontiguousarray(new), self._n + 64, self._geom,
+                               self._dims, self._cell_start, self._order, self._slot,
+                               self._spos))
+        if status != 0:
+            self._rebuild()
+
+    def __repr__(self) -> str:
+        nz, nx = self.shape
+        return f"SpatialHash(n={self._n}, cell_size={self.cell_size:g}, cells={nx}x{nz})"
