@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.navkit-installed
 PYTEST := $(BIN)/python -m pytest
 
-.PHONY: setup chromium demo test test-heavy fuzz bench bench-mesh lint typecheck clean
+.PHONY: setup chromium demo test test-heavy fuzz bench bench-mesh bench-avoidance lint typecheck clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -69,6 +69,11 @@ bench-mesh: $(STAMP)
 	$(BIN)/python -m pip install --quiet --no-deps "extremitypathfinder==2.7.2"
 	$(BIN)/navkit warmup mesh
 	$(BIN)/navkit bench mesh
+
+## bench-avoidance: the simulation's ORCA avoidance against pyrvo (RVO2), same agents
+bench-avoidance: $(STAMP)
+	$(BIN)/python -m pip install --quiet -e ".[avoidance-peers]"
+	$(BIN)/navkit bench avoidance
 
 ## lint: ruff, line length 100 included
 lint: $(STAMP)

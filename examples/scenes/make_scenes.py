@@ -12,6 +12,9 @@
   mesh (``"navigationMode": "mesh"``: exact any-angle paths, docs/navmesh.md).
 * ``corridor_head_on.json`` - two NPCs meeting head-on in a one-wide
   corridor (they stop, retry with different cooldowns, and wait).
+* ``corridor_pass.json`` - two NPCs meeting head-on in a corridor two
+  characters wide, with ``"avoidance": "orca"`` (docs/rules.md §9.6): they
+  pass each other without stopping.
 * ``follow.json`` - a player walking a loop in an open yard, a bot following
   it at 1.5 m, and an NPC the player walks up to and talks to.
 """
@@ -138,6 +141,33 @@ def corridor_head_on() -> dict:
     }
 
 
+def corridor_pass() -> dict:
+    """A 2 m corridor (1.2 m of walkable centres: room for two contact circles
+    side by side) between two rooms, two NPCs crossing head-on, avoidance on."""
+    return {
+        "navigation": {
+            "cellSize": 0.25, "agentRadius": 0.3, "objectPadding": 0.1,
+            "areas": [
+                {"name": "west_room", "polygon": _rect(0, 0, 4, 4)},
+                {"name": "corridor", "polygon": _rect(3.5, 1.0, 14.5, 3.0)},
+                {"name": "east_room", "polygon": _rect(14, 0, 18, 4)},
+            ],
+        },
+        "avoidance": "orca",
+        "tickRate": 20,
+        "characters": [
+            {"id": "npc_east", "kind": "npc", "position": [15.5, 2.0], "walkSpeed": 1.4,
+             "rotationSpeed": 6.0},
+            {"id": "npc_west", "kind": "npc", "position": [2.5, 2.0], "walkSpeed": 1.4,
+             "rotationSpeed": 6.0},
+        ],
+        "commands": [
+            {"tick": 0, "character": "npc_west", "moveTo": [17.0, 2.0]},
+            {"tick": 0, "character": "npc_east", "moveTo": [1.0, 2.0]},
+        ],
+    }
+
+
 def follow_scene() -> dict:
     loop = [[4.0, 4.0], [16.0, 4.0], [16.0, 12.0], [4.0, 12.0]]
     commands = [{"tick": 0, "character": "leader", "moveTo": loop[1]},
@@ -173,6 +203,7 @@ def main() -> None:
                   **mesh_scene}
     _write("interior_crowd_mesh.json", mesh_scene)
     _write("corridor_head_on.json", corridor_head_on())
+    _write("corridor_pass.json", corridor_pass())
     _write("follow.json", follow_scene())
 
 

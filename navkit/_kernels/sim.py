@@ -45,6 +45,10 @@ character waits without counting. Otherwise (head-on, crossing, a standing
 character, a wall) ``blocked`` grows; at ``blocked_limit`` the character
 stops: players and bots cancel their destination (and follow order), NPCs
 keep ``requested`` and schedule a retry with the next cooldown.
+
+:func:`tick_orca` is the same tick with local avoidance (docs/rules.md §9.6,
+:mod:`navkit._kernels.orca`) between the intentions and the guard; :func:`tick`
+never runs it.
 """
 
 from __future__ import annotations
@@ -65,6 +69,7 @@ from .layouts import (
     TickParams,
     WalkGridArgs,
 )
+from .orca import OrcaArgs, orca_velocities
 
 EV_ARRIVED = 1
 EV_BLOCK_STOP = 2
@@ -445,24 +450,51 @@ def _rejects(px, pz, qx, qz, cx, cz, r):  # type: ignore[no-untyped-def]
 
 
 @njit
-def tick(body_t, nav_t, retry_t, follow_t, grid_t, hash_t, params_t, out_t, solid, marks):  # type: ignore[no-untyped-def]
-    """Advance every character by one tick; see the module docstring."""
-    body = BodyArgs(*body_t)
-    nav = NavArgs(*nav_t)
-    retry = RetryArgs(*retry_t)
-    follow = FollowArgs(*follow_t)
-    grid = WalkGridArgs(*grid_t)
-    hsh = HashArgs(*hash_t)
-    params = TickParams(*params_t)
-    out = TickOut(*out_t)
+def _intentions(body, nav, retry, follow, grid, params, out, solid, marks):  # type: ignore[no-untyped-def]
+    """Pass 1: every character's intention (direction, step length, mode),
+    from tick-start state only; also resets the reservations and events."""
+    pos = body.pos
+    active = nav.active
+    target = follow.target
+    res = out.res
+    dirv = out.dirv
+    steplen = out.steplen
+    mode = out.mode
+    ev = out.ev
+    ev_blocker = out.ev_blocker
+    n = pos.shape[0]
+    for i in range(n):
+        ev[i] = 0
+        ev_blocker[i] = -1
+        dirv[i, 0] = 0.0
+        dirv[i, 1] = 0.0
+        steplen[i] = 0.0
+        mode[i] = MODE_NONE
+        res[i, 0] = pos[i, 0]
+        res[i, 1] = pos[i, 1]
+        if not solid[i]:
+            continue
+        if target[i] >= 0:
+            _decide_follow(body, nav, retry, follow, grid, params, out, marks, i)
+        elif active[i]:
+            _decide_path(body, nav, follow, params, out, i)
+
+
+@njit
+def _moves(body, nav, retry, follow, grid, hsh, params, out, solid,  # type: ignore[no-untyped-def]
+           avoid, override, vnew, vel, vpref, nearest, stall_frac):
+    """Pass 2 (the guard, docs/rules.md §9) and the closest approach.
+
+    With ``avoid`` (docs/rules.md §9.6) a walker whose ``override`` is set
+    proposes ``p + vnew * dt``, ``vel`` receives every character's velocity
+    over the tick, and an accepted step shorter than ``stall_frac`` of the
+    preferred one (``vpref * dt``) counts as blocked by ``nearest``; without
+    it those arrays are never touched."""
     pos = body.pos
     facing = body.facing
     rot = body.rot
     rc = body.rc
     kind = body.kind
-    alive = body.alive
-    enabled = body.enabled
-    active = nav.active
     walk_target = nav.walk_target
     requested = nav.requested
     moved = nav.moved
@@ -495,32 +527,14 @@ def tick(body_t, nav_t, retry_t, follow_t, grid_t, hash_t, params_t, out_t, soli
     n = pos.shape[0]
     nseq = seq.shape[1]
 
-    for i in range(n):
-        solid[i] = 1 if (alive[i] and enabled[i]) else 0
-    build_hash(pos, solid, hsh)
-
-    # pass 1: every character's intention, from tick-start state only
-    for i in range(n):
-        ev[i] = 0
-        ev_blocker[i] = -1
-        dirv[i, 0] = 0.0
-        dirv[i, 1] = 0.0
-        steplen[i] = 0.0
-        mode[i] = MODE_NONE
-        res[i, 0] = pos[i, 0]
-        res[i, 1] = pos[i, 1]
-        if not solid[i]:
-            continue
-        if target[i] >= 0:
-            _decide_follow(body, nav, retry, follow, grid, params, out, marks, i)
-        elif active[i]:
-            _decide_path(body, nav, follow, params, out, i)
-
     # pass 2: move in slot order against the reservations
     n_moved = 0
     n_blocked = 0
     n_waited = 0
     for i in range(n):
+        if avoid:
+            vel[i, 0] = 0.0
+            vel[i, 1] = 0.0
         if mode[i] == MODE_NONE or steplen[i] <= 0.0:
             moved[i] = 0
             anim[i] = 0
@@ -529,7 +543,11 @@ def tick(body_t, nav_t, retry_t, follow_t, grid_t, hash_t, params_t, out_t, soli
         pz = pos[i, 1]
         ux = dirv[i, 0]
         uz = dirv[i, 1]
-        if mode[i] == MODE_PATH:
+        if avoid and override[i]:
+            # docs/rules.md §9.6: the avoidance velocity, not snapped to the waypoint
+            qx = px + vnew[i, 0] * dt
+            qz = pz + vnew[i, 1] * dt
+        elif mode[i] == MODE_PATH:
             tx, tz = _current_target(nav, i)
             ddx = tx - px
             ddz = tz - pz
@@ -605,24 +623,42 @@ def tick(body_t, nav_t, retry_t, follow_t, grid_t, hash_t, params_t, out_t, soli
             res[i, 1] = qz
             moved[i] = 1
             anim[i] = 1
-            blocked[i] = 0
             n_moved += 1
+            stalled = False
+            if avoid:
+                vel[i, 0] = (qx - px) / dt
+                vel[i, 1] = (qz - pz) / dt
+                if override[i] and mode[i] == MODE_PATH:
+                    # docs/rules.md §9.6: a step far shorter than the preferred
+                    # one counts as blocked (a jam ORCA alone cannot resolve)
+                    wx = vpref[i, 0] * dt
+                    wz = vpref[i, 1] * dt
+                    mx = qx - px
+                    mz = qz - pz
+                    stalled = mx * mx + mz * mz < stall_frac * stall_frac * (wx * wx + wz * wz)
+            if not stalled:
+                blocked[i] = 0
             if mode[i] == MODE_PATH:
                 if _advance(body, nav, i, thr):
                     _finish_path(nav, follow, out, i)
-            continue
-        moved[i] = 0
-        anim[i] = 0
-        if mode[i] == MODE_GREEDY:
-            # docs/rules.md §10.5: a greedy step that fails falls through to the planner
-            if last_plan[i] < 0 or tick_no - last_plan[i] >= repath_ticks:
-                ev[i] |= EV_NEED_PLAN
-            n_waited += 1
-            continue
-        if not counted:
-            ev[i] |= EV_WAITED
-            n_waited += 1
-            continue
+                    stalled = False
+                    blocked[i] = 0
+            if not stalled:
+                continue
+            blocker = nearest[i]
+        else:
+            moved[i] = 0
+            anim[i] = 0
+            if mode[i] == MODE_GREEDY:
+                # docs/rules.md §10.5: a greedy step that fails falls through to the planner
+                if last_plan[i] < 0 or tick_no - last_plan[i] >= repath_ticks:
+                    ev[i] |= EV_NEED_PLAN
+                n_waited += 1
+                continue
+            if not counted:
+                ev[i] |= EV_WAITED
+                n_waited += 1
+                continue
         n_blocked += 1
         blocked[i] += 1
         ev[i] |= EV_BLOCKED
@@ -671,6 +707,133 @@ def tick(body_t, nav_t, retry_t, follow_t, grid_t, hash_t, params_t, out_t, soli
     stats[STAT_BLOCKED] = n_blocked
     stats[STAT_WAITED] = n_waited
     return 0
+
+
+
+
+@njit
+def tick(body_t, nav_t, retry_t, follow_t, grid_t, hash_t, params_t, out_t, solid, marks):  # type: ignore[no-untyped-def]
+    """Advance every character by one tick; see the module docstring."""
+    body = BodyArgs(*body_t)
+    nav = NavArgs(*nav_t)
+    retry = RetryArgs(*retry_t)
+    follow = FollowArgs(*follow_t)
+    grid = WalkGridArgs(*grid_t)
+    hsh = HashArgs(*hash_t)
+    params = TickParams(*params_t)
+    out = TickOut(*out_t)
+    pos = body.pos
+    alive = body.alive
+    enabled = body.enabled
+    n = pos.shape[0]
+    for i in range(n):
+        solid[i] = 1 if (alive[i] and enabled[i]) else 0
+    build_hash(pos, solid, hsh)
+    _intentions(body, nav, retry, follow, grid, params, out, solid, marks)
+    return _moves(body, nav, retry, follow, grid, hsh, params, out, solid,
+                  False, solid, out.dirv, out.dirv, out.dirv, out.ev_blocker, 0.0)
+
+
+@njit
+def _cut_corners(body, nav, grid, radius, solid):  # type: ignore[no-untyped-def]
+    """docs/rules.md §9.6: a walker within ``radius`` of an intermediate
+    waypoint with a clear segment (:func:`segment_clear`) to the next one
+    counts the waypoint as reached, so crowds do not converge on path corners."""
+    pos = body.pos
+    wp = nav.wp
+    wp_n = nav.wp_n
+    wp_i = nav.wp_i
+    r2 = radius * radius
+    n = pos.shape[0]
+    for i in range(n):
+        if not solid[i] or not nav.active[i]:
+            continue
+        px = pos[i, 0]
+        pz = pos[i, 1]
+        while wp_i[i] < wp_n[i] - 1:
+            k = wp_i[i]
+            dx = wp[i, k, 0] - px
+            dz = wp[i, k, 1] - pz
+            if dx * dx + dz * dz > r2:
+                break
+            if not segment_clear(grid, px, pz, wp[i, k + 1, 0], wp[i, k + 1, 1]):
+                break
+            wp_i[i] = k + 1
+
+
+@njit
+def tick_orca(body_t, nav_t, retry_t, follow_t, grid_t, hash_t, params_t, out_t,  # type: ignore[no-untyped-def]
+              solid, marks, orca_t, walking, exclude, override, rad, stall_frac,
+              corner_radius):
+    """:func:`tick` with reciprocal avoidance (docs/rules.md §9.6) between the
+    intentions and the guard.
+
+    ``orca_t`` is an :class:`~navkit._kernels.orca.OrcaArgs` whose ``vel``
+    holds the characters' velocities over the last tick (read, then
+    overwritten with this tick's); ``walking``, ``override`` (uint8 (n,)),
+    ``exclude`` (int32 (n,)) and ``rad`` (float64 (n,)) are work arrays;
+    ``stall_frac`` is the fraction of the preferred step below which an
+    accepted avoidance step counts as blocked, and an intermediate waypoint
+    within ``corner_radius`` counts as reached when the segment to the next one
+    is clear (docs/rules.md §9.6). Each
+    walker's preferred velocity is its intended step over ``dt``; ORCA picks
+    the velocity it proposes to the guard, which stays authoritative.
+    """
+    body = BodyArgs(*body_t)
+    nav = NavArgs(*nav_t)
+    retry = RetryArgs(*retry_t)
+    follow = FollowArgs(*follow_t)
+    grid = WalkGridArgs(*grid_t)
+    hsh = HashArgs(*hash_t)
+    params = TickParams(*params_t)
+    out = TickOut(*out_t)
+    orca = OrcaArgs(*orca_t)
+    pos = body.pos
+    alive = body.alive
+    enabled = body.enabled
+    dirv = out.dirv
+    steplen = out.steplen
+    mode = out.mode
+    vpref = orca.vpref
+    vnew = orca.vnew
+    changed = orca.changed
+    target = follow.target
+    dt = params.dt
+    n = pos.shape[0]
+    for i in range(n):
+        solid[i] = 1 if (alive[i] and enabled[i]) else 0
+    build_hash(pos, solid, hsh)
+    if corner_radius > 0.0:
+        _cut_corners(body, nav, grid, corner_radius, solid)
+    _intentions(body, nav, retry, follow, grid, params, out, solid, marks)
+    for i in range(n):
+        override[i] = 0
+        exclude[i] = target[i]
+        if mode[i] != MODE_NONE and steplen[i] > 0.0:
+            walking[i] = 1
+            vpref[i, 0] = dirv[i, 0] * steplen[i] / dt
+            vpref[i, 1] = dirv[i, 1] * steplen[i] / dt
+        else:
+            walking[i] = 0
+            vpref[i, 0] = 0.0
+            vpref[i, 1] = 0.0
+    orca_velocities(pos, body.rc, body.speed, solid, walking, exclude, orca_t, rad, grid_t)
+    for i in range(n):
+        if not walking[i] or not changed[i]:
+            continue
+        vx = vnew[i, 0]
+        vz = vnew[i, 1]
+        sp = math.sqrt(vx * vx + vz * vz)
+        step = sp * dt
+        if step <= 1e-9:
+            steplen[i] = 0.0  # avoidance says stand this tick
+            continue
+        dirv[i, 0] = vx / sp
+        dirv[i, 1] = vz / sp
+        steplen[i] = step
+        override[i] = 1
+    return _moves(body, nav, retry, follow, grid, hsh, params, out, solid,
+                  True, override, vnew, orca.vel, vpref, orca.nearest, stall_frac)
 
 
 @njit

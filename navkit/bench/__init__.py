@@ -18,6 +18,7 @@
            extremitypathfinder, pyvisgraph, pynavmesh and navkit's grid
 ``crowd``  :mod:`navkit.bench.crowd`: the spatial hash against cKDTree, flocking
            and flow following against numpy / scipy
+``avoidance`` :mod:`navkit.bench.avoidance`: ORCA avoidance against pyrvo (RVO2)
 =========  =====================================================================
 
 Each module has ``main(argv) -> int`` (0, or 2 on bad input); they are
@@ -45,6 +46,7 @@ SUITES: dict[str, str] = {
     "startup": "navkit.bench.startup",
     "mesh": "navkit.bench.mesh",
     "crowd": "navkit.bench.crowd",
+    "avoidance": "navkit.bench.avoidance",
 }
 #: What ``navkit bench`` runs when the first argument names no benchmark.
 DEFAULT_SUITE = "peers"

@@ -28,7 +28,7 @@ import numpy as np
 from ..grid import NavGrid
 from ..sim import Location
 
-__all__ = ["main", "make_level", "run_size", "TARGET_MS", "TARGET_SIZE"]
+__all__ = ["main", "make_level", "run_size", "spawn_points", "TARGET_MS", "TARGET_SIZE"]
 
 #: Target mean tick time (ms) at :data:`TARGET_SIZE` characters.
 TARGET_MS = 10.0
@@ -49,7 +49,7 @@ def make_level(seed: int = 7, cells: int = GRID_CELLS, cell_size: float = CELL_S
     return NavGrid(walk, cell_size=cell_size, agent_radius=0.45, name=f"bench{cells}")
 
 
-def _spawn(grid: NavGrid, n: int, rng: np.random.Generator) -> np.ndarray:
+def spawn_points(grid: NavGrid, n: int, rng: np.random.Generator) -> np.ndarray:
     walk = grid.walkable
     zz, xx = np.nonzero(walk[::2, ::2])
     cells = np.stack([xx * 2, zz * 2], axis=1)
@@ -63,7 +63,7 @@ def run_size(grid: NavGrid, n: int, ticks: int, warmup: int, seed: int) -> dict[
     """Run ``n`` walkers for ``warmup + ticks`` ticks; times the last ``ticks``."""
     rng = np.random.default_rng(seed + n)
     loc = Location(grid, tick_rate=20.0)
-    spawn = _spawn(grid, n, rng)
+    spawn = spawn_points(grid, n, rng)
     free = np.argwhere(grid.walkable)  # (z, x)
     for i in range(n):
         loc.add_character(i, kind="npc", position=spawn[i], walk_speed=1.4)

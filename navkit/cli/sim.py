@@ -2,8 +2,8 @@
 
 ::
 
-    navkit sim SCENE.json --ticks N [--save STATE.json] [--record REPLAY.jsonl]
-               [--png OUT.png] [--json]
+    navkit sim SCENE.json --ticks N [--avoidance orca|none] [--save STATE.json]
+               [--record REPLAY.jsonl] [--png OUT.png] [--json]
 
 Prints a summary: arrivals, blocked stops, retries, replans, the closest
 approach between contact circles (smallest ``distance - r_i - r_j`` seen
@@ -12,7 +12,8 @@ the mean and p99 tick time (planning included; the numba kernels are loaded
 before the clock starts). ``--save`` writes the final state (a scene that
 continues exactly where this run stopped), ``--record`` one JSON line per
 tick (:mod:`navkit.sim.replay`), ``--png`` the map with every character's
-trail and final contact circle.
+trail and final contact circle. ``--avoidance`` replaces the scene's
+``avoidance`` (docs/rules.md §9.6: ``orca`` or ``none``).
 """
 
 from __future__ import annotations
@@ -43,11 +44,15 @@ def run_scene(
     record: Path | None = None,
     png: Path | None = None,
     progress: bool = False,
+    avoidance: str | None = None,
 ) -> dict[str, Any]:
-    """Load ``scene``, run ``ticks`` ticks and return the summary dict."""
+    """Load ``scene``, run ``ticks`` ticks and return the summary dict
+    (``avoidance``: replaces the scene's avoidance mode)."""
     from ..sim import ReplayWriter, load_scene, warm_up
 
     loc = load_scene(scene)
+    if avoidance is not None:
+        loc.set_avoidance(avoidance)
     warm_up()
     start_tick = loc.tick
     start_stats = loc.stats.to_json_dict()
@@ -100,6 +105,7 @@ def run_scene(
         "endTick": loc.tick,
         "ticks": ticks,
         "tickRate": loc.tick_rate,
+        "avoidance": loc.avoidance,
         **counts,
         "closestApproach": num(min_gap),
         "stillMoving": moving,
@@ -150,6 +156,7 @@ def _print_summary(s: dict[str, Any]) -> None:
     table.add_row("characters", f"{s['characters']}")
     table.add_row("ticks", f"{s['ticks']} ({s['startTick']} -> {s['endTick']} at "
                            f"{s['tickRate']:g} Hz)")
+    table.add_row("avoidance", f"{s['avoidance']}")
     table.add_row("arrivals", f"{s['arrivals']}")
     table.add_row("blocked stops", f"{s['blockedStops']}")
     table.add_row("retries", f"{s['retries']}")
@@ -183,12 +190,18 @@ def sim_cmd(
     png: Annotated[Path | None, typer.Option(
         "--png", metavar="OUT.png",
         help="Draw the map, trails and final contact circles.")] = None,
+    avoidance: Annotated[str | None, typer.Option(
+        "--avoidance", metavar="orca|none",
+        help="Local avoidance (docs/rules.md §9.6); default: the scene's (none).")] = None,
     as_json: Annotated[bool, typer.Option(
         "--json", help="Print one JSON object instead of a table.")] = False,
 ) -> None:
     """Run a character simulation scene and print a summary."""
+    if avoidance is not None and avoidance not in ("orca", "none"):
+        raise typer.BadParameter(f"expected orca or none, got {avoidance!r}",
+                                 param_hint="--avoidance")
     summary = run_scene(scene, ticks, save=save, record=record, png=png,
-                        progress=not as_json and sys.stderr.isatty())
+                        progress=not as_json and sys.stderr.isatty(), avoidance=avoidance)
     if as_json:
         emit_json(summary)
     else:

@@ -67,3 +67,5 @@ def warm_up() -> None:
     a.set_target((2.75, 0.25))
     loc.character(1).follow(0, 1.0)
     loc.run(3)
+    loc.set_avoidance("orca")  # docs/rules.md §9.6: the avoidance kernels too
+    loc.run(2)

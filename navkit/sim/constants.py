@@ -36,6 +36,14 @@ __all__ = [
     "ApproachGiveUpTicks",
     "APPROACH_GIVE_UP_TICKS",
     "FOLLOWING_COS",
+    "AVOIDANCE_MODES",
+    "ORCA_TIME_HORIZON",
+    "ORCA_MAX_NEIGHBORS",
+    "ORCA_RADIUS_MARGIN",
+    "ORCA_STALL_FRACTION",
+    "ORCA_MAX_WALL_CELLS",
+    "ORCA_WALL_TIME_HORIZON",
+    "ORCA_CORNER_RADIUS",
     "DEFAULT_TICK_RATE",
     "DEFAULT_WALK_SPEED",
     "DEFAULT_ROTATION_SPEED",
@@ -84,6 +92,27 @@ APPROACH_GIVE_UP_TICKS = ApproachGiveUpTicks
 #: product above cos 60 degrees with ours is traffic in the same direction
 #: (following: wait without counting blocked ticks).
 FOLLOWING_COS = math.cos(math.radians(60.0))
+
+#: docs/rules.md §9.6: local avoidance between characters (``Location(avoidance=...)``,
+#: scene key ``avoidance``): ``"none"`` (the default) or ``"orca"``.
+AVOIDANCE_MODES = ("none", "orca")
+#: docs/rules.md §9.6: ORCA's time horizon in seconds.
+ORCA_TIME_HORIZON = 1.0
+#: docs/rules.md §9.6: nearest neighbours each character avoids.
+ORCA_MAX_NEIGHBORS = 10
+#: docs/rules.md §9.6: metres added to the contact radius for avoidance, so that
+#: steps chosen by ORCA clear the movement guard's circles.
+ORCA_RADIUS_MARGIN = 0.04
+#: docs/rules.md §9.6: an avoidance step shorter than this fraction of the preferred
+#: step counts as a blocked tick (§9.4), so jams end in a stop and a retry.
+ORCA_STALL_FRACTION = 0.05
+#: docs/rules.md §9.6: nearest blocked cells each character avoids (0: walls are left
+#: to the movement guard alone), and the time horizon against them in seconds.
+ORCA_MAX_WALL_CELLS = 0
+ORCA_WALL_TIME_HORIZON = 0.5
+#: docs/rules.md §9.6: with avoidance, an intermediate waypoint within this many metres
+#: counts as reached when the straight step to the next one is clear of walls.
+ORCA_CORNER_RADIUS = 0.6
 
 #: Fixed tick rate in Hz when a scene gives none.
 DEFAULT_TICK_RATE = 20.0

@@ -42,6 +42,7 @@ from numpy.typing import NDArray
 
 from ..errors import ConfigError, QueryError
 from . import snapshot
+from .avoidance import check_avoidance
 from .character import Character
 from .commands import Command, CommandQueue, parse_command
 from .constants import (
@@ -84,6 +85,10 @@ class Location:
         ``"grid"`` (default) plans on the level's grid; ``"mesh"`` builds a
         navigation mesh of it and plans there (:mod:`navkit.sim.mesh_view`;
         scene key ``navigationMode``). A NavMesh is always planned on as a mesh.
+    avoidance
+        ``"none"`` (default: characters wait and retry when they meet) or
+        ``"orca"``: reciprocal velocity avoidance before the movement guard
+        (docs/rules.md §9.6, :mod:`navkit.sim.avoidance`; scene key ``avoidance``).
 
     >>> import numpy as np, navkit
     >>> grid = navkit.NavGrid(np.ones((10, 20), bool), cell_size=0.5, agent_radius=0.3)
@@ -97,8 +102,11 @@ class Location:
     """
 
     def __init__(self, navigation: Any, *, tick_rate: float = DEFAULT_TICK_RATE,
-                 map_path: str | Path | None = None, navigation_mode: str = "grid"):
+                 map_path: str | Path | None = None, navigation_mode: str = "grid",
+                 avoidance: str = "none"):
         view = as_map_view(navigation, path=map_path, mode=navigation_mode)
+        #: ``"none"`` or ``"orca"`` (docs/rules.md §9.6).
+        self.avoidance: str = check_avoidance(avoidance)
         self.tick_rate: float = check_field(SCENE, "tickRate", tick_rate)
         self.dt = 1.0 / self.tick_rate
         #: Ticks a follow order waits between plans for a moving target (docs/rules.md §10.5: 2 s).
@@ -109,7 +117,7 @@ class Location:
         self._state = SimState()
         self._planner = Planner(self._state, view, SimStats())
         self._orders = Orders(self._planner)
-        self._movement = MovementPhase(self._state)
+        self._movement = MovementPhase(self._state, self.avoidance)
         self._commands = CommandQueue()
 
     # ================================================================ parts
@@ -283,6 +291,14 @@ class Location:
         """Switch to another navigation map; every navigating character replans."""
         self._planner.switch_map(as_map_view(navigation, path=map_path, mode=navigation_mode))
 
+    def set_avoidance(self, avoidance: str) -> None:
+        """Switch local avoidance (``"none"`` or ``"orca"``, docs/rules.md §9.6)
+        from the next tick on; the velocities start from the saved ones."""
+        mode = check_avoidance(avoidance)
+        if mode != self.avoidance:
+            self.avoidance = mode
+            self._movement = MovementPhase(self._state, mode)
+
     @property
     def navigation_mode(self) -> str:
         """``"mesh"`` when plans run on a navigation mesh, else ``"grid"``."""
@@ -351,18 +367,21 @@ class Location:
         """The full state as a scene object (see :mod:`navkit.sim.scene`)."""
         obj = snapshot.location_dict(self, base=None if base is None else Path(base),
                                      sidecar=None if sidecar is None else Path(sidecar))
-        if self.navigation_mode == "grid":
+        if self.navigation_mode == "grid" and self.avoidance == "none":
             return obj
         out: dict[str, Any] = {}
         for key, value in obj.items():
             out[key] = value
             if key == "navigation":
-                out["navigationMode"] = self.navigation_mode
+                if self.navigation_mode != "grid":
+                    out["navigationMode"] = self.navigation_mode
+                if self.avoidance != "none":
+                    out["avoidance"] = self.avoidance
         return out
 
     def save(self, path: str | Path) -> Path:
         """Write the state as a scene JSON file; returns the path."""
-        if self.navigation_mode == "grid":
+        if self.navigation_mode == "grid" and self.avoidance == "none":
             return snapshot.save_location(self, path)
         p = snapshot.file_path(path)
         if not p.parent.exists():
@@ -391,12 +410,14 @@ class Location:
         map paths start from."""
         scene = snapshot.read_scene(obj, None if base is None else Path(base))
         loc = cls(scene.navigation, tick_rate=scene.tick_rate, map_path=scene.map_path,
-                  navigation_mode=scene.values.get("navigationMode", "grid"))
+                  navigation_mode=scene.values.get("navigationMode", "grid"),
+                  avoidance=scene.values.get("avoidance", "none"))
         loc.tick, stats = snapshot.populate(scene, loc.state, loc.add_character, loc.schedule)
         if stats is not None:
             loc.stats = stats
         return loc
 
     def __repr__(self) -> str:
+        extra = "" if self.avoidance == "none" else f", avoidance {self.avoidance}"
         return (f"Location({len(self)} characters, tick {self.tick}, {self.tick_rate:g} Hz, "
-                f"map {self.map.grid!r})")
+                f"map {self.map.grid!r}{extra})")

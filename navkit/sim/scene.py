@@ -24,7 +24,10 @@ the same level or grid, exact any-angle paths; :mod:`navkit.sim.mesh_view`)::
 
     {"navigation": "../levels/interior.json", "navigationMode": "mesh", ...}
 
-A saved state keeps the mode. ``tickRate`` defaults to 20 Hz. ``id`` is a non-empty
+A saved state keeps the mode. ``avoidance`` is ``"none"`` (default) or
+``"orca"`` (local avoidance before the movement guard, docs/rules.md §9.6;
+a saved state with it on also holds every character's ``velocity``).
+``tickRate`` defaults to 20 Hz. ``id`` is a non-empty
 string or an integer >= 0; ``kind`` is ``player``, ``bot`` or ``npc``;
 ``walkSpeed`` (m/s) and ``rotationSpeed`` (rad/s) default to 1.5 and 2 pi.
 Commands: see :mod:`navkit.sim.commands`.

@@ -40,7 +40,12 @@ import numpy as np
 from .._kernels.geometry import MAX_COORD
 from ..errors import ConfigError
 from ..level import NavkitWarning
-from .constants import APPROACH_GIVE_UP_TICKS, BLOCKED_REPLAN_TICKS, RETRY_SEQUENCE_LENGTH
+from .constants import (
+    APPROACH_GIVE_UP_TICKS,
+    AVOIDANCE_MODES,
+    BLOCKED_REPLAN_TICKS,
+    RETRY_SEQUENCE_LENGTH,
+)
 from .kinds import AnimationState, CharacterKind
 from .state import NEED_FOLLOW, NEED_FORCED
 
@@ -168,6 +173,8 @@ CHARACTER: dict[str, Rule] = {
     "partialTarget": FLAG,
     "shortPlan": FLAG,
     "follow": Rule("object", null=True, fields=FOLLOW),
+    # docs/rules.md §9.6: the velocity over the last tick (m/s), saved with avoidance on
+    "velocity": Rule("point", lo=-MAX_LENGTH, hi=MAX_LENGTH),
 }
 
 #: ``stats``: the counters of :class:`~navkit.sim.SimStats`.
@@ -182,6 +189,7 @@ SCENE: dict[str, Rule] = {
     "format": Rule("choice", choices=(FORMAT,)),
     "navigation": Rule("level", required=True),
     "navigationMode": Rule("choice", choices=("grid", "mesh")),
+    "avoidance": Rule("choice", choices=AVOIDANCE_MODES),
     "tickRate": Rule("number", lo=MIN_TICK_RATE, hi=MAX_TICK_RATE),
     "tick": Rule("integer", lo=0, hi=MAX_TICK),
     "characters": Rule("list", item=Rule("object", fields=CHARACTER)),

@@ -76,6 +76,8 @@ class SavedLocation(Protocol):
     def stats(self) -> SimStats: ...
     @property
     def pending_commands(self) -> list[Command]: ...
+    @property
+    def avoidance(self) -> str: ...
     def sync_map(self) -> None: ...
 
 
@@ -222,6 +224,8 @@ def restore_character(a: SimState, c: dict[str, Any]) -> None:
         a.rblocker[s] = slot(c["retryBlocker"])
     if "animation" in c:
         a.anim[s] = AnimationState[c["animation"]].value
+    if "velocity" in c:
+        a.vel[s] = c["velocity"]
     f = c.get("follow")
     if f is not None:
         a.f_target[s] = slot(f["target"])
@@ -305,8 +309,9 @@ def _ref(a: SimState, slot: int) -> Any:
     return None if slot < 0 else a.id_of(slot)
 
 
-def character_dict(a: SimState, s: int) -> dict[str, Any]:
-    """Slot ``s``'s full state as a scene character object (exact floats)."""
+def character_dict(a: SimState, s: int, *, velocity: bool = False) -> dict[str, Any]:
+    """Slot ``s``'s full state as a scene character object (exact floats);
+    ``velocity`` adds the last tick's velocity (read with avoidance on)."""
     n = int(a.wp_n[s])
     follow: dict[str, Any] | None = None
     if a.f_target[s] >= 0:
@@ -321,7 +326,7 @@ def character_dict(a: SimState, s: int) -> dict[str, Any]:
             "goal": _pair(a.f_goal[s]),
             "onPath": bool(a.on_path[s]),
         }
-    return {
+    out = {
         "id": a.id_of(s),
         "kind": CharacterKind.from_code(int(a.kind[s])).value,
         "position": _pair(a.pos[s]),
@@ -349,6 +354,9 @@ def character_dict(a: SimState, s: int) -> dict[str, Any]:
         "shortPlan": bool(a.short[s]),
         "follow": follow,
     }
+    if velocity:
+        out["velocity"] = _pair(a.vel[s])
+    return out
 
 
 def location_dict(loc: SavedLocation, *, base: Path | None = None,
@@ -365,7 +373,8 @@ def location_dict(loc: SavedLocation, *, base: Path | None = None,
         "navigation": loc.map.to_json(base, sidecar),
         "tickRate": loc.tick_rate,
         "tick": loc.tick,
-        "characters": [character_dict(a, s) for s in range(a.n)],
+        "characters": [character_dict(a, s, velocity=loc.avoidance != "none")
+                       for s in range(a.n)],
         "commands": [c.raw for c in loc.pending_commands],
         "stats": loc.stats.to_json_dict(),
     }

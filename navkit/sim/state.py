@@ -88,6 +88,7 @@ FIELDS: dict[str, tuple[Any, tuple[int, ...], float]] = {
     "need_plan": (np.uint8, (), 0),
     "partial": (np.uint8, (), 0),
     "short": (np.uint8, (), 0),
+    "vel": (np.float64, (2,), 0.0),
 }
 #: Fields that hold a slot (-1: none); renumbered when rows move.
 SLOT_FIELDS = ("rblocker", "f_target")
@@ -179,6 +180,10 @@ class SimState:
     #: reachable cell, or no path) and the order is still on: cells opening
     #: replan it (a door that closed on the way and opens again).
     short: NDArray[np.uint8]
+    #: float64 (n, 2), m/s: the velocity over the last tick (position change / dt;
+    #: 0 for a character that did not move). Read and written only with
+    #: avoidance on (docs/rules.md §9.6); saved as ``velocity`` then.
+    vel: NDArray[np.float64]
     #: uint8 (n,): a plan is due in the next planning phase
     #: (bits :data:`NEED_FORCED`, :data:`NEED_FOLLOW`).
     need_plan: NDArray[np.uint8]

@@ -26,6 +26,7 @@ from .._kernels.layouts import (
     TickParams,
     WalkGridArgs,
 )
+from .avoidance import OrcaWorkspace, check_avoidance
 from .constants import (
     APPROACH_GIVE_UP_TICKS,
     BLOCKED_REPLAN_TICKS,
@@ -47,8 +48,11 @@ class MovementPhase:
     for every character of ``state``, in one kernel call (see
     :mod:`navkit._kernels.sim`)."""
 
-    def __init__(self, state: SimState) -> None:
+    def __init__(self, state: SimState, avoidance: str = "none") -> None:
         self.state = state
+        #: ``"none"`` or ``"orca"`` (docs/rules.md §9.6).
+        self.avoidance = check_avoidance(avoidance)
+        self._orca = OrcaWorkspace(state) if self.avoidance == "orca" else None
         self._hash_key: tuple[Any, ...] | None = None
         self._hash_t: tuple[Any, ...] = ()
         self._grid_t: tuple[Any, ...] = ()
@@ -77,8 +81,18 @@ class MovementPhase:
             blocked_limit=int(BLOCKED_REPLAN_TICKS), following_cos=float(FOLLOWING_COS),
         )
         hsh = self._spatial_hash(view, dt)
-        _k.tick(body, nav, retry, follow, self._grid_group(view), hsh, tuple(params), self._out_t,
-                self._solid, self._marks)
+        if self._orca is None:
+            _k.tick(body, nav, retry, follow, self._grid_group(view), hsh, tuple(params),
+                    self._out_t, self._solid, self._marks)
+        else:
+            w = self._orca
+            g = view.grid
+            orca_t = w.args(float(g.min_x), float(g.min_z), float(g.width * g.cell_size),
+                            float(g.depth * g.cell_size), float(dt))
+            _k.tick_orca(body, nav, retry, follow, self._grid_group(view), hsh, tuple(params),
+                         self._out_t, self._solid, self._marks, orca_t, w.walking, w.exclude,
+                         w.override, w.rad, w.stall_fraction,
+                         w.corner_radius)
         st = self._stats
         ev.min_gap = float(st[_k.STAT_MIN_GAP])
         ev.moved = int(st[_k.STAT_MOVED])
