@@ -9,7 +9,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 __all__ = ["Status", "PathResult", "MeshPathResult", "BatchResult", "SearchTrace",
-           "path_result", "no_path", "with_waypoints"]
+           "path_result", "no_path", "with_waypoints", "points3d"]
 
 
 class Status(enum.IntEnum):
@@ -41,6 +41,19 @@ _EMPTY_CELLS = np.zeros((0, 2), dtype=np.int32)
 _EMPTY_CELLS.setflags(write=False)
 _EMPTY_POINTS = np.zeros((0, 2), dtype=np.float64)
 _EMPTY_POINTS.setflags(write=False)
+
+
+def points3d(waypoints: NDArray[np.float64], floor_y: float) -> NDArray[np.float64]:
+    """World ``(x, z)`` waypoints ``(m, 2)`` as ``(m, 3)`` points ``(x, floor_y, z)``.
+
+    >>> points3d(np.array([[1.0, 2.0]]), 0.5).tolist()
+    [[1.0, 0.5, 2.0]]
+    """
+    out = np.empty((len(waypoints), 3), dtype=np.float64)
+    out[:, 0] = waypoints[:, 0]
+    out[:, 1] = floor_y
+    out[:, 2] = waypoints[:, 1]
+    return out
 
 
 @dataclass(frozen=True, eq=False)
@@ -93,11 +106,7 @@ class PathResult:
 
     def points3d(self) -> NDArray[np.float64]:
         """Waypoints as an ``(m, 3)`` array of world ``(x, floor_y, z)``."""
-        out = np.empty((len(self.waypoints), 3), dtype=np.float64)
-        out[:, 0] = self.waypoints[:, 0]
-        out[:, 1] = self.floor_y
-        out[:, 2] = self.waypoints[:, 1]
-        return out
+        return points3d(self.waypoints, self.floor_y)
 
     def __repr__(self) -> str:
         return (
@@ -198,11 +207,7 @@ class MeshPathResult:
 
     def points3d(self) -> NDArray[np.float64]:
         """Waypoints as an ``(m, 3)`` array of world ``(x, floor_y, z)``."""
-        out = np.empty((len(self.waypoints), 3), dtype=np.float64)
-        out[:, 0] = self.waypoints[:, 0]
-        out[:, 1] = self.floor_y
-        out[:, 2] = self.waypoints[:, 1]
-        return out
+        return points3d(self.waypoints, self.floor_y)
 
     def to_json_dict(self) -> dict[str, object]:
         """A JSON-ready summary: status name, length (metres), waypoints, counts."""

@@ -43,7 +43,6 @@ True
 from __future__ import annotations
 
 import math
-import os
 from pathlib import Path
 from typing import Any
 
@@ -58,7 +57,7 @@ from ..level import LevelConfig, NavLevel, parse_level
 from ..mesh.navmesh import METHODS, NavMesh
 from ..query.navmap import NavMap
 from ..results import MeshPathResult
-from .planner import MapView
+from .planner import MapView, grid_reference
 
 __all__ = ["MeshView", "outer_raster", "MESH_GOAL_TOLERANCE", "DEFAULT_MESH_CELL_SIZE"]
 
@@ -238,24 +237,7 @@ class MeshView(MapView):
         if grid is None:
             raise ConfigError("a mesh built from neither a level nor a grid cannot be "
                               "saved in a scene", field="navigation")
-        if self.path is not None:
-            target = self.path
-        elif sidecar is not None:
-            from ..formats import save_grid
-
-            save_grid(grid, sidecar)
-            target = sidecar
-        else:
-            raise ConfigError("a grid built in memory has no file to reference; save the "
-                              "location to a file (its grid goes beside it)",
-                              field="navigation")
-        p = target.resolve()
-        if base is not None:
-            try:
-                return os.path.relpath(p, base.resolve()).replace("\\", "/")
-            except ValueError:
-                pass
-        return str(p)
+        return grid_reference(grid, self.path, sidecar, base)
 
     # ------------------------------------------------------ derived data
     def _refresh(self) -> None:

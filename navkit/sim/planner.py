@@ -47,7 +47,7 @@ from .events import SimStats, TickEvents
 from .kinds import CharacterKind
 from .state import NEED_FORCED, SimState
 
-__all__ = ["MapView", "obstacle_snapshot", "Planner"]
+__all__ = ["MapView", "obstacle_snapshot", "grid_reference", "Planner"]
 
 _NPC = CharacterKind.NPC.code
 
@@ -150,24 +150,8 @@ class MapView:
         level = self.nav.level
         if level is not None:
             return level.to_json_dict()
-        if self.path is not None and not self.nav.obstacle_names:
-            target = self.path
-        elif sidecar is not None:
-            from ..formats import save_grid
-
-            save_grid(self.grid, sidecar)
-            target = sidecar
-        else:
-            raise ConfigError("a grid built in memory (or edited) has no file to reference; "
-                              "save the location to a file (its grid goes beside it)",
-                              field="navigation")
-        p = target.resolve()
-        if base is not None:
-            try:
-                return os.path.relpath(p, base.resolve()).replace("\\", "/")
-            except ValueError:
-                pass
-        return str(p)
+        path = self.path if not self.nav.obstacle_names else None
+        return grid_reference(self.grid, path, sidecar, base)
 
     # ------------------------------------------------------ derived data
     def _refresh(self) -> None:
@@ -234,6 +218,31 @@ class MapView:
         if self.nav.cache.enabled:
             return self.nav.pathfinder.find_path(start, end, nearest=True, obstacles=obstacles)
         return self.nav.find_path_to_nearest(start, end, obstacles=obstacles)
+
+
+def grid_reference(grid: NavGrid, path: Path | None, sidecar: Path | None,
+                   base: Path | None) -> str:
+    """How a saved scene names a grid map: the file it came from (``path``), else
+    ``sidecar`` after writing the grid there (``.npz``, exact geometry); relative
+    to ``base`` when one is given. ConfigError when there is neither."""
+    if path is not None:
+        target = path
+    elif sidecar is not None:
+        from ..formats import save_grid
+
+        save_grid(grid, sidecar)
+        target = sidecar
+    else:
+        raise ConfigError("a grid built in memory (or edited) has no file to reference; "
+                          "save the location to a file (its grid goes beside it)",
+                          field="navigation")
+    p = target.resolve()
+    if base is not None:
+        try:
+            return os.path.relpath(p, base.resolve()).replace("\\", "/")
+        except ValueError:
+            pass
+    return str(p)
 
 
 def obstacle_snapshot(
