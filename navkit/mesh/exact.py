@@ -134,6 +134,13 @@ class ExactSearch:
         self._hk = np.zeros(nodes, dtype=np.int64)
         self._out = np.zeros((out_rows, 2), dtype=np.float64)
 
+    def searched_polygons(self) -> NDArray[np.int32]:
+        """The polygons the last query's search nodes entered, sorted (int32):
+        each node is an interval on the edge into one of them."""
+        n = int(self._counts[_k.C_GENERATED])
+        polys = self._ni[:n, _k.I_POLY]
+        return np.unique(polys[(polys >= 0) & (polys < self.arrays.n_polygons)]).astype(np.int32)
+
     @property
     def capacity(self) -> int:
         """Nodes the pool holds now."""

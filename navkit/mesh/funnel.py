@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numpy.typing import NDArray
 
 from .._kernels import mesh_funnel as _kf
 from .._kernels import mesh_geom as _kg
@@ -54,6 +55,12 @@ class FunnelSearch:
         self._out = np.zeros((n + 2, 2), dtype=np.float64)
         self._scr = np.zeros(_kg.SCRATCH, dtype=np.float64)
         self._stamp = 0
+
+    def searched_polygons(self) -> NDArray[np.int32]:
+        """The polygons the last query closed (expanded), sorted (int32)."""
+        if self._stamp == 0:
+            return np.zeros(0, dtype=np.int32)
+        return np.flatnonzero(self._closed == self._stamp).astype(np.int32)
 
     def _check_poly(self, name: str, poly: int, x: float, z: float) -> int:
         p = int(poly)

@@ -392,6 +392,19 @@ class NavMesh:
                              f"{shown(max_nodes)}")
         return int(max_nodes)
 
+    @serialized
+    def last_search(self, method: str = "exact") -> NDArray[np.int32]:
+        """The polygons the last single query with ``method`` searched, sorted
+        (int32; empty before any). For the exact search these are the polygons
+        its intervals opened onto, for the funnel the polygons A* closed. After a
+        query with ``obstacles=`` they belong to the cut mesh, not to this one,
+        so only queries without obstacles are recorded here (for drawing)."""
+        self._method(method)
+        search = self._searches.get(method)
+        if search is None:
+            return np.zeros(0, dtype=np.int32)
+        return search.searched_polygons()
+
     def _worker(self, method: str) -> ExactSearch | FunnelSearch:
         """A fresh search object with its own buffers (one per thread)."""
         if method == "exact":

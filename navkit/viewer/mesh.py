@@ -208,6 +208,7 @@ class MeshView:
                 "length": finite_or_none(float(res.length)) if res.has_path else None,
                 "expanded": int(res.expanded),
                 "generated": int(res.generated),
+                "searched": mesh.last_search(method).tolist(),
                 "startPolygon": int(res.start_polygon),
                 "endPolygon": int(res.end_polygon),
                 "timeMs": ms,

@@ -264,3 +264,15 @@ def test_grid_mesh_between_euclid_and_octile() -> None:
         assert r.status == Status.FOUND
         assert r.length <= oct_len + 1e-9
         assert r.length >= math.dist((ax, az), (bx, bz)) - 1e-9
+
+
+def test_last_search_names_the_polygons_searched(mesh: NavMesh) -> None:
+    r = mesh.find_path((1, 1), (20, 7))
+    polys = mesh.last_search()
+    assert len(polys) and np.all(np.diff(polys) > 0)
+    # the path's end polygon was reached, so its polygon was searched
+    assert mesh.locate((20, 7)) in set(polys.tolist()) or r.end_polygon in set(polys.tolist())
+    mesh.find_path((1, 1), (20, 7), method="funnel")
+    closed = mesh.last_search("funnel")
+    assert mesh.locate((1, 1)) in set(closed.tolist())
+    assert 0 < len(closed) <= mesh.n_polygons
