@@ -11,10 +11,32 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..errors import NavkitError, QueryError
-from .protocol import EVENT_KEEP, STATE_CODES, json_default, round4
+import numpy as np
 
-__all__ = ["Playback"]
+from ..errors import NavkitError, QueryError
+from .protocol import EVENT_KEEP, STATE_CODES, json_default, round4, round_vel
+
+__all__ = ["Playback", "avoidance_mode"]
+
+
+def avoidance_mode(loc: Any) -> str:
+    """``loc``'s local avoidance mode; ``"none"`` for a simulation without one."""
+    mode = getattr(loc, "avoidance", "none")
+    return mode if isinstance(mode, str) else "none"
+
+
+def _rows(a: np.ndarray, ids_a: list[Any], ids: list[Any], missing: np.ndarray) -> np.ndarray:
+    """``a`` (n_a, 2), rows in ``ids_a`` order, re-ordered to ``ids``: a character
+    not in ``ids_a`` gets its row of ``missing`` (len(ids), 2)."""
+    if ids == ids_a:
+        return a
+    row = {cid: i for i, cid in enumerate(ids_a)}
+    out = np.array(missing, dtype=np.float64)
+    for i, cid in enumerate(ids):
+        j = row.get(cid)
+        if j is not None:
+            out[i] = a[j]
+    return out
 
 
 class Playback:
@@ -22,7 +44,10 @@ class Playback:
 
     :attr:`playing` and :attr:`speed` say whether and how fast the server's
     loop advances it (ticks per second = tick rate x speed). Frames carry a
-    character's path only when it changed since the last frame.
+    character's path only when it changed since the last frame, and every
+    character's velocity over the last tick (``vel``, m/s: its position change
+    over that tick times the tick rate; before the first tick played here, the
+    saved ``velocity`` of a scene with avoidance on, else 0).
     """
 
     def __init__(self, loc: Any) -> None:
@@ -36,6 +61,25 @@ class Playback:
         self._sent_paths: dict[Any, bytes] = {}
         self._sent_ids: list[Any] | None = None
         self._pending_events: dict[str, list[Any]] = {}
+        self._vel = self._initial_velocities(loc)
+        self._vel_ids: list[Any] = list(loc.ids)
+
+    @staticmethod
+    def _initial_velocities(loc: Any) -> np.ndarray:
+        """Velocities (n, 2), m/s, before any tick: the state's with avoidance on
+        (it keeps them, saved scenes included), else zeros."""
+        n = len(loc)
+        if avoidance_mode(loc) != "none":
+            vel = getattr(getattr(loc, "state", None), "vel", None)
+            if isinstance(vel, np.ndarray) and vel.shape == (n, 2):
+                return np.array(vel, dtype=np.float64)
+        return np.zeros((n, 2))
+
+    @property
+    def avoidance(self) -> str:
+        """The scene's local avoidance mode (``"none"`` or ``"orca"``; ``"none"`` when
+        this navkit's simulation has no avoidance)."""
+        return avoidance_mode(self.loc)
 
     @property
     def version(self) -> int:
@@ -53,12 +97,40 @@ class Playback:
             "stats": loc.stats.to_json_dict(),
         }
 
+    def scene_info(self) -> dict[str, Any]:
+        """The scene in ``GET /api/info``: :meth:`summary` and the avoidance mode."""
+        return {**self.summary(), "avoidance": self.avoidance}
+
     # ------------------------------------------------------------ stepping
     def step(self, ticks: int) -> None:
-        """Run ``ticks`` ticks (blocking; call on a worker thread)."""
+        """Run ``ticks`` ticks (blocking; call on a worker thread). The velocities
+        become those over the last of them."""
+        if ticks <= 0:
+            return
         loc = self.loc
-        for _ in range(ticks):
+        for _ in range(ticks - 1):
             self._collect(loc.step())
+        ids0, pos0 = list(loc.ids), loc.positions()
+        self._collect(loc.step())
+        self._vel = self._velocities(ids0, pos0)
+        self._vel_ids = list(loc.ids)
+
+    def _velocities(self, ids0: list[Any], pos0: np.ndarray) -> np.ndarray:
+        """(n, 2) m/s: each character's position change since ``pos0`` (taken one
+        tick ago, rows in ``ids0`` order) times the tick rate; 0 for a character
+        that was not there."""
+        loc = self.loc
+        ids, pos = loc.ids, loc.positions()
+        return (pos - _rows(pos0, ids0, ids, pos)) * float(loc.tick_rate)
+
+    def velocities(self) -> np.ndarray:
+        """Copy of every character's velocity over the last tick, shape (n, 2), m/s,
+        slot order (as :meth:`navkit.sim.Location.positions`)."""
+        ids = self.loc.ids
+        if ids != self._vel_ids:  # characters added outside a tick: they stand
+            self._vel = _rows(self._vel, self._vel_ids, ids, np.zeros((len(ids), 2)))
+            self._vel_ids = list(ids)
+        return self._vel.copy()
 
     def _collect(self, ev: Any) -> None:
         pe = self._pending_events
@@ -96,8 +168,11 @@ class Playback:
             out["ids"] = ids
             out["kinds"] = [c.kind.value for c in chars]
             out["radii"] = [float(r) for r in loc.contact_radii()]
+            out["avoidRadii"] = [float(c.collision_radius) for c in chars]
+            out["avoidance"] = self.avoidance
         pos = loc.positions()
         out["pos"] = [round4(v) for v in pos.ravel()]
+        out["vel"] = round_vel(self.velocities())
         out["facing"] = [round(c.facing, 3) for c in chars]
         out["state"] = "".join(STATE_CODES[self.character_state(c)] for c in chars)
         out["wp"] = [c.current_waypoint_index for c in chars]
@@ -145,6 +220,7 @@ class Playback:
             "state": self.character_state(c),
             "position": list(c.position),
             "facing": c.facing,
+            **self._motion(c),
             "walkSpeed": c.walk_speed,
             "rotationSpeed": c.rotation_speed,
             "navigationAvoidanceRadius": c.collision_radius,
@@ -177,6 +253,12 @@ class Playback:
             pass  # the map cannot be saved (a plain grid with added obstacles): properties only
         d["tick"] = self.loc.tick
         return json.loads(json.dumps(d, allow_nan=False, default=json_default))
+
+    def _motion(self, c: Any) -> dict[str, Any]:
+        """``velocity`` (m/s, over the last tick) and ``speed`` (its length) of ``c``."""
+        i = self.loc.ids.index(c.id)
+        vx, vz = (float(v) for v in self.velocities()[i])
+        return {"velocity": [vx, vz], "speed": float(np.hypot(vx, vz))}
 
     def set_target(self, c: Any, point: tuple[float, float]) -> dict[str, Any]:
         accepted = bool(c.set_target(point))

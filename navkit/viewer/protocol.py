@@ -29,6 +29,7 @@ __all__ = [
     "EVENT_KEEP",
     "STATE_CODES",
     "round4",
+    "round_vel",
     "finite_or_none",
     "json_default",
 ]
@@ -75,6 +76,15 @@ STATE_CODES = {
 def round4(v: float) -> float:
     """A coordinate as the page gets it: rounded to 4 decimals (0.1 mm)."""
     return round(float(v), 4)
+
+
+def round_vel(vel: np.ndarray) -> list[float]:
+    """Velocities (n, 2), m/s, as the page gets them: flat ``[vx0, vz0, vx1, ...]``,
+    rounded to 3 decimals (1 mm/s), non-finite values as 0."""
+    flat = np.round(np.nan_to_num(np.asarray(vel, dtype=np.float64).ravel(),
+                                  nan=0.0, posinf=0.0, neginf=0.0), 3) + 0.0  # no -0.0
+    out: list[float] = flat.tolist()
+    return out
 
 
 def finite_or_none(v: float) -> float | None:

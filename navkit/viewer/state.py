@@ -86,7 +86,7 @@ class ViewerState:
             "kind": self.kind,
             "name": self.name,
             **self.map.info(),
-            "scene": None if self.sim is None else self.sim.summary(),
+            "scene": None if self.sim is None else self.sim.scene_info(),
             "replay": replay_summary(self.replay),
             "limits": LIMITS,
         }

@@ -35,7 +35,12 @@ const COLORS = {
   meshExact: "#1098ad",
   meshFunnel: "#d6336c",
   selected: "#ffd43b",
+  velocity: "#5f3dc4",
+  avoidRadius: "rgba(25,113,194,0.95)",
 };
+
+// a velocity arrow is as long as the way the character goes in this many seconds
+const VELOCITY_SECONDS = 1.0;
 
 // ------------------------------------------------------------------ state
 const S = {
@@ -56,13 +61,14 @@ const S = {
   sim: null, // live simulation
   frames: 0,
   selected: null,
+  hover: null, // the ID of the character under the cursor (live simulation)
   replay: null, // {data, index, playing}
   mesh: null, // {version, data, fill, walls, portals: Path2D} (GET /api/mesh)
   meshResult: null, // POST /api/mesh/path's answer
   meshQueryCount: 0,
   meshLoads: 0,
   drawn: { raw: [], smooth: [], characters: 0, nearest: null, query: 0, mapLoads: 0,
-           meshPolygons: 0, meshPaths: {}, meshQuery: 0 },
+           meshPolygons: 0, meshPaths: {}, meshQuery: 0, velocities: 0, hover: null },
   errors: [],
 };
 window.navkit = S;
@@ -136,6 +142,8 @@ async function loadInfo() {
   $("sec-sim").hidden = !scene;
   $("tool-inspect-label").hidden = !scene;
   $("show-char-paths").parentElement.hidden = !scene;
+  $("show-velocities").parentElement.hidden = !scene;
+  showAvoidance(data.scene ? data.scene.avoidance : undefined);
   const m = data.mesh || { available: false, reason: "this server has no mesh layer" };
   const cb = $("show-mesh");
   cb.disabled = !m.available;
@@ -581,7 +589,7 @@ function draw() {
   const vis = visibleCells();
   // what this frame drew, for tests: query = the number of answered queries it shows
   const drawn = { raw: [], smooth: [], characters: 0, nearest: null, query: S.queryCount, mapLoads: S.mapLoads,
-                  meshPolygons: 0, meshPaths: {}, meshQuery: S.meshQueryCount };
+                  meshPolygons: 0, meshPaths: {}, meshQuery: S.meshQueryCount, velocities: 0, hover: null };
 
   if ($("show-polygons").checked) {
     for (const p of S.polys) {
@@ -624,11 +632,26 @@ function draw() {
     marker(ex + 0.5, ez + 0.5, mr * 1.2, COLORS.nearest, "diamond");
     drawn.nearest = [ex, ez];
   }
-  drawn.characters = drawCharacters(vis, px);
+  drawn.characters = drawCharacters(vis, px, drawn);
   S.drawn = drawn;
 }
 
-function drawCharacters(vis, px) {
+// an arrow from (x0, z0) to (x1, z1), cell units
+function arrow(x0, z0, x1, z1, lineWidth, color, px) {
+  polyline([[x0, z0], [x1, z1]], lineWidth, color);
+  const len = Math.hypot(x1 - x0, z1 - z0);
+  if (len < 1e-9) return;
+  const head = Math.min(6 * px, 0.45 * len);
+  const ux = (x1 - x0) / len;
+  const uz = (z1 - z0) / len;
+  for (const s of [1, -1]) {
+    const hx = x1 - head * (ux * 0.87 - s * uz * 0.5);
+    const hz = z1 - head * (uz * 0.87 + s * ux * 0.5);
+    polyline([[x1, z1], [hx, hz]], lineWidth, color);
+  }
+}
+
+function drawCharacters(vis, px, drawn) {
   let crowd = null;
   if (S.replayActive && S.replay) crowd = replayCrowd();
   else if (S.sim && S.sim.ids) crowd = S.sim;
@@ -636,6 +659,8 @@ function drawCharacters(vis, px) {
   const g = S.info.grid;
   const inv = 1 / g.cellSize;
   const showPaths = $("show-char-paths").checked && crowd === S.sim;
+  const showVel = $("show-velocities").checked && !!crowd.vel && crowd.vel.length === 2 * crowd.ids.length;
+  const hover = crowd === S.sim && S.hover !== null;
   let n = 0;
   const ids = crowd.ids;
   for (let i = 0; i < ids.length; i++) {
@@ -673,6 +698,26 @@ function drawCharacters(vis, px) {
     if (crowd.facing) {
       const f = crowd.facing[i];
       polyline([[cx, cz], [cx + Math.cos(f) * r, cz + Math.sin(f) * r]], 1.5 * px, "#111");
+    }
+    if (showVel) {
+      const vx = crowd.vel[2 * i];
+      const vz = crowd.vel[2 * i + 1];
+      if (Math.hypot(vx, vz) >= 1e-3) {
+        const t = VELOCITY_SECONDS * inv;
+        arrow(cx, cz, cx + vx * t, cz + vz * t, 2 * px, COLORS.velocity, px);
+        drawn.velocities++;
+      }
+    }
+    if (hover && ids[i] === S.hover && crowd.avoidRadii) {
+      const ra = crowd.avoidRadii[i];
+      ctx.beginPath();
+      ctx.arc(cx, cz, Math.max(ra * inv, 2 * px), 0, Math.PI * 2);
+      ctx.setLineDash([4 * px, 3 * px]);
+      ctx.lineWidth = 1.5 * px;
+      ctx.strokeStyle = COLORS.avoidRadius;
+      ctx.stroke();
+      ctx.setLineDash([]);
+      drawn.hover = { id: ids[i], radius: ra, speed: characterSpeed(i) };
     }
     if (S.view.scale * r > 14) {
       ctx.fillStyle = "#111";
@@ -864,7 +909,8 @@ async function maybeReloadMap(version) {
 function applyFrame(f) {
   if (f.full) {
     S.sim = {
-      ids: f.ids, kinds: f.kinds, radii: f.radii, pos: [], facing: [], state: "", wp: [],
+      ids: f.ids, kinds: f.kinds, radii: f.radii, avoidRadii: f.avoidRadii || null, vel: null,
+      avoidance: f.avoidance, pos: [], facing: [], state: "", wp: [],
       paths: new Array(f.ids.length).fill(null), tick: f.tick, playing: f.playing, speed: f.speed, history: [],
     };
   } else if (!S.sim || !S.sim.ids) {
@@ -872,6 +918,7 @@ function applyFrame(f) {
   }
   const sim = S.sim;
   sim.pos = f.pos;
+  sim.vel = f.vel || null;
   sim.facing = f.facing;
   sim.state = f.state;
   sim.wp = f.wp;
@@ -887,9 +934,47 @@ function applyFrame(f) {
     S.selected = null;
     $("sec-inspect").hidden = true;
   }
+  if (f.full && f.avoidance !== undefined) showAvoidance(f.avoidance);
+  if (S.hover !== null && !sim.ids.includes(S.hover)) S.hover = null;
+  showMotion();
   updateSimPanel();
   maybeReloadMap(f.version);
   requestRedraw();
+}
+
+// the scene's local avoidance mode in the simulation panel (hidden when the server has none)
+function showAvoidance(mode) {
+  $("row-avoidance").hidden = mode === undefined || mode === null;
+  $("sim-avoidance").textContent = mode ?? "–";
+}
+
+// speed (m/s) of character index i in the live simulation's last frame, null without velocities
+function characterSpeed(i) {
+  const sim = S.sim;
+  if (!sim || !sim.vel || i < 0 || 2 * i + 1 >= sim.vel.length) return null;
+  return Math.hypot(sim.vel[2 * i], sim.vel[2 * i + 1]);
+}
+
+// the selected character's speed and velocity in the inspector, from the last frame
+function showMotion() {
+  const sim = S.sim;
+  const i = sim && sim.ids && S.selected !== null ? sim.ids.indexOf(S.selected) : -1;
+  const speed = i < 0 ? null : characterSpeed(i);
+  $("inspect-speed").textContent = speed === null ? "–" : `${speed.toFixed(2)} m/s`;
+  $("inspect-vel").textContent = speed === null ? "–"
+    : `(${sim.vel[2 * i].toFixed(2)}, ${sim.vel[2 * i + 1].toFixed(2)})`;
+}
+
+// the hovered character in the status line: ID, speed, avoidance radius
+function hoverText() {
+  const sim = S.sim;
+  const i = sim && sim.ids && S.hover !== null ? sim.ids.indexOf(S.hover) : -1;
+  if (i < 0) return "";
+  const speed = characterSpeed(i);
+  let txt = ` · ${String(S.hover)}`;
+  if (speed !== null) txt += ` ${speed.toFixed(2)} m/s`;
+  if (sim.avoidRadii) txt += ` · avoid r ${sim.avoidRadii[i]} m`;
+  return txt;
 }
 
 function updateSimPanel() {
@@ -945,6 +1030,7 @@ async function inspect(id) {
   requestRedraw();
   if (id === null) return;
   $("inspect-id").textContent = String(id);
+  showMotion();
   await refreshInspector();
 }
 
@@ -1038,7 +1124,9 @@ function wireInput() {
         const c = S.grid.codes[z * S.grid.w + x];
         txt += c ? ` · walkable ×${S.grid.legend[c - 1]}` : " · blocked";
       }
-      $("cursor").textContent = txt;
+      const hv = S.replayActive ? null : pickCharacter(cx, cz);
+      if (hv !== S.hover) { S.hover = hv; requestRedraw(); }
+      $("cursor").textContent = txt + hoverText();
     }
     if (!down) return;
     const dx = e.clientX - down.x;
@@ -1067,6 +1155,9 @@ function wireInput() {
     } else if (S.tool === "inspect") {
       inspect(pickCharacter(cx, cz));
     }
+  });
+  canvas.addEventListener("pointerleave", () => {
+    if (S.hover !== null) { S.hover = null; requestRedraw(); }
   });
   canvas.addEventListener("pointercancel", () => { down = null; canvas.classList.remove("panning"); });
   canvas.addEventListener("contextmenu", async (e) => {
@@ -1099,7 +1190,7 @@ function wireInput() {
   for (const el of document.querySelectorAll("input[name=tool]")) {
     el.addEventListener("change", () => { S.tool = el.value; toolHint(); });
   }
-  for (const id of ["show-heat", "show-raw", "show-smooth", "show-polygons", "show-char-paths"]) {
+  for (const id of ["show-heat", "show-raw", "show-smooth", "show-polygons", "show-char-paths", "show-velocities"]) {
     $(id).addEventListener("change", requestRedraw);
   }
   $("algorithm").addEventListener("change", () => runQuery());
