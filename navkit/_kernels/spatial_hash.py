@@ -3,12 +3,13 @@
 The grid covers the bounding box of the points: cell ``(cx, cz)`` holds the
 points with ``cx = floor((x - min_x) / cs)`` (clamped to the grid), its linear
 index is ``cz * nx + cx``. ``cell_start`` (``nx * nz + 1``) is the CSR offset
-of each cell in ``order`` (point indices, by cell, then by index: the sort is
-stable) and ``spos`` holds the points in that order. When the box would need
+(int32) of each cell in ``order`` (point indices, by cell, then by index: the
+sort is stable) and ``spos`` holds the points in that order. When the box would need
 more than ``max_cells`` cells the cell size doubles until it fits (spread-out
 sets get slower, never wrong).
 
-``geom`` is float64 ``(3,)`` = (min_x, min_z, cs); ``dims`` int64 ``(2,)`` =
+``geom`` is float64 ``(5,)`` = (min_x, min_z, cs, max_x, max_z) (the
+points' box); ``dims`` int64 ``(2,)`` =
 (nx, nz). Answers are sorted by squared distance, then point index.
 """
 
@@ -24,12 +25,14 @@ RANGE_SLACK = 1e-9
 
 
 @njit
-def build(pos, cell_size, max_cells, geom, dims, cell_start, order, slot, spos):  # type: ignore[no-untyped-def]
+def build(pos, cell_size, max_cells, geom, dims, cell_start, order, slot, spos, cellid):  # type: ignore[no-untyped-def]
     """Sort the points ``pos`` (n, 2) into cells; fills every other argument.
 
-    ``cell_start`` must hold ``max_cells + 1`` entries, ``order`` / ``slot``
-    (int32) and ``spos`` (n, 2) n entries. ``slot[i]`` is the place of point i
-    in ``order``. Returns the number of cells."""
+    ``cell_start`` (int32) must hold ``max_cells + 1`` entries, ``order`` /
+    ``slot`` / ``cellid`` (int32) and ``spos`` (n, 2) n entries. ``slot[i]``
+    is the place of point i in ``order``, ``cellid[i]`` its cell. One pass
+    computes the cells and counts, a prefix sum, then a backward pass places
+    the points (stable: by cell, then index). Returns the number of cells."""
     n = pos.shape[0]
     minx = np.inf
     minz = np.inf
@@ -38,14 +41,10 @@ def build(pos, cell_size, max_cells, geom, dims, cell_start, order, slot, spos):
     for i in range(n):
         x = pos[i, 0]
         z = pos[i, 1]
-        if x < minx:
-            minx = x
-        if x > maxx:
-            maxx = x
-        if z < minz:
-            minz = z
-        if z > maxz:
-            maxz = z
+        minx = x if x < minx else minx
+        maxx = x if x > maxx else maxx
+        minz = z if z < minz else minz
+        maxz = z if z > maxz else maxz
     if n == 0:
         minx = 0.0
         minz = 0.0
@@ -63,6 +62,8 @@ def build(pos, cell_size, max_cells, geom, dims, cell_start, order, slot, spos):
     geom[0] = minx
     geom[1] = minz
     geom[2] = cs
+    geom[3] = maxx
+    geom[4] = maxz
     dims[0] = nx
     dims[1] = nz
     ncell = nx * nz
@@ -70,20 +71,21 @@ def build(pos, cell_size, max_cells, geom, dims, cell_start, order, slot, spos):
         cell_start[c] = 0
     for i in range(n):
         c = cell_of(pos[i, 0], pos[i, 1], minx, minz, cs, nx, nz)
-        cell_start[c + 1] += 1
-    for c in range(ncell):
-        cell_start[c + 1] += cell_start[c]
-    for i in range(n):
-        c = cell_of(pos[i, 0], pos[i, 1], minx, minz, cs, nx, nz)
-        s = cell_start[c]
+        cellid[i] = c
+        cell_start[c] += 1
+    acc = 0
+    for c in range(ncell):  # inclusive prefix: cell_start[c] = end of cell c
+        acc += cell_start[c]
+        cell_start[c] = acc
+    cell_start[ncell] = n
+    for i in range(n - 1, -1, -1):  # backward: ends in cell_start[c] = start of cell c
+        c = cellid[i]
+        s = cell_start[c] - 1
+        cell_start[c] = s
         order[s] = i
         slot[i] = s
         spos[s, 0] = pos[i, 0]
         spos[s, 1] = pos[i, 1]
-        cell_start[c] = s + 1
-    for c in range(ncell, 0, -1):
-        cell_start[c] = cell_start[c - 1]
-    cell_start[0] = 0
     return ncell
 
 
@@ -215,38 +217,95 @@ def radius_point(px, pz, r, exclude, geom, dims, cell_start, order, spos,
     return count
 
 
-@njit
-def radius_all(r, geom, dims, cell_start, order, slot, spos, offsets, slot_off, tmp_idx, tmp_d2,
-               out_idx):  # type: ignore[no-untyped-def]
-    """Every point's neighbours within ``r`` except itself, in CSR form:
-    ``offsets`` (n + 1,) int64 and ``out_idx``. Returns the total number of
-    pairs; when it exceeds ``len(out_idx)`` the answer is incomplete (grow and
-    call again).
+@njit(inline="always")
+def _query_box(px, pz, r, geom, dims):  # type: ignore[no-untyped-def]
+    """The cell range ``(x0, x1, z0, z1)`` a radius-``r`` query around ``(px, pz)`` scans."""
+    cs = geom[2]
+    reach = r * (1.0 + RANGE_SLACK) + RANGE_SLACK * cs
+    nx = dims[0]
+    nz = dims[1]
+    return (axis_cell(px - reach, geom[0], cs, nx), axis_cell(px + reach, geom[0], cs, nx),
+            axis_cell(pz - reach, geom[1], cs, nz), axis_cell(pz + reach, geom[1], cs, nz))
 
-    Points are visited in cell order (their neighbours' cells are then hot in
-    the cache), into ``tmp_idx`` with per-slot offsets ``slot_off`` (n + 1,),
-    then copied into point order."""
+
+@njit
+def radius_count(r, geom, dims, cell_start, spos, s0, s1, counts):  # type: ignore[no-untyped-def]
+    """Pass 1 of :meth:`SpatialHash.query_radius_all` over the slots
+    ``[s0, s1)``: ``counts[s]`` (int32, slot order) = the number of other
+    points within ``r`` (``d2 <= r*r``) of the point in slot s. Returns the
+    largest count."""
+    rr = r * r
+    nx = dims[0]
+    most = 0
+    for s in range(s0, s1):
+        px = spos[s, 0]
+        pz = spos[s, 1]
+        x0, x1, z0, z1 = _query_box(px, pz, r, geom, dims)
+        c = 0
+        for cz in range(z0, z1 + 1):
+            row = cz * nx
+            for q in range(cell_start[row + x0], cell_start[row + x1 + 1]):
+                dx = spos[q, 0] - px
+                dz = spos[q, 1] - pz
+                c += (dx * dx + dz * dz <= rr)
+        c -= 1  # the point itself (d2 = 0 <= rr)
+        counts[s] = c
+        most = c if c > most else most
+    return most
+
+
+@njit
+def radius_offsets(counts, order, offsets):  # type: ignore[no-untyped-def]
+    """CSR offsets (int64, point order) from the slot-order ``counts``; returns the total."""
     n = order.shape[0]
-    cap = out_idx.shape[0]
-    w = 0
-    slot_off[0] = 0
     for s in range(n):
-        c = radius_point(spos[s, 0], spos[s, 1], r, order[s], geom, dims, cell_start, order, spos,
-                         tmp_idx, tmp_d2, w, cap)
-        w += c
-        slot_off[s + 1] = w
-    if w > cap:
-        return w
+        offsets[order[s] + 1] = counts[s]
     offsets[0] = 0
     for i in range(n):
-        s = slot[i]
-        a = slot_off[s]
-        b = slot_off[s + 1]
-        o = offsets[i]
-        for q in range(a, b):
-            out_idx[o + q - a] = tmp_idx[q]
-        offsets[i + 1] = o + b - a
-    return w
+        offsets[i + 1] += offsets[i]
+    return offsets[n]
+
+
+@njit
+def radius_fill(r, geom, dims, cell_start, order, spos, s0, s1, offsets, out_idx, tmp_idx,
+                tmp_d2):  # type: ignore[no-untyped-def]
+    """Pass 2: the neighbours of the points in slots ``[s0, s1)``, sorted by
+    (d2, index), at ``out_idx[offsets[i]:offsets[i + 1]]`` (point order).
+    ``tmp_idx`` / ``tmp_d2`` hold at least the largest count + 2 entries
+    (one thread's scratch). Returns 0."""
+    rr = r * r
+    nx = dims[0]
+    for s in range(s0, s1):
+        px = spos[s, 0]
+        pz = spos[s, 1]
+        me = order[s]
+        x0, x1, z0, z1 = _query_box(px, pz, r, geom, dims)
+        w = 0
+        for cz in range(z0, z1 + 1):
+            row = cz * nx
+            for q in range(cell_start[row + x0], cell_start[row + x1 + 1]):
+                dx = spos[q, 0] - px
+                dz = spos[q, 1] - pz
+                d2 = dx * dx + dz * dz
+                tmp_idx[w] = order[q]
+                tmp_d2[w] = d2
+                w += (d2 <= rr) & (q != s)
+        o = offsets[me]
+        if w > 32:  # long lists: heapsort, then copy
+            sort_pairs(tmp_d2, tmp_idx, 0, w)
+            for a in range(w):
+                out_idx[o + a] = tmp_idx[a]
+            continue
+        # short lists: each entry's rank by (d2, index), branch-free (keys are distinct)
+        for a in range(w):
+            dv = tmp_d2[a]
+            iv = tmp_idx[a]
+            rank = 0
+            for b in range(w):
+                db = tmp_d2[b]
+                rank += (db < dv) | ((db == dv) & (tmp_idx[b] < iv))
+            out_idx[o + rank] = iv
+    return 0
 
 
 @njit

@@ -2,11 +2,14 @@
 
 State is a structure of arrays (:class:`CrowdState`), the map and flow
 fields are :class:`CrowdWorld`, the reusable buffers :class:`CrowdWork`; each
-is passed as a plain tuple. Agents are visited in spatial-hash order (the
-neighbours' cells stay in the cache), reading the old positions and
-velocities and writing the new ones into the workspace; the new state is
-copied back at the end, so the result does not depend on the visiting order
-except through floating-point sums, which run in a fixed order.
+is passed as a plain tuple. A tick is :func:`prepare` (serial:
+the spatial hash, a snapshot of the start positions and velocities in slot
+order) then :func:`advance` over contiguous agent ranges, one per thread:
+each agent reads other agents only through the snapshot and writes only its
+own rows, and its neighbour sums run in the fixed cell-scan order, so the
+result is bit-identical for any thread count. ``trace`` skips its cell walk
+when the start cell's clearance (:func:`clearance`) shows every cell in reach
+is free.
 
 Behaviour codes are the column order of the weights (see
 :data:`navkit.crowd.steering.BEHAVIOURS`); ``params`` is
@@ -71,20 +74,20 @@ class CrowdWorld(NamedTuple):
     cell: Any  # cell size, m
     flow_dir: Any  # (F, depth, width) int8 direction codes (navkit.query.flow)
     flow_cost: Any  # (F, depth, width) float64 walking distance to the goal, m (inf: none)
+    clear: Any  # (depth, width) int32 Chebyshev distance to a blocked or off-grid cell (clearance)
 
 
 class CrowdWork(NamedTuple):
     """Buffers of one crowd, reused every tick."""
 
-    cell_start: Any  # (max_cells + 1,) int64
+    cell_start: Any  # (max_cells + 1,) int32
     order: Any  # (n,) int32
     slot: Any  # (n,) int32
-    spos: Any  # (n, 2)
-    svel: Any  # (n, 2)
-    geom: Any  # (3,)
+    cellid: Any  # (n,) int32
+    spos: Any  # (n, 2) the tick's start positions, in slot order
+    svel: Any  # (n, 2) the tick's start velocities, in slot order
+    geom: Any  # (5,)
     dims: Any  # (2,) int64
-    new_pos: Any  # (n, 2)
-    new_vel: Any  # (n, 2)
     arrived: Any  # (F,) int64
     max_cells: Any  # int
 
@@ -138,13 +141,56 @@ def blocked(walk, cx, cz):  # type: ignore[no-untyped-def]
 
 
 @njit
-def trace(walk, minx, minz, cs, x0, z0, x1, z1):  # type: ignore[no-untyped-def]
+def clearance(walk, out):  # type: ignore[no-untyped-def]
+    """``out[z, x]`` (int32, like ``walk``): the Chebyshev distance in cells
+    from cell (x, z) to the nearest blocked cell, cells off the grid counting
+    as blocked (0 on blocked cells, 1 on free cells at the border). Two
+    passes of a unit 8-neighbour chamfer (exact for this metric). Returns 0."""
+    gd = walk.shape[0]
+    gw = walk.shape[1]
+    big = 1 << 30
+    for z in range(gd):
+        for x in range(gw):
+            if walk[z, x] == 0:
+                out[z, x] = 0
+                continue
+            d = big
+            for k in range(4):  # forward neighbours: (-1,-1) (0,-1) (1,-1) (-1,0)
+                ox = k - 1 if k < 3 else -1
+                oz = -1 if k < 3 else 0
+                xx = x + ox
+                zz = z + oz
+                v = out[zz, xx] if (0 <= xx < gw and 0 <= zz < gd) else 0
+                d = v + 1 if v + 1 < d else d
+            if x == gw - 1 or z == gd - 1:
+                d = 1
+            out[z, x] = d
+    for z in range(gd - 1, -1, -1):
+        for x in range(gw - 1, -1, -1):
+            d = out[z, x]
+            if d == 0:
+                continue
+            for k in range(4):  # backward neighbours: (1,1) (0,1) (-1,1) (1,0)
+                ox = 1 - k if k < 3 else 1
+                oz = 1 if k < 3 else 0
+                xx = x + ox
+                zz = z + oz
+                v = out[zz, xx] if (0 <= xx < gw and 0 <= zz < gd) else 0
+                d = v + 1 if v + 1 < d else d
+            out[z, x] = d
+    return 0
+
+
+@njit
+def trace(walk, clear, minx, minz, cs, x0, z0, x1, z1):  # type: ignore[no-untyped-def]
     """The first blocked cell the segment ``(x0, z0) -> (x1, z1)`` enters.
 
     Returns ``(t, nx, nz)``: the segment parameter in [0, 1] where it enters
     and the outward normal of the face crossed; ``t = 2`` when the segment
     meets no blocked cell. A segment through a cell corner needs both side
-    cells free. The start cell counts as free."""
+    cells free. The start cell counts as free. When the start cell's
+    clearance (``clear``, see :func:`clearance`) exceeds the cell distance to
+    the end cell, every cell the walk could visit is free: no walk."""
     gw = walk.shape[1]
     gd = walk.shape[0]
     cx = gcell(x0, minx, cs, gw)
@@ -153,6 +199,11 @@ def trace(walk, minx, minz, cs, x0, z0, x1, z1):  # type: ignore[no-untyped-def]
     ez = gcell(z1, minz, cs, gd)
     if cx == ex and cz == ez:
         return _FREE, 0.0, 0.0
+    if 0 <= cx < gw and 0 <= cz < gd:
+        kx = ex - cx if ex > cx else cx - ex
+        kz = ez - cz if ez > cz else cz - ez
+        if clear[cz, cx] > (kx if kx > kz else kz):
+            return _FREE, 0.0, 0.0
     dx = x1 - x0
     dz = z1 - z0
     sx = 1 if dx > 0.0 else (-1 if dx < 0.0 else 0)
@@ -204,14 +255,12 @@ def trace(walk, minx, minz, cs, x0, z0, x1, z1):  # type: ignore[no-untyped-def]
 
 
 @njit
-def wall_force(walk, minx, minz, cs, px, pz, hx, hz, look, angle, mf):  # type: ignore[no-untyped-def]
-    """Feelers (ahead ``look`` m, two sides 0.7 ``look`` at +-``angle``): each
-    that enters a blocked cell pushes along the face normal by
-    ``mf * (1 - t)``."""
+def wall_force(walk, clear, minx, minz, cs, px, pz, hx, hz, look, ca, sa, mf):  # type: ignore[no-untyped-def]
+    """Feelers (ahead ``look`` m, two sides 0.7 ``look`` at +-angle, ``ca`` /
+    ``sa`` its cosine / sine): each that enters a blocked cell pushes along
+    the face normal by ``mf * (1 - t)``."""
     fx = 0.0
     fz = 0.0
-    ca = math.cos(angle)
-    sa = math.sin(angle)
     for k in range(3):
         if k == 0:
             dx = hx * look
@@ -222,7 +271,7 @@ def wall_force(walk, minx, minz, cs, px, pz, hx, hz, look, angle, mf):  # type: 
         else:
             dx = (hx * ca + hz * sa) * 0.7 * look
             dz = (-hx * sa + hz * ca) * 0.7 * look
-        t, nx, nz = trace(walk, minx, minz, cs, px, pz, px + dx, pz + dz)
+        t, nx, nz = trace(walk, clear, minx, minz, cs, px, pz, px + dx, pz + dz)
         if t <= 1.0:
             if nx == 0.0 and nz == 0.0:
                 nx = -hx
@@ -233,25 +282,23 @@ def wall_force(walk, minx, minz, cs, px, pz, hx, hz, look, angle, mf):  # type: 
 
 
 @njit
-def step(st, wd, ws, params, prio, blend, dt, tick, seed):  # type: ignore[no-untyped-def]
-    """Advance every agent by ``dt`` seconds (tick number ``tick``). Returns 0.
-
-    ``prio`` (12,) int64: behaviour codes in priority order (weighted blending
-    sums in this order too); ``blend`` 0 weighted, 1 priority."""
-    (pos, vel, head, max_speed, max_force, weights, target, threat, chase, avoid, wander,
-     path_off, path_pts, path_idx, flow_id, status) = st
-    has_grid, walk, gminx, gminz, gcs, flow_dir, flow_cost = wd
-    (cell_start, order, slot, spos, svel, geom, dims, new_pos, new_vel, arrived,
-     max_cells) = ws
+def prepare(st, wd, ws, params):  # type: ignore[no-untyped-def]
+    """The serial start of a tick: the spatial hash of the positions (cell
+    size = the largest flocking radius), the start velocities in slot order
+    and each flow field's arrived count. Returns 0."""
+    pos = st[0]
+    vel = st[1]
+    flow_id = st[14]
+    status = st[15]
+    (cell_start, order, slot, cellid, spos, svel, geom, dims, arrived, max_cells) = ws
     n = pos.shape[0]
-    inv_dt = 1.0 / dt
     sep_r = params[P_SEP_R]
     ali_r = params[P_ALI_R]
     coh_r = params[P_COH_R]
     nb_r = sep_r if sep_r > ali_r else ali_r
     nb_r = nb_r if nb_r > coh_r else coh_r
     cell = nb_r if nb_r > 0.0 else 1.0
-    _sh.build(pos, cell, max_cells, geom, dims, cell_start, order, slot, spos)
+    _sh.build(pos, cell, max_cells, geom, dims, cell_start, order, slot, spos, cellid)
     for s in range(n):
         i = order[s]
         svel[s, 0] = vel[i, 0]
@@ -263,6 +310,41 @@ def step(st, wd, ws, params, prio, blend, dt, tick, seed):  # type: ignore[no-un
         f = flow_id[i]
         if f >= 0 and status[i] == ARRIVED:
             arrived[f] += 1
+    return 0
+
+
+@njit
+def step(st, wd, ws, params, prio, blend, dt, tick, seed):  # type: ignore[no-untyped-def]
+    """Advance every agent by ``dt`` seconds (tick number ``tick``), on one
+    thread: :func:`prepare` then :func:`advance` over every slot. Returns 0."""
+    prepare(st, wd, ws, params)
+    advance(st, wd, ws, params, prio, blend, dt, tick, seed, 0, st[0].shape[0])
+    return 0
+
+
+@njit
+def advance(st, wd, ws, params, prio, blend, dt, tick, seed, s0, s1):  # type: ignore[no-untyped-def]
+    """Steer and move the agents ``[s0, s1)`` (agent indices) with the hash that
+    :func:`prepare` built. Returns 0.
+
+    Reads other agents only through the tick's start snapshot (``spos``,
+    ``svel``) and writes only the agents' own rows, so disjoint agent ranges
+    may run on different threads with the same result as one call (agents are
+    visited in index order: their own rows stream through the cache).
+    ``prio`` (12,) int64: behaviour codes in priority order (weighted blending
+    sums in this order too); ``blend`` 0 weighted, 1 priority."""
+    (pos, vel, head, max_speed, max_force, weights, target, threat, chase, avoid, wander,
+     path_off, path_pts, path_idx, flow_id, status) = st
+    has_grid, walk, gminx, gminz, gcs, flow_dir, flow_cost, clear = wd
+    (cell_start, order, slot, cellid, spos, svel, geom, dims, arrived, max_cells) = ws
+    inv_dt = 1.0 / dt
+    sep_r = params[P_SEP_R]
+    ali_r = params[P_ALI_R]
+    coh_r = params[P_COH_R]
+    nb_r = sep_r if sep_r > ali_r else ali_r
+    nb_r = nb_r if nb_r > coh_r else coh_r
+    fca = math.cos(params[P_FEELER])
+    fsa = math.sin(params[P_FEELER])
     hminx = geom[0]
     hminz = geom[1]
     hcs = geom[2]
@@ -270,12 +352,12 @@ def step(st, wd, ws, params, prio, blend, dt, tick, seed):  # type: ignore[no-un
     hnz = dims[1]
     gw = walk.shape[1]
     gd = walk.shape[0]
-    for s in range(n):
-        i = order[s]
-        px = pos[i, 0]
-        pz = pos[i, 1]
-        vx = vel[i, 0]
-        vz = vel[i, 1]
+    for i in range(s0, s1):
+        s = slot[i]
+        px = spos[s, 0]
+        pz = spos[s, 1]
+        vx = svel[s, 0]
+        vz = svel[s, 1]
         ms = max_speed[i]
         mf = max_force[i]
         # ---- neighbours (flocking)
@@ -372,13 +454,14 @@ def step(st, wd, ws, params, prio, blend, dt, tick, seed):  # type: ignore[no-un
             elif b == PURSUE or b == EVADE:
                 j = chase[i] if b == PURSUE else avoid[i]
                 if j >= 0 and j != i:
-                    dx = pos[j, 0] - px
-                    dz = pos[j, 1] - pz
+                    sj = slot[j]
+                    dx = spos[sj, 0] - px
+                    dz = spos[sj, 1] - pz
                     d = math.sqrt(dx * dx + dz * dz)
                     tp = d / ms if ms > 0.0 else 0.0
                     tp = tp if tp < params[P_PREDICT] else params[P_PREDICT]
-                    qx = dx + vel[j, 0] * tp
-                    qz = dz + vel[j, 1] * tp
+                    qx = dx + svel[sj, 0] * tp
+                    qz = dz + svel[sj, 1] * tp
                     if b == PURSUE:
                         fx, fz = steer(qx, qz, ms, vx, vz, mf, inv_dt)
                     else:
@@ -399,8 +482,8 @@ def step(st, wd, ws, params, prio, blend, dt, tick, seed):  # type: ignore[no-un
                     fx, fz = steer(cohx / ncoh - px, cohz / ncoh - pz, ms, vx, vz, mf, inv_dt)
             elif b == WALLS:
                 if has_grid:
-                    fx, fz = wall_force(walk, gminx, gminz, gcs, px, pz, head[i, 0], head[i, 1],
-                                        params[P_LOOK], params[P_FEELER], mf)
+                    fx, fz = wall_force(walk, clear, gminx, gminz, gcs, px, pz, head[i, 0],
+                                        head[i, 1], params[P_LOOK], fca, fsa, mf)
             elif b == PATH:
                 k0 = path_off[i]
                 k1 = path_off[i + 1]
@@ -480,20 +563,20 @@ def step(st, wd, ws, params, prio, blend, dt, tick, seed):  # type: ignore[no-un
         nz = pz + nvz * dt
         # ---- the wall cut: never end a tick in a blocked cell
         if has_grid:
-            t, _, _ = trace(walk, gminx, gminz, gcs, px, pz, nx, nz)
+            t, _, _ = trace(walk, clear, gminx, gminz, gcs, px, pz, nx, nz)
             if t <= 1.0:
                 ok = False
                 for k in range(2):
                     along_x = (abs(nx - px) >= abs(nz - pz)) == (k == 0)
                     if along_x:
-                        t2, _, _ = trace(walk, gminx, gminz, gcs, px, pz, nx, pz)
+                        t2, _, _ = trace(walk, clear, gminx, gminz, gcs, px, pz, nx, pz)
                         if t2 > 1.0:
                             nz = pz
                             nvz = 0.0
                             ok = True
                             break
                     else:
-                        t2, _, _ = trace(walk, gminx, gminz, gcs, px, pz, px, nz)
+                        t2, _, _ = trace(walk, clear, gminx, gminz, gcs, px, pz, px, nz)
                         if t2 > 1.0:
                             nx = px
                             nvx = 0.0
@@ -504,20 +587,15 @@ def step(st, wd, ws, params, prio, blend, dt, tick, seed):  # type: ignore[no-un
                     nz = pz
                     nvx = 0.0
                     nvz = 0.0
-        new_pos[i, 0] = nx
-        new_pos[i, 1] = nz
-        new_vel[i, 0] = nvx
-        new_vel[i, 1] = nvz
+        pos[i, 0] = nx
+        pos[i, 1] = nz
+        vel[i, 0] = nvx
+        vel[i, 1] = nvz
         sp2 = nvx * nvx + nvz * nvz
         if sp2 > 1e-24:
             sp = math.sqrt(sp2)
             head[i, 0] = nvx / sp
             head[i, 1] = nvz / sp
-    for i in range(n):
-        pos[i, 0] = new_pos[i, 0]
-        pos[i, 1] = new_pos[i, 1]
-        vel[i, 0] = new_vel[i, 0]
-        vel[i, 1] = new_vel[i, 1]
     return 0
 
 

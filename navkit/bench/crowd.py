@@ -18,7 +18,8 @@ not a test: it never fails on a missed target (``PASS`` / ``MISS`` per line).
   centre, with separation (0.8 m) and walls. Target: <= 50 ms per tick.
 
 Figures: medians (hash) or means (ticks) of ``--repeat`` runs after a warm-up,
-``time.perf_counter``, garbage collector off, single thread.
+``time.perf_counter``, garbage collector off, navkit on its default thread
+count (``navkit.query.fanout.max_threads``; ``NUMBA_NUM_THREADS=1`` for one).
 """
 
 from __future__ import annotations
@@ -223,7 +224,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = ap.parse_args(list(argv) if argv is not None else None)
     repeat = 5 if args.quick else 15
     ticks = 20 if args.quick else 50
-    print(f"navkit bench crowd ({platform.machine()}, numpy {np.__version__}, one thread)")
+    from ..query.fanout import max_threads
+
+    print(f"navkit bench crowd ({platform.machine()}, numpy {np.__version__}, "
+          f"{max_threads()} threads)")
     if args.only in (None, "hash"):
         bench_hash(100_000, repeat)
     if args.only in (None, "flock"):

@@ -27,7 +27,8 @@ from numpy.typing import ArrayLike, NDArray
 from .._kernels import steering as _k
 from ..errors import ConfigError, QueryError
 from ..grid import NavGrid
-from .spatial_hash import as_points
+from ..query.fanout import fan_out
+from .spatial_hash import as_points, as_threads, split
 from .steering import BLENDINGS, DEFAULT_PRIORITY, SteeringParams, Weights, priority_codes
 
 __all__ = ["Crowd", "MOVING", "ARRIVED", "UNREACHABLE", "STATE_VERSION"]
@@ -80,6 +81,9 @@ class Crowd:
         The order of priority blending (weighted blending sums in it too).
     seed : int
         Seed of the wander noise (a hash of seed, agent and tick).
+    threads : int or None
+        Threads a tick may use (default :func:`navkit.query.fanout.max_threads`;
+        one per 4096 agents at most). The result is bit-identical for any count.
     """
 
     def __init__(
@@ -95,6 +99,7 @@ class Crowd:
         blending: str = "weighted",
         priority: Sequence[str] = DEFAULT_PRIORITY,
         seed: int = 0,
+        threads: int | None = None,
     ):
         pos = as_points(positions, "positions").copy()
         n = len(pos)
@@ -116,6 +121,8 @@ class Crowd:
             raise ConfigError(f"expected a NavGrid or None, got {type(grid).__name__}",
                               field="grid")
         self._n = n
+        self._threads = as_threads(threads, n)
+        self._parts = split(n, self._threads)
         self._params = params
         self._blending = blending
         self._priority = tuple(priority)
@@ -159,15 +166,17 @@ class Crowd:
         else:
             self._walk = np.ones((1, 1), dtype=np.uint8)
             shape = (1, 1)
+        self._clear = np.zeros(self._walk.shape, dtype=np.int32)
+        _k.clearance(self._walk, self._clear)
         self._flow_dir = np.full((0, *shape), -1, dtype=np.int8)
         self._flow_cost = np.full((0, *shape), np.inf)
         # ---- workspace
         self._max_cells = 4 * n + 4096
         self._ws = _k.CrowdWork(
-            cell_start=np.zeros(self._max_cells + 1, dtype=np.int64),
+            cell_start=np.zeros(self._max_cells + 1, dtype=np.int32),
             order=np.zeros(n, dtype=np.int32), slot=np.zeros(n, dtype=np.int32),
-            spos=np.zeros((n, 2)), svel=np.zeros((n, 2)), geom=np.zeros(3),
-            dims=np.zeros(2, dtype=np.int64), new_pos=np.zeros((n, 2)), new_vel=np.zeros((n, 2)),
+            cellid=np.zeros(n, dtype=np.int32), spos=np.zeros((n, 2)), svel=np.zeros((n, 2)),
+            geom=np.zeros(5), dims=np.zeros(2, dtype=np.int64),
             arrived=np.zeros(1, dtype=np.int64), max_cells=self._max_cells)
         self._pack()
 
@@ -190,7 +199,8 @@ class Crowd:
             min_x=float(g.min_x) if g is not None else 0.0,
             min_z=float(g.min_z) if g is not None else 0.0,
             cell=float(g.cell_size) if g is not None else 1.0,
-            flow_dir=np.ascontiguousarray(fd), flow_cost=np.ascontiguousarray(fc)))
+            flow_dir=np.ascontiguousarray(fd), flow_cost=np.ascontiguousarray(fc),
+            clear=self._clear))
         ws = self._ws
         if len(ws.arrived) != max(nf, 1):
             ws = ws._replace(arrived=np.zeros(max(nf, 1), dtype=np.int64))
@@ -406,18 +416,45 @@ class Crowd:
             raise QueryError(f"dt: expected seconds in (0, 1e6], got {dt!r}")
         return v
 
+    @property
+    def threads(self) -> int:
+        """Threads a tick uses."""
+        return self._threads
+
+    def _tick_threads(self, dt: float) -> None:
+        """One tick on the pool: the serial hash build, then one agent range per thread."""
+        _k.prepare(self._st, self._wd, self._ws_t, self._params_arr)
+        args = (self._st, self._wd, self._ws_t, self._params_arr, self._prio, self._blend, dt,
+                self._tick, self._seed)
+        parts = self._parts
+
+        def work(t: int) -> None:
+            _k.advance(*args, parts[t][0], parts[t][1])
+
+        fan_out(self._threads, self._n, work)
+        self._tick += 1
+
     def step(self, dt: float) -> None:
-        """Advance every agent by ``dt`` seconds (one kernel call)."""
+        """Advance every agent by ``dt`` seconds (one kernel call per thread)."""
+        v = self._dt(dt)
+        if self._threads > 1:
+            self._tick_threads(v)
+            return
         _k.step(self._st, self._wd, self._ws_t, self._params_arr, self._prio, self._blend,
-                self._dt(dt), self._tick, self._seed)
+                v, self._tick, self._seed)
         self._tick += 1
 
     def run(self, ticks: int, dt: float) -> None:
-        """``ticks`` steps of ``dt`` seconds (one kernel call for all)."""
+        """``ticks`` steps of ``dt`` seconds (one kernel call for all on one thread)."""
         if isinstance(ticks, bool) or not isinstance(ticks, (int, np.integer)) or ticks < 0:
             raise QueryError(f"ticks: expected an integer >= 0, got {ticks!r}")
+        v = self._dt(dt)
+        if self._threads > 1:
+            for _ in range(int(ticks)):
+                self._tick_threads(v)
+            return
         _k.run(self._st, self._wd, self._ws_t, self._params_arr, self._prio, self._blend,
-               self._dt(dt), self._tick, self._seed, int(ticks))
+               v, self._tick, self._seed, int(ticks))
         self._tick += int(ticks)
 
     # ----------------------------------------------------------- save / load
@@ -438,8 +475,9 @@ class Crowd:
         return out
 
     @classmethod
-    def from_state(cls, state: dict[str, Any]) -> Crowd:
-        """A crowd from :meth:`state_dict`; stepping it continues bit-identically."""
+    def from_state(cls, state: dict[str, Any], *, threads: int | None = None) -> Crowd:
+        """A crowd from :meth:`state_dict`; stepping it continues bit-identically
+        (``threads`` as in :class:`Crowd`)."""
         if not isinstance(state, dict) or state.get("version") != STATE_VERSION:
             raise ConfigError(f"expected a crowd state of version {STATE_VERSION}",
                               field="version")
@@ -448,7 +486,8 @@ class Crowd:
                                                min_x=gd["min_x"], min_z=gd["min_z"],
                                                weights=gd["weights"])
         c = cls(state["pos"], grid=grid, params=SteeringParams(**state["params"]),
-                blending=state["blending"], priority=state["priority"], seed=state["seed"])
+                blending=state["blending"], priority=state["priority"], seed=state["seed"],
+                threads=threads)
         n = c._n
         for k in _ROW_ARRAYS:
             arr = np.asarray(state[k])

@@ -30,8 +30,12 @@ from numpy.typing import ArrayLike, NDArray
 
 from .._kernels import spatial_hash as _k
 from ..errors import QueryError
+from ..query.fanout import fan_out, max_threads
 
-__all__ = ["SpatialHash", "as_points", "as_point", "as_radius"]
+__all__ = ["SpatialHash", "as_points", "as_point", "as_radius", "as_threads", "split"]
+
+#: Fewer points than this per thread: one thread (starting threads costs more).
+MIN_PER_THREAD = 4096
 
 
 def as_points(values: ArrayLike, name: str) -> NDArray[np.float64]:
@@ -82,6 +86,24 @@ def as_radius(value: Any, name: str = "r", *, positive: bool = False) -> float:
     return v
 
 
+def as_threads(value: Any, n: int, name: str = "threads") -> int:
+    """The thread count to use for ``n`` items: ``value`` (``None``: all of
+    :func:`~navkit.query.fanout.max_threads`), at most ``max_threads()`` and
+    one per :data:`MIN_PER_THREAD` items."""
+    if value is None:
+        want = max_threads()
+    elif isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise QueryError(f"{name}: expected an integer >= 1 or None, got {value!r}")
+    else:
+        want = int(value)
+    return max(1, min(want, max_threads(), -(-n // MIN_PER_THREAD)))
+
+
+def split(n: int, parts: int) -> list[tuple[int, int]]:
+    """``parts`` contiguous ranges covering ``[0, n)``, sizes differing by at most one."""
+    return [(n * t // parts, n * (t + 1) // parts) for t in range(parts)]
+
+
 def _as_count(value: Any, name: str) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
         raise QueryError(f"{name}: expected an integer, got {value!r}")
@@ -108,32 +130,28 @@ class SpatialHash:
         self._n = len(pos)
         n = self._n
         self._max_cells = max(4 * n, 4096)
-        self._cell_start = np.zeros(self._max_cells + 1, dtype=np.int64)
+        self._cell_start = np.zeros(self._max_cells + 1, dtype=np.int32)
         self._order = np.zeros(n, dtype=np.int32)
         self._slot = np.zeros(n, dtype=np.int32)
+        self._cellid = np.zeros(n, dtype=np.int32)
         self._spos = np.zeros((n, 2), dtype=np.float64)
-        self._geom = np.zeros(3, dtype=np.float64)
+        self._geom = np.zeros(5, dtype=np.float64)
+        self._counts = np.zeros(n, dtype=np.int32)
         self._dims = np.zeros(2, dtype=np.int64)
         self._qidx = np.zeros(n, dtype=np.int32)
         self._qd2 = np.zeros(n, dtype=np.float64)
-        self._slot_off = np.zeros(n + 1, dtype=np.int64)
-        self._grow_pairs(16 * n)
+        # per-thread scratch of query_radius_all's fill pass (rows grow on demand)
+        self._tmp_idx = np.zeros((1, 64), dtype=np.int32)
+        self._tmp_d2 = np.zeros((1, 64), dtype=np.float64)
         self._box = (0.0, 0.0, 0.0, 0.0)
         self._rebuild()
 
-    def _grow_pairs(self, size: int) -> None:
-        size = max(size, 16)
-        self._tmp_idx = np.empty(size, dtype=np.int32)
-        self._tmp_d2 = np.empty(size, dtype=np.float64)
-        self._pairs_idx = np.empty(size, dtype=np.int32)
-
     def _rebuild(self) -> None:
         _k.build(self._pos, self._cell_size, self._max_cells, self._geom, self._dims,
-                 self._cell_start, self._order, self._slot, self._spos)
+                 self._cell_start, self._order, self._slot, self._spos, self._cellid)
         if self._n:
-            lo = self._pos.min(axis=0)
-            hi = self._pos.max(axis=0)
-            self._box = (float(lo[0]), float(lo[1]), float(hi[0]), float(hi[1]))
+            g = self._geom
+            self._box = (float(g[0]), float(g[1]), float(g[3]), float(g[4]))
 
     # ------------------------------------------------------------- properties
     @property
@@ -172,21 +190,45 @@ class SpatialHash:
                                 self._order, self._spos, self._qidx, self._qd2, 0, self._n))
         return self._qidx[:c].copy()
 
-    def query_radius_all(self, r: float) -> tuple[NDArray[np.int64], NDArray[np.int32]]:
+    def query_radius_all(self, r: float, *, threads: int | None = None
+                         ) -> tuple[NDArray[np.int64], NDArray[np.int32]]:
         """Every point's neighbours within ``r`` metres, itself excluded, as CSR:
         ``offsets`` int64 ``(n + 1,)`` and ``indices`` int32; point i's
         neighbours are ``indices[offsets[i]:offsets[i + 1]]``, sorted by
-        distance then index."""
+        distance then index.
+
+        Two passes over the points in cell order (count, then fill each
+        point's run in place), each split into contiguous ranges over
+        ``threads`` threads (default :func:`~navkit.query.fanout.max_threads`);
+        the answer is the same for any thread count."""
         rv = as_radius(r)
-        offsets = np.empty(self._n + 1, dtype=np.int64)
-        for _ in range(3):
-            total = int(_k.radius_all(rv, self._geom, self._dims, self._cell_start, self._order,
-                                      self._slot, self._spos, offsets, self._slot_off,
-                                      self._tmp_idx, self._tmp_d2, self._pairs_idx))
-            if total <= len(self._pairs_idx):
-                return offsets, self._pairs_idx[:total].copy()
-            self._grow_pairs(max(total, 2 * len(self._pairs_idx)))
-        raise RuntimeError("spatial hash: pair buffer did not grow")  # pragma: no cover
+        n = self._n
+        nt = as_threads(threads, n)
+        parts = split(n, nt)
+        offsets = np.empty(n + 1, dtype=np.int64)
+        most = [0] * nt
+        args = (rv, self._geom, self._dims, self._cell_start)
+        counts = self._counts
+
+        def count(t: int) -> None:
+            most[t] = int(_k.radius_count(*args, self._spos, parts[t][0], parts[t][1], counts))
+
+        fan_out(nt, n, count)
+        total = int(_k.radius_offsets(counts, self._order, offsets))
+        indices = np.empty(total, dtype=np.int32)
+        need = max(most) + 2
+        if self._tmp_idx.shape[0] < nt or self._tmp_idx.shape[1] < need:
+            rows = max(nt, self._tmp_idx.shape[0])
+            cols = max(need, self._tmp_idx.shape[1])
+            self._tmp_idx = np.zeros((rows, cols), dtype=np.int32)
+            self._tmp_d2 = np.zeros((rows, cols), dtype=np.float64)
+
+        def fill(t: int) -> None:
+            _k.radius_fill(*args, self._order, self._spos, parts[t][0], parts[t][1], offsets,
+                           indices, self._tmp_idx[t], self._tmp_d2[t])
+
+        fan_out(nt, n, fill)
+        return offsets, indices
 
     def knn(self, point: ArrayLike, k: int) -> NDArray[np.int32]:
         """Indices (int32) of the ``min(k, n)`` points nearest ``point``, sorted

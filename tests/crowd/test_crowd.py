@@ -203,3 +203,32 @@ def test_validation():
         Crowd([[0.0, 0.0]]).add_flow_field(navkit.FlowField(grid).build([(0, 0)]))
     with pytest.raises(QueryError, match="field_id"):
         c.follow_flow(3)
+
+
+def test_threads_give_bit_identical_states():
+    """1 and 2 threads (and the one-kernel run) give the same bits: every agent
+    reads only the tick's start snapshot."""
+    rng = np.random.default_rng(11)
+    walk = rng.random((80, 80)) > 0.08
+    grid = navkit.NavGrid(walk)
+    n = 9000
+    pos = random_free_points(grid, rng, n)
+    vel = rng.normal(size=(n, 2))
+    ff = navkit.FlowField(grid).build([(40, 40)])
+    crowds = []
+    for threads in (1, 2):
+        c = Crowd(pos, grid=grid, weights=Weights(separation=1.5, alignment=1.0, cohesion=1.0,
+                                                   wander=0.5, walls=2.0, pursue=0.5, flow=1.0),
+                  velocities=vel, max_speed=1.5, max_force=4.0, seed=3, threads=threads)
+        c.set_chase(rng.integers(-1, n, n) if threads == 1 else crowds[0].state_dict()["chase"])
+        c.follow_flow(c.add_flow_field(ff), agents=np.arange(0, n, 2))
+        crowds.append(c)
+    if navkit.query.fanout.max_threads() >= 2:
+        assert crowds[1].threads == 2
+    crowds[0].run(20, 0.05)
+    for _ in range(20):
+        crowds[1].step(0.05)
+    a, b = crowds[0].state_dict(), crowds[1].state_dict()
+    for k in ("pos", "vel", "head", "wander", "status"):
+        assert np.array_equal(a[k], b[k]), k
+    assert not np.array_equal(a["pos"], pos)  # they moved

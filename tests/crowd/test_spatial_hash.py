@@ -160,3 +160,15 @@ def test_empty_and_validation():
         h.update([1, 1], [[0.0, 0.0], [1.0, 1.0]])
     with pytest.raises(QueryError, match="new_positions"):
         h.update([1], [[0.0, np.inf]])
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_query_radius_all_threads_match_brute(threads):
+    rng = np.random.default_rng(5)
+    pts = np.round(rng.random((9000, 2)) * 60.0, 1)  # ties
+    h = SpatialHash(pts, 1.0)
+    off, idx = h.query_radius_all(1.0, threads=threads)
+    for i in range(0, len(pts), 97):
+        assert idx[off[i]:off[i + 1]].tolist() == brute_radius(pts, pts[i], 1.0, i).tolist()
+    off1, idx1 = h.query_radius_all(1.0, threads=1)
+    assert np.array_equal(off, off1) and np.array_equal(idx, idx1)
