@@ -20,12 +20,13 @@ hpa       HPA*: building clusters, queries, updates
 flow      flow fields: builds (buckets and heap) and updates
 mesh      navigation meshes: exact (Polyanya) and funnel paths, point location,
           raycasts, batches
+crowd     the spatial hash and the steering / flocking crowd tick
 sim       the character simulation's tick
 viewer    the searches the browser viewer runs (every algorithm)
 ========  =====================================================================
 
 >>> sorted(GROUPS)
-['flow', 'grid', 'hpa', 'jps', 'mesh', 'sim', 'viewer']
+['crowd', 'flow', 'grid', 'hpa', 'jps', 'mesh', 'sim', 'viewer']
 """
 
 from __future__ import annotations
@@ -149,6 +150,29 @@ def _mesh() -> None:
     mesh.nearest_point((6.0, 3.0))
 
 
+def _crowd() -> None:
+    from .crowd.crowd import Crowd
+    from .crowd.spatial_hash import SpatialHash
+    from .grid import NavGrid
+    from .query.flow import FlowField
+
+    pts = np.array([[1.0, 1.0], [1.5, 1.2], [3.0, 2.0], [2.2, 2.8]])
+    sh = SpatialHash(pts, 1.0)
+    sh.query_radius_all(1.0)
+    sh.query_radius((1.0, 1.0), 1.0)
+    sh.knn_all(2)
+    sh.knn((1.0, 1.0), 2)
+    sh.update(np.array([0]), np.array([[1.1, 1.1]]))
+    grid = NavGrid(_walk())
+    crowd = Crowd(np.array([[2.5, 2.5], [3.5, 2.5], [2.5, 3.5]]), grid=grid)
+    crowd.set_targets(np.array([[20.5, 20.5]] * 3))
+    crowd.step(0.05)
+    crowd.set_path(0, np.array([[2.5, 2.5], [10.5, 2.5]]))
+    crowd.follow_flow(crowd.add_flow_field(FlowField(grid).build([(20, 20)])), [1, 2])
+    crowd.step(0.05)
+    crowd.run(2, 0.05)
+
+
 def _sim() -> None:
     from .sim import warm_up as sim_warm_up
 
@@ -173,6 +197,7 @@ GROUPS: dict[str, Callable[[], None]] = {
     "hpa": _hpa,
     "flow": _flow,
     "mesh": _mesh,
+    "crowd": _crowd,
     "sim": _sim,
     "viewer": _viewer,
 }

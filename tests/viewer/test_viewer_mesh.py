@@ -315,6 +315,12 @@ def test_page_draws_the_mesh_and_its_path(files: dict[str, Path]) -> None:
                 _wait(page, "navkit.drawn.meshQuery >= 2 && navkit.drawn.meshPaths.funnel")
                 assert page.inner_text("#r-funnel").endswith(" exp")
                 assert float(page.inner_text("#r-funnel").split(" ")[0]) >= 8.0 - 1e-3
+                # the polygons the exact search opened, drawn on request
+                assert page.evaluate("navkit.drawn.meshSearched") == 0
+                page.check("#mesh-searched")
+                _wait(page, "navkit.drawn.meshSearched > 0")
+                searched = srv.api("POST", "/api/mesh/path", json_body=body)["paths"]["exact"]
+                assert page.evaluate("navkit.drawn.meshSearched") == len(searched["searched"])
                 _shot(page, "viewer-mesh.png")
                 page.uncheck("#show-mesh")
                 _wait(page, "navkit.drawn.meshPolygons === 0")

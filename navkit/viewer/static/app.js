@@ -34,6 +34,7 @@ const COLORS = {
   meshPortal: "rgba(16,152,173,0.55)",
   meshExact: "#1098ad",
   meshFunnel: "#d6336c",
+  meshSearched: "rgba(16,152,173,0.28)",
   selected: "#ffd43b",
   velocity: "#5f3dc4",
   avoidRadius: "rgba(25,113,194,0.95)",
@@ -68,7 +69,7 @@ const S = {
   meshQueryCount: 0,
   meshLoads: 0,
   drawn: { raw: [], smooth: [], characters: 0, nearest: null, query: 0, mapLoads: 0,
-           meshPolygons: 0, meshPaths: {}, meshQuery: 0, velocities: 0, hover: null },
+           meshPolygons: 0, meshPaths: {}, meshSearched: 0, meshQuery: 0, velocities: 0, hover: null },
   errors: [],
 };
 window.navkit = S;
@@ -281,6 +282,7 @@ function showMeshResult() {
   const on = meshOn();
   const funnel = on && $("mesh-funnel").checked;
   $("mesh-funnel-label").hidden = !on;
+  $("mesh-searched-label").hidden = !on;
   $("mesh-meta").hidden = !on;
   $("row-mesh").hidden = !on;
   $("row-funnel").hidden = !funnel;
@@ -306,10 +308,33 @@ function drawMesh(px) {
   return S.mesh.data.nPolygons;
 }
 
+function searchedPath(ids) {
+  // the polygons a mesh search opened, as one Path2D (world -> canvas as drawMesh does)
+  const path = new Path2D();
+  const polys = S.mesh.data.polygons;
+  for (const i of ids) {
+    const p = polys[i];
+    if (!p) continue;
+    for (let k = 0; k < p.length; k += 2) {
+      const [x, z] = worldToCell(p[k], p[k + 1]);
+      if (k) path.lineTo(x, z); else path.moveTo(x, z);
+    }
+    path.closePath();
+  }
+  return path;
+}
+
 function drawMeshPaths(px) {
   const out = {};
   const r = S.meshResult;
+  S.meshSearchedDrawn = 0;
   if (!meshOn() || !r) return out;
+  const ex = r.paths.exact;
+  if ($("mesh-searched").checked && S.mesh && ex && ex.searched) {
+    ctx.fillStyle = COLORS.meshSearched;
+    ctx.fill(searchedPath(ex.searched));
+    S.meshSearchedDrawn = ex.searched.length;
+  }
   const styles = { exact: [COLORS.meshExact, 3, null], funnel: [COLORS.meshFunnel, 2.5, [6, 4]] };
   for (const [method, [color, width, dash]] of Object.entries(styles)) {
     const p = r.paths[method];
@@ -589,7 +614,7 @@ function draw() {
   const vis = visibleCells();
   // what this frame drew, for tests: query = the number of answered queries it shows
   const drawn = { raw: [], smooth: [], characters: 0, nearest: null, query: S.queryCount, mapLoads: S.mapLoads,
-                  meshPolygons: 0, meshPaths: {}, meshQuery: S.meshQueryCount, velocities: 0, hover: null };
+                  meshPolygons: 0, meshPaths: {}, meshSearched: 0, meshQuery: S.meshQueryCount, velocities: 0, hover: null };
 
   if ($("show-polygons").checked) {
     for (const p of S.polys) {
@@ -623,6 +648,7 @@ function draw() {
     }
   }
   drawn.meshPaths = drawMeshPaths(px);
+  drawn.meshSearched = S.meshSearchedDrawn;
   const mr = Math.max(5 * px, 0.35);
   if (S.start) marker(S.start[0] + 0.5, S.start[1] + 0.5, mr, COLORS.start);
   if (S.goal) marker(S.goal[0] + 0.5, S.goal[1] + 0.5, mr, COLORS.goal);
@@ -1202,6 +1228,7 @@ function wireInput() {
     await runMeshQuery();
   });
   $("mesh-funnel").addEventListener("change", () => { showMeshResult(); runMeshQuery(); });
+  $("mesh-searched").addEventListener("change", () => requestRedraw());
   $("fit-view").addEventListener("click", fitView);
   $("sim-play").addEventListener("click", () => simCommand("play"));
   $("sim-pause").addEventListener("click", () => simCommand("pause"));
