@@ -135,7 +135,7 @@ def pyrvo_step(n: int, steps: int, seed: int) -> dict[str, Any] | None:
 
 def sim_avoidance(n: int, ticks: int, warmup: int, seed: int) -> dict[str, Any]:
     """The :mod:`navkit.bench.sim` workload with ``avoidance="orca"``."""
-    from .sim import spawn_points, make_level
+    from .sim import make_level, spawn_points
 
     grid = make_level(seed)
     rng = np.random.default_rng(seed + n)
