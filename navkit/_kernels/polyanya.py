@@ -43,6 +43,14 @@ pocket could only leave it through the edge it came in by.
 touches itself at a point): a root there also seeds the fan sectors the path
 did not arrive in, so paths may pass through the point.
 
+Rays: a node keeps the directions of the two rays from its root through its
+interval's ends (``F_DAX`` .. ``F_DBZ``). An end that is a computed crossing
+point passes its parent's direction on (a ray through a vertex, or on past
+the corner a new root sits at), so a vertex exactly on the ray is hit exactly
+however many polygons the ray crosses; taking ``a - root`` instead let the
+rounding of each crossing turn the ray, which then missed collinear corners
+further on (and the turns at them).
+
 Epsilons (geometry predicates are otherwise exact float comparisons):
 ``ON_TOL`` only classifies the start and the goal (inside / on an edge / on a
 vertex of their polygon: a located point is often a rounding error off the
@@ -81,7 +89,7 @@ ON_TOL = 1e-9
 #: Relative slack of root-level pruning (see the module docstring).
 PRUNE_REL = 1e-9
 
-# node float columns (nf, float64 (N, 8))
+# node float columns (nf, float64 (N, N_FLOAT))
 F_RX = 0  # root x
 F_RZ = 1
 F_AX = 2  # interval right end
@@ -90,6 +98,12 @@ F_BX = 4  # interval left end
 F_BZ = 5
 F_G = 6
 F_F = 7
+F_DAX = 8  # direction of the ray from the root through the interval's right end
+F_DAZ = 9
+F_DBX = 10  # ... through its left end
+F_DBZ = 11
+#: Float columns of a node (``nf`` is float64 (N, N_FLOAT)).
+N_FLOAT = 12
 # node int columns (ni, int32 (N, 5))
 I_ROOT = 0  # root vertex id, -1 for a start root not on a vertex / a final node's turn
 I_EDGE = 1  # poly_verts index of the entry edge inside the next polygon (from b to a)
@@ -122,6 +136,14 @@ def interval_h(rx, rz, ax, az, bx, bz, tx, tz):  # type: ignore[no-untyped-def]
     reflected across the segment's line when it lies on the root's side.
     ``via`` is 0 when the straight line crosses the segment, 1 when the path
     bends at ``a``, 2 at ``b``."""
+    return _ray_h(rx, rz, ax, az, bx, bz, ax - rx, az - rz, bx - rx, bz - rz, tx, tz)
+
+
+@njit
+def _ray_h(rx, rz, ax, az, bx, bz, dax, daz, dbx, dbz, tx, tz):  # type: ignore[no-untyped-def]
+    """:func:`interval_h` with the rays bounding the interval given by their
+    directions ``da``, ``db`` (an end that is a computed crossing point lies
+    on its ray only up to rounding; the direction is the ray's exact one)."""
     ex = bx - ax
     ez = bz - az
     cr = _cross(ex, ez, rx - ax, rz - az)
@@ -132,9 +154,9 @@ def interval_h(rx, rz, ax, az, bx, bz, tx, tz):  # type: ignore[no-untyped-def]
             k = 2.0 * ct / ll
             tx = tx + k * ez
             tz = tz - k * ex
-    if _cross(ax - rx, az - rz, tx - rx, tz - rz) < 0.0:
+    if _cross(dax, daz, tx - rx, tz - rz) < 0.0:
         return _dist(rx, rz, ax, az) + _dist(ax, az, tx, tz), 1
-    if _cross(bx - rx, bz - rz, tx - rx, tz - rz) > 0.0:
+    if _cross(dbx, dbz, tx - rx, tz - rz) > 0.0:
         return _dist(rx, rz, bx, bz) + _dist(bx, bz, tx, tz), 2
     return _dist(rx, rz, tx, tz), 0
 
@@ -274,7 +296,9 @@ def dead_trees(poly_start, poly_verts, poly_adj, vgaps, tparent, edead, queue, d
 
 @njit(inline="always")
 def _add(nf, ni, hf, hk, nn, hs, rx, rz, rid, ax, az, bx, bz, edge, poly, parent, kind, g, f):  # type: ignore[no-untyped-def]
-    """Write node ``nn`` and queue it; the caller checked the capacity."""
+    """Write node ``nn`` and queue it; the caller checked the capacity. Its ray
+    directions are ``a - r`` and ``b - r`` (the caller overwrites one whose
+    end is a computed crossing point)."""
     nf[nn, F_RX] = rx
     nf[nn, F_RZ] = rz
     nf[nn, F_AX] = ax
@@ -283,6 +307,10 @@ def _add(nf, ni, hf, hk, nn, hs, rx, rz, rid, ax, az, bx, bz, edge, poly, parent
     nf[nn, F_BZ] = bz
     nf[nn, F_G] = g
     nf[nn, F_F] = f
+    nf[nn, F_DAX] = ax - rx
+    nf[nn, F_DAZ] = az - rz
+    nf[nn, F_DBX] = bx - rx
+    nf[nn, F_DBZ] = bz - rz
     ni[nn, I_ROOT] = rid
     ni[nn, I_EDGE] = edge
     ni[nn, I_POLY] = poly
@@ -458,7 +486,7 @@ def search(mesh_t, twin, vgaps, tparent, edead, nf, ni, hf, hk, best_g, g_stamp,
     ``twin`` int32 (E,): the ``poly_verts`` index of each edge inside the
     polygon across it (-1 at walls); ``vgaps`` int32 (V,): wall gaps in each
     vertex's fan; ``tparent`` int32 (P,) and ``edead`` uint8 (E,): the dead
-    trees (:func:`dead_trees`). Workspace: ``nf`` float64 (N, 8) and ``ni``
+    trees (:func:`dead_trees`). Workspace: ``nf`` float64 (N, N_FLOAT) and ``ni``
     int32 (N, 5) node pool, ``hf`` float64 (N,) / ``hk`` int64 (N,) heap,
     ``best_g`` float64 and ``g_stamp`` int64 (V,), ``smark`` / ``gmark`` /
     ``amark`` int64 (P,) polygon stamps (start, goal, goal's tree ancestors);
@@ -607,7 +635,8 @@ def search(mesh_t, twin, vgaps, tparent, edead, nf, ni, hf, hk, best_g, g_stamp,
 
         if gmark[P] == stamp:  # the goal is in the next polygon's closure: a final node
             if kind == PROPER:
-                h, via = interval_h(rx, rz, ax, az, bx, bz, gx, gz)
+                h, via = _ray_h(rx, rz, ax, az, bx, bz, nf[i, F_DAX], nf[i, F_DAZ],
+                                nf[i, F_DBX], nf[i, F_DBZ], gx, gz)
             else:
                 h = _dist(rx, rz, gx, gz)
                 via = 0
@@ -682,10 +711,12 @@ def search(mesh_t, twin, vgaps, tparent, edead, nf, ni, hf, hk, best_g, g_stamp,
             continue
 
         # PROPER: where the rays root->a and root->b leave P
-        dax = ax - rx
-        daz = az - rz
-        dbx = bx - rx
-        dbz = bz - rz
+        # the rays' own directions, not a - r, b - r: a computed end point is off
+        # its ray by rounding, and the error would grow along a chain of polygons
+        dax = nf[i, F_DAX]
+        daz = nf[i, F_DAZ]
+        dbx = nf[i, F_DBX]
+        dbz = nf[i, F_DBZ]
         li = off + 1
         if li >= n:
             li -= n
@@ -717,6 +748,9 @@ def search(mesh_t, twin, vgaps, tparent, edead, nf, ni, hf, hk, best_g, g_stamp,
             t0 = t1
         # hit points: exactly the vertex when a ray meets one; a ray that found no
         # crossing (rounding only) leaves through b (right ray) or a (left ray)
+        # (hr_on, hl_on: the hit point was computed, so it keeps the ray's direction)
+        hr_on = jr >= 0 and sr0 != 0.0
+        hl_on = jl >= 0 and tl1 != 0.0
         if jr < 0:
             jr = last
             hrx, hrz = _hit(vtx, pverts, p0, n, off + 1 + jr, 0.0, 0.0, 2)
@@ -747,9 +781,17 @@ def search(mesh_t, twin, vgaps, tparent, edead, nf, ni, hf, hk, best_g, g_stamp,
                 continue
             if nn >= cap:
                 return GROW
-            h, via = interval_h(rx, rz, cx, cz, dx, dz, gx, gz)
+            ecx = dax if j == jr and hr_on else cx - rx
+            ecz = daz if j == jr and hr_on else cz - rz
+            edx = dbx if j == jl and hl_on else dx - rx
+            edz = dbz if j == jl and hl_on else dz - rz
+            h, via = _ray_h(rx, rz, cx, cz, dx, dz, ecx, ecz, edx, edz, gx, gz)
             hs = _add(nf, ni, hf, hk, nn, hs, rx, rz, rid, cx, cz, dx, dz, twin[e], q, i,
                       PROPER, g, g + h)
+            nf[nn, F_DAX] = ecx
+            nf[nn, F_DAZ] = ecz
+            nf[nn, F_DBX] = edx
+            nf[nn, F_DBZ] = edz
             nn += 1
 
         # pinch vertices the root sees on the far chain (the ends a and b: below)
@@ -778,8 +820,8 @@ def search(mesh_t, twin, vgaps, tparent, edead, nf, ni, hf, hk, best_g, g_stamp,
             uz = az if side == 0 else bz
             if ux != vtx[u, 0] or uz != vtx[u, 1] or corner[u] != 0:
                 continue
-            dux = ux - rx
-            duz = uz - rz
+            dux = dax if side == 0 else dbx
+            duz = daz if side == 0 else dbz
             for k in range(last + 1):
                 j = k if side == 0 else last - k
                 li = off + 1 + j
@@ -895,12 +937,28 @@ def search(mesh_t, twin, vgaps, tparent, edead, nf, ni, hf, hk, best_g, g_stamp,
                             return GROW
                         continue
                     k2 = PROPER
-                    h, via = interval_h(ux, uz, cx, cz, dx, dz, gx, gz)
+                    # the end cut by the ray through u goes on along that ray
+                    ecx = cx - ux
+                    ecz = cz - uz
+                    edx = dx - ux
+                    edz = dz - uz
+                    if side == 0 and j == jr and hr_on:
+                        edx = dax
+                        edz = daz
+                    if side == 1 and j == jl and hl_on:
+                        ecx = dbx
+                        ecz = dbz
+                    h, via = _ray_h(ux, uz, cx, cz, dx, dz, ecx, ecz, edx, edz, gx, gz)
                     f = g2 + h
                 if nn >= cap:
                     return GROW
                 hs = _add(nf, ni, hf, hk, nn, hs, ux, uz, u, cx, cz, dx, dz, twin[e], q, i,
                           k2, g2, f)
+                if k2 == PROPER:
+                    nf[nn, F_DAX] = ecx
+                    nf[nn, F_DAZ] = ecz
+                    nf[nn, F_DBX] = edx
+                    nf[nn, F_DBZ] = edz
                 nn += 1
     counts[C_EXPANDED] = expanded
     counts[C_GENERATED] = nn

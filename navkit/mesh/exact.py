@@ -128,7 +128,7 @@ class ExactSearch:
         self._alloc(n0, nv + 4)
 
     def _alloc(self, nodes: int, out_rows: int) -> None:
-        self._nf = np.zeros((nodes, 8), dtype=np.float64)
+        self._nf = np.zeros((nodes, _k.N_FLOAT), dtype=np.float64)
         self._ni = np.zeros((nodes, 5), dtype=np.int32)
         self._hf = np.zeros(nodes, dtype=np.float64)
         self._hk = np.zeros(nodes, dtype=np.int64)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 import os
 
@@ -468,3 +469,20 @@ def test_grid_maps_with_dead_ends_match_the_visibility_graph(seed: int) -> None:
     for a in pts:
         for b in pts[::2]:
             check(s, space, a, b, oracle=oracle, every_poly=True)
+
+
+@pytest.mark.parametrize("goal", [(114.0, 11.0), (112.3, 5.1)])
+def test_turn_far_along_a_ray_through_collinear_corners(goal: tuple[float, float]) -> None:
+    """Start, corner u = (13, 55) and corner w = (104, 20) are collinear; the path
+    touches u and turns at w, after the ray crossed many triangle edges.
+    Regression (den520d line 554): the rounding of each crossing point used to
+    turn the ray a little, so that it missed w and no turn at w was made."""
+    walls = [shapely.box(7, 47, 13, 55),  # top-right corner u
+             shapely.Polygon([(104, 20), (110, 14), (110, -11), (104, -11)]),  # top corner w
+             shapely.box(15.5, 50.5, 16.5, 51.5), shapely.box(56.5, 33.5, 57.5, 34.5),
+             shapely.box(98.5, 18.5, 99.5, 19.5)]  # clutter: edges across the ray
+    space = shapely.box(-5, -10, 134, 75).difference(shapely.union_all(walls))
+    s = ExactSearch(triangulate(space))
+    want = check(s, space, (0.0, 60.0), goal, every_poly=True)
+    turns = [(0.0, 60.0), (104.0, 20.0), *([(110.0, 14.0)] if goal[1] < 8 else []), goal]
+    assert want == pytest.approx(sum(math.dist(p, q) for p, q in itertools.pairwise(turns)))
