@@ -309,6 +309,73 @@ def radius_fill(r, geom, dims, cell_start, order, spos, s0, s1, offsets, out_idx
 
 
 @njit
+def radius_append(r, geom, dims, cell_start, order, spos, s, s1, counts, buf, pos, tmp_idx,
+                  tmp_d2):  # type: ignore[no-untyped-def]
+    """One pass of :meth:`SpatialHash.query_radius_all` over slots ``[s, s1)``:
+    each point's neighbours, sorted by (d2, index), appended to ``buf`` (int32)
+    from ``pos`` on, in slot order; ``counts[s]`` (slot order) their number.
+
+    Stops early, before slot ``k``, when ``buf`` or the scratch ``tmp_idx`` /
+    ``tmp_d2`` could overflow; returns ``(k, pos, need)`` with ``k == s1`` when
+    done, else the caller grows the buffer that was short (``need``: scratch
+    entries wanted, 0 when it was ``buf``) and calls again from ``k``."""
+    rr = r * r
+    nx = dims[0]
+    cap = buf.shape[0]
+    tcap = tmp_idx.shape[0]
+    for s in range(s, s1):
+        px = spos[s, 0]
+        pz = spos[s, 1]
+        x0, x1, z0, z1 = _query_box(px, pz, r, geom, dims)
+        w = 0
+        for cz in range(z0, z1 + 1):
+            row = cz * nx
+            a0 = cell_start[row + x0]
+            a1 = cell_start[row + x1 + 1]
+            if w + (a1 - a0) > tcap:  # could overflow the scratch: ask for more
+                return s, pos, w + (a1 - a0) + (z1 - cz) * (a1 - a0) + 16
+            for q in range(a0, a1):
+                dx = spos[q, 0] - px
+                dz = spos[q, 1] - pz
+                d2 = dx * dx + dz * dz
+                tmp_idx[w] = order[q]
+                tmp_d2[w] = d2
+                w += (d2 <= rr) & (q != s)
+        if pos + w > cap:
+            return s, pos, 0
+        counts[s] = w
+        if w > 32:
+            sort_pairs(tmp_d2, tmp_idx, 0, w)
+            for a in range(w):
+                buf[pos + a] = tmp_idx[a]
+        else:  # each entry's rank by (d2, index), branch-free (keys are distinct)
+            for a in range(w):
+                dv = tmp_d2[a]
+                iv = tmp_idx[a]
+                rank = 0
+                for b in range(w):
+                    db = tmp_d2[b]
+                    rank += (db < dv) | ((db == dv) & (tmp_idx[b] < iv))
+                buf[pos + rank] = iv
+        pos += w
+    return s1, pos, 0
+
+
+@njit
+def radius_scatter(order, counts, offsets, buf, s0, s1, out_idx):  # type: ignore[no-untyped-def]
+    """Copy the runs :func:`radius_append` wrote for slots ``[s0, s1)`` (in slot
+    order, from ``buf[0]``) to their places in point order, ``out_idx[offsets[i]:]``."""
+    pos = 0
+    for s in range(s0, s1):
+        w = counts[s]
+        o = offsets[order[s]]
+        for a in range(w):
+            out_idx[o + a] = buf[pos + a]
+        pos += w
+    return 0
+
+
+@njit
 def _knn_insert(d2, j, k, cnt, out_idx, out_d2, base):  # type: ignore[no-untyped-def]
     """Insert (d2, j) into the sorted best-k list at ``base``; returns the new count."""
     if cnt == k and not _less(d2, j, out_d2[base + k - 1], out_idx[base + k - 1]):

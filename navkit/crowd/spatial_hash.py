@@ -141,6 +141,8 @@ class SpatialHash:
         self._qidx = np.zeros(n, dtype=np.int32)
         self._qd2 = np.zeros(n, dtype=np.float64)
         # per-thread scratch of query_radius_all's fill pass (rows grow on demand)
+        self._bufs: list[NDArray[np.int32]] = []
+        self._per_point = 12.0
         self._tmp_idx = np.zeros((1, 64), dtype=np.int32)
         self._tmp_d2 = np.zeros((1, 64), dtype=np.float64)
         self._box = (0.0, 0.0, 0.0, 0.0)
@@ -197,37 +199,61 @@ class SpatialHash:
         neighbours are ``indices[offsets[i]:offsets[i + 1]]``, sorted by
         distance then index.
 
-        Two passes over the points in cell order (count, then fill each
-        point's run in place), each split into contiguous ranges over
-        ``threads`` threads (default :func:`~navkit.query.fanout.max_threads`);
-        the answer is the same for any thread count."""
+        One pass over the points in cell order, split into contiguous ranges
+        over ``threads`` threads (default :func:`~navkit.query.fanout.max_threads`),
+        each appending its sorted runs to its own reused buffer, then a copy
+        of the runs to their places in point order; the answer is the same for
+        any thread count."""
         rv = as_radius(r)
         n = self._n
         nt = as_threads(threads, n)
         parts = split(n, nt)
         offsets = np.empty(n + 1, dtype=np.int64)
-        most = [0] * nt
-        args = (rv, self._geom, self._dims, self._cell_start)
         counts = self._counts
-
-        def count(t: int) -> None:
-            most[t] = int(_k.radius_count(*args, self._spos, parts[t][0], parts[t][1], counts))
-
-        fan_out(nt, n, count)
-        total = int(_k.radius_offsets(counts, self._order, offsets))
-        indices = np.empty(total, dtype=np.int32)
-        need = max(most) + 2
-        if self._tmp_idx.shape[0] < nt or self._tmp_idx.shape[1] < need:
-            rows = max(nt, self._tmp_idx.shape[0])
-            cols = max(need, self._tmp_idx.shape[1])
-            self._tmp_idx = np.zeros((rows, cols), dtype=np.int32)
-            self._tmp_d2 = np.zeros((rows, cols), dtype=np.float64)
+        args = (rv, self._geom, self._dims, self._cell_start, self._order, self._spos)
+        if len(self._bufs) < nt:
+            self._bufs += [np.zeros(0, dtype=np.int32)] * (nt - len(self._bufs))
+        if self._tmp_idx.shape[0] < nt:
+            cols = self._tmp_idx.shape[1]
+            self._tmp_idx = np.zeros((nt, cols), dtype=np.int32)
+            self._tmp_d2 = np.zeros((nt, cols), dtype=np.float64)
+        tmp = [(self._tmp_idx[t], self._tmp_d2[t]) for t in range(nt)]
+        per = self._per_point
 
         def fill(t: int) -> None:
-            _k.radius_fill(*args, self._order, self._spos, parts[t][0], parts[t][1], offsets,
-                           indices, self._tmp_idx[t], self._tmp_d2[t])
+            s0, s1 = parts[t]
+            buf = self._bufs[t]
+            if buf.shape[0] < per * (s1 - s0) + 64:
+                buf = self._bufs[t] = np.empty(int(per * (s1 - s0)) + 64, dtype=np.int32)
+            ti, td = tmp[t]
+            s, pos = s0, 0
+            while True:  # one pass; grows a buffer and resumes when one runs short
+                s, pos, need = _k.radius_append(*args, s, s1, counts, buf, pos, ti, td)
+                if s == s1:
+                    return
+                if need:
+                    ti = np.zeros(2 * need, dtype=np.int32)
+                    td = np.zeros(2 * need, dtype=np.float64)
+                    tmp[t] = (ti, td)
+                else:
+                    grown = np.empty(2 * buf.shape[0] + 64, dtype=np.int32)
+                    grown[:pos] = buf[:pos]
+                    buf = self._bufs[t] = grown
 
         fan_out(nt, n, fill)
+        total = int(_k.radius_offsets(counts, self._order, offsets))
+        indices = np.empty(total, dtype=np.int32)
+        self._per_point = max(1.0, 1.25 * total / max(n, 1))
+
+        def scatter(t: int) -> None:
+            _k.radius_scatter(self._order, counts, offsets, self._bufs[t], parts[t][0],
+                              parts[t][1], indices)
+
+        fan_out(nt, n, scatter)
+        widest = max(ti.shape[0] for ti, _ in tmp)
+        if widest > self._tmp_idx.shape[1]:  # keep the grown scratch for the next query
+            self._tmp_idx = np.zeros((nt, widest), dtype=np.int32)
+            self._tmp_d2 = np.zeros((nt, widest), dtype=np.float64)
         return offsets, indices
 
     def knn(self, point: ArrayLike, k: int) -> NDArray[np.int32]:

@@ -172,3 +172,19 @@ def test_query_radius_all_threads_match_brute(threads):
         assert idx[off[i]:off[i + 1]].tolist() == brute_radius(pts, pts[i], 1.0, i).tolist()
     off1, idx1 = h.query_radius_all(1.0, threads=1)
     assert np.array_equal(off, off1) and np.array_equal(idx, idx1)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_dense_clusters_grow_the_buffers(threads):
+    """A cluster far denser than the first query's guess (12 neighbours a point):
+    the append buffers and the scratch grow mid-pass and the answer stays exact,
+    then a sparse query on the same object reuses them."""
+    rng = np.random.default_rng(8)
+    dense = rng.random((6000, 2)) * 3.0  # ~6000 points within a few metres
+    sparse = rng.random((3000, 2)) * 400.0 + 10.0
+    pts = np.concatenate([dense, sparse])
+    h = SpatialHash(pts, 1.0)
+    for r in (2.0, 0.5, 2.5):
+        off, idx = h.query_radius_all(r, threads=threads)
+        for i in list(range(0, 6000, 613)) + list(range(6000, len(pts), 211)):
+            assert idx[off[i]:off[i + 1]].tolist() == brute_radius(pts, pts[i], r, i).tolist()
