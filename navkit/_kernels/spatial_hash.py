@@ -309,9 +309,9 @@ def radius_fill(r, geom, dims, cell_start, order, spos, s0, s1, offsets, out_idx
 
 
 @njit
-def radius_append(r, geom, dims, cell_start, order, spos, s, s1, counts, buf, pos, tmp_idx,
+def radius_append(r, geom, dims, cell_start, order, spos, start, s1, counts, buf, pos, tmp_idx,
                   tmp_d2):  # type: ignore[no-untyped-def]
-    """One pass of :meth:`SpatialHash.query_radius_all` over slots ``[s, s1)``:
+    """One pass of :meth:`SpatialHash.query_radius_all` over slots ``[start, s1)``:
     each point's neighbours, sorted by (d2, index), appended to ``buf`` (int32)
     from ``pos`` on, in slot order; ``counts[s]`` (slot order) their number.
 
@@ -323,7 +323,7 @@ def radius_append(r, geom, dims, cell_start, order, spos, s, s1, counts, buf, po
     nx = dims[0]
     cap = buf.shape[0]
     tcap = tmp_idx.shape[0]
-    for s in range(s, s1):
+    for s in range(start, s1):
         px = spos[s, 0]
         pz = spos[s, 1]
         x0, x1, z0, z1 = _query_box(px, pz, r, geom, dims)
