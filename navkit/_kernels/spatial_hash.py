@@ -229,32 +229,6 @@ def _query_box(px, pz, r, geom, dims):  # type: ignore[no-untyped-def]
 
 
 @njit
-def radius_count(r, geom, dims, cell_start, spos, s0, s1, counts):  # type: ignore[no-untyped-def]
-    """Pass 1 of :meth:`SpatialHash.query_radius_all` over the slots
-    ``[s0, s1)``: ``counts[s]`` (int32, slot order) = the number of other
-    points within ``r`` (``d2 <= r*r``) of the point in slot s. Returns the
-    largest count."""
-    rr = r * r
-    nx = dims[0]
-    most = 0
-    for s in range(s0, s1):
-        px = spos[s, 0]
-        pz = spos[s, 1]
-        x0, x1, z0, z1 = _query_box(px, pz, r, geom, dims)
-        c = 0
-        for cz in range(z0, z1 + 1):
-            row = cz * nx
-            for q in range(cell_start[row + x0], cell_start[row + x1 + 1]):
-                dx = spos[q, 0] - px
-                dz = spos[q, 1] - pz
-                c += (dx * dx + dz * dz <= rr)
-        c -= 1  # the point itself (d2 = 0 <= rr)
-        counts[s] = c
-        most = c if c > most else most
-    return most
-
-
-@njit
 def radius_offsets(counts, order, offsets):  # type: ignore[no-untyped-def]
     """CSR offsets (int64, point order) from the slot-order ``counts``; returns the total."""
     n = order.shape[0]
@@ -264,48 +238,6 @@ def radius_offsets(counts, order, offsets):  # type: ignore[no-untyped-def]
     for i in range(n):
         offsets[i + 1] += offsets[i]
     return offsets[n]
-
-
-@njit
-def radius_fill(r, geom, dims, cell_start, order, spos, s0, s1, offsets, out_idx, tmp_idx,
-                tmp_d2):  # type: ignore[no-untyped-def]
-    """Pass 2: the neighbours of the points in slots ``[s0, s1)``, sorted by
-    (d2, index), at ``out_idx[offsets[i]:offsets[i + 1]]`` (point order).
-    ``tmp_idx`` / ``tmp_d2`` hold at least the largest count + 2 entries
-    (one thread's scratch). Returns 0."""
-    rr = r * r
-    nx = dims[0]
-    for s in range(s0, s1):
-        px = spos[s, 0]
-        pz = spos[s, 1]
-        me = order[s]
-        x0, x1, z0, z1 = _query_box(px, pz, r, geom, dims)
-        w = 0
-        for cz in range(z0, z1 + 1):
-            row = cz * nx
-            for q in range(cell_start[row + x0], cell_start[row + x1 + 1]):
-                dx = spos[q, 0] - px
-                dz = spos[q, 1] - pz
-                d2 = dx * dx + dz * dz
-                tmp_idx[w] = order[q]
-                tmp_d2[w] = d2
-                w += (d2 <= rr) & (q != s)
-        o = offsets[me]
-        if w > 32:  # long lists: heapsort, then copy
-            sort_pairs(tmp_d2, tmp_idx, 0, w)
-            for a in range(w):
-                out_idx[o + a] = tmp_idx[a]
-            continue
-        # short lists: each entry's rank by (d2, index), branch-free (keys are distinct)
-        for a in range(w):
-            dv = tmp_d2[a]
-            iv = tmp_idx[a]
-            rank = 0
-            for b in range(w):
-                db = tmp_d2[b]
-                rank += (db < dv) | ((db == dv) & (tmp_idx[b] < iv))
-            out_idx[o + rank] = iv
-    return 0
 
 
 @njit
