@@ -111,10 +111,25 @@ class MeshArrays:
         """Polygon ``i``'s vertices, ``(k, 2)`` metres, counter-clockwise."""
         return self.vertices[self.poly_verts[self.poly_start[i]:self.poly_start[i + 1]]]
 
-    def shapes(self) -> NDArray[Any]:
-        """Every polygon as a shapely ``Polygon`` (an object array, built vectorised)."""
-        owner = np.repeat(np.arange(self.n_polygons), np.diff(self.poly_start))
-        rings = shapely.linearrings(self.vertices[self.poly_verts], indices=owner)
+    def edges_of(self, ids: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+        """``(lens, idx)`` of polygons ``ids``: their vertex counts and the
+        ``poly_verts`` / ``poly_adj`` indices of their edges, polygon after polygon."""
+        ps = self.poly_start
+        lens = (ps[ids + 1] - ps[ids]).astype(np.int64)
+        idx = np.repeat(ps[ids].astype(np.int64) - np.concatenate([[0], np.cumsum(lens)[:-1]]),
+                        lens) + np.arange(int(lens.sum()))
+        return lens, idx
+
+    def shapes(self, ids: NDArray[np.int64] | None = None) -> NDArray[Any]:
+        """Polygons ``ids`` (default: all) as shapely ``Polygon``s, an object array
+        built vectorised."""
+        if ids is None:
+            lens = np.diff(self.poly_start).astype(np.int64)
+            idx = np.arange(len(self.poly_verts))
+        else:
+            lens, idx = self.edges_of(ids)
+        owner = np.repeat(np.arange(len(lens)), lens)
+        rings = shapely.linearrings(self.vertices[self.poly_verts[idx]], indices=owner)
         return shapely.polygons(rings)
 
     def polygons(self) -> list[F64]:

@@ -38,19 +38,16 @@ __all__ = ["rebuild_region", "cut_circles", "circle_polygons", "STATS"]
 STATS: dict[str, int] = {"local": 0, "grown": 0, "full": 0, "unchanged": 0}
 
 
-def _poly_geoms(arrays: MeshArrays, ids: NDArray[np.int64]) -> NDArray[Any]:
-    ps = arrays.poly_start
-    lens = (ps[ids + 1] - ps[ids]).astype(np.int64)
-    starts = ps[ids].astype(np.int64)
-    idx = np.repeat(starts - np.concatenate([[0], np.cumsum(lens)[:-1]]), lens) + \
-        np.arange(int(lens.sum()))
-    coords = arrays.vertices[arrays.poly_verts[idx]]
-    # close each ring
-    ring = np.repeat(np.arange(len(ids)), lens)
-    first = np.concatenate([[0], np.cumsum(lens)[:-1]])
-    closed = np.insert(coords, np.cumsum(lens), coords[first], axis=0)
-    closed_ring = np.insert(ring, np.cumsum(lens), np.arange(len(ids)))
-    return shapely.polygons(shapely.linearrings(closed, indices=closed_ring))
+def _meeting(arrays: MeshArrays, geom: shapely.Geometry) -> tuple[NDArray[np.int64], NDArray[Any]]:
+    """The polygons that meet ``geom`` (closed sets): their ids and shapes."""
+    x0, z0, x1, z1 = geom.bounds
+    bb = arrays.poly_bbox
+    cand = np.flatnonzero((bb[:, 0] <= x1) & (bb[:, 2] >= x0) & (bb[:, 1] <= z1) & (bb[:, 3] >= z0))
+    if len(cand) == 0:
+        return cand, np.empty(0, dtype=object)
+    geoms = arrays.shapes(cand)
+    hit = shapely.intersects(geoms, geom)
+    return cand[hit], geoms[hit]
 
 
 def _wall_length_and_area(m: MeshArrays) -> tuple[float, float]:
@@ -109,17 +106,7 @@ def rebuild_region(arrays: MeshArrays, new_space: shapely.Geometry,
 
 def _local(arrays: MeshArrays, new_space: shapely.Geometry, reg: shapely.Geometry,
            merge: bool) -> MeshArrays | str | None:
-    x0, z0, x1, z1 = reg.bounds
-    bb = arrays.poly_bbox
-    cand = np.flatnonzero((bb[:, 0] <= x1) & (bb[:, 2] >= x0) & (bb[:, 1] <= z1) & (bb[:, 3] >= z0))
-    if len(cand):
-        geoms = _poly_geoms(arrays, cand)
-        hit = shapely.intersects(geoms, reg)
-        removed = cand[hit]
-        rgeoms = geoms[hit]
-    else:
-        removed = cand
-        rgeoms = np.empty(0, dtype=object)
+    removed, rgeoms = _meeting(arrays, reg)
     if len(removed) == 0 and _matches(arrays, new_space):
         return "same"
     # what the removed polygons covered, plus the region (space opened there,
@@ -128,12 +115,6 @@ def _local(arrays: MeshArrays, new_space: shapely.Geometry, reg: shapely.Geometr
     local = shapely.intersection(union, new_space)
     keep = np.ones(arrays.n_polygons, dtype=bool)
     keep[removed] = False
-    kept = np.flatnonzero(keep)
-    ps = arrays.poly_start
-    lens = (ps[kept + 1] - ps[kept]).astype(np.int64)
-    kidx = np.repeat(ps[kept].astype(np.int64) - np.concatenate([[0], np.cumsum(lens)[:-1]]),
-                     lens) + np.arange(int(lens.sum()))
-    kverts = arrays.poly_verts[kidx].astype(np.int64)
     try:
         local = polygonal_part(local)
         lv, ltri = triangles_of(local)
@@ -147,25 +128,8 @@ def _local(arrays: MeshArrays, new_space: shapely.Geometry, reg: shapely.Geometr
         lv = lm.vertices
         lstarts = lm.poly_start.astype(np.int64)
         lflat = lm.poly_verts.astype(np.int64)
-    # vertices: the kept ones in their old order, then the new ones
-    used = np.unique(kverts)
-    allv = np.concatenate([arrays.vertices[used], lv])
-    _, first, inv = np.unique(allv, axis=0, return_index=True, return_inverse=True)
-    inv = inv.ravel()
-    rank = np.empty(len(first), dtype=np.int64)
-    rank[np.argsort(first, kind="stable")] = np.arange(len(first))
-    new_id = rank[inv]
-    verts = allv[np.sort(first)]
-    old_map = np.full(arrays.n_vertices, -1, dtype=np.int64)
-    old_map[used] = new_id[:len(used)]
-    flat = np.concatenate([old_map[kverts], new_id[len(used):][lflat]])
-    starts = np.concatenate([np.concatenate([[0], np.cumsum(lens)]),
-                             lstarts[1:] + int(lens.sum())])
-    if len(starts) < 2:
-        return None
-    try:
-        out = from_csr(verts, starts, flat)
-    except QueryError:
+    out = _assemble(arrays, keep, lv, lstarts, lflat)
+    if out is None:
         return None
     return out if _matches(out, new_space) else None
 
@@ -251,17 +215,10 @@ def _cut_local(arrays: MeshArrays, disks: shapely.Geometry) -> MeshArrays | str 
     kept polygon's wall stays a wall and every edge it shared with a removed
     polygon is shared with a new one (no gap, no T-junction).
     """
-    x0, z0, x1, z1 = disks.bounds
-    bb = arrays.poly_bbox
-    cand = np.flatnonzero((bb[:, 0] <= x1) & (bb[:, 2] >= x0) & (bb[:, 1] <= z1) & (bb[:, 3] >= z0))
-    if len(cand) == 0:
-        return arrays
-    geoms = _poly_geoms(arrays, cand)
-    hit = shapely.intersects(geoms, disks)
-    removed = cand[hit]
+    removed, rgeoms = _meeting(arrays, disks)
     if len(removed) == 0:
         return arrays
-    union = shapely.coverage_union_all(geoms[hit])
+    union = shapely.coverage_union_all(rgeoms)
     try:
         local = polygonal_part(shapely.difference(union, disks))
     except ConfigError:
@@ -295,10 +252,7 @@ def _cut_local(arrays: MeshArrays, disks: shapely.Geometry) -> MeshArrays | str 
     # kept polygons come first, edge for edge: their walls must be as before,
     # and their edges that faced a removed polygon must face a new one
     kept = np.flatnonzero(keep)
-    ps = arrays.poly_start
-    lens = (ps[kept + 1] - ps[kept]).astype(np.int64)
-    kidx = np.repeat(ps[kept].astype(np.int64) - np.concatenate([[0], np.cumsum(lens)[:-1]]),
-                     lens) + np.arange(int(lens.sum()))
+    _, kidx = arrays.edges_of(kept)
     old_adj = arrays.poly_adj[kidx]
     new_adj = out.poly_adj[:len(kidx)]
     n_kept = len(kept)
@@ -316,10 +270,7 @@ def _assemble(arrays: MeshArrays, keep: NDArray[np.bool_], lv: NDArray[np.float6
     """Kept polygons of ``arrays`` (in order, first) plus new ones, vertices shared
     by exact coordinates; None when :func:`from_csr` refuses the result."""
     kept = np.flatnonzero(keep)
-    ps = arrays.poly_start
-    lens = (ps[kept + 1] - ps[kept]).astype(np.int64)
-    kidx = np.repeat(ps[kept].astype(np.int64) - np.concatenate([[0], np.cumsum(lens)[:-1]]),
-                     lens) + np.arange(int(lens.sum()))
+    lens, kidx = arrays.edges_of(kept)
     kverts = arrays.poly_verts[kidx].astype(np.int64)
     used = np.unique(kverts)
     allv = np.concatenate([arrays.vertices[used], lv])
