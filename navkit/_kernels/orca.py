@@ -29,6 +29,8 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .._numba_config import njit
+from .buckets import bucket_of as _bucket
+from .buckets import build_buckets
 from .layouts import WalkGridArgs
 
 __all__ = ["OrcaArgs", "orca_velocities", "ORCA_EPS"]
@@ -217,56 +219,21 @@ def _lp3(lines, nobst, m, begin, radius, proj, res, tmp):  # type: ignore[no-unt
         distance = _det(dix, diz, pix - res[0], piz - res[1])
 
 
-@njit(inline="always")
-def _bucket(a, x, z):  # type: ignore[no-untyped-def]
-    gw = a.gw
-    gd = a.gd
-    bx = int(math.floor((x - a.ox) / a.h))
-    bz = int(math.floor((z - a.oz) / a.h))
-    if bx < 0:
-        bx = 0
-    elif bx > gw - 1:
-        bx = gw - 1
-    if bz < 0:
-        bz = 0
-    elif bz > gd - 1:
-        bz = gd - 1
-    return bx, bz
-
-
 @njit
 def _build_hash(pos, rad, speed, solid, walking, a):  # type: ignore[no-untyped-def]
     """Counting sort of the solid characters into buckets (slot order inside a
-    bucket), with their centres and reach copied in bucket order."""
-    gw = a.gw
-    head = a.head
-    cursor = a.cursor
+    bucket, :func:`~navkit._kernels.buckets.build_buckets`), with their centres
+    and reach copied in bucket order."""
+    build_buckets(pos, solid, a)
     order = a.order
     spos = a.spos
     sreach = a.sreach
     tau = a.tau
-    nb = gw * a.gd
-    for b in range(nb + 1):
-        head[b] = 0
-    n = pos.shape[0]
-    for i in range(n):
-        if solid[i]:
-            bx, bz = _bucket(a, pos[i, 0], pos[i, 1])
-            head[bz * gw + bx + 1] += 1
-    for b in range(nb):
-        head[b + 1] += head[b]
-    for b in range(nb):
-        cursor[b] = head[b]
-    for i in range(n):
-        if solid[i]:
-            bx, bz = _bucket(a, pos[i, 0], pos[i, 1])
-            b = bz * gw + bx
-            k = cursor[b]
-            order[k] = i
-            spos[k, 0] = pos[i, 0]
-            spos[k, 1] = pos[i, 1]
-            sreach[k] = rad[i] + tau * speed[i] if walking[i] else rad[i]
-            cursor[b] += 1
+    for k in range(a.head[a.gw * a.gd]):
+        i = order[k]
+        spos[k, 0] = pos[i, 0]
+        spos[k, 1] = pos[i, 1]
+        sreach[k] = rad[i] + tau * speed[i] if walking[i] else rad[i]
 
 
 @njit

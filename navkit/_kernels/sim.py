@@ -58,6 +58,8 @@ import math
 import numpy as np
 
 from .._numba_config import njit
+from .buckets import bucket_of as _bucket
+from .buckets import build_buckets as build_hash
 from .geometry import line_of_sight
 from .layouts import (
     BodyArgs,
@@ -192,51 +194,6 @@ def segment_clear(grid, px, pz, qx, qz):  # type: ignore[no-untyped-def]
         if _blocked_cell(grid, cx, cz):
             return False
     return not _blocked_cell(grid, ex, ez)
-
-
-@njit(inline="always")
-def _bucket(hsh, x, z):  # type: ignore[no-untyped-def]
-    gw = hsh.gw
-    gd = hsh.gd
-    bx = int(math.floor((x - hsh.ox) / hsh.h))
-    bz = int(math.floor((z - hsh.oz) / hsh.h))
-    if bx < 0:
-        bx = 0
-    elif bx > gw - 1:
-        bx = gw - 1
-    if bz < 0:
-        bz = 0
-    elif bz > gd - 1:
-        bz = gd - 1
-    return bx, bz
-
-
-@njit
-def build_hash(pos, solid, hsh):  # type: ignore[no-untyped-def]
-    """Counting sort of the solid characters into buckets (slot order inside a
-    bucket); ``hsh`` is a :class:`~navkit._kernels.layouts.HashArgs`."""
-    gw = hsh.gw
-    head = hsh.head
-    cursor = hsh.cursor
-    order = hsh.order
-    nb = gw * hsh.gd
-    for b in range(nb + 1):
-        head[b] = 0
-    n = pos.shape[0]
-    for i in range(n):
-        if solid[i]:
-            bx, bz = _bucket(hsh, pos[i, 0], pos[i, 1])
-            head[bz * gw + bx + 1] += 1
-    for b in range(nb):
-        head[b + 1] += head[b]
-    for b in range(nb):
-        cursor[b] = head[b]
-    for i in range(n):
-        if solid[i]:
-            bx, bz = _bucket(hsh, pos[i, 0], pos[i, 1])
-            b = bz * gw + bx
-            order[cursor[b]] = i
-            cursor[b] += 1
 
 
 @njit(inline="always")
