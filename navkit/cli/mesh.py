@@ -14,7 +14,7 @@ when there is no path; every command exits with 2 on bad input
 (:mod:`navkit.cli.common`). The pictures are drawn by :mod:`navkit.render_mesh`.
 
 :func:`mesh_path` is what ``navkit path --mesh`` runs (``navkit.cli.paths``
-hands it its options); :func:`mesh_path_cmd` is the same as a command of its own.
+hands it its options).
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from ..mesh.navmesh import NavMesh
     from ..results import MeshPathResult
 
-__all__ = ["MeshMethod", "mesh_cmd", "mesh_path", "mesh_path_cmd", "load_mesh_source",
+__all__ = ["MeshMethod", "mesh_cmd", "mesh_path", "load_mesh_source",
            "MESH_HELP", "MESH_PATH_HELP"]
 
 #: The commands' help lines.
@@ -288,28 +288,3 @@ def mesh_path(map_file: Path, from_: str, to: str, *, method: MeshMethod | str =
             for line in _waypoint_lines(res.waypoints):
                 out.print(escape(line))
     return EXIT_OK if ok else EXIT_NO_PATH
-
-
-def mesh_path_cmd(
-    map_file: Annotated[Path, typer.Argument(
-        metavar="SOURCE", help="Level (.json), saved mesh (.npz) or grid file.")],
-    from_: Annotated[str, typer.Option("--from", metavar="X,Z", help="Start, world metres.")],
-    to: Annotated[str, typer.Option("--to", metavar="X,Z", help="Goal, world metres.")],
-    method: Annotated[MeshMethod, typer.Option(
-        "--method", help="exact (Polyanya: the shortest path) or funnel (A* over polygons "
-                         "and string pulling).")] = MeshMethod.exact,
-    nearest: Annotated[bool, typer.Option(
-        "--nearest", help="If the goal is unreachable, go to the reachable point closest "
-                          "to it.")] = False,
-    obstacle: Annotated[list[str] | None, typer.Option(
-        "--obstacle", metavar="X,Z,R",
-        help="A dynamic obstacle circle in world metres the path keeps out of "
-             "(repeatable).")] = None,
-    png: Annotated[Path | None, typer.Option(
-        "--png", metavar="OUT.png", help="Also draw the mesh and path to this PNG.")] = None,
-    as_json: Annotated[bool, typer.Option(
-        "--json", help="Print one JSON object instead of a table.")] = False,
-) -> None:
-    """Find one path on a navigation mesh and print a summary (exit 1 when there is none)."""
-    raise typer.Exit(mesh_path(map_file, from_, to, method=method, nearest=nearest,
-                               obstacle=obstacle, png=png, as_json=as_json))

@@ -19,8 +19,8 @@ from PIL import Image
 from typer.testing import CliRunner, Result
 
 from navkit import render_mesh as draw
-from navkit.cli.common import NavkitGroup
-from navkit.cli.mesh import MeshMethod, mesh_cmd, mesh_path, mesh_path_cmd
+from navkit.cli import app
+from navkit.cli.mesh import MeshMethod, mesh_path
 
 # one 10 x 10 room, a wall from (4, 0) to (6, 8): the path from (1, 1) to (9, 1)
 # goes over the wall's top corners (4, 8) and (6, 8)
@@ -40,19 +40,16 @@ TWO_ROOMS = {
 GRID_MAP = "type octile\nheight 4\nwidth 6\nmap\n..@...\n..@...\n..@...\n......\n"
 
 
-def _app() -> typer.Typer:
-    app = typer.Typer(cls=NavkitGroup, add_completion=False, pretty_exceptions_enable=False)
-    app.command("mesh")(mesh_cmd)
-    app.command("path")(mesh_path_cmd)
-    return app
-
-
 def _invoke(*args: object) -> Result:
+    """The real ``navkit`` command; ``path`` queries go through ``navkit path --mesh``."""
     try:
         runner = CliRunner(mix_stderr=False)  # type: ignore[call-arg]
     except TypeError:
         runner = CliRunner()
-    return runner.invoke(_app(), [str(a) for a in args])
+    argv = [str(a) for a in args]
+    if argv and argv[0] == "path":
+        argv.insert(1, "--mesh")
+    return runner.invoke(app, argv)
 
 
 def _json(res: Result) -> dict:
