@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import math
 import operator
+import threading
+import weakref
 from typing import Any
 
 import numpy as np
@@ -35,6 +37,35 @@ __all__ = ["ExactSearch"]
 MAX_POOL = 1 << 24
 
 _EMPTY = np.zeros((0, 2), dtype=np.float64)
+
+
+#: Per-mesh data every search of a mesh reads (read-only), built once per mesh:
+#: a batch's per-thread searches share it.
+_PREPARED: weakref.WeakKeyDictionary[MeshArrays, tuple[NDArray[Any], ...]] = \
+    weakref.WeakKeyDictionary()
+_PREPARED_LOCK = threading.Lock()
+
+
+def _prepared(arrays: MeshArrays) -> tuple[NDArray[Any], ...]:
+    """``(twin, vgaps, region, tparent, edead)`` of ``arrays`` (see :func:`_k.search`)."""
+    with _PREPARED_LOCK:
+        prep = _PREPARED.get(arrays)
+    if prep is not None:
+        return prep
+    twin = _twins(arrays)
+    nv = arrays.n_vertices
+    gap_owner = np.repeat(np.arange(nv), np.diff(arrays.vert_start))
+    vgaps = np.bincount(gap_owner[arrays.vert_polys < 0], minlength=nv).astype(np.int32)
+    region = _touch_regions(arrays)
+    n_poly = arrays.n_polygons
+    tparent = np.empty(n_poly, dtype=np.int32)
+    edead = np.empty(len(arrays.poly_verts), dtype=np.uint8)
+    _k.dead_trees(arrays.poly_start, arrays.poly_verts, arrays.poly_adj, vgaps, tparent, edead,
+                  np.empty(n_poly, dtype=np.int32), np.empty(n_poly, dtype=np.int32))
+    prep = (twin, vgaps, region, tparent, edead)
+    with _PREPARED_LOCK:
+        _PREPARED[arrays] = prep
+    return prep
 
 
 def _twins(arrays: MeshArrays) -> NDArray[np.int32]:
@@ -107,17 +138,9 @@ class ExactSearch:
                               f"{initial_nodes!r}", field="initial_nodes")
         self.arrays = arrays
         self._mesh = arrays.args()
-        self._twin = _twins(arrays)
         nv = arrays.n_vertices
-        gap_owner = np.repeat(np.arange(nv), np.diff(arrays.vert_start))
-        self._vgaps = np.bincount(gap_owner[arrays.vert_polys < 0], minlength=nv).astype(np.int32)
-        self._region = _touch_regions(arrays)
-        n_poly = arrays.n_polygons
-        self._tparent = np.empty(n_poly, dtype=np.int32)
-        self._edead = np.empty(len(arrays.poly_verts), dtype=np.uint8)
-        _k.dead_trees(arrays.poly_start, arrays.poly_verts, arrays.poly_adj, self._vgaps,
-                      self._tparent, self._edead, np.empty(n_poly, dtype=np.int32),
-                      np.empty(n_poly, dtype=np.int32))
+        prep = _prepared(arrays)
+        self._twin, self._vgaps, self._region, self._tparent, self._edead = prep
         self._best_g = np.zeros(nv, dtype=np.float64)
         self._g_stamp = np.zeros(nv, dtype=np.int64)
         self._smark = np.zeros(arrays.n_polygons, dtype=np.int64)
