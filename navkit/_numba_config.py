@@ -13,8 +13,9 @@ is writable; else the user cache directory (``platformdirs``, for example
 ``~/.cache/navkit``). numba's cache is keyed on the CPU, so build it on the
 machine type that runs it (``navkit warmup`` in the container image).
 
-Set ``NAVKIT_NUMBA_CACHE=0`` to disable the on-disk cache. The cached kernels
-are dropped whenever a kernel source changes (see :func:`_drop_stale_cache`).
+Set ``NAVKIT_NUMBA_CACHE=0`` to disable the on-disk cache. A kernel module's
+cached kernels are dropped when its source, or the source of a kernel module
+it imports, changes (see :func:`_drop_stale_cache`).
 
 When a first call compiles for longer than ``NAVKIT_COMPILE_NOTICE_AFTER``
 seconds (default 1.5), one line on stderr says so, once per process;
@@ -24,7 +25,9 @@ seconds (default 1.5), one line on stderr says so, once per process;
 from __future__ import annotations
 
 import hashlib
+import json
 import os
+import re
 import sys
 import tempfile
 import threading
@@ -86,31 +89,69 @@ def _use_user_cache() -> None:
     numba.config.CACHE_DIR = str(_user_cache_root())
 
 
+_IMPORT = re.compile(r"^\s*from \.(\w+) import|^\s*from \. import ([\w, ]+)", re.M)
+
+
+def _kernel_digests(sources: Path) -> dict[str, str]:
+    """Per kernel module, a digest of its source, of every kernel module it imports
+    (transitively: a kernel inlines helpers from the files it imports) and of this file."""
+    texts = {src.stem: src.read_bytes() for src in sorted(sources.glob("*.py"))}
+    deps: dict[str, set[str]] = {}
+    for name, text in texts.items():
+        found: set[str] = set()
+        for one, many in _IMPORT.findall(text.decode("utf-8", "replace")):
+            found.update(n.strip() for n in (one or many).split(",") if n.strip())
+        deps[name] = {d for d in found if d in texts and d != name}
+    own = hashlib.sha256(Path(__file__).resolve().read_bytes()).hexdigest()
+    out: dict[str, str] = {}
+    for name in texts:
+        seen, todo = {name}, [name]
+        while todo:  # every module reachable through imports
+            for d in deps[todo.pop()]:
+                if d not in seen:
+                    seen.add(d)
+                    todo.append(d)
+        digest = hashlib.sha256(own.encode())
+        for m in sorted(seen):
+            digest.update(m.encode())
+            digest.update(texts[m])
+        out[name] = digest.hexdigest()
+    return out
+
+
 def _drop_stale_cache(sources: Path | None = None, cache: Path | None = None) -> None:
-    """Delete navkit's compiled kernels when any kernel source changed.
+    """Delete the compiled kernels of every kernel module whose source, or the
+    source of a kernel module it imports, changed.
 
     numba keys a cached kernel on its own file's timestamp only; a kernel that
     inlines helpers from another file (every search inlines the heap) would
-    keep running the old helpers after an edit to that file. A digest of the
-    kernel sources, kept beside the cache, catches that. Best effort: a cache
-    that cannot be written is kept as it is.
+    keep running the old helpers after an edit to that file. A digest per
+    module over its import closure, kept beside the cache, catches that, and a
+    new or edited module leaves unrelated kernels compiled. Cache files of no
+    known module are dropped. Best effort: a cache that cannot be written is
+    kept as it is.
     """
     sources = KERNELS_DIR if sources is None else sources
     cache = cache_dir() if cache is None else cache
-    digest = hashlib.sha256()
-    for src in sorted([*sources.glob("*.py"), Path(__file__).resolve()]):
-        digest.update(src.name.encode())
-        digest.update(src.read_bytes())
-    stamp = cache / "navkit-kernels.sha256"
-    want = digest.hexdigest()
+    want = _kernel_digests(sources)
+    stamp = cache / "navkit-kernels.json"
     try:
-        if stamp.exists() and stamp.read_text() == want:
+        try:
+            have = json.loads(stamp.read_text())
+            if not isinstance(have, dict):
+                have = {}
+        except (OSError, ValueError):
+            have = {}
+        if have == want:
             return
         for pattern in ("*.nbi", "*.nbc"):
             for f in cache.glob(pattern):
-                f.unlink(missing_ok=True)
+                module = f.name.split(".", 1)[0]
+                if module not in want or have.get(module) != want[module]:
+                    f.unlink(missing_ok=True)
         cache.mkdir(parents=True, exist_ok=True)
-        stamp.write_text(want)
+        (cache / "navkit-kernels.sha256").unlink(missing_ok=True)  # the older, all-or-nothing stamp
+        stamp.write_text(json.dumps(want, sort_keys=True))
     except OSError:
         pass
 

@@ -16,26 +16,46 @@ from navkit.cli import app
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_kernel_cache_is_dropped_when_a_kernel_source_changes(tmp_path: Path) -> None:
-    """numba keys a cached kernel on its own file only; navkit drops the whole
-    cache when any kernel source changes (a helper inlined from another file)."""
+def test_kernel_cache_is_dropped_for_the_modules_a_changed_source_reaches(
+        tmp_path: Path) -> None:
+    """numba keys a cached kernel on its own file only; navkit drops a module's
+    kernels when its source or a kernel module it imports changes (a helper
+    inlined from another file), and keeps the kernels of unrelated modules."""
     sources = tmp_path / "_kernels"
     sources.mkdir()
     (sources / "heap.py").write_text("from numba import njit\n")
+    (sources / "search.py").write_text("from .heap import heap_pop\n")
+    (sources / "flow.py").write_text("from .search import x, y\n")
+    (sources / "mesh.py").write_text("import numpy\n")
     (tmp_path / "notes.py").write_text("x = 1\n")  # beside the kernels, not one of them
     cache = sources / "__pycache__"
     cache.mkdir()
-    (cache / "search.astar-10.py311.nbi").write_text("old")
-    cfg._drop_stale_cache(sources, cache)
-    assert not (cache / "search.astar-10.py311.nbi").exists()
-    (cache / "search.astar-10.py311.nbi").write_text("new")
-    cfg._drop_stale_cache(sources, cache)
+    names = ["search.astar-10.py311.nbi", "flow.field-3.py311.1.nbc", "mesh.walk-5.py311.nbi",
+             "gone.kernel-1.py311.nbi"]
+
+    def write_all() -> None:
+        for n in names:
+            (cache / n).write_text("compiled")
+
+    def present() -> set[str]:
+        return {n.split(".", 1)[0] for n in names if (cache / n).exists()}
+
+    write_all()
+    cfg._drop_stale_cache(sources, cache)  # no stamp yet: everything goes
+    assert present() == set()
+    write_all()
+    cfg._drop_stale_cache(sources, cache)  # nothing changed: nothing goes
+    assert present() == {"search", "flow", "mesh", "gone"}
     (tmp_path / "notes.py").write_text("x = 2\n")  # not a kernel source
     cfg._drop_stale_cache(sources, cache)
-    assert (cache / "search.astar-10.py311.nbi").exists()
+    assert present() == {"search", "flow", "mesh", "gone"}
     (sources / "heap.py").write_text("from numba import njit\n# edited\n")
-    cfg._drop_stale_cache(sources, cache)
-    assert not (cache / "search.astar-10.py311.nbi").exists()
+    cfg._drop_stale_cache(sources, cache)  # search imports heap, flow imports search;
+    assert present() == {"mesh"}  # a module without a source goes with any change
+    write_all()
+    (sources / "new_kernels.py").write_text("from .heap import heap_pop\n")
+    cfg._drop_stale_cache(sources, cache)  # a new module leaves the others compiled
+    assert present() == {"search", "flow", "mesh"}
 
 
 def test_cache_dir_follows_numba_cache_dir_then_the_package_then_the_user_cache(
