@@ -36,6 +36,18 @@ class Status(enum.IntEnum):
         """True for statuses that come with a non-empty path."""
         return self in (Status.FOUND, Status.NEAREST)
 
+    def __str__(self) -> str:
+        """The name: ``print(r.status)`` shows ``FOUND``, not ``0``.
+
+        >>> print(Status.FOUND), f"{Status.NEAREST}", int(Status.NEAREST)
+        FOUND
+        (None, 'NEAREST', 4)
+        """
+        return self.name
+
+    def __format__(self, spec: str) -> str:
+        return format(self.name, spec)
+
 
 _EMPTY_CELLS = np.zeros((0, 2), dtype=np.int32)
 _EMPTY_CELLS.setflags(write=False)
@@ -102,6 +114,14 @@ class PathResult:
     def has_path(self) -> bool:
         """True when there are cells to follow: found, nearest, or the partial
         path a find-path-to-nearest query returns when its budget or window ran out."""
+        return len(self.cells) > 0
+
+    def __bool__(self) -> bool:
+        """``if result:`` is :attr:`has_path` (an UNREACHABLE result is falsy).
+
+        >>> bool(PathResult(Status.UNREACHABLE))
+        False
+        """
         return len(self.cells) > 0
 
     def points3d(self) -> NDArray[np.float64]:
@@ -198,6 +218,10 @@ class MeshPathResult:
     @property
     def has_path(self) -> bool:
         """True when there are waypoints to follow."""
+        return len(self.waypoints) > 0
+
+    def __bool__(self) -> bool:
+        """``if result:`` is :attr:`has_path`."""
         return len(self.waypoints) > 0
 
     @property
