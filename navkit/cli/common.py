@@ -59,9 +59,32 @@ PASSTHROUGH: dict[str, Any] = {
 }
 
 
+def _no_type(ctx: Any) -> None:
+    return None
+
+
+def _plain_flags(params: list[Any]) -> list[Any]:
+    """Flags (``--json``, ``--help``) take no value: no ``<bool>`` in the help's type column."""
+    for p in params:
+        if getattr(p, "is_flag", False) and "display_type_rich" not in vars(p):
+            p.display_type_rich = _no_type
+    return params
+
+
 class NavkitGroup(TyperGroup):
     """Turns every :class:`NavkitError` (and an unreadable file, an input too large
-    for memory) into ``error: <message>`` and exit status 2."""
+    for memory) into ``error: <message>`` and exit status 2; help shows flags
+    without a type."""
+
+    def get_params(self, ctx: Any) -> list[Any]:
+        return _plain_flags(super().get_params(ctx))
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        cmd = super().get_command(ctx, cmd_name)
+        if cmd is not None and "get_params" not in vars(cmd):
+            plain = cmd.get_params
+            cmd.get_params = lambda c: _plain_flags(plain(c))
+        return cmd
 
     def invoke(self, ctx: Any) -> Any:
         try:

@@ -18,6 +18,7 @@ def test_help_flag(command: str, flag: str) -> None:
     res = CliRunner().invoke(app, args)
     assert res.exit_code == 0, res.output
     assert "usage" in res.output.lower()
+    assert "<bool>" not in res.output  # flags take no value
 
 
 def test_every_command_is_listed() -> None:
