@@ -83,7 +83,7 @@ class NavkitGroup(TyperGroup):
         cmd = super().get_command(ctx, cmd_name)
         if cmd is not None and "get_params" not in vars(cmd):
             plain = cmd.get_params
-            cmd.get_params = lambda c: _plain_flags(plain(c))
+            cmd.get_params = lambda c: _plain_flags(plain(c))  # type: ignore[method-assign,assignment]
         return cmd
 
     def invoke(self, ctx: Any) -> Any:
