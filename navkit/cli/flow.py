@@ -40,7 +40,7 @@ HELP = ("Build a flow field toward the goals on MAP and summarize it (exit 1 whe
 
 def flow_cmd(
     map_file: Annotated[Path, typer.Argument(
-        metavar="MAP", help="Grid file (.map .txt .png .npy .npz .json ...).")],
+        metavar="MAP", help="Grid file (.map .txt .png .npy .npz .json .tmx .tmj .ldtk ...).")],
     goal: Annotated[list[str], typer.Option(
         "--goal", metavar="X,Z",
         help="A goal: world metres, or a cell with --cells. Repeat for several.")],

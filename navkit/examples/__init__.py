@@ -9,6 +9,8 @@ file                      what it is
 ``interior.json``         a polygon level: rooms, doors as areas, furniture
 ``outdoor.json``          a polygon level with terrain weights (road, grass, mud)
 ``bench80.json``          the 80 x 80-cell level of the reference benchmark
+``dungeon.tmj``           a Tiled map (JSON, tileset embedded) with two doors
+                          (docs/tiled.md)
 ========================  ======================================================
 
 The Moving AI files are copied byte for byte from the Moving AI benchmarks
@@ -33,7 +35,7 @@ __all__ = ["path", "names"]
 def names() -> list[str]:
     """The bundled example files, sorted."""
     root = resources.files(__name__)
-    return sorted(p.name for p in root.iterdir() if p.name.endswith((".map", ".scen", ".json")))
+    return sorted(p.name for p in root.iterdir() if p.name.endswith((".map", ".scen", ".json", ".tmj")))
 
 
 def path(name: str) -> Path:

@@ -8,6 +8,8 @@ extension                                  reader / writer
 ``.png .bmp .gif .jpg .jpeg .tif .tiff``   image, white = walkable (:mod:`.image`)
 ``.npy .npz``                              numpy arrays (:mod:`.arrays`)
 ``.json``                                  polygon level config (``navkit.level``)
+``.tmx .tmj``                              Tiled map, docs/tiled.md (:mod:`.tiled`)
+``.ldtk``                                  LDtk project, IntGrid layers (:mod:`.ldtk`)
 =========================================  =====================================
 
 Every reader raises :class:`~navkit.errors.FormatError` naming the file (and
@@ -76,7 +78,8 @@ _IMAGE_READ = (".png", ".bmp", ".gif", ".jpg", ".jpeg", ".tif", ".tiff")
 _IMAGE_OPTIONS = ("threshold", "invert", "cell_size")
 
 #: Extensions :func:`load_grid` understands.
-READ_EXTENSIONS = (".map", ".txt", *_IMAGE_READ, ".npy", ".npz", ".json")
+READ_EXTENSIONS = (".map", ".txt", *_IMAGE_READ, ".npy", ".npz", ".json",
+                   ".tmx", ".tmj", ".ldtk")
 #: Extensions :func:`save_grid` writes (images only in lossless formats).
 WRITE_EXTENSIONS = (".map", ".txt", ".png", ".bmp", ".tif", ".tiff", ".npz")
 
@@ -143,6 +146,14 @@ def load_grid(path: PathLike, *, max_cells: int | None = None, **options: Any) -
         if max_cells is not None:
             options["max_cells"] = limit
         return loader(path, **options)
+    if ext in (".tmx", ".tmj"):
+        from . import tiled
+
+        return tiled.read_tiled(p, max_cells=limit, **options)
+    if ext == ".ldtk":
+        from . import ldtk
+
+        return ldtk.read_ldtk(p, max_cells=limit, **options)
     raise FormatError(
         f"unsupported extension {p.suffix or '(none)'!r}; supported: {' '.join(READ_EXTENSIONS)}",
         path=p,

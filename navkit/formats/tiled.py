@@ -1,0 +1,925 @@
+"""Tiled maps (``.tmx`` XML, ``.tmj`` JSON) -> :class:`~navkit.grid.NavGrid` or a door-aware level.
+
+Parsing goes through `pytiled-parser <https://github.com/pythonarcade/pytiled_parser>`_
+(the optional extra ``navkit[tiled]``): it reads both formats, external
+``.tsx`` / ``.tsj`` tilesets, infinite (chunked) maps, base64 / zlib / gzip /
+CSV layer data and per-tile collision shapes. navkit checks the file itself
+first (well-formed XML / JSON, orthogonal orientation, supported encoding and
+compression, tileset files present, size within ``max_cells``) so that every
+problem is a :class:`~navkit.errors.FormatError` naming the file and the layer,
+tile or field; the parser's own exceptions are wrapped, never passed on.
+
+The mapping (docs/tiled.md, configurable through :class:`TiledMapping`):
+
+* one tile = one cell of ``cell_size`` metres (default 1.0); Tiled's x axis is
+  navkit's X, Tiled's y axis (pointing down) is navkit's Z: tile row 0 is
+  ``z = 0``; the grid's corner is ``(0, 0)``.
+* a cell no tile layer covers is blocked; a covered cell is walkable unless
+  some layer's tile there blocks it: tile property ``blocked=true``,
+  ``collides=true`` or ``walkable=false``, a tile collision shape covering the
+  cell centre, or any tile of a blocking layer (layer property
+  ``blocked=true`` / ``collides=true`` / ``walkable=false``, or a layer name in
+  ``blocking_layers``, case-insensitive).
+* tile property ``weight`` (or ``cost``): terrain weight, an integer in
+  ``[1, 65535]``; a float is rounded to the nearest integer (halves to even).
+  Later layers override earlier ones.
+* object layers: rectangles of class / type ``door`` (or named ``door...``)
+  are doors (open: their cells walkable); polygons / rectangles of class
+  ``obstacle`` / ``wall`` block, of class ``area`` make walkable (property
+  ``weight`` optional). :func:`read_tiled_level` turns all of it into a
+  :class:`~navkit.level.NavLevel` whose doors toggle.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import math
+import numbers
+import xml.etree.ElementTree as ET
+import zlib
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import shapely
+import shapely.affinity
+from numpy.typing import NDArray
+
+from ..errors import ConfigError, FormatError, MissingExtraError, shown
+from ..grid import MAX_CELL_SIZE, MAX_WEIGHT, MIN_CELL_SIZE, NavGrid
+from ._common import PathLike, cell_limit, check_cells, read_bytes
+
+if TYPE_CHECKING:
+    from ..level import NavLevel
+
+__all__ = [
+    "TiledMapping",
+    "read_tiled",
+    "read_tiled_level",
+    "TILED_EXTENSIONS",
+    "DoorBox",
+    "door_boxes_meta",
+]
+
+#: Extensions :func:`read_tiled` reads.
+TILED_EXTENSIONS = (".tmx", ".tmj")
+
+# gid flag bits (Tiled: flipped horizontally, vertically, diagonally, hex rotation)
+_FLIP_H = 0x80000000
+_FLIP_V = 0x40000000
+_FLIP_D = 0x20000000
+_GID_MASK = 0x0FFFFFFF
+
+
+@dataclass(frozen=True)
+class TiledMapping:
+    """Which Tiled layers, tiles and objects mean what (defaults as in docs/tiled.md).
+
+    Names are compared case-insensitively. ``blocked_properties`` block when
+    true, ``walkable_properties`` block when false; ``weight_properties`` are
+    read in order (the first one a tile has wins).
+    """
+
+    cell_size: float = 1.0
+    blocked_properties: tuple[str, ...] = ("blocked", "collides")
+    walkable_properties: tuple[str, ...] = ("walkable",)
+    weight_properties: tuple[str, ...] = ("weight", "cost")
+    blocking_layers: tuple[str, ...] = ("walls", "collision", "blocked", "obstacles")
+    collision_shapes: bool = True
+    door_classes: tuple[str, ...] = ("door",)
+    door_prefix: str = "door"
+    obstacle_classes: tuple[str, ...] = ("obstacle", "wall")
+    area_classes: tuple[str, ...] = ("area",)
+
+    def __post_init__(self) -> None:
+        cs = self.cell_size
+        if isinstance(cs, bool) or not isinstance(cs, numbers.Real) or not math.isfinite(cs):
+            raise ConfigError(f"expected a finite number, got {shown(cs)}", field="cell_size")
+        if not MIN_CELL_SIZE <= float(cs) <= MAX_CELL_SIZE:
+            raise ConfigError(f"must lie in [{MIN_CELL_SIZE:g}, {MAX_CELL_SIZE:g}] metres, "
+                              f"got {shown(cs)}", field="cell_size")
+        object.__setattr__(self, "cell_size", float(cs))
+        for f in fields(self):
+            v = getattr(self, f.name)
+            if f.name in ("cell_size", "collision_shapes", "door_prefix"):
+                continue
+            if isinstance(v, str) or not isinstance(v, Sequence) or not all(
+                isinstance(s, str) for s in v
+            ):
+                raise ConfigError(f"expected a tuple of names, got {shown(v)}", field=f.name)
+            object.__setattr__(self, f.name, tuple(s.lower() for s in v))
+        if not isinstance(self.collision_shapes, bool):
+            raise ConfigError(f"expected True or False, got {shown(self.collision_shapes)}",
+                              field="collision_shapes")
+        if not isinstance(self.door_prefix, str):
+            raise ConfigError(f"expected a string, got {shown(self.door_prefix)}",
+                              field="door_prefix")
+        object.__setattr__(self, "door_prefix", self.door_prefix.lower())
+
+
+def _mapping(mapping: TiledMapping | None, options: Mapping[str, Any]) -> TiledMapping:
+    base = TiledMapping() if mapping is None else mapping
+    if not isinstance(base, TiledMapping):
+        raise ConfigError(f"expected a TiledMapping, got {type(base).__name__}", field="mapping")
+    names = {f.name for f in fields(TiledMapping)}
+    bad = sorted(set(options) - names)
+    if bad:
+        raise ConfigError(f"unknown Tiled option(s) {', '.join(bad)}; expected some of "
+                          f"{', '.join(sorted(names))}", field=bad[0])
+    return replace(base, **options) if options else base
+
+
+# ------------------------------------------------------------------ pre-check
+def _xml_tile_layers(el: ET.Element, prefix: str = "") -> Iterator[tuple[str, ET.Element]]:
+    for child in el:
+        if child.tag == "layer":
+            yield prefix + child.attrib.get("name", ""), child
+        elif child.tag == "group":
+            yield from _xml_tile_layers(child, prefix + child.attrib.get("name", "") + "/")
+
+
+def _json_tile_layers(layers: Any, prefix: str = "") -> Iterator[tuple[str, dict[str, Any]]]:
+    if not isinstance(layers, list):
+        return
+    for lay in layers:
+        if not isinstance(lay, dict):
+            continue
+        name = str(lay.get("name", ""))
+        if lay.get("type") == "tilelayer":
+            yield prefix + name, lay
+        elif lay.get("type") == "group":
+            yield from _json_tile_layers(lay.get("layers"), prefix + name + "/")
+
+
+def _int_attr(raw: Any, what: str, path: Path, *, minimum: int | None = None) -> int:
+    try:
+        if isinstance(raw, bool):
+            raise ValueError
+        if isinstance(raw, float) and raw == int(raw):
+            raw = int(raw)
+        value = int(raw) if isinstance(raw, (int, str)) else None
+        if value is None:
+            raise ValueError
+    except (ValueError, OverflowError):
+        raise FormatError(f"{what}: expected an integer, got {shown(raw)}", path=path) from None
+    if minimum is not None and value < minimum:
+        raise FormatError(f"{what}: must be >= {minimum}, got {value}", path=path)
+    return value
+
+
+def _check_data(
+    encoding: str | None, compression: str | None, text: Any, n: int, where: str, path: Path
+) -> None:
+    """Encoding/compression supported; base64 data decodes to ``n`` gids (bounded work)."""
+    if encoding not in (None, "", "csv", "base64"):
+        raise FormatError(f"{where}: unsupported encoding {shown(encoding)} "
+                          "(supported: csv, base64)", path=path)
+    if compression not in (None, ""):
+        if encoding != "base64":
+            raise FormatError(f"{where}: compression {shown(compression)} needs base64 encoding",
+                              path=path)
+        if compression == "zstd":
+            raise FormatError(f"{where}: zstd-compressed layer data is not supported; save the map "
+                              "with zlib, gzip, base64 or CSV layer format", path=path)
+        if compression not in ("zlib", "gzip"):
+            raise FormatError(f"{where}: unsupported compression {shown(compression)} "
+                              "(supported: zlib, gzip)", path=path)
+    if encoding == "base64":
+        if not isinstance(text, str):
+            raise FormatError(f"{where}: base64 layer data must be a string", path=path)
+        try:
+            raw = base64.b64decode(text.strip(), validate=False)
+        except (binascii.Error, ValueError) as exc:
+            raise FormatError(f"{where}: bad base64 layer data ({exc})", path=path) from None
+        want = 4 * n
+        try:
+            if compression in ("zlib", "gzip"):
+                dec = zlib.decompressobj(wbits=47)  # zlib or gzip header, detected
+                raw = dec.decompress(raw, want + 1)
+                if len(raw) <= want and not dec.eof:
+                    raise FormatError(f"{where}: bad {compression} layer data (truncated)",
+                                      path=path)
+        except zlib.error as exc:
+            raise FormatError(f"{where}: bad {compression} layer data ({exc})", path=path) from None
+        if len(raw) != want:
+            raise FormatError(f"{where}: layer data holds {len(raw) // 4} tiles"
+                              f"{' or more' if len(raw) > want else ''}, expected {n}", path=path)
+    elif isinstance(text, str):
+        count = text.count(",") + 1 if text.strip() else 0
+        if count != n:
+            raise FormatError(f"{where}: layer data holds {count} tiles, expected {n}", path=path)
+    elif isinstance(text, list) and len(text) != n:
+        raise FormatError(f"{where}: layer data holds {len(text)} tiles, expected {n}", path=path)
+
+
+@dataclass(frozen=True)
+class _Header:
+    width: int
+    height: int
+    infinite: bool
+    origin: tuple[int, int]  # tile of cell (0, 0)
+
+
+def _extent(rects: list[tuple[int, int, int, int]], infinite: bool, w: int, h: int,
+            limit: int, path: Path) -> _Header:
+    if not infinite:
+        check_cells(w, h, limit, path=path, what="Tiled map")
+        return _Header(w, h, False, (0, 0))
+    if not rects:
+        raise FormatError("infinite map has no chunks in any tile layer", path=path)
+    x0 = min(r[0] for r in rects)
+    y0 = min(r[1] for r in rects)
+    x1 = max(r[0] + r[2] for r in rects)
+    y1 = max(r[1] + r[3] for r in rects)
+    check_cells(x1 - x0, y1 - y0, limit, path=path, what="infinite Tiled map (union of chunks)")
+    return _Header(x1 - x0, y1 - y0, True, (x0, y0))
+
+
+def _precheck_tmx(data: bytes, path: Path, limit: int) -> _Header:
+    root = parse_xml(data, path)
+    if root.tag != "map":
+        raise FormatError(f"expected a Tiled <map> element, got <{root.tag}>", path=path)
+    _orientation(root.attrib.get("orientation"), path)
+    for key in ("width", "height", "tilewidth", "tileheight"):
+        if key not in root.attrib:
+            raise FormatError(f"<map> has no {key!r} attribute", path=path)
+    w = _int_attr(root.attrib["width"], "map width", path, minimum=0)
+    h = _int_attr(root.attrib["height"], "map height", path, minimum=0)
+    for key in ("tilewidth", "tileheight"):
+        _int_attr(root.attrib[key], f"map {key}", path, minimum=1)
+    infinite = root.attrib.get("infinite", "0") == "1"
+    for ts in root.findall("tileset"):
+        if "firstgid" not in ts.attrib:
+            raise FormatError("<tileset> has no 'firstgid' attribute", path=path)
+        _int_attr(ts.attrib["firstgid"], "tileset firstgid", path, minimum=1)
+        src = ts.attrib.get("source")
+        if src is not None:
+            _check_tileset_file(path.parent / src, src, path)
+    rects: list[tuple[int, int, int, int]] = []
+    if not infinite:
+        check_cells(w, h, limit, path=path, what="Tiled map")
+    for name, lay in _xml_tile_layers(root):
+        where = f"layer {name!r}"
+        d = lay.find("data")
+        if d is None:
+            continue
+        enc, comp = d.attrib.get("encoding"), d.attrib.get("compression")
+        chunks = d.findall("chunk")
+        if chunks and not infinite:
+            raise FormatError(f"{where}: chunked layer data in a map that is not infinite",
+                              path=path)
+        if chunks:
+            for ch in chunks:
+                cx, cy, cw, chh = (_int_attr(ch.attrib.get(k), f"{where} chunk {k}", path,
+                                             minimum=1 if k in ("width", "height") else None)
+                                   for k in ("x", "y", "width", "height"))
+                rects.append((cx, cy, cw, chh))
+                check_cells(cw, chh, limit, path=path, what=f"{where} chunk")
+                _check_data(enc, comp, ch.text or "", cw * chh,
+                            f"{where} chunk at ({cx}, {cy})", path)
+        else:
+            if infinite:
+                continue
+            lw = _int_attr(lay.attrib.get("width"), f"{where} width", path, minimum=0)
+            lh = _int_attr(lay.attrib.get("height"), f"{where} height", path, minimum=0)
+            if (lw, lh) != (w, h):
+                raise FormatError(f"{where}: size {lw} x {lh} differs from the map's {w} x {h}",
+                                  path=path)
+            if enc is None and d.find("tile") is not None:
+                raise FormatError(f"{where}: the deprecated XML <tile> layer format is not "
+                                  "supported; save the map with CSV or base64 layer format",
+                                  path=path)
+            _check_data(enc, comp, d.text or "", w * h, where, path)
+    return _extent(rects, infinite, w, h, limit, path)
+
+
+def _precheck_tmj(data: bytes, path: Path, limit: int) -> _Header:
+    doc = load_json_document(data, path)
+    if not isinstance(doc, dict) or doc.get("type", "map") != "map":
+        raise FormatError("expected a Tiled JSON map (an object with \"type\": \"map\")", path=path)
+    _orientation(doc.get("orientation"), path)
+    for key in ("width", "height", "tilewidth", "tileheight", "layers"):
+        if key not in doc:
+            raise FormatError(f"field {key!r}: missing", path=path)
+    w = _int_attr(doc["width"], "field 'width'", path, minimum=0)
+    h = _int_attr(doc["height"], "field 'height'", path, minimum=0)
+    for key in ("tilewidth", "tileheight"):
+        _int_attr(doc[key], f"field {key!r}", path, minimum=1)
+    if not isinstance(doc["layers"], list):
+        raise FormatError("field 'layers': expected a list", path=path)
+    infinite = doc.get("infinite") is True
+    tilesets = doc.get("tilesets", [])
+    if not isinstance(tilesets, list):
+        raise FormatError("field 'tilesets': expected a list", path=path)
+    for i, ts in enumerate(tilesets):
+        if not isinstance(ts, dict) or "firstgid" not in ts:
+            raise FormatError(f"field 'tilesets[{i}]': expected an object with 'firstgid'",
+                              path=path)
+        _int_attr(ts["firstgid"], f"field 'tilesets[{i}].firstgid'", path, minimum=1)
+        src = ts.get("source")
+        if src is not None:
+            if not isinstance(src, str):
+                raise FormatError(f"field 'tilesets[{i}].source': expected a string", path=path)
+            _check_tileset_file(path.parent / src, src, path)
+    if not infinite:
+        check_cells(w, h, limit, path=path, what="Tiled map")
+    rects: list[tuple[int, int, int, int]] = []
+    for name, lay in _json_tile_layers(doc["layers"]):
+        where = f"layer {name!r}"
+        enc, comp = lay.get("encoding"), lay.get("compression")
+        if "chunks" in lay and not infinite:
+            raise FormatError(f"{where}: chunked layer data in a map that is not infinite",
+                              path=path)
+        if "chunks" in lay:
+            chunks = lay["chunks"]
+            if not isinstance(chunks, list):
+                raise FormatError(f"{where}: field 'chunks': expected a list", path=path)
+            for j, ch in enumerate(chunks):
+                if not isinstance(ch, dict):
+                    raise FormatError(f"{where}: chunks[{j}]: expected an object", path=path)
+                cx, cy, cw, chh = (_int_attr(ch.get(k), f"{where} chunks[{j}].{k}", path,
+                                             minimum=1 if k in ("width", "height") else None)
+                                   for k in ("x", "y", "width", "height"))
+                rects.append((cx, cy, cw, chh))
+                check_cells(cw, chh, limit, path=path, what=f"{where} chunk")
+                _check_data(enc, comp, ch.get("data"), cw * chh, f"{where} chunks[{j}]", path)
+        elif "data" in lay and not infinite:
+            lw = _int_attr(lay.get("width", w), f"{where} width", path, minimum=0)
+            lh = _int_attr(lay.get("height", h), f"{where} height", path, minimum=0)
+            if (lw, lh) != (w, h):
+                raise FormatError(f"{where}: size {lw} x {lh} differs from the map's {w} x {h}",
+                                  path=path)
+            _check_data(enc, comp, lay["data"], w * h, where, path)
+    return _extent(rects, infinite, w, h, limit, path)
+
+
+def _orientation(value: Any, path: Path) -> None:
+    if value not in (None, "orthogonal"):
+        raise FormatError(f"map orientation {shown(value)} is not supported (navkit grids are "
+                          "orthogonal)", path=path)
+
+
+def load_json_document(data: bytes, path: Path) -> Any:
+    """``data`` parsed as JSON; malformed JSON raises FormatError naming the file and line."""
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise FormatError(f"invalid UTF-8 at byte {exc.start}", path=path) from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise FormatError(f"malformed JSON: {exc.msg} (column {exc.colno})", path=path,
+                          line=exc.lineno) from None
+    except RecursionError:
+        raise FormatError("malformed JSON: nested too deeply", path=path) from None
+
+
+def parse_xml(data: bytes, path: Path, what: str = "") -> ET.Element:
+    """``data`` parsed as XML; malformed XML (or an unknown declared encoding) raises
+    FormatError naming the file and line, ``what`` leading the message."""
+    try:
+        return ET.fromstring(data)
+    except ET.ParseError as exc:
+        line = exc.position[0] if getattr(exc, "position", None) else None
+        raise FormatError(f"{what}malformed XML: {exc}", path=path, line=line) from None
+    except (LookupError, ValueError, RecursionError) as exc:
+        raise FormatError(f"{what}malformed XML: {type(exc).__name__}: {shown(str(exc))}",
+                          path=path) from None
+
+
+def _check_tileset_file(ts_path: Path, src: str, map_path: Path) -> None:
+    try:
+        exists = ts_path.is_file()
+    except OSError:
+        exists = False
+    if not exists:
+        raise FormatError(f"tileset {src!r}: no such file ({ts_path})", path=map_path)
+    data = read_bytes(ts_path)
+    if data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"<"):
+        root = parse_xml(data, ts_path, f"tileset {src!r} (used by {map_path}): ")
+        if root.tag != "tileset":
+            raise FormatError(f"tileset {src!r}: expected a <tileset> element, got <{root.tag}>",
+                              path=ts_path)
+    else:
+        doc = load_json_document(data, ts_path)
+        if not isinstance(doc, dict):
+            raise FormatError(f"tileset {src!r}: expected a JSON object", path=ts_path)
+
+
+# ------------------------------------------------------------------- parsing
+def _parse(path: Path) -> Any:
+    """The pytiled-parser map (its exceptions wrapped in FormatError)."""
+    try:
+        import pytiled_parser
+    except ImportError:
+        raise MissingExtraError("reading Tiled maps", "tiled", "pytiled_parser") from None
+    try:
+        return pytiled_parser.parse_map(path)
+    except FormatError:
+        raise
+    except Exception as exc:  # the parser raises KeyError, ValueError, ... on bad input
+        raise FormatError(f"pytiled-parser could not read the map: {type(exc).__name__}: "
+                          f"{shown(str(exc))}", path=path) from None
+
+
+def _walk_layers(layers: Any, prefix: str = "") -> Iterator[tuple[str, Any]]:
+    for lay in layers or ():
+        name = prefix + (lay.name or "")
+        sub = getattr(lay, "layers", None)
+        if sub is not None and not hasattr(lay, "data"):
+            yield from _walk_layers(sub, name + "/")
+        else:
+            yield name, lay
+
+
+def _truth(value: Any, what: str, path: Path) -> bool:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in ("true", "false"):
+        return value.strip().lower() == "true"
+    if isinstance(value, numbers.Integral) and int(value) in (0, 1):
+        return bool(value)
+    raise FormatError(f"{what}: expected true or false, got {shown(value)}", path=path)
+
+
+def _props(obj: Any) -> dict[str, Any]:
+    raw = getattr(obj, "properties", None) or {}
+    return {str(k).lower(): v for k, v in raw.items()}
+
+
+def _blocks(props: Mapping[str, Any], m: TiledMapping, what: str, path: Path) -> bool:
+    for key in m.blocked_properties:
+        if key in props and _truth(props[key], f"{what}, property {key!r}", path):
+            return True
+    for key in m.walkable_properties:
+        if key in props and not _truth(props[key], f"{what}, property {key!r}", path):
+            return True
+    return False
+
+
+def _weight(props: Mapping[str, Any], m: TiledMapping, what: str, path: Path) -> int | None:
+    for key in m.weight_properties:
+        if key not in props:
+            continue
+        v = props[key]
+        where = f"{what}, property {key!r}"
+        if isinstance(v, bool) or not isinstance(v, numbers.Real):
+            raise FormatError(f"{where}: expected a number in [1, {MAX_WEIGHT}], got {shown(v)}",
+                              path=path)
+        fv = float(v)
+        if not math.isfinite(fv):
+            raise FormatError(f"{where}: expected a finite number, got {shown(v)}", path=path)
+        iv = int(v) if isinstance(v, numbers.Integral) else round(fv)
+        if not 1 <= iv <= MAX_WEIGHT:
+            raise FormatError(f"{where}: must lie in [1, {MAX_WEIGHT}], got {shown(v)}", path=path)
+        return iv
+    return None
+
+
+def object_geometry(obj: Any) -> shapely.Geometry | None:
+    """A pytiled-parser object as a shapely geometry in pixels (y down), or None
+    for points, polylines, text and zero-size shapes. Rotation (degrees
+    clockwise on screen, about the object's position) is applied; ellipses
+    become 64-gons per quarter."""
+    kind = type(obj).__name__
+    x, y = float(obj.coordinates.x), float(obj.coordinates.y)
+    w, h = float(obj.size.width), float(obj.size.height)
+    geom: shapely.Geometry
+    if kind == "Polygon":
+        pts = [(x + float(p.x), y + float(p.y)) for p in obj.points]
+        if len(pts) < 3:
+            return None
+        geom = shapely.Polygon(pts)
+        if not geom.is_valid:
+            geom = shapely.make_valid(geom)
+    elif kind == "Rectangle":
+        if w <= 0 or h <= 0:
+            return None
+        geom = shapely.box(x, y, x + w, y + h)
+    elif kind == "Ellipse":
+        if w <= 0 or h <= 0:
+            return None
+        circle = shapely.Point(0.0, 0.0).buffer(1.0, quad_segs=64)
+        geom = shapely.affinity.affine_transform(circle, [w / 2, 0, 0, h / 2, x + w / 2, y + h / 2])
+    else:
+        return None
+    rot = float(obj.rotation or 0.0)
+    if rot:
+        # y points down, so the plain rotation matrix turns clockwise on screen
+        geom = shapely.affinity.rotate(geom, rot, origin=(x, y))
+    return geom
+
+
+@dataclass
+class _TileInfo:
+    blocked: bool
+    weight: int | None
+
+
+class _Tiles:
+    """gid -> tileset tile, with per-gid blocking and weight (cached)."""
+
+    def __init__(self, tmap: Any, m: TiledMapping, path: Path):
+        self.m = m
+        self.path = path
+        self.firstgids = sorted(tmap.tilesets)
+        self.tilesets = tmap.tilesets
+        self.map_tw = float(tmap.tile_size.width)
+        self.map_th = float(tmap.tile_size.height)
+        self.cache: dict[int, _TileInfo] = {}
+
+    def info(self, gid: int, where: str) -> _TileInfo:
+        hit = self.cache.get(gid)
+        if hit is not None:
+            return hit
+        base = gid & _GID_MASK
+        first = 0
+        for f in self.firstgids:
+            if f <= base:
+                first = f
+        ts = self.tilesets.get(first)
+        local = base - first
+        tiles = ts.tiles or {} if ts is not None else {}
+        if ts is None or not (local < int(ts.tile_count or 0) or local in tiles):
+            known = ", ".join(f"{t.name!r} from {f}" for f, t in sorted(self.tilesets.items()))
+            raise FormatError(f"{where}: tile gid {base} belongs to no tileset "
+                              f"(tilesets by firstgid: {known or 'none'})", path=self.path)
+        tile = tiles.get(local)
+        what = f"{where}: tileset {ts.name!r} tile {local} (gid {base})"
+        props = _props(tile) if tile is not None else {}
+        blocked = _blocks(props, self.m, what, self.path)
+        weight = _weight(props, self.m, what, self.path)
+        if not blocked and tile is not None and self.m.collision_shapes and tile.objects:
+            blocked = self._shape_covers_centre(gid, ts, tile)
+        info = _TileInfo(blocked, weight)
+        self.cache[gid] = info
+        return info
+
+    def _shape_covers_centre(self, gid: int, ts: Any, tile: Any) -> bool:
+        tw = float(tile.width or ts.tile_width or self.map_tw)
+        th = float(tile.height or ts.tile_height or self.map_th)
+        if gid & _FLIP_D:
+            rw, rh = th, tw
+        else:
+            rw, rh = tw, th
+        # tiles are drawn bottom-left aligned on their cell: the cell centre in the drawn tile
+        px, py = self.map_tw / 2, rh - self.map_th / 2
+        if gid & _FLIP_V:
+            py = rh - py
+        if gid & _FLIP_H:
+            px = rw - px
+        if gid & _FLIP_D:
+            px, py = py, px
+        for obj in getattr(tile.objects, "tiled_objects", None) or ():
+            geom = object_geometry(obj)
+            if geom is not None and bool(shapely.intersects_xy(geom, px, py)):
+                return True
+        return False
+
+
+def _layer_gids(lay: Any, hdr: _Header, where: str, path: Path) -> NDArray[np.uint32]:
+    """The layer's gids on the grid, shape (height, width); 0 where empty."""
+    out = np.zeros((hdr.height, hdr.width), dtype=np.uint32)
+    ox, oy = hdr.origin
+    if lay.chunks:
+        for ch in lay.chunks:
+            cw, chh = int(ch.size.width), int(ch.size.height)
+            arr = _rows(ch.data, chh, cw, f"{where} chunk at ({ch.coordinates.x}, "
+                        f"{ch.coordinates.y})", path)
+            x0 = int(ch.coordinates.x) - ox
+            y0 = int(ch.coordinates.y) - oy
+            if not hdr.infinite or x0 < 0 or y0 < 0 or x0 + cw > hdr.width or (
+                    y0 + chh > hdr.height):
+                raise FormatError(f"{where}: chunk at ({ch.coordinates.x}, {ch.coordinates.y}) "
+                                  "lies outside the map (chunks need infinite=\"1\")", path=path)
+            out[y0:y0 + chh, x0:x0 + cw] = arr
+    elif lay.data is not None and not hdr.infinite:
+        out[:, :] = _rows(lay.data, hdr.height, hdr.width, where, path)
+    return out
+
+
+def _rows(data: Any, h: int, w: int, where: str, path: Path) -> NDArray[np.uint32]:
+    if h == 0 or w == 0:
+        return np.zeros((h, w), dtype=np.uint32)
+    if len(data) != h or any(len(r) != w for r in data):
+        raise FormatError(f"{where}: layer data is not {w} x {h} tiles", path=path)
+    try:
+        arr = np.array(data, dtype=np.int64)
+    except (ValueError, OverflowError, TypeError):
+        raise FormatError(f"{where}: layer data holds a value that is not a tile gid",
+                          path=path) from None
+    if arr.size and (arr.min() < 0 or arr.max() > 0xFFFFFFFF):
+        raise FormatError(f"{where}: tile gids must lie in [0, 2**32), got "
+                          f"[{arr.min()}, {arr.max()}]", path=path)
+    return arr.astype(np.uint32)
+
+
+@dataclass(frozen=True)
+class DoorBox:
+    """A door: its name, the cells whose centres it covers and its world rectangle.
+
+    ``cells`` is ``(x0, z0, x1, z1)``, half-open (``x0 <= x < x1``); ``rect``
+    is ``(min_x, min_z, max_x, max_z)`` in metres; ``polygon`` the outline in
+    metres ``((x, z), ...)``.
+    """
+
+    name: str
+    cells: tuple[int, int, int, int]
+    rect: tuple[float, float, float, float]
+    polygon: tuple[tuple[float, float], ...]
+
+
+def door_boxes_meta(doors: Sequence[DoorBox]) -> list[dict[str, Any]]:
+    """Doors as ``grid.meta["doors"]`` lists them (JSON-ready)."""
+    return [{"name": d.name, "cells": list(d.cells), "rect": list(d.rect)} for d in doors]
+
+
+def covered_cells(geom: shapely.Geometry, width: int, depth: int) -> NDArray[np.bool_]:
+    """Which cells of a ``(depth, width)`` grid of unit cells at the origin have
+    their centre ``(x + 0.5, z + 0.5)`` in ``geom`` (edges included).
+
+    >>> covered_cells(shapely.box(0, 0, 1.5, 1), 3, 2).astype(int).tolist()
+    [[1, 1, 0], [0, 0, 0]]
+    """
+    out = np.zeros((depth, width), dtype=bool)
+    if geom is None or geom.is_empty:
+        return out
+    bx0, bz0, bx1, bz1 = geom.bounds
+    x0 = max(0, math.ceil(bx0 - 0.5))
+    z0 = max(0, math.ceil(bz0 - 0.5))
+    x1 = min(width, math.floor(bx1 - 0.5) + 1)
+    z1 = min(depth, math.floor(bz1 - 0.5) + 1)
+    if x0 >= x1 or z0 >= z1:
+        return out
+    xs, zs = np.meshgrid(np.arange(x0, x1) + 0.5, np.arange(z0, z1) + 0.5)
+    out[z0:z1, x0:x1] = shapely.intersects_xy(geom, xs, zs)
+    return out
+
+
+@dataclass
+class _MapObjects:
+    doors: list[tuple[str, shapely.Geometry]]
+    obstacles: list[tuple[str, shapely.Geometry]]
+    areas: list[tuple[str, shapely.Geometry, int]]
+
+
+def _objects(tmap: Any, m: TiledMapping, hdr: _Header, path: Path) -> _MapObjects:
+    """Object-layer shapes in cell units (x, z), the grid's cell (0, 0) at the origin."""
+    tw, th = float(tmap.tile_size.width), float(tmap.tile_size.height)
+    ox, oy = hdr.origin
+    out = _MapObjects([], [], [])
+    seen: dict[str, str] = {}
+    for lname, lay in _walk_layers(tmap.layers):
+        for obj in getattr(lay, "tiled_objects", None) or ():
+            cls = (obj.class_ or "").lower()
+            name = obj.name or ""
+            kind = type(obj).__name__
+            where = f"object layer {lname!r}, object {obj.id}" + (f" {name!r}" if name else "")
+            is_door = cls in m.door_classes or (
+                bool(m.door_prefix) and name.lower().startswith(m.door_prefix) and not cls)
+            is_obstacle = cls in m.obstacle_classes
+            is_area = cls in m.area_classes
+            if not (is_door or is_obstacle or is_area):
+                continue
+            if is_door and kind != "Rectangle":
+                raise FormatError(f"{where}: a door must be a rectangle, got a "
+                                  f"{kind.lower()}", path=path)
+            if kind not in ("Rectangle", "Polygon", "Ellipse"):
+                raise FormatError(f"{where}: class {cls!r} needs a rectangle, polygon or "
+                                  f"ellipse, got a {kind.lower()}", path=path)
+            px = object_geometry(obj)
+            if px is None or px.is_empty or px.area <= 0:
+                raise FormatError(f"{where}: shape has no area", path=path)
+            geom = shapely.affinity.affine_transform(px, [1 / tw, 0, 0, 1 / th, -ox, -oy])
+            label = name or f"{cls or 'door'}{obj.id}"
+            if label in seen:
+                raise FormatError(f"{where}: duplicate name {label!r} (also {seen[label]})",
+                                  path=path)
+            seen[label] = where
+            if is_door:
+                out.doors.append((label, geom))
+            elif is_obstacle:
+                out.obstacles.append((label, geom))
+            else:
+                w = _weight(_props(obj), m, where, path)
+                out.areas.append((label, geom, 1 if w is None else w))
+    return out
+
+
+@dataclass
+class _Built:
+    covered: NDArray[np.bool_]
+    blocked: NDArray[np.bool_]
+    weights: NDArray[np.int32]
+    objects: _MapObjects
+    header: _Header
+    tile_size: tuple[int, int]
+    layers: list[str]
+
+
+def _build(path: PathLike, m: TiledMapping, max_cells: int | None) -> _Built:
+    p = Path(path)
+    limit = cell_limit(max_cells)
+    data = read_bytes(p)
+    ext = p.suffix.lower()
+    looks_xml = data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"<")
+    if ext == ".tmx" or (ext != ".tmj" and looks_xml):
+        hdr = _precheck_tmx(data, p, limit)
+    else:
+        hdr = _precheck_tmj(data, p, limit)
+    tmap = _parse(p)
+    tiles = _Tiles(tmap, m, p)
+    H, W = hdr.height, hdr.width
+    covered = np.zeros((H, W), dtype=bool)
+    blocked = np.zeros((H, W), dtype=bool)
+    weights = np.ones((H, W), dtype=np.int32)
+    names: list[str] = []
+    for lname, lay in _walk_layers(tmap.layers):
+        if not hasattr(lay, "data"):
+            continue
+        names.append(lname)
+        where = f"layer {lname!r}"
+        gids = _layer_gids(lay, hdr, where, p)
+        present = gids != 0
+        if not present.any():
+            continue
+        covered |= present
+        lprops = _props(lay)
+        if (lname.rsplit("/", 1)[-1].lower() in m.blocking_layers
+                or _blocks(lprops, m, where, p)):
+            blocked |= present
+        uniq, inv = np.unique(gids, return_inverse=True)
+        inv = inv.reshape(gids.shape)
+        blk = np.zeros(len(uniq), dtype=bool)
+        wt = np.zeros(len(uniq), dtype=np.int32)  # 0: the tile sets no weight
+        for i, g in enumerate(uniq.tolist()):
+            if g == 0:
+                continue
+            info = tiles.info(int(g), where)
+            blk[i] = info.blocked
+            wt[i] = 0 if info.weight is None else info.weight
+        blocked |= blk[inv]
+        lw = wt[inv]
+        weights = np.where(lw > 0, lw, weights).astype(np.int32)
+    objects = _objects(tmap, m, hdr, p)
+    return _Built(covered, blocked, weights, objects, hdr,
+                  (int(tmap.tile_size.width), int(tmap.tile_size.height)), names)
+
+
+def _doors(built: _Built, cs: float) -> list[DoorBox]:
+    H, W = built.covered.shape
+    out = []
+    for name, geom in built.objects.doors:
+        cov = covered_cells(geom, W, H)
+        zs, xs = np.nonzero(cov)
+        cells = ((int(xs.min()), int(zs.min()), int(xs.max()) + 1, int(zs.max()) + 1)
+                 if len(xs) else (0, 0, 0, 0))
+        b = geom.bounds
+        ring = tuple((float(x) * cs, float(z) * cs) for x, z in geom.exterior.coords[:-1])
+        out.append(DoorBox(name, cells, (b[0] * cs, b[1] * cs, b[2] * cs, b[3] * cs), ring))
+    return out
+
+
+def _meta(built: _Built, doors: list[DoorBox], path: Path) -> dict[str, Any]:
+    return {
+        "source": "tiled",
+        "file": str(path),
+        "tile_size": list(built.tile_size),
+        "infinite": built.header.infinite,
+        "tile_offset": list(built.header.origin),
+        "layers": built.layers,
+        "doors": door_boxes_meta(doors),
+        "obstacles": [n for n, _g in built.objects.obstacles],
+        "areas": [n for n, _g, _w in built.objects.areas],
+    }
+
+
+def read_tiled(
+    path: PathLike, *, mapping: TiledMapping | None = None, max_cells: int | None = None,
+    **options: Any,
+) -> NavGrid:
+    """Read a Tiled ``.tmx`` / ``.tmj`` map as a grid, doors open (docs/tiled.md).
+
+    ``options`` override fields of ``mapping`` (:class:`TiledMapping`), e.g.
+    ``cell_size=0.5`` or ``blocking_layers=("solid",)``. The grid is
+    ``(height, width)`` tiles (for an infinite map the union of its chunks,
+    ``meta["tile_offset"]`` the tile at cell (0, 0)); ``meta["doors"]`` lists
+    each door's name, half-open cell box ``[x0, z0, x1, z1]`` and world
+    rectangle. Object-layer areas make the cells they cover walkable,
+    obstacles block theirs, open doors make theirs walkable. Bad input raises
+    :class:`~navkit.errors.FormatError` naming the file and the layer, tile or
+    field; a missing pytiled-parser raises
+    :class:`~navkit.errors.MissingExtraError` (``pip install navkit[tiled]``).
+    """
+    m = _mapping(mapping, options)
+    p = Path(path)
+    built = _build(p, m, max_cells)
+    doors = _doors(built, m.cell_size)
+    H, W = built.covered.shape
+    walk = built.covered & ~built.blocked
+    weights = built.weights.copy()
+    for _n, geom, w in built.objects.areas:
+        cov = covered_cells(geom, W, H)
+        walk |= cov
+        weights[cov] = w
+    for d in built.objects.doors:
+        cov = covered_cells(d[1], W, H)
+        walk |= cov
+        weights[cov] = 1
+    # obstacles win over doors and areas, as in a polygon level
+    for _n, geom in built.objects.obstacles:
+        walk &= ~covered_cells(geom, W, H)
+    weights[~walk] = 1
+    if walk.size == 0:
+        raise FormatError("map has no cells", path=p)
+    return NavGrid(walk, weights=weights, cell_size=m.cell_size, name=p.stem,
+                   meta=_meta(built, doors, p))
+
+
+def _rectangles(
+    mask: NDArray[np.bool_], weights: NDArray[np.int32]
+) -> list[tuple[int, int, int, int, int]]:
+    """``mask`` as disjoint rectangles ``(x0, z0, x1, z1, weight)`` of equal weight
+    (row runs, merged downwards while identical)."""
+    H, W = mask.shape
+    out: list[tuple[int, int, int, int, int]] = []
+    open_runs: dict[tuple[int, int, int], int] = {}  # (x0, x1, w) -> z0
+    for z in range(H + 1):
+        runs: set[tuple[int, int, int]] = set()
+        if z < H:
+            row, wrow = mask[z], weights[z]
+            x = 0
+            while x < W:
+                if not row[x]:
+                    x += 1
+                    continue
+                x0, w = x, int(wrow[x])
+                while x < W and row[x] and int(wrow[x]) == w:
+                    x += 1
+                runs.add((x0, x, w))
+        for key in sorted(set(open_runs) - runs):
+            out.append((key[0], open_runs.pop(key), key[1], z, key[2]))
+        for key in sorted(runs - set(open_runs)):
+            open_runs[key] = z
+    return sorted(out, key=lambda r: (r[1], r[0]))
+
+
+def read_tiled_level(
+    path: PathLike, *, mapping: TiledMapping | None = None, max_cells: int | None = None,
+    agent_radius: float = 0.0, object_padding: float = 0.0, **options: Any,
+) -> NavLevel:
+    """Read a Tiled map as a :class:`~navkit.level.NavLevel` whose doors open and close.
+
+    The walkable tiles (minus door cells) become areas named ``tiles:<i>`` (one
+    rectangle per run of equal weight), each door an area named after its
+    object (available: open), object-layer ``area`` shapes areas, and
+    ``obstacle`` / ``wall`` shapes obstacles (inflated by ``agent_radius +
+    object_padding`` metres, default 0). Its grid has the same cell centres as
+    :func:`read_tiled`'s, with a margin of 2 blocked cells on every side
+    (``LevelConfig.margin``), so ``level.grid.walkable[2:-2, 2:-2]`` equals
+    the tile grid when every door is open and no padding is set.
+    ``level.set_area_available("door1", False)`` closes a door.
+    """
+    from ..level import AreaConfig, LevelConfig, NavLevel, ObstacleConfig
+
+    m = _mapping(mapping, options)
+    p = Path(path)
+    built = _build(p, m, max_cells)
+    cs = m.cell_size
+    H, W = built.covered.shape
+    door_mask = np.zeros((H, W), dtype=bool)
+    for _n, geom in built.objects.doors:
+        door_mask |= covered_cells(geom, W, H)
+    tile_walk = built.covered & ~built.blocked & ~door_mask
+    areas: list[AreaConfig] = []
+    for i, (x0, z0, x1, z1, w) in enumerate(_rectangles(tile_walk, built.weights)):
+        ring = ((x0 * cs, z0 * cs), (x1 * cs, z0 * cs), (x1 * cs, z1 * cs), (x0 * cs, z1 * cs))
+        areas.append(AreaConfig(f"tiles:{i}", ring, weight=w))
+
+    def ring_of(geom: shapely.Geometry) -> tuple[tuple[float, float], ...]:
+        poly = geom if geom.geom_type == "Polygon" else max(geom.geoms, key=lambda g: g.area)
+        return tuple((float(x) * cs, float(z) * cs) for x, z in poly.exterior.coords[:-1])
+
+    for name, geom, w in built.objects.areas:
+        areas.append(AreaConfig(name, ring_of(geom), weight=w))
+    for name, geom in built.objects.doors:
+        areas.append(AreaConfig(name, ring_of(geom)))
+    # the corners keep the level's bounds (and so its grid) at the tile grid's
+    areas.append(AreaConfig("tiles:bounds", ((0.0, 0.0), (W * cs, 0.0), (W * cs, H * cs),
+                                       (0.0, H * cs)), available=False))
+    obstacles = [ObstacleConfig(name, ring_of(geom)) for name, geom in built.objects.obstacles]
+    limit = cell_limit(max_cells)
+    try:
+        cfg = LevelConfig(
+            areas=tuple(areas), obstacles=tuple(obstacles), cell_size=cs,
+            agent_radius=agent_radius, object_padding=object_padding, boundary_padding=0.0,
+            max_cells=limit, name=p.stem, source=str(p),
+        )
+    except ConfigError as exc:
+        raise FormatError(f"the map's level is invalid: {exc.reason} ({exc.field})",
+                          path=p) from None
+    return NavLevel(cfg)
