@@ -14,6 +14,7 @@ Commands::
     navkit view TARGET ...                       (navkit.cli.view)
     navkit flow MAP --goal X,Z ...               (navkit.cli.flow)
     navkit warmup [GROUP ...]                    (navkit.cli.warmup)
+    navkit replay CORPUS.jsonl [--budget ...]    (navkit.cli.replay)
     navkit --version
 
 Exit status: 0 success; 1 a query found no path (``path``, ``flow``) or a
@@ -39,6 +40,8 @@ from .flow import flow_cmd
 from .level import build_cmd
 from .mesh import MESH_HELP, mesh_cmd
 from .paths import convert_cmd, info_cmd, path_cmd
+from .replay import HELP as REPLAY_HELP
+from .replay import replay_cmd
 from .scen import ALGORITHMS, scen_cmd
 from .scen import HELP as SCEN_HELP
 from .sim import sim_cmd
@@ -89,6 +92,7 @@ app.command("sim")(sim_cmd)
 app.command("view")(view_cmd)
 app.command("flow", help=FLOW_HELP)(flow_cmd)
 app.command("warmup", help=WARMUP_HELP)(warmup_cmd)
+app.command("replay", help=REPLAY_HELP)(replay_cmd)
 
 
 def main() -> None:

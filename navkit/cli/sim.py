@@ -3,7 +3,7 @@
 ::
 
     navkit sim SCENE.json --ticks N [--avoidance orca|none] [--save STATE.json]
-               [--record REPLAY.jsonl] [--png OUT.png] [--json]
+               [--record REPLAY.jsonl] [--record-queries FILE.jsonl] [--png OUT.png] [--json]
 
 Prints a summary: arrivals, blocked stops, retries, replans, the closest
 approach between contact circles (smallest ``distance - r_i - r_j`` seen
@@ -11,7 +11,8 @@ after any tick; never negative unless characters spawned overlapping), and
 the mean and p99 tick time (planning included; the numba kernels are loaded
 before the clock starts). ``--save`` writes the final state (a scene that
 continues exactly where this run stopped), ``--record`` one JSON line per
-tick (:mod:`navkit.sim.replay`), ``--png`` the map with every character's
+tick (:mod:`navkit.sim.replay`), ``--record-queries`` every plan as a query
+corpus line (:mod:`navkit.corpus`, ``navkit replay``), ``--png`` the map with every character's
 trail and final contact circle. ``--avoidance`` replaces the scene's
 ``avoidance`` (docs/rules.md §9.6: ``orca`` or ``none``).
 """
@@ -45,6 +46,7 @@ def run_scene(
     png: Path | None = None,
     progress: bool = False,
     avoidance: str | None = None,
+    record_queries: Path | None = None,
 ) -> dict[str, Any]:
     """Load ``scene``, run ``ticks`` ticks and return the summary dict
     (``avoidance``: replaces the scene's avoidance mode)."""
@@ -61,6 +63,7 @@ def run_scene(
     if png is not None:
         trails = [[p] for p in map(tuple, loc.positions())]
     writer = ReplayWriter(record, loc) if record is not None else None
+    recorder = loc.record_queries(record_queries) if record_queries is not None else None
     counts = {"arrivals": 0, "blockedStops": 0, "retries": 0, "replans": 0, "interactions": 0,
               "gaveUp": 0}
     min_gap = math.inf
@@ -91,6 +94,8 @@ def run_scene(
     finally:
         if writer is not None:
             writer.close()
+        if recorder is not None:
+            recorder.close()
     if save is not None:
         loc.save(save)
     if png is not None:
@@ -117,6 +122,8 @@ def run_scene(
         "save": None if save is None else str(save),
         "record": None if record is None else str(record),
         "png": None if png is None else str(png),
+        **({} if recorder is None else {"recordQueries": str(record_queries),
+                                        "queriesRecorded": recorder.count}),
     }
 
 
@@ -190,6 +197,9 @@ def sim_cmd(
     png: Annotated[Path | None, typer.Option(
         "--png", metavar="OUT.png",
         help="Draw the map, trails and final contact circles.")] = None,
+    record_queries: Annotated[Path | None, typer.Option(
+        "--record-queries", metavar="FILE.jsonl",
+        help="Write every path query to a corpus for `navkit replay`.")] = None,
     avoidance: Annotated[str | None, typer.Option(
         "--avoidance", metavar="orca|none",
         help="Local avoidance (docs/rules.md §9.6); default: the scene's (none).")] = None,
@@ -201,7 +211,8 @@ def sim_cmd(
         raise typer.BadParameter(f"expected orca or none, got {avoidance!r}",
                                  param_hint="--avoidance")
     summary = run_scene(scene, ticks, save=save, record=record, png=png,
-                        progress=not as_json and sys.stderr.isatty(), avoidance=avoidance)
+                        progress=not as_json and sys.stderr.isatty(), avoidance=avoidance,
+                        record_queries=record_queries)
     if as_json:
         emit_json(summary)
     else:

@@ -201,6 +201,9 @@ class NavMap:
         ``"seed"`` 10/14 costs, 8-connected, no budget, 8 m snapping).
     cache_size : int
         Paths kept in :attr:`cache` (LRU); ``0`` disables caching.
+    record : QueryRecorder, path or text file, optional
+        Log every query to a corpus (:mod:`navkit.corpus`, docs/corpora.md),
+        with the map's fingerprint at the time and the live occupants.
 
     Thread safety: one object may be shared by threads; its queries and edits take
     turns under its ``lock`` (:mod:`navkit.query.serial`). For parallel queries give
@@ -216,9 +219,12 @@ class NavMap:
         budget: int | None = None,
         snap_radius: float = SNAP_RADIUS,
         cache_size: int = 1024,
+        record: Any = None,
     ):
         level: NavLevel | _GridLevel
+        map_path = None
         if isinstance(source, (str, os.PathLike)):
+            map_path = source
             source = _read(source)
         if isinstance(source, NavLevel):
             level = source
@@ -252,7 +258,16 @@ class NavMap:
         self._okey_raw: bytes | None = None  # the last obstacle snapshot and its cache key
         self._okey_shape: tuple[int, ...] = ()
         self._okey: Any = None
-        self._pathfinder()  # validates the options now
+        pf = self._pathfinder()  # validates the options now
+        #: The :class:`~navkit.corpus.QueryRecorder` every query is logged to, or None.
+        self.record: Any = None
+        self._record_fp: tuple[int, str] = (-1, "")
+        if record is not None:
+            from ..corpus.record import as_recorder
+
+            self.record = as_recorder(
+                record, self.grid, costs=pf.costs, connectivity=pf.connectivity,
+                kind="grid" if self.level is None else "level", map_path=map_path)
 
     @classmethod
     def load(cls, path: str | os.PathLike[str], **kwargs: Any) -> NavMap:
@@ -435,6 +450,9 @@ class NavMap:
         ``(k, 3)`` array of world circles ``(x, z, radius)`` or a sequence of
         :class:`Obstacle`. An occupied destination snaps to a nearby free cell.
         """
+        if self.record is not None:
+            return self._recorded("find_path", start, end, False, obstacles, smooth, budget,
+                                  window)
         return self._query(start, end, False, obstacles, smooth, budget, window)
 
     def find_path_to_nearest(
@@ -451,7 +469,39 @@ class NavMap:
         reachable cell closest to it (status NEAREST; docs/rules.md §6). One search,
         with the obstacles: it never retries without them. A start with no
         reachable neighbour gives no path."""
+        if self.record is not None:
+            return self._recorded("find_path_to_nearest", start, end, True, obstacles, smooth,
+                                  budget, window)
         return self._query(start, end, True, obstacles, smooth, budget, window)
+
+    def _recorded(self, kind: str, start: ArrayLike, end: ArrayLike, nearest: bool,
+                  obstacles: Any, smooth: bool, budget: int | None,
+                  window: Sequence[int] | None) -> PathResult:
+        """:meth:`_query`, timed and logged to :attr:`record` (a cache hit logs the
+        search that filled the entry: its expansions, and ``time`` of the hit)."""
+        import time
+
+        from ..corpus.fingerprint import grid_fingerprint
+        from ..corpus.record import options_dict
+
+        with self.lock:
+            t0 = time.perf_counter()
+            res = self._query(start, end, nearest, obstacles, smooth, budget, window)
+            dt = time.perf_counter() - t0
+            pf = self._pathfinder()
+            version = self._level.version
+            if self._record_fp[0] != version:
+                self._record_fp = (version, grid_fingerprint(self.grid))
+            fp = self._record_fp[1]
+            occ = [[float(v) for v in self._occupants[h]] for h in sorted(self._occupants)]
+            b = pf.budget if budget is None else check_budget(budget)
+            options = options_dict(pf.costs, pf.connectivity, algorithm="auto", smooth=smooth,
+                                   nearest=nearest, budget=b, window=window,
+                                   snap_radius=pf.snap_radius, occupants=occ)
+        self.record.log(kind, start=world_point(start, "start"), goal=world_point(end, "end"),
+                        options=options, obstacles=None if obstacles is None
+                        else _as_circles(obstacles), result=res, seconds=dt, fingerprint=fp)
+        return res
 
     def _query(
         self, start: ArrayLike, end: ArrayLike, nearest: bool, obstacles: Any, smooth: bool,

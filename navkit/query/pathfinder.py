@@ -38,7 +38,9 @@ from __future__ import annotations
 import math
 import os
 import threading
+import time
 from collections.abc import Sequence
+from typing import Any
 
 import numba
 import numpy as np
@@ -81,6 +83,10 @@ class Pathfinder:
     snap_radius : float
         Metres within which world queries snap start and end to a walkable
         cell (docs/rules.md §4: 8 m).
+    record : QueryRecorder, path or text file, optional
+        Log every ``find_path_cells`` / ``find_path`` / ``find_path_to_nearest``
+        query to a corpus (:mod:`navkit.corpus`, docs/corpora.md); a path
+        makes a recorder this object owns (``pf.record.close()`` when done).
 
     Its parts are public for sibling query objects and tests: ``padded``
     (:class:`~navkit.query.padded.PaddedGrid`), ``occupancy``, ``overlay``,
@@ -99,6 +105,7 @@ class Pathfinder:
         connectivity: int = 8,
         budget: int | None = None,
         snap_radius: float = SNAP_RADIUS,
+        record: Any = None,
     ):
         if not isinstance(grid, NavGrid):
             raise QueryError(f"expected a NavGrid, got {type(grid).__name__}")
@@ -137,6 +144,13 @@ class Pathfinder:
         self.world = WorldQueries(pg, self.occupancy, self.overlay, self.astar,
                                   self.jps, self.cells, self.snap_radius)
         self.batches = Batches(pg, self.astar, self.jps)
+        #: The :class:`~navkit.corpus.QueryRecorder` every query is logged to, or None.
+        self.record: Any = None
+        if record is not None:
+            from ..corpus.record import as_recorder
+
+            self.record = as_recorder(record, grid, costs=self.costs,
+                                      connectivity=connectivity)
 
     def _budget(self, budget: int | None) -> int:
         return self.budget if budget is None else check_budget(budget)
@@ -173,21 +187,30 @@ class Pathfinder:
         >>> pf.find_path_cells((0, 0), (3, 2)).cost
         3.8
         """
+        if self.record is not None:
+            return self._recorded_cells(start, goal, smooth, nearest, budget, window,
+                                        algorithm, obstacles)
         pg = self.padded
         s = pg.cell_arg(start, "start")
         g = pg.cell_arg(goal, "goal")
         b = self.budget if budget is None else check_budget(budget)
         with self.lock:  # (inline, not @serialized: the hot queries save a call)
-            if obstacles is None:
-                self.overlay.set(None)
-                if ((algorithm == "jps" or algorithm == "auto") and window is None
-                        and self.jps.usable):  # fast path
-                    return self.jps.cell_query(s, g, smooth=smooth, nearest=nearest, budget=b)
-                return self.cells.query(s, g, smooth=smooth, nearest=nearest, budget=b,
-                                        window=window, algorithm=algorithm)
-            with self.overlay.using(obstacles):
-                return self.cells.query(s, g, smooth=smooth, nearest=nearest, budget=b,
-                                        window=window, algorithm=algorithm)
+            return self._cells_query(s, g, smooth, nearest, b, window, algorithm, obstacles)
+
+    def _cells_query(self, s: tuple[int, int], g: tuple[int, int], smooth: bool, nearest: bool,
+                     b: int, window: Sequence[int] | None, algorithm: Algorithm,
+                     obstacles: ArrayLike | None) -> PathResult:
+        """The body of :meth:`find_path_cells` on checked cells, under the lock."""
+        if obstacles is None:
+            self.overlay.set(None)
+            if ((algorithm == "jps" or algorithm == "auto") and window is None
+                    and self.jps.usable):  # fast path
+                return self.jps.cell_query(s, g, smooth=smooth, nearest=nearest, budget=b)
+            return self.cells.query(s, g, smooth=smooth, nearest=nearest, budget=b,
+                                    window=window, algorithm=algorithm)
+        with self.overlay.using(obstacles):
+            return self.cells.query(s, g, smooth=smooth, nearest=nearest, budget=b,
+                                    window=window, algorithm=algorithm)
 
     def resolve_algorithm(self, algorithm: str) -> str:
         """The algorithm a query with ``algorithm`` runs: ``"auto"`` becomes
@@ -227,6 +250,9 @@ class Pathfinder:
         then counts jump points), A* otherwise; pass ``algorithm="astar"``
         for A*'s own path. An end outside the grid is always searched with A*.
         """
+        if self.record is not None:
+            return self._recorded_world("find_path", start, end, smooth, nearest, budget,
+                                        window, obstacles, algorithm)
         b = self.budget if budget is None else check_budget(budget)
         sw, ew = world_point(start, "start"), world_point(end, "end")
         with self.lock:
@@ -244,10 +270,60 @@ class Pathfinder:
         algorithm: Algorithm = "auto",
     ) -> PathResult:
         """:meth:`find_path` with ``nearest=True`` (docs/rules.md §6)."""
+        if self.record is not None:
+            return self._recorded_world("find_path_to_nearest", start, end, smooth, True,
+                                        budget, window, obstacles, algorithm)
         b = self.budget if budget is None else check_budget(budget)
         sw, ew = world_point(start, "start"), world_point(end, "end")
         with self.lock:
             return self.world.query(sw, ew, smooth, True, b, window, obstacles, algorithm)
+
+    # ------------------------------------------------------------- recording
+    def _recorded_cells(self, start: ArrayLike, goal: ArrayLike, smooth: bool, nearest: bool,
+                        budget: int | None, window: Sequence[int] | None, algorithm: Algorithm,
+                        obstacles: ArrayLike | None) -> PathResult:
+        """:meth:`find_path_cells`, timed and logged to :attr:`record`."""
+        from ..corpus.record import options_dict
+
+        pg = self.padded
+        s = pg.cell_arg(start, "start")
+        g = pg.cell_arg(goal, "goal")
+        b = self.budget if budget is None else check_budget(budget)
+        with self.lock:
+            t0 = time.perf_counter()
+            res = self._cells_query(s, g, smooth, nearest, b, window, algorithm, obstacles)
+            dt = time.perf_counter() - t0
+            occ = self.occupant_rows()
+        self.record.log("find_path_cells", start=s, goal=g, obstacles=obstacles, result=res,
+                        seconds=dt, options=options_dict(
+                            self.costs, self.connectivity, algorithm=algorithm, smooth=smooth,
+                            nearest=nearest, budget=b, window=window, occupants=occ))
+        return res
+
+    def _recorded_world(self, kind: str, start: ArrayLike, end: ArrayLike, smooth: bool,
+                        nearest: bool, budget: int | None, window: Sequence[int] | None,
+                        obstacles: ArrayLike | None, algorithm: Algorithm) -> PathResult:
+        """:meth:`find_path` / :meth:`find_path_to_nearest`, timed and logged."""
+        from ..corpus.record import options_dict
+
+        b = self.budget if budget is None else check_budget(budget)
+        sw, ew = world_point(start, "start"), world_point(end, "end")
+        with self.lock:
+            t0 = time.perf_counter()
+            res = self.world.query(sw, ew, smooth, nearest, b, window, obstacles, algorithm)
+            dt = time.perf_counter() - t0
+            occ = self.occupant_rows()
+        self.record.log(kind, start=sw, goal=ew, obstacles=obstacles, result=res, seconds=dt,
+                        options=options_dict(
+                            self.costs, self.connectivity, algorithm=algorithm, smooth=smooth,
+                            nearest=nearest, budget=b, window=window,
+                            snap_radius=self.snap_radius, occupants=occ))
+        return res
+
+    def occupant_rows(self) -> list[list[float]]:
+        """Live occupants as ``[x, z, radius]`` lists, in handle order (for corpora)."""
+        occ = self.occupancy.occupants
+        return [[float(v) for v in occ[h]] for h in sorted(occ)]
 
     @serialized
     def snap(self, point: ArrayLike, *,

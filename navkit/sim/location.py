@@ -89,6 +89,9 @@ class Location:
         ``"none"`` (default: characters wait and retry when they meet) or
         ``"orca"``: reciprocal velocity avoidance before the movement guard
         (docs/rules.md §9.6, :mod:`navkit.sim.avoidance`; scene key ``avoidance``).
+    record
+        A :class:`~navkit.corpus.QueryRecorder`, path or text file: log every
+        plan to a query corpus (:meth:`record_queries`, docs/corpora.md).
 
     >>> import numpy as np, navkit
     >>> grid = navkit.NavGrid(np.ones((10, 20), bool), cell_size=0.5, agent_radius=0.3)
@@ -103,8 +106,9 @@ class Location:
 
     def __init__(self, navigation: Any, *, tick_rate: float = DEFAULT_TICK_RATE,
                  map_path: str | Path | None = None, navigation_mode: str = "grid",
-                 avoidance: str = "none"):
+                 avoidance: str = "none", record: Any = None):
         view = as_map_view(navigation, path=map_path, mode=navigation_mode)
+        self._record: Any = None
         #: ``"none"`` or ``"orca"`` (docs/rules.md §9.6).
         self.avoidance: str = check_avoidance(avoidance)
         self.tick_rate: float = check_field(SCENE, "tickRate", tick_rate)
@@ -119,6 +123,8 @@ class Location:
         self._orders = Orders(self._planner)
         self._movement = MovementPhase(self._state, self.avoidance)
         self._commands = CommandQueue()
+        if record is not None:
+            self.record_queries(record)
 
     # ================================================================ parts
     @property
@@ -289,7 +295,30 @@ class Location:
     def set_map(self, navigation: Any, *, map_path: str | Path | None = None,
                 navigation_mode: str = "grid") -> None:
         """Switch to another navigation map; every navigating character replans."""
-        self._planner.switch_map(as_map_view(navigation, path=map_path, mode=navigation_mode))
+        view = as_map_view(navigation, path=map_path, mode=navigation_mode)
+        if self._record is not None:
+            self._attach_record(view)
+        self._planner.switch_map(view)
+
+    def record_queries(self, record: Any) -> Any:
+        """Log every plan (one ``find_path_to_nearest`` query each) to a corpus;
+        returns the :class:`~navkit.corpus.QueryRecorder` (close it when done:
+        a path given here is owned by it). Grid navigation only."""
+        self._record = record
+        self._record = self._attach_record(self._planner.map)
+        return self._record
+
+    def _attach_record(self, view: MapView) -> Any:
+        from ..corpus.record import as_recorder
+
+        if view.mode != "grid":
+            raise ConfigError("query corpora record grid navigation only, not "
+                              f"navigationMode {view.mode!r}", field="record")
+        pf = view.pathfinder
+        rec = as_recorder(self._record, view.grid, costs=pf.costs, connectivity=pf.connectivity,
+                          kind="grid" if view.level is None else "level", map_path=view.path)
+        view.record = rec
+        return rec
 
     def set_avoidance(self, avoidance: str) -> None:
         """Switch local avoidance (``"none"`` or ``"orca"``, docs/rules.md §9.6)

@@ -62,6 +62,9 @@ class MapView:
 
     #: The scene's ``navigationMode``.
     mode = "grid"
+    #: The :class:`~navkit.corpus.QueryRecorder` every plan is logged to, or None
+    #: (set by :meth:`Location.record_queries <navkit.sim.location.Location.record_queries>`).
+    record: Any = None
 
     def __init__(self, source: Any, *, path: str | Path | None = None):
         if isinstance(source, NavMap):
@@ -215,9 +218,37 @@ class MapView:
         uncached NavMap does), so a restored state, whose map has no cache,
         plans exactly alike.
         """
+        if self.record is not None:
+            return self._recorded(start, end, obstacles)
         if self.nav.cache.enabled:
             return self.nav.pathfinder.find_path(start, end, nearest=True, obstacles=obstacles)
         return self.nav.find_path_to_nearest(start, end, obstacles=obstacles)
+
+    def _recorded(self, start: tuple[float, float], end: tuple[float, float],
+                  obstacles: NDArray[np.float64]) -> PathResult:
+        """:meth:`find_path`, timed and logged to :attr:`record` as a
+        ``find_path_to_nearest`` query on the map at the time."""
+        import time
+
+        from ..corpus.fingerprint import grid_fingerprint
+        from ..corpus.record import options_dict
+
+        pf = self.nav.pathfinder
+        with pf.lock:
+            t0 = time.perf_counter()
+            res = pf.find_path(start, end, nearest=True, obstacles=obstacles)
+            dt = time.perf_counter() - t0
+            occ = pf.occupant_rows()
+        version = self.version
+        cached = getattr(self, "_record_fp", (-1, ""))
+        if cached[0] != version:
+            cached = self._record_fp = (version, grid_fingerprint(self.grid))
+        self.record.log("find_path_to_nearest", start=start, goal=end, obstacles=obstacles,
+                        result=res, seconds=dt, fingerprint=cached[1], options=options_dict(
+                            pf.costs, pf.connectivity, algorithm="auto", smooth=True,
+                            nearest=True, budget=pf.budget, window=None,
+                            snap_radius=pf.snap_radius, occupants=occ))
+        return res
 
 
 def grid_reference(grid: NavGrid, path: Path | None, sidecar: Path | None,

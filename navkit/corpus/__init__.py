@@ -1,0 +1,39 @@
+"""Query corpora: record every path query as a JSONL line, replay, sweep budgets.
+
+* :class:`QueryRecorder` (:mod:`navkit.corpus.record`): what ``record=`` on
+  :class:`~navkit.query.pathfinder.Pathfinder`, :class:`~navkit.query.navmap.NavMap`
+  and :class:`~navkit.sim.location.Location` writes to;
+* :func:`grid_fingerprint` (:mod:`navkit.corpus.fingerprint`): the map's SHA-256;
+* :func:`replay` (:mod:`navkit.corpus.replay`): replay and compare, budget
+  sweeps, batches for a distributed ``map_batches``.
+
+The line format: docs/corpora.md.
+"""
+
+from __future__ import annotations
+
+from .fingerprint import grid_fingerprint
+from .record import CORPUS_VERSION, KINDS, QueryRecorder, as_recorder, grid_source, options_dict
+from .replay import (
+    RECORDED,
+    UNLIMITED,
+    CorpusQuery,
+    Mismatch,
+    Outcome,
+    ReplayReport,
+    ReplaySpec,
+    SweepRow,
+    Task,
+    make_batches,
+    read_corpus,
+    replay,
+    replay_batch,
+    serial_map_batches,
+)
+
+__all__ = [
+    "QueryRecorder", "as_recorder", "grid_source", "options_dict", "grid_fingerprint",
+    "CORPUS_VERSION", "KINDS", "replay", "replay_batch", "serial_map_batches",
+    "make_batches", "read_corpus", "ReplayReport", "ReplaySpec", "CorpusQuery", "Task",
+    "Outcome", "Mismatch", "SweepRow", "RECORDED", "UNLIMITED",
+]
