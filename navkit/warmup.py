@@ -22,11 +22,12 @@ mesh      navigation meshes: exact (Polyanya) and funnel paths, point location,
           raycasts, batches
 crowd     the spatial hash and the steering / flocking crowd tick
 sim       the character simulation's tick
+world     worlds: the procedural generator and the world queries' kernels
 viewer    the searches the browser viewer runs (every algorithm)
 ========  =====================================================================
 
 >>> sorted(GROUPS)
-['crowd', 'flow', 'grid', 'hpa', 'jps', 'mesh', 'sim', 'viewer']
+['crowd', 'flow', 'grid', 'hpa', 'jps', 'mesh', 'sim', 'viewer', 'world']
 """
 
 from __future__ import annotations
@@ -179,6 +180,12 @@ def _sim() -> None:
     sim_warm_up()
 
 
+def _world() -> None:
+    from .world.procedural import warm_up as world_warm_up
+
+    world_warm_up()
+
+
 def _viewer() -> None:
     from .grid import NavGrid
     from .query.pathfinder import Pathfinder
@@ -199,6 +206,7 @@ GROUPS: dict[str, Callable[[], None]] = {
     "mesh": _mesh,
     "crowd": _crowd,
     "sim": _sim,
+    "world": _world,
     "viewer": _viewer,
 }
 

@@ -19,6 +19,8 @@
 ``crowd``  :mod:`navkit.bench.crowd`: the spatial hash against cKDTree, flocking
            and flow following against numpy / scipy
 ``avoidance`` :mod:`navkit.bench.avoidance`: ORCA avoidance against pyrvo (RVO2)
+``world-store`` :mod:`navkit.bench.world_store`: the chunk store (.nkw) against zarr
+           and blosc2: file size, open time, random chunk reads, cold misses
 =========  =====================================================================
 
 Each module has ``main(argv) -> int`` (0, or 2 on bad input); they are
@@ -47,6 +49,7 @@ SUITES: dict[str, str] = {
     "mesh": "navkit.bench.mesh",
     "crowd": "navkit.bench.crowd",
     "avoidance": "navkit.bench.avoidance",
+    "world-store": "navkit.bench.world_store",
 }
 #: What ``navkit bench`` runs when the first argument names no benchmark.
 DEFAULT_SUITE = "peers"

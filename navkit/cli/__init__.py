@@ -14,6 +14,8 @@ Commands::
     navkit view TARGET ...                       (navkit.cli.view)
     navkit flow MAP --goal X,Z ...               (navkit.cli.flow)
     navkit warmup [GROUP ...]                    (navkit.cli.warmup)
+    navkit bake SOURCE -o WORLD.nkw ...          (navkit.cli.world)
+    navkit world info|stats WORLD.nkw ...        (navkit.cli.world)
     navkit replay CORPUS.jsonl [--budget ...]    (navkit.cli.replay)
     navkit --version
 
@@ -48,6 +50,7 @@ from .sim import sim_cmd
 from .view import view_cmd
 from .warmup import HELP as WARMUP_HELP
 from .warmup import warmup_cmd
+from .world import BAKE_HELP, bake_cmd, world_app
 
 __all__ = ["app", "main", "ALGORITHMS", "EXIT_OK", "EXIT_NO_PATH", "EXIT_BAD_INPUT"]
 
@@ -92,6 +95,8 @@ app.command("sim")(sim_cmd)
 app.command("view")(view_cmd)
 app.command("flow", help=FLOW_HELP)(flow_cmd)
 app.command("warmup", help=WARMUP_HELP)(warmup_cmd)
+app.command("bake", help=BAKE_HELP)(bake_cmd)
+app.add_typer(world_app, name="world")
 app.command("replay", help=REPLAY_HELP)(replay_cmd)
 
 

@@ -1,0 +1,31 @@
+"""Worlds larger than memory: chunked cell stores, baked ``.nkw`` files, procedural sources.
+
+See docs/worlds.md. :class:`ChunkStore` is the store; :func:`bake` writes a
+``.nkw`` file from a grid, a generator or a map file; :func:`is_stale` says
+whether a baked file still matches its source; :func:`rooms` is a procedural
+generator.
+"""
+
+from __future__ import annotations
+
+from .bake import BakeReport, BakeSpec, bake, encode_batch, is_stale, serial_map_batches
+from .procedural import RoomsGenerator, parse_procedural, rooms
+from .sources import GeneratorSpec, GridSpec, resolve_source
+from .store import ChunkStore, StoreStats
+
+__all__ = [
+    "ChunkStore",
+    "StoreStats",
+    "bake",
+    "BakeReport",
+    "BakeSpec",
+    "encode_batch",
+    "serial_map_batches",
+    "is_stale",
+    "rooms",
+    "RoomsGenerator",
+    "parse_procedural",
+    "resolve_source",
+    "GridSpec",
+    "GeneratorSpec",
+]

@@ -1,0 +1,282 @@
+"""The baked world file (``.nkw``): reader and streaming writer. Byte layout in docs/worlds.md.
+
+All integers little-endian. A 144-byte header, the JSON metadata, the mixed
+chunks' compressed blobs in chunk-id order (``id = cz * nx + cx``), then the
+compressed chunk index. The index holds per chunk one u32 *entry* (bit 31
+set: uniform chunk, value in bits 0-15; else the blob's compressed length)
+followed by one u32 CRC-32 per chunk (of the compressed blob; 0 for uniform
+chunks). Offsets are the cumulative sum of the lengths, computed at open.
+Header + metadata, the index and every blob carry a CRC-32, so any damaged
+byte is a :class:`~navkit.errors.FormatError` naming the file (and the chunk).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import struct
+import zlib
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ..errors import FormatError
+from .codec import Codec, codec_by_id
+
+__all__ = ["MAGIC", "FORMAT_VERSION", "HEADER_SIZE", "UNIFORM_BIT", "Header", "ChunkFile",
+           "ChunkFileWriter", "read_header"]
+
+MAGIC = b"NAVKITW\x00"
+FORMAT_VERSION = 1
+#: <8s H H I Q Q I I d d d d H B b I Q Q I I 32s> then u32 header CRC, u32 reserved.
+_FMT = "<8sHHIQQIIddddHBbIQQII32s"
+_FIXED = struct.calcsize(_FMT)
+HEADER_SIZE = _FIXED + 8
+UNIFORM_BIT = np.uint32(1 << 31)
+_MAX_META = 1 << 20
+
+
+@dataclass(frozen=True)
+class Header:
+    """The header fields of a ``.nkw`` file (docs/worlds.md)."""
+
+    chunk: int
+    width: int
+    depth: int
+    nx: int
+    nz: int
+    cell_size: float
+    min_x: float
+    min_z: float
+    floor_y: float
+    min_weight: int
+    weighted: bool
+    codec_id: int
+    level: int
+    fingerprint: str
+    meta: dict[str, Any]
+    index_offset: int = 0
+    index_len: int = 0
+    index_crc: int = 0
+    mixed: int = 0
+    version: int = FORMAT_VERSION
+
+    def pack(self) -> bytes:
+        """Header + metadata bytes (with the header CRC)."""
+        meta = json.dumps(self.meta, sort_keys=True, allow_nan=False).encode()
+        fixed = struct.pack(_FMT, MAGIC, self.version, 1 if self.weighted else 0, self.chunk,
+                            self.width, self.depth, self.nx, self.nz, self.cell_size,
+                            self.min_x, self.min_z, self.floor_y, self.min_weight,
+                            self.codec_id, self.level, len(meta), self.index_offset,
+                            self.index_len, self.index_crc, self.mixed,
+                            bytes.fromhex(self.fingerprint))
+        crc = zlib.crc32(meta, zlib.crc32(fixed))
+        return fixed + struct.pack("<II", crc, 0) + meta
+
+    @property
+    def data_offset(self) -> int:
+        """Where the first blob starts."""
+        return HEADER_SIZE + len(json.dumps(self.meta, sort_keys=True).encode())
+
+
+def _pread(fd: int, n: int, off: int, path: str, what: str) -> bytes:
+    try:
+        b = os.pread(fd, n, off)
+    except OSError as exc:
+        raise FormatError(f"cannot read {what}: {exc.strerror or exc}", path=path) from None
+    if len(b) != n:
+        raise FormatError(f"file is truncated: {what} needs {n} bytes at offset {off}, "
+                          f"found {len(b)}", path=path)
+    return b
+
+
+def read_header(fd: int, path: str) -> tuple[Header, int]:
+    """The header of an open ``.nkw`` file and its data offset; FormatError on any damage."""
+    head = _pread(fd, HEADER_SIZE, 0, path, "the header")
+    if head[:8] != MAGIC:
+        raise FormatError(f"not a navkit world file (magic {head[:8]!r}, expected {MAGIC!r})",
+                          path=path)
+    f = struct.unpack(_FMT, head[:_FIXED])
+    crc, _ = struct.unpack("<II", head[_FIXED:HEADER_SIZE])
+    version = f[1]
+    if version != FORMAT_VERSION:
+        raise FormatError(f"unsupported world file version {version} (this navkit reads "
+                          f"{FORMAT_VERSION}); bake it again", path=path)
+    meta_len = f[15]
+    if meta_len > _MAX_META:
+        raise FormatError(f"header damaged: metadata length {meta_len}", path=path)
+    meta_b = _pread(fd, meta_len, HEADER_SIZE, path, "the metadata")
+    if zlib.crc32(meta_b, zlib.crc32(head[:_FIXED])) != crc:
+        raise FormatError("header checksum mismatch (the file is damaged)", path=path)
+    try:
+        meta = json.loads(meta_b.decode())
+        if not isinstance(meta, dict):
+            raise ValueError("not an object")
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise FormatError(f"bad metadata: {exc}", path=path) from None
+    (_, _, flags, chunk, width, depth, nx, nz, cs, mx, mz, fy, minw, cid, level, _,
+     ioff, ilen, icrc, mixed, fp) = f
+    h = Header(chunk, width, depth, nx, nz, cs, mx, mz, fy, minw, bool(flags & 1), cid, level,
+               fp.hex(), meta, ioff, ilen, icrc, mixed, version)
+    ok = (16 <= chunk <= 1024 and chunk & (chunk - 1) == 0 and 1 <= width and 1 <= depth
+          and nx == -(-width // chunk) and nz == -(-depth // chunk) and flags < 2
+          and nx * nz < 1 << 36 and 0 <= mixed <= nx * nz)
+    if not ok:
+        raise FormatError("header fields are inconsistent (sizes, chunk)", path=path)
+    return h, HEADER_SIZE + meta_len
+
+
+class ChunkFile:
+    """An open ``.nkw`` file: header and index in memory, blobs read with ``os.pread``."""
+
+    def __init__(self, path: str | os.PathLike[str]):
+        self.path = os.fspath(path)
+        try:
+            self.fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+        except OSError as exc:
+            raise FormatError(f"cannot open: {exc.strerror or exc}", path=self.path) from None
+        try:
+            self._load()
+        except BaseException:
+            os.close(self.fd)
+            self.fd = -1
+            raise
+
+    def _load(self) -> None:
+        path = self.path
+        h, data_off = read_header(self.fd, path)
+        self.header = h
+        size = os.fstat(self.fd).st_size
+        try:
+            self.codec: Codec = codec_by_id(h.codec_id, h.level)
+        except ValueError:
+            raise FormatError(f"unknown codec id {h.codec_id}", path=path) from None
+        if h.index_offset < data_off or h.index_offset + h.index_len != size:
+            raise FormatError(f"file is truncated or padded: index at {h.index_offset} + "
+                              f"{h.index_len} bytes, file has {size}", path=path)
+        blob = _pread(self.fd, h.index_len, h.index_offset, path, "the chunk index")
+        if zlib.crc32(blob) != h.index_crc:
+            raise FormatError("chunk index checksum mismatch (the file is damaged)", path=path)
+        n = h.nx * h.nz
+        try:
+            raw = self.codec.decompress(blob, 8 * n)
+        except ValueError as exc:
+            raise FormatError(f"chunk index cannot be decompressed: {exc}", path=path) from None
+        arr = np.frombuffer(raw, dtype="<u4")
+        self.entries: NDArray[np.uint32] = arr[:n].astype(np.uint32, copy=False)
+        self.crcs: NDArray[np.uint32] = arr[n:].astype(np.uint32, copy=False)
+        uni = (self.entries & UNIFORM_BIT) != 0
+        nmixed = int(n - np.count_nonzero(uni))
+        ends = self.entries.astype(np.int64)
+        ends[uni] = 0
+        if nmixed != h.mixed or np.count_nonzero(ends) != nmixed:
+            raise FormatError("chunk index is inconsistent with the header", path=path)
+        del uni
+        np.cumsum(ends, out=ends)
+        if data_off + (int(ends[-1]) if n else 0) != h.index_offset:
+            raise FormatError("chunk index lengths do not add up to the data section",
+                              path=path)
+        #: End offset of each chunk's blob relative to the data section (cumulative sum).
+        self.ends: NDArray[np.int64] = ends
+        self.data_offset = data_off
+        self.file_bytes = size
+        self.uniform_count = n - nmixed
+
+    def close(self) -> None:
+        """Close the file descriptor (idempotent)."""
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+
+    def uniform(self, cx: int, cz: int) -> int | None:
+        """The value of uniform chunk ``(cx, cz)`` from the index, else None."""
+        e = int(self.entries[cz * self.header.nx + cx])
+        return (e & 0xFFFF) if e & (1 << 31) else None
+
+    def read(self, cx: int, cz: int) -> NDArray[np.uint16]:
+        """Mixed chunk ``(cx, cz)``: pread, CRC check, decompress; a read-only
+        ``(chunk, chunk)`` uint16 array. FormatError naming the chunk on damage."""
+        i = cz * self.header.nx + cx
+        e = int(self.entries[i])
+        c = self.header.chunk
+        if e & (1 << 31):
+            return np.full((c, c), e & 0xFFFF, dtype=np.uint16)
+        where = f"chunk ({cx}, {cz})"
+        blob = _pread(self.fd, e, self.data_offset + int(self.ends[i]) - e, self.path, where)
+        if zlib.crc32(blob) != int(self.crcs[i]):
+            raise FormatError(f"{where} fails its checksum (the file is damaged)",
+                              path=self.path)
+        try:
+            raw = self.codec.decompress(blob, 2 * c * c)
+        except ValueError as exc:
+            raise FormatError(f"{where} cannot be decompressed: {exc}", path=self.path) from None
+        return np.frombuffer(raw, dtype="<u2").reshape(c, c).astype(np.uint16, copy=False)
+
+
+class ChunkFileWriter:
+    """Streams a ``.nkw`` file: :meth:`add` each chunk in id order, then :meth:`finish`.
+
+    Writes ``path + '.partial'`` and renames it over ``path`` on finish, so a
+    failed bake never leaves a half-written world under the final name.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], header: Header, codec: Codec):
+        self.path = os.fspath(path)
+        self.tmp = self.path + ".partial"
+        self.header = header
+        self.codec = codec
+        n = header.nx * header.nz
+        self.index = np.zeros(2 * n, dtype="<u4")  # entries then CRCs, as stored
+        self.entries = self.index[:n]
+        self.crcs = self.index[n:]
+        self.next_id = 0
+        self.mixed = 0
+        self.fh = open(self.tmp, "wb")  # noqa: SIM115 - closed in finish / abort
+        self.fh.write(header.pack())
+        self.pos = self.fh.tell()
+
+    def add(self, entry: int, crc: int, blob: bytes) -> None:
+        """The next chunk: ``entry`` (uniform bit + value, or the blob length), CRC, blob."""
+        i = self.next_id
+        self.entries[i] = entry
+        if not entry & (1 << 31):
+            self.crcs[i] = crc
+            self.fh.write(blob)
+            self.pos += len(blob)
+            self.mixed += 1
+        self.next_id = i + 1
+
+    def finish(self, *, min_weight: int, weighted: bool) -> int:
+        """Write the index, rewrite the header; returns the file size in bytes."""
+        if self.next_id != self.entries.shape[0]:
+            self.abort()
+            raise RuntimeError(f"bake wrote {self.next_id} of {self.entries.shape[0]} chunks")
+        index = self.codec.compress(self.index.data.cast("B"))
+        self.fh.write(index)
+        h = self.header
+        final = Header(h.chunk, h.width, h.depth, h.nx, h.nz, h.cell_size, h.min_x, h.min_z,
+                       h.floor_y, min_weight, weighted, h.codec_id, h.level, h.fingerprint,
+                       h.meta, self.pos, len(index), zlib.crc32(index), self.mixed)
+        packed = final.pack()
+        if len(packed) != len(h.pack()):
+            self.abort()
+            raise RuntimeError("header size changed while baking")
+        self.fh.seek(0)
+        self.fh.write(packed)
+        self.fh.flush()
+        os.fsync(self.fh.fileno())
+        self.fh.close()
+        os.replace(self.tmp, self.path)
+        self.header = final
+        return self.pos + len(index)
+
+    def abort(self) -> None:
+        """Close and delete the partial file."""
+        if not self.fh.closed:
+            self.fh.close()
+        try:
+            os.unlink(self.tmp)
+        except OSError:
+            pass
