@@ -10,7 +10,7 @@ PYTEST := $(BIN)/python -m pytest
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[all,test,bench,dev]"
+	$(BIN)/python -m pip install --quiet -e ".[all,test,bench,dev,docs]"
 	touch $(STAMP)
 
 setup: $(STAMP)
