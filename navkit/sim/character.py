@@ -178,12 +178,25 @@ class Character:
         t = int(self._state.f_target[self.slot])
         return None if t < 0 else self._state.id_of(t)
 
+    @property
+    def moving(self) -> bool:
+        """Whether navigation (a path or walk target) is active (docs/rules.md §8.2);
+        the property form of :meth:`is_moving`."""
+        return bool(self._state.active[self.slot])
+
+    @property
+    def following(self) -> bool:
+        """Whether a follow / walk-to order is active (it may be standing in range);
+        the property form of :meth:`is_following`."""
+        return int(self._state.f_target[self.slot]) >= 0
+
     def is_moving(self) -> bool:
-        """Whether navigation (a path or walk target) is active (docs/rules.md §8.2)."""
+        """Whether navigation (a path or walk target) is active (docs/rules.md §8.2;
+        the seed's method name; :attr:`moving` is the same as a property)."""
         return bool(self._state.active[self.slot])
 
     def is_following(self) -> bool:
-        """Whether a follow / walk-to order is active (it may be standing in range)."""
+        """Whether a follow / walk-to order is active (:attr:`following` as a property)."""
         return int(self._state.f_target[self.slot]) >= 0
 
     # --------------------------------------------------------- commands

@@ -146,7 +146,7 @@ def test_set_target_arrival_and_callback_once():
     assert a.set_target((8.0, 5.0), on_arrived=lambda c: calls.append((loc.tick, c.id)))
     assert a.requested_walk_target == (8.0, 5.0)
     assert a.walk_target == (8.0, 5.0)
-    assert a.is_moving() and len(a.path_waypoints) >= 1
+    assert a.is_moving() and a.moving and len(a.path_waypoints) >= 1
     # within TARGET_REPLAN_THRESHOLD of the current destination: ignored
     assert not a.set_target((8.1, 5.1))
     assert a.requested_walk_target == (8.0, 5.0)
@@ -155,7 +155,7 @@ def test_set_target_arrival_and_callback_once():
         loc.step()
         anims.add(a.animation)
     assert len(calls) == 1 and calls[0][1] == "a"
-    assert not a.is_moving()
+    assert not a.is_moving() and not a.moving
     assert math.dist(a.position, (8.0, 5.0)) <= C.kWalkThreshold
     assert anims == {AnimationState.WALK, AnimationState.STAND}
     assert loc.stats.arrivals == 1
