@@ -128,6 +128,15 @@ class PathResult:
         """Waypoints as an ``(m, 3)`` array of world ``(x, floor_y, z)``."""
         return points3d(self.waypoints, self.floor_y)
 
+    def spline(self, samples_per_metre: float = 4.0) -> NDArray[np.float64]:
+        """The waypoints smoothed by a centripetal Catmull-Rom curve for display,
+        ``(k, 2)`` world metres through every waypoint (:func:`navkit.spline.catmull_rom`).
+
+        Visual only: movement and collision follow the straight segments."""
+        from .spline import catmull_rom
+
+        return catmull_rom(self.waypoints, samples_per_metre)
+
     def __repr__(self) -> str:
         return (
             f"PathResult({self.status.name}, cells={len(self.cells)}, "
@@ -232,6 +241,15 @@ class MeshPathResult:
     def points3d(self) -> NDArray[np.float64]:
         """Waypoints as an ``(m, 3)`` array of world ``(x, floor_y, z)``."""
         return points3d(self.waypoints, self.floor_y)
+
+    def spline(self, samples_per_metre: float = 4.0) -> NDArray[np.float64]:
+        """The waypoints smoothed by a centripetal Catmull-Rom curve for display,
+        ``(k, 2)`` world metres through every waypoint (:func:`navkit.spline.catmull_rom`).
+
+        Visual only: movement and collision follow the straight segments."""
+        from .spline import catmull_rom
+
+        return catmull_rom(self.waypoints, samples_per_metre)
 
     def to_json_dict(self) -> dict[str, object]:
         """A JSON-ready summary: status name, length (metres), waypoints, counts."""

@@ -19,6 +19,8 @@
 ``crowd``  :mod:`navkit.bench.crowd`: the spatial hash against cKDTree, flocking
            and flow following against numpy / scipy
 ``avoidance`` :mod:`navkit.bench.avoidance`: ORCA avoidance against pyrvo (RVO2)
+``engines`` :mod:`navkit.bench.engines`: the arcade adapter against
+           ``arcade.astar_calculate_path`` on the same barrier list
 ``world-store`` :mod:`navkit.bench.world_store`: the chunk store (.nkw) against zarr
            and blosc2: file size, open time, random chunk reads, cold misses
 =========  =====================================================================
@@ -50,6 +52,7 @@ SUITES: dict[str, str] = {
     "crowd": "navkit.bench.crowd",
     "avoidance": "navkit.bench.avoidance",
     "world-store": "navkit.bench.world_store",
+    "engines": "navkit.bench.engines",
 }
 #: What ``navkit bench`` runs when the first argument names no benchmark.
 DEFAULT_SUITE = "peers"
