@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.navkit-installed
 PYTEST := $(BIN)/python -m pytest
 
-.PHONY: setup chromium demo test test-heavy fuzz bench bench-mesh bench-avoidance lint typecheck clean
+.PHONY: setup chromium demo test test-heavy fuzz bench bench-mesh bench-avoidance docs docs-pictures lint typecheck clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -77,6 +77,16 @@ bench-avoidance: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e ".[avoidance-peers]"
 	$(BIN)/navkit bench avoidance
 
+## docs: the documentation site (mkdocs-material + mkdocstrings, API from docstrings) into
+## site/; any warning fails it (--strict); no network needed
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/python -m mkdocs build --strict
+
+## docs-pictures: redraw docs/images/site_*.png with navkit itself (deterministic)
+docs-pictures: $(STAMP)
+	$(BIN)/navkit warmup grid jps flow sim mesh
+	$(BIN)/python docs/make_pictures.py
+
 ## lint: ruff, line length 100 included
 lint: $(STAMP)
 	$(BIN)/ruff check navkit tests examples benchmarks
@@ -86,5 +96,5 @@ typecheck: $(STAMP)
 	$(BIN)/mypy
 
 clean:
-	rm -rf $(VENV) out build *.egg-info .pytest_cache .hypothesis
+	rm -rf $(VENV) out build site *.egg-info .pytest_cache .hypothesis
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
