@@ -51,6 +51,8 @@ _EXPORTS: dict[str, str] = {
     "Location": "navkit.sim.location",
     "Character": "navkit.sim.character",
     "CharacterKind": "navkit.sim.kinds",
+    "World": "navkit.world.world",
+    "ChunkStore": "navkit.world.store",
 }
 
 __all__ = [
@@ -58,14 +60,15 @@ __all__ = [
     "obstacle_radius", "NavMesh", "SpatialHash", "Crowd", "PathResult", "MeshPathResult",
     "BatchResult", "Status", "CostModel", "SEED", "EXACT",
     "load_grid", "save_grid", "read_scenarios", "NavkitError", "FormatError", "ConfigError",
-    "QueryError", "Location", "Character", "CharacterKind", "__version__",
+    "QueryError", "Location", "Character", "CharacterKind", "World", "ChunkStore", "__version__",
 ]
 assert set(__all__) == {*_EXPORTS, "__version__"}
 
 
 #: Sub-packages reachable as attributes (``navkit.examples.path(...)``), loaded on first use.
 _SUBPACKAGES = frozenset({"examples", "formats", "level", "query", "mesh", "crowd", "sim",
-                          "render", "render_mesh", "warmup", "viewer", "bench", "cli"})
+                          "render", "render_mesh", "warmup", "viewer", "bench", "cli", "world",
+                          "corpus", "distributed", "adapters", "spline"})
 
 
 def __getattr__(name: str) -> Any:
@@ -101,3 +104,5 @@ if TYPE_CHECKING:  # what the names are, for type checkers and IDEs
     from .sim.character import Character
     from .sim.kinds import CharacterKind
     from .sim.location import Location
+    from .world.store import ChunkStore
+    from .world.world import World

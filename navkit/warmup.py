@@ -182,8 +182,10 @@ def _sim() -> None:
 
 def _world() -> None:
     from .world.procedural import warm_up as world_warm_up
+    from .world.world import warm_up_world
 
     world_warm_up()
+    warm_up_world()
 
 
 def _viewer() -> None:

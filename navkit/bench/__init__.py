@@ -21,6 +21,8 @@
 ``avoidance`` :mod:`navkit.bench.avoidance`: ORCA avoidance against pyrvo (RVO2)
 ``engines`` :mod:`navkit.bench.engines`: the arcade adapter against
            ``arcade.astar_calculate_path`` on the same barrier list
+``world``  :mod:`navkit.bench.world_query`: queries on worlds (bounded local and
+           long) against Pathfinder, JPS and HPAStar; a 10^10-cell procedural world
 ``world-store`` :mod:`navkit.bench.world_store`: the chunk store (.nkw) against zarr
            and blosc2: file size, open time, random chunk reads, cold misses
 =========  =====================================================================
@@ -52,6 +54,7 @@ SUITES: dict[str, str] = {
     "crowd": "navkit.bench.crowd",
     "avoidance": "navkit.bench.avoidance",
     "world-store": "navkit.bench.world_store",
+    "world": "navkit.bench.world_query",
     "engines": "navkit.bench.engines",
 }
 #: What ``navkit bench`` runs when the first argument names no benchmark.

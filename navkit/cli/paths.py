@@ -28,6 +28,7 @@ from ..formats import load_grid, save_grid
 from ..grid import NavGrid
 from ..query.pathfinder import Pathfinder
 from ..results import PathResult
+from ..world.local import get_preset
 from .common import (
     EXIT_NO_PATH,
     EXIT_OK,
@@ -93,8 +94,13 @@ def path_cmd(
     method: Annotated[MeshMethod, typer.Option(
         "--method", help="With --mesh: exact (shortest) or funnel (A* over polygons + "
                          "string pulling).")] = MeshMethod.exact,
+    preset: Annotated[str | None, typer.Option(
+        "--preset", metavar="NAME",
+        help="A bounded query preset (bounded: a 38 x 38 window around the midpoint, "
+             "1,000 expansions; docs/world-queries.md).")] = None,
 ) -> None:
-    """Find one path on MAP and print a summary (exit 1 when there is no path)."""
+    """Find one path on MAP (a grid file or a baked WORLD.nkw) and print a summary
+    (exit 1 when there is no path)."""
     if mesh:
         from .mesh import mesh_path
 
@@ -103,17 +109,37 @@ def path_cmd(
     start = parse_pair(from_, "--from", integer=cells)
     goal = parse_pair(to, "--to", integer=cells)
     circles = parse_obstacles(obstacle)
-    grid = load_grid(map_file)
-    pf = Pathfinder(grid, costs=costs.value)
+    world = None
+    pf: Any
+    if map_file.suffix == ".nkw":  # a baked world: navkit.world.World answers
+        from ..world.world import World
+
+        world = pf = World.open(str(map_file), costs=costs.value)
+        grid = None
+    else:
+        grid = load_grid(map_file)
+        pf = Pathfinder(grid, costs=costs.value)
+    extra: dict[str, Any] = {} if preset is None else {"preset": preset}
+    pre = get_preset(preset)
+    if pre is not None and world is None:
+        assert pre is not None
+        extra = {"budget": pre.budget}
 
     use_smooth = smooth
 
     def query(a: Any, b: Any) -> PathResult:
+        kw = dict(extra)
+        if pre is not None and world is None:  # the preset's window on a plain grid
+            sa = a if cells else pf.snap(a, obstacles=circles)
+            sb = b if cells else pf.snap(b, obstacles=circles)
+            if sa is not None and sb is not None:
+                kw["window"] = pre.window_for(tuple(sa), tuple(sb))
         if cells:
-            return pf.find_path_cells(a, b, smooth=use_smooth, nearest=nearest, obstacles=circles)
+            return pf.find_path_cells(a, b, smooth=use_smooth, nearest=nearest, obstacles=circles,
+                                      **kw)
         if nearest:
-            return pf.find_path_to_nearest(a, b, smooth=use_smooth, obstacles=circles)
-        return pf.find_path(a, b, smooth=use_smooth, obstacles=circles)
+            return pf.find_path_to_nearest(a, b, smooth=use_smooth, obstacles=circles, **kw)
+        return pf.find_path(a, b, smooth=use_smooth, obstacles=circles, **kw)
 
     # the first call loads (or compiles) the numba kernels: warm them with a
     # trivial start -> start query, then time the real one
@@ -124,7 +150,10 @@ def path_cmd(
     res = query(start, goal)
     elapsed_s = time.perf_counter() - t0
 
-    if png is not None:
+    if png is not None and grid is None:
+        assert world is not None
+        grid = world.store.to_grid()  # (small worlds only)
+    if png is not None and grid is not None:
         from ..render import render_grid, save_png
 
         if res.has_path:
@@ -160,6 +189,8 @@ def path_cmd(
                 "time_us": elapsed_s * 1e6,
                 "first_call_ms": first_s * 1e3,
                 "png": None if png is None else str(png),
+                **({} if world is None else {"algorithm": world.last_algorithm}),
+                **({} if preset is None else {"preset": preset}),
             }
         )
     else:
@@ -223,7 +254,13 @@ def info_cmd(
     map_file: Annotated[Path, typer.Argument(metavar="MAP", help="Grid file.")],
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
-    """Print a grid's size, walkable fraction, weights and geometry."""
+    """Print a grid's size, walkable fraction, weights and geometry (a baked
+    WORLD.nkw: its sizes, chunks, codec and fingerprint, as ``navkit world info``)."""
+    if map_file.suffix == ".nkw":
+        from .world import info_cmd as world_info_cmd
+
+        world_info_cmd(map_file, as_json)
+        return
     grid = load_grid(map_file)
     info = grid_info(grid, map_file)
     if as_json:

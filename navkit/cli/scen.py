@@ -143,7 +143,29 @@ def scen_cmd(
     if len(scen) == 0:
         raise FormatError("no scenario lines to run", path=scen_file)
     map_path = _resolve_map(scen, map_opt)
-    grid = load_grid(map_path)
+    world = None
+    pf: Any
+    if map_path.suffix == ".nkw":  # a baked world (docs/world-queries.md)
+        if batch:
+            raise typer.BadParameter("--batch does not apply to a baked world",
+                                     param_hint="'--batch'")
+        from ..world.world import World
+
+        world = World.open(str(map_path), costs="exact",
+                           **({"small_world_cells": 0} if algo_name == "hpa" else {}))
+        grid = world.store.to_grid()  # (scenario maps are small: the validity checks read it)
+        world_algo = "auto" if algo_name == "hpa" else algo_name
+        ran: set[str] = set()
+
+        def _world_single(_pf: Any, s: tuple[int, int], g: tuple[int, int]) -> PathResult:
+            assert world is not None
+            r = world.find_path_cells(s, g, algorithm=world_algo)
+            ran.add(world.last_algorithm)
+            return r
+
+        algo = Algorithm(single=_world_single, optimal=algo_name != "hpa")
+    else:
+        grid = load_grid(map_path)
     check_scenarios_fit(scen, grid)
 
     idx = np.arange(0, len(scen), every, dtype=np.int64)
@@ -151,7 +173,7 @@ def scen_cmd(
         idx = idx[:limit]
     run = scen.subset(idx)
     n = len(run)
-    pf = Pathfinder(grid, costs="exact")
+    pf = world if world is not None else Pathfinder(grid, costs="exact")
     starts = run.start
     goals = run.goal
     costs = np.full(n, np.inf)
@@ -232,6 +254,8 @@ def scen_cmd(
         }
     mism = np.flatnonzero(bad)
     us = times * 1e6
+    if world is not None:
+        algo_name = f"world:{'+'.join(sorted(ran))}" if ran else "world"
     summary: dict[str, Any] = {
         "scen": str(scen_file),
         "map": str(map_path),
