@@ -19,6 +19,8 @@
 ``crowd``  :mod:`navkit.bench.crowd`: the spatial hash against cKDTree, flocking
            and flow following against numpy / scipy
 ``avoidance`` :mod:`navkit.bench.avoidance`: ORCA avoidance against pyrvo (RVO2)
+``distributed`` :mod:`navkit.bench.distributed`: every scenario line of several
+           maps locally and on a 2-worker Dask LocalCluster (speed-up, overhead)
 ``engines`` :mod:`navkit.bench.engines`: the arcade adapter against
            ``arcade.astar_calculate_path`` on the same barrier list
 ``world``  :mod:`navkit.bench.world_query`: queries on worlds (bounded local and
@@ -56,6 +58,7 @@ SUITES: dict[str, str] = {
     "world-store": "navkit.bench.world_store",
     "world": "navkit.bench.world_query",
     "engines": "navkit.bench.engines",
+    "distributed": "navkit.bench.distributed",
 }
 #: What ``navkit bench`` runs when the first argument names no benchmark.
 DEFAULT_SUITE = "peers"

@@ -26,6 +26,14 @@ from rich.table import Table
 
 from ..corpus.replay import ReplayReport, replay
 from .common import EXIT_NO_PATH, EXIT_OK, emit_json, stderr, stdout
+from .distributed import (
+    DEFAULT_TIMEOUT_S,
+    ConnectTimeoutOpt,
+    OptionalWorkersOpt,
+    SchedulerOpt,
+    ThreadsOpt,
+    make_runner,
+)
 
 __all__ = ["replay_cmd", "HELP", "parse_budgets", "MISMATCH_SHOW"]
 
@@ -76,12 +84,19 @@ def replay_cmd(
         "--json", help="Print one JSON object instead of tables.")] = False,
     quiet: Annotated[bool, typer.Option(
         "--quiet", "-q", help="No progress bar; print only mismatches and the verdict.")] = False,
+    scheduler: SchedulerOpt = None,
+    workers: OptionalWorkersOpt = None,
+    threads: ThreadsOpt = False,
+    connect_timeout: ConnectTimeoutOpt = DEFAULT_TIMEOUT_S,
 ) -> None:
-    """Replay a query corpus and compare the answers with the recorded ones."""
+    """Replay a query corpus and compare the answers with the recorded ones (on a Dask
+    cluster with --workers or --scheduler: the same answers)."""
     budgets = parse_budgets(budget)
-    report = replay(corpus, grid=map_path, budgets=budgets,
-                    progress=not (quiet or as_json) and sys.stderr.isatty(),
-                    check_fingerprint=not no_check)
+    progress = not (quiet or as_json) and sys.stderr.isatty()
+    with make_runner(scheduler, workers, threads=threads, progress=progress,
+                     timeout=connect_timeout) as runner:
+        report = replay(corpus, grid=map_path, budgets=budgets, progress=progress,
+                        check_fingerprint=not no_check, map_batches=runner.map_batches)
     if as_json:
         emit_json(report.to_json_dict())
     else:

@@ -27,6 +27,14 @@ from rich.table import Table
 
 from ..errors import ConfigError, FormatError
 from .common import EXIT_BAD_INPUT, NavkitGroup, emit_json, stdout
+from .distributed import (
+    DEFAULT_TIMEOUT_S,
+    ConnectTimeoutOpt,
+    OptionalWorkersOpt,
+    SchedulerOpt,
+    ThreadsOpt,
+    make_runner,
+)
 
 __all__ = ["bake_cmd", "world_app", "info_cmd", "stats_cmd", "BAKE_HELP", "WORLD_HELP"]
 
@@ -56,8 +64,13 @@ def bake_cmd(
     force: Annotated[bool, typer.Option("--force", help="Rebuild a stale world file.")
                      ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    scheduler: SchedulerOpt = None,
+    workers: OptionalWorkersOpt = None,
+    threads: ThreadsOpt = False,
+    connect_timeout: ConnectTimeoutOpt = DEFAULT_TIMEOUT_S,
 ) -> None:
-    """Bake SOURCE into WORLD.nkw (nothing to do when it is up to date)."""
+    """Bake SOURCE into WORLD.nkw (nothing to do when it is up to date); with
+    --workers or --scheduler the chunks are encoded on a Dask cluster (same bytes)."""
     from ..world.bake import bake
     from ..world.chunkfile import ChunkFile
     from ..world.sources import resolve_source
@@ -86,8 +99,10 @@ def bake_cmd(
             raise _fail(f"{output} is {reason}; rerun with --force to rebuild it")
         if not as_json:
             typer.echo(f"{output}: {reason}; rebuilding", err=True)
-    report = bake(source, output, chunk=chunk, codec=codec, level=level,
-                  progress=not as_json)
+    with make_runner(scheduler, workers, threads=threads, progress=not as_json,
+                     timeout=connect_timeout) as runner:
+        report = bake(source, output, chunk=chunk, codec=codec, level=level,
+                      progress=not as_json, map_batches=runner.map_batches)
     d = report.to_dict()
     if as_json:
         emit_json(d)

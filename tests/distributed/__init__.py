@@ -1,0 +1,1 @@
+"""Tests of navkit.distributed (Dask runners, batching, batch queries, bakes, replays)."""
