@@ -22,6 +22,14 @@ endpoint                            what it does
                                     "funnel"], "nearest"?: B}`` (world metres): one mesh path
                                     per method, its length, nodes expanded, time
 ``POST /api/areas``                 ``{"name": N, "available": B}``: open / close an area (door)
+``POST /api/flow``                  ``{"goal": [x, z], "every"?: n}`` (cells): flow-field arrows
+``GET /api/hpa``                    HPA*'s clusters, entrances (abstract nodes) and their edges
+``GET /api/cell?x=X&z=Z``           one cell for the inspector: world centre, weight, areas, ...
+``POST /api/circles``               ``{"center": [x, z], "radius": r, "name"?: N}`` (metres)
+``DELETE /api/circles/{name}``      remove a circle obstacle
+``GET /api/level``                  the edited level as JSON (``navkit.level.parse_level``)
+``POST /api/level/rebuild``         ``{"cellSize"?, "agentRadius"?, "objectPadding"?,
+                                    "boundaryPadding"?}``: rebuild the level live
 ``POST /api/obstacles``             ``{"polygon": [[x, z], ...], "name"?: N}`` (world metres)
 ``DELETE /api/obstacles/{name}``    remove an obstacle
 ``GET /api/sim``                    the simulation now (full frame)
@@ -54,6 +62,7 @@ except ModuleNotFoundError as exc:
     raise MissingExtraError("the viewer", "viewer", exc.name or "starlette") from exc
 
 from ..grid import NavGrid
+from .layers import BUILD_PARAMS
 from .mesh import MESH_METHODS, MeshTooLarge, MeshUnavailable, MeshView
 from .playback import Playback
 from .protocol import LIMITS, MAX_COORD, is_int, is_number, loads, show
@@ -372,6 +381,113 @@ async def remove_obstacle(request: Request) -> Response:
     async with st.lock:
         check_known(name, list(st.nav.obstacle_names), "obstacle", "name", status=404)
         out = await asyncio.to_thread(st.map.remove_obstacle, name)
+    await st.broadcast({"type": "map", "version": out["version"]})
+    return _ok(out)
+
+
+# ---------------------------------------------------------------- layers
+async def flow(request: Request) -> Response:
+    st = _state(request)
+    body = await read_json(request)
+    check_keys(body, ("goal",), ("every",))
+    every = check_int(body["every"], "every", 1, 1024) if "every" in body else None
+    async with st.lock:
+        goal = check_cell(body["goal"], "goal", st.nav.grid)
+        out = await asyncio.to_thread(st.map.flow, goal, every)
+    return _ok(out)
+
+
+async def hpa(request: Request) -> Response:
+    st = _state(request)
+    async with st.lock:
+        out = await asyncio.to_thread(st.map.hpa)
+    return _ok(out)
+
+
+async def cell(request: Request) -> Response:
+    st = _state(request)
+    q = request.query_params
+    for k in q:
+        if k not in ("x", "z"):
+            raise ApiError(400, f"unknown query parameter {show(k)} (allowed: 'x', 'z')",
+                           field=str(k)[:64])
+    vals = []
+    for k in ("x", "z"):
+        raw = q.get(k)
+        if raw is None:
+            raise ApiError(400, f"missing {k!r}", field=k)
+        text = raw.strip()
+        if not (text.lstrip("-").isdigit() and len(text) <= 12):
+            raise ApiError(400, f"expected an integer, got {show(raw)}", field=k)
+        vals.append(int(text))
+    async with st.lock:
+        c = check_cell(vals, "cell", st.nav.grid)
+        return _ok(st.map.cell_info(c))
+
+
+async def add_circle(request: Request) -> Response:
+    st = _state(request)
+    body = await read_json(request)
+    check_keys(body, ("center", "radius"), ("name",))
+    name = check_name(body["name"], "name") if "name" in body else None
+    if name is not None and not set(name) <= _NAME_CHARS:
+        raise ApiError(400, "a name may hold letters, digits, spaces and _ - . : only",
+                       field="name")
+    async with st.lock:
+        g = st.nav.grid
+        x, z = check_point(body["center"], "center", g, margin_cells=0.0)
+        most = 64.0 * g.cell_size
+        radius = _number(body["radius"], "radius", 0.0, most)
+        if radius <= 0:
+            raise ApiError(400, f"expected a radius > 0 metres, got {show(body['radius'])}",
+                           field="radius")
+        if name is not None and name in st.map.circles:
+            raise ApiError(409, f"a circle called {name!r} already exists", field="name")
+        out = await asyncio.to_thread(st.map.add_circle, name, x, z, radius)
+    await st.broadcast({"type": "map", "version": st.version})
+    return _ok(out, 201)
+
+
+async def remove_circle(request: Request) -> Response:
+    st = _state(request)
+    name = check_name(request.path_params["name"], "name")
+    async with st.lock:
+        check_known(name, list(st.map.circles), "circle", "name", status=404)
+        out = await asyncio.to_thread(st.map.remove_circle, name)
+    await st.broadcast({"type": "map", "version": st.version})
+    return _ok(out)
+
+
+def _level_only(st: ViewerState, what: str) -> None:
+    if st.nav.level is None:
+        raise ApiError(409, f"{st.name} is not a JSON level: {what}", code="not_a_level")
+
+
+async def level_get(request: Request) -> Response:
+    st = _state(request)
+    async with st.lock:
+        _level_only(st, "there is no level to save")
+        out = st.map.level_json()
+    stem = st.target.stem if st.kind == "map" else st.target.stem + "_navigation"
+    resp = _ok(out)
+    resp.headers["Content-Disposition"] = f'attachment; filename="{stem}_edited.json"'
+    resp.headers["X-Navkit-Circles"] = str(len(st.map.circles))
+    return resp
+
+
+async def level_rebuild(request: Request) -> Response:
+    st = _state(request)
+    body = await read_json(request)
+    check_keys(body, (), tuple(BUILD_PARAMS))
+    if not body:
+        raise ApiError(400, f"expected at least one of {', '.join(map(repr, BUILD_PARAMS))}")
+    params = {k: _number(v, k, 0.0, 1e6) for k, v in body.items()}
+    if st.sim is not None:
+        raise ApiError(409, "a scene's level is rebuilt by editing the scene file (its "
+                       "characters stand on the old grid)", code="not_a_level")
+    async with st.lock:
+        _level_only(st, "it has no build parameters")
+        out = await asyncio.to_thread(st.map.rebuild, params)
     await st.broadcast({"type": "map", "version": out["version"]})
     return _ok(out)
 

@@ -97,6 +97,19 @@ def expanded_costs(pf: Pathfinder, *, since: int | None = None) -> NDArray[np.in
     return out
 
 
+def hpa_cluster_size(width: int, depth: int) -> int:
+    """The viewer's HPA* cluster size: HPA*'s default (32) on large maps, smaller
+    (a power of two, at least 4) so that a small map still has about 4 clusters a side.
+
+    >>> hpa_cluster_size(30, 20), hpa_cluster_size(1024, 1024)
+    (4, 32)
+    """
+    size = 32
+    while size > 4 and max(width, depth) < 4 * size:
+        size //= 2
+    return size
+
+
 # ------------------------------------------------------------- algorithms
 @dataclass(frozen=True)
 class AlgorithmInfo:
@@ -213,14 +226,21 @@ class Searcher:
         cells[:, 1] = np.floor((w[:, 1] - g.min_z) / g.cell_size)
         return cells
 
+    def hpa_for(self, pf: Pathfinder) -> Any:
+        """The HPA* abstraction of ``pf``'s grid (built again after a map change)."""
+        if self._hpa is None or self._hpa_grid is not pf.grid:
+            hpa_cls = _optional("navkit.query.hpa", "HPAStar")
+            self._hpa = None
+            self._hpa = hpa_cls(pf.grid, costs=pf.costs, connectivity=pf.connectivity,
+                                cluster_size=hpa_cluster_size(pf.grid.width, pf.grid.depth))
+            self._hpa_grid = pf.grid
+        return self._hpa
+
     def _run_hpa(self, pf: Pathfinder, start: _Cell, goal: _Cell) -> SearchOutcome:
-        hpa_cls = _optional("navkit.query.hpa", "HPAStar")
         build_ms = 0.0
         if self._hpa is None or self._hpa_grid is not pf.grid:
             t0 = time.perf_counter()
-            self._hpa = None
-            self._hpa = hpa_cls(pf.grid, costs=pf.costs, connectivity=pf.connectivity)
-            self._hpa_grid = pf.grid
+            self.hpa_for(pf)
             build_ms = (time.perf_counter() - t0) * 1000.0
         t1 = time.perf_counter()
         res = self._hpa.find_path_cells(start, goal, smooth=True)

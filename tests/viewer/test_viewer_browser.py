@@ -315,7 +315,7 @@ def test_scene_plays_and_positions_advance(browser: Any, files: dict[str, Path])
         page.mouse.click(x, y)
         _wait(page, "navkit.inspected && navkit.inspected.id === 'a'")
         assert page.text_content("#inspect-id") == "a"
-        state = json.loads(page.inner_text("#inspect"))["state"]
+        state = json.loads(page.text_content("#inspect") or "")["state"]
         assert state in ("walking", "blocked", "waiting", "idle")
         _shot(page, "viewer-scene.png")
         _close(page)

@@ -38,7 +38,35 @@ const COLORS = {
   selected: "#ffd43b",
   velocity: "#5f3dc4",
   avoidRadius: "rgba(25,113,194,0.95)",
+  highlight: "rgba(255,212,59,0.95)",
+  highlightFill: "rgba(255,212,59,0.30)",
+  label: "#1b1d22",
+  flow: "rgba(33,37,41,0.75)",
+  hpaCluster: "rgba(95,61,196,0.55)",
+  hpaNode: "#5f3dc4",
+  hpaEdge: "rgba(95,61,196,0.9)",
+  jumpExpanded: "#c2255c",
+  jumpGenerated: "rgba(194,37,92,0.8)",
+  spline: "#0b7285",
+  circle: "rgba(174,62,201,0.95)",
+  circleFill: "rgba(174,62,201,0.22)",
+  axis: "#f8f9fa",
 };
+
+// per-character path colours: palette[FNV-1a(id) % 12] (navkit.viewer.layers.palette_index)
+const PALETTE = ["#1971c2", "#e8590c", "#2f9e44", "#ae3ec9", "#f08c00", "#0c8599",
+                 "#c2255c", "#5c940d", "#3b5bdb", "#a61e4d", "#495057", "#d9480f"];
+function fnv1a(text) {
+  let h = 0x811c9dc5;
+  for (const b of new TextEncoder().encode(text)) {
+    h ^= b;
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h >>> 0;
+}
+function charColor(id) {
+  return PALETTE[fnv1a(String(id)) % PALETTE.length];
+}
 
 // a velocity arrow is as long as the way the character goes in this many seconds
 const VELOCITY_SECONDS = 1.0;
@@ -71,8 +99,20 @@ const S = {
   drawn: { raw: [], smooth: [], characters: 0, nearest: null, query: 0, mapLoads: 0,
            meshPolygons: 0, meshPaths: {}, meshSearched: 0, meshQuery: 0, velocities: 0, hover: null },
   errors: [],
+  highlight: null, // {kind: "area" | "obstacle" | "circle", name} hovered in a list
+  busy: null, // the busy indicator's text while a request is in flight
+  busyLog: [], // every busy text shown, in order (for tests)
+  flow: null, // POST /api/flow's answer
+  flowCount: 0,
+  hpa: null, // GET /api/hpa's answer
+  cellInfo: null, // GET /api/cell's answer (inspector)
+  inspectedArea: null,
+  savedLevel: null, // the text of the last saved level
+  legendRange: null, // {min, max} of the heat map's colour scale
 };
 window.navkit = S;
+S.charColor = charColor;
+S.paletteIndex = (id) => fnv1a(String(id)) % PALETTE.length;
 
 const canvas = $("view");
 const ctx = canvas.getContext("2d");
@@ -80,6 +120,29 @@ let dpr = window.devicePixelRatio || 1;
 let redrawQueued = false;
 
 // ------------------------------------------------------------------- http
+let busyCount = 0;
+function setBusy(text) {
+  if (text) {
+    busyCount++;
+    S.busy = text;
+    S.busyLog.push(text);
+    $("busy-text").textContent = text;
+    $("busy").hidden = false;
+  } else {
+    busyCount = Math.max(0, busyCount - 1);
+    if (!busyCount) { S.busy = null; $("busy").hidden = true; }
+  }
+}
+
+async function busyApi(text, ...args) {
+  setBusy(text);
+  try {
+    return await api(...args);
+  } finally {
+    setBusy(null);
+  }
+}
+
 async function api(method, url, body, contentType = "application/json") {
   const opts = { method, headers: {} };
   if (body !== undefined) {
@@ -138,10 +201,11 @@ async function loadInfo() {
   fillAlgorithms(data.algorithms, data.defaultAlgorithm);
   fillAreas(data.areas);
   fillObstacles(data.obstacles);
+  fillCircles(data.circles || []);
   buildPolygons(data.areas, data.obstacles);
+  fillParams(data);
   const scene = data.kind === "scene";
   $("sec-sim").hidden = !scene;
-  $("tool-inspect-label").hidden = !scene;
   $("show-char-paths").parentElement.hidden = !scene;
   $("show-velocities").parentElement.hidden = !scene;
   showAvoidance(data.scene ? data.scene.avoidance : undefined);
@@ -199,7 +263,7 @@ async function loadMesh() {
   if (S.mesh && S.mesh.version === S.grid.version) return;
   let data;
   try {
-    ({ data } = await api("GET", "/api/mesh"));
+    ({ data } = await busyApi("building the navigation mesh…", "GET", "/api/mesh"));
   } catch (e) {
     S.mesh = null;
     showMeshMeta(`mesh: ${e.message}`);
@@ -359,6 +423,31 @@ function fillLegend(legend, cols) {
     span.append(sw, `×${w}`);
     box.append(span);
   });
+  // the colour scale: min .. max weight (ticks at both ends and the geometric middle)
+  const lo = Math.min(...legend);
+  const hi = Math.max(...legend);
+  const c0 = cols[legend.indexOf(lo)];
+  const c1 = cols[legend.indexOf(hi)];
+  $("terrain-bar").style.background = `linear-gradient(to right, rgb(${c0.join(",")}), rgb(${c1.join(",")}))`;
+  $("terrain-min").textContent = `×${lo}`;
+  $("terrain-mid").textContent = hi > lo ? `×${+Math.sqrt(lo * hi).toFixed(1)}` : "";
+  $("terrain-max").textContent = `×${hi}`;
+  S.terrainRange = { min: lo, max: hi };
+}
+
+function showHeatLegend() {
+  const heat = S.heatData;
+  const on = !!heat && $("show-heat").checked;
+  $("sec-heat-legend").hidden = !on;
+  if (!on) { S.legendRange = null; return; }
+  const flow = S.result && S.result.algorithm === "flow";
+  $("heat-title").textContent = flow ? "Cost to the goal (steps)" : "Cost from the start (steps)";
+  const max = heat.maxCost;
+  const f = (v) => v.toLocaleString(undefined, { maximumFractionDigits: 2 });
+  $("heat-min").textContent = "0";
+  $("heat-mid").textContent = f(max / 2);
+  $("heat-max").textContent = f(max);
+  S.legendRange = { min: 0, max };
 }
 
 function fillAlgorithms(list, def) {
@@ -389,8 +478,194 @@ function fillAreas(areas) {
     cb.dataset.area = a.name;
     cb.id = `area-${a.name}`;
     cb.addEventListener("change", () => toggleArea(a.name, cb.checked, cb));
-    label.append(cb, a.name + (a.weight !== 1 ? ` (×${a.weight})` : ""));
+    const name = document.createElement("span");
+    name.className = "name";
+    name.textContent = a.name + (a.weight !== 1 ? ` (×${a.weight})` : "");
+    label.append(cb, name);
+    const info = document.createElement("button");
+    info.type = "button";
+    info.textContent = "i";
+    info.title = "inspect this area";
+    info.dataset.inspectArea = a.name;
+    info.addEventListener("click", (e) => { e.preventDefault(); inspectArea(a.name); });
+    label.append(info);
+    hoverable(label, "area", a.name);
     box.append(label);
+  }
+}
+
+// hovering a list entry highlights its area / obstacle / circle on the map
+function hoverable(el, kind, name) {
+  el.dataset.hoverKind = kind;
+  el.dataset.hoverName = name;
+  el.addEventListener("mouseenter", () => { S.highlight = { kind, name }; el.classList.add("hl"); requestRedraw(); });
+  el.addEventListener("mouseleave", () => {
+    if (S.highlight && S.highlight.kind === kind && S.highlight.name === name) S.highlight = null;
+    el.classList.remove("hl");
+    requestRedraw();
+  });
+}
+
+function fillCircles(circles) {
+  const box = $("circles");
+  box.textContent = "";
+  S.circles = circles;
+  for (const c of circles) {
+    const div = document.createElement("div");
+    div.className = "item";
+    const name = document.createElement("span");
+    name.textContent = `${c.name} · r ${c.radius} m · ${c.cells} cells`;
+    const b = document.createElement("button");
+    b.type = "button";
+    b.textContent = "remove";
+    b.dataset.circle = c.name;
+    b.addEventListener("click", () => removeCircle(c.name));
+    div.append(name, b);
+    hoverable(div, "circle", c.name);
+    box.append(div);
+  }
+}
+
+// ------------------------------------------------------------ inspector
+function fmtValue(v) {
+  if (v === null || v === undefined) return "–";
+  if (typeof v === "number") return Number.isInteger(v) ? String(v) : String(+v.toFixed(4));
+  if (typeof v === "boolean") return v ? "yes" : "no";
+  if (typeof v === "string") return v;
+  if (Array.isArray(v)) {
+    if (v.length === 0) return "none";
+    if (v.every((x) => typeof x !== "object" || x === null)) {
+      const txt = v.map(fmtValue).join(", ");
+      return v.length === 2 && v.every((x) => typeof x === "number") ? `(${txt})` : txt;
+    }
+    const head = v.slice(0, 8).map(fmtValue).join("; ");
+    return v.length > 8 ? `${head}; … (${v.length})` : head;
+  }
+  return Object.entries(v).map(([k, x]) => `${k}: ${fmtValue(x)}`).join(", ");
+}
+
+function fillTable(table, data, order = []) {
+  table.textContent = "";
+  const keys = [...order.filter((k) => k in data), ...Object.keys(data).filter((k) => !order.includes(k))];
+  for (const k of keys) {
+    const tr = document.createElement("tr");
+    const th = document.createElement("th");
+    th.textContent = k;
+    const td = document.createElement("td");
+    td.textContent = fmtValue(data[k]);
+    td.dataset.key = k;
+    tr.append(th, td);
+    table.append(tr);
+  }
+}
+
+async function inspectCell(cell) {
+  let data;
+  try {
+    ({ data } = await api("GET", `/api/cell?x=${cell[0]}&z=${cell[1]}`));
+  } catch (e) {
+    toast(e.message);
+    return;
+  }
+  S.cellInfo = data;
+  S.inspectedArea = null;
+  $("cell-title").textContent = `Cell (${data.cell.join(", ")})`;
+  const shown = { ...data };
+  delete shown.version;
+  fillTable($("cell-table"), shown, ["cell", "world", "walkable", "weight", "areas", "obstacles", "circles"]);
+  $("sec-cell").hidden = false;
+  requestRedraw();
+}
+S.inspectCell = inspectCell;
+
+function inspectArea(name) {
+  const a = (S.info.areas || []).find((x) => x.name === name);
+  if (!a) return;
+  const bb = ringBBox(a.polygon, [Infinity, Infinity, -Infinity, -Infinity]);
+  S.inspectedArea = name;
+  S.cellInfo = null;
+  $("cell-title").textContent = `Area ${name}`;
+  fillTable($("cell-table"), {
+    name: a.name, available: a.available, weight: a.weight, points: a.polygon.length,
+    holes: (a.holes || []).length, "min (m)": [bb[0], bb[1]], "max (m)": [bb[2], bb[3]],
+  });
+  $("sec-cell").hidden = false;
+  S.highlight = { kind: "area", name };
+  requestRedraw();
+}
+S.inspectArea = inspectArea;
+
+// ------------------------------------------------------------ build panel
+const PARAMS = ["cellSize", "agentRadius", "objectPadding", "boundaryPadding"];
+function fillParams(info) {
+  const p = info.buildParams;
+  $("sec-level").hidden = !p;
+  if (!p) return;
+  const scene = info.kind === "scene";
+  for (const k of PARAMS) {
+    const el = $(`p-${k}`);
+    if (document.activeElement !== el) el.value = String(p[k]);
+    el.disabled = scene;
+  }
+  $("rebuild").disabled = scene;
+  $("rebuild").title = scene ? "a scene's level is rebuilt by editing the scene file" : "rebuild the level with these parameters";
+  const g = info.grid;
+  $("params-meta").textContent = `${g.width}×${g.depth} cells`;
+}
+
+async function rebuildLevel() {
+  const body = {};
+  for (const k of PARAMS) {
+    const raw = $(`p-${k}`).value.trim();
+    const v = Number(raw);
+    body[k] = raw === "" || !Number.isFinite(v) ? raw : v;
+  }
+  const err = $("params-error");
+  try {
+    const { data } = await busyApi("rebuilding…", "POST", "/api/level/rebuild", body);
+    err.hidden = true;
+    err.textContent = "";
+    S.rebuilt = data;
+  } catch (e) {
+    err.textContent = e.message;
+    err.hidden = false;
+    S.paramsError = e.response || { message: e.message };
+    return;
+  }
+  S.paramsError = null;
+  S.start = null; S.goal = null; S.result = null; S.heatData = null; S.flow = null;
+  S.mesh = null; S.hpa = null; S.cellInfo = null;
+  await reloadMap();
+  fitView();
+  showResult();
+  await refreshLayers();
+}
+
+async function saveLevel() {
+  let r;
+  setBusy("saving…");
+  try {
+    r = await fetch("/api/level");
+    const text = await r.text();
+    if (!r.ok) {
+      const e = JSON.parse(text).error;
+      throw new Error(e.message);
+    }
+    S.savedLevel = text;
+    const cd = r.headers.get("content-disposition") || "";
+    const m = /filename="([^"]+)"/.exec(cd);
+    const a = document.createElement("a");
+    a.href = URL.createObjectURL(new Blob([text], { type: "application/json" }));
+    a.download = m ? m[1] : "level.json";
+    document.body.append(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(a.href), 10000);
+    S.savedCount = (S.savedCount || 0) + 1;
+  } catch (e) {
+    toast(e.message);
+  } finally {
+    setBusy(null);
   }
 }
 
@@ -409,6 +684,7 @@ function fillObstacles(obstacles) {
     b.dataset.obstacle = o.name;
     b.addEventListener("click", () => removeObstacle(o.name));
     div.append(name, b);
+    hoverable(div, "obstacle", o.name);
     box.append(div);
   }
 }
@@ -614,7 +890,8 @@ function draw() {
   const vis = visibleCells();
   // what this frame drew, for tests: query = the number of answered queries it shows
   const drawn = { raw: [], smooth: [], characters: 0, nearest: null, query: S.queryCount, mapLoads: S.mapLoads,
-                  meshPolygons: 0, meshPaths: {}, meshSearched: 0, meshQuery: S.meshQueryCount, velocities: 0, hover: null };
+                  meshPolygons: 0, meshPaths: {}, meshSearched: 0, meshQuery: S.meshQueryCount, velocities: 0, hover: null,
+                  pathColors: {} };
 
   if ($("show-polygons").checked) {
     for (const p of S.polys) {
@@ -633,6 +910,10 @@ function draw() {
     }
     ctx.setLineDash([]);
   }
+  drawn.circles = drawCircles(px);
+  drawn.highlight = drawHighlight(px);
+  drawn.labels = $("show-labels").checked ? drawLabels(px, vis) : [];
+  drawn.hpa = $("show-hpa").checked ? drawHpa(px) : null;
   drawn.meshPolygons = drawMesh(px); // above the level's outlines: its walls are the inflated ones
   const res = S.result;
   if (res && res.hasPath) {
@@ -647,6 +928,25 @@ function draw() {
       drawn.smooth = res.smoothed.map((c) => [c[0], c[1]]);
     }
   }
+  drawn.spline = 0;
+  if (res && res.hasPath && $("show-spline").checked && res.spline && res.spline.length > 1) {
+    polyline(res.spline.map(([x, z]) => worldToCell(x, z)), Math.max(2.5 * px, 0.15), COLORS.spline);
+    drawn.spline = res.spline.length;
+  }
+  drawn.jumpPoints = null;
+  if (res && res.jumpPoints && $("show-jumps").checked) {
+    const jr = Math.max(3.5 * px, 0.22);
+    for (const [x, z] of res.jumpPoints.generated) {
+      ctx.beginPath();
+      ctx.arc(x + 0.5, z + 0.5, jr, 0, Math.PI * 2);
+      ctx.lineWidth = 1.5 * px;
+      ctx.strokeStyle = COLORS.jumpGenerated;
+      ctx.stroke();
+    }
+    for (const [x, z] of res.jumpPoints.expanded) marker(x + 0.5, z + 0.5, jr, COLORS.jumpExpanded, "diamond");
+    drawn.jumpPoints = { expanded: res.jumpPoints.expanded.length, generated: res.jumpPoints.generated.length };
+  }
+  drawn.flowArrows = $("show-flow").checked ? drawFlow(px, vis) : 0;
   drawn.meshPaths = drawMeshPaths(px);
   drawn.meshSearched = S.meshSearchedDrawn;
   const mr = Math.max(5 * px, 0.35);
@@ -659,7 +959,187 @@ function draw() {
     drawn.nearest = [ex, ez];
   }
   drawn.characters = drawCharacters(vis, px, drawn);
+  drawn.axis = $("show-axes").checked ? drawAxes() : null;
   S.drawn = drawn;
+}
+
+// circle obstacles: the disc, and the cells whose centre lies in it (docs/rules.md §7.1)
+function drawCircles(px) {
+  const circles = S.circles || [];
+  if (!circles.length || !S.info) return 0;
+  const g = S.info.grid;
+  for (const c of circles) {
+    const [cx, cz] = worldToCell(c.center[0], c.center[1]);
+    const r = c.radius / g.cellSize;
+    ctx.fillStyle = "rgba(174,62,201,0.35)";
+    for (let z = Math.max(0, Math.floor(cz - r - 1)); z <= Math.min(S.grid.d - 1, Math.ceil(cz + r + 1)); z++) {
+      for (let x = Math.max(0, Math.floor(cx - r - 1)); x <= Math.min(S.grid.w - 1, Math.ceil(cx + r + 1)); x++) {
+        const wx = g.minX + (x + 0.5) * g.cellSize - c.center[0];
+        const wz = g.minZ + (z + 0.5) * g.cellSize - c.center[1];
+        if (wx * wx + wz * wz <= c.radius * c.radius) ctx.fillRect(x, z, 1, 1);
+      }
+    }
+    ctx.beginPath();
+    ctx.arc(cx, cz, r, 0, Math.PI * 2);
+    ctx.fillStyle = COLORS.circleFill;
+    ctx.fill();
+    ctx.lineWidth = 1.5 * px;
+    ctx.strokeStyle = COLORS.circle;
+    ctx.stroke();
+  }
+  return circles.length;
+}
+
+function drawHighlight(px) {
+  const h = S.highlight;
+  if (!h) return null;
+  if (h.kind === "circle") {
+    const c = (S.circles || []).find((x) => x.name === h.name);
+    if (!c) return null;
+    const [cx, cz] = worldToCell(c.center[0], c.center[1]);
+    ctx.beginPath();
+    ctx.arc(cx, cz, c.radius / S.info.grid.cellSize, 0, Math.PI * 2);
+    ctx.fillStyle = COLORS.highlightFill;
+    ctx.fill();
+    ctx.lineWidth = 4 * px;
+    ctx.strokeStyle = COLORS.highlight;
+    ctx.stroke();
+    return h.name;
+  }
+  const p = S.polys.find((q) => q.kind === h.kind && q.name === h.name);
+  if (!p) return null;
+  // outline only: what lies inside (a closed door's wall) stays readable
+  ctx.lineWidth = 7 * px;
+  ctx.strokeStyle = "rgba(0,0,0,0.35)";
+  ctx.stroke(p.path);
+  ctx.lineWidth = 4 * px;
+  ctx.strokeStyle = COLORS.highlight;
+  ctx.stroke(p.path);
+  return h.name;
+}
+
+function ringCentroid(ring) {
+  let a = 0, x = 0, z = 0;
+  for (let i = 0, j = ring.length - 1; i < ring.length; j = i++) {
+    const f = ring[j][0] * ring[i][1] - ring[i][0] * ring[j][1];
+    a += f;
+    x += (ring[j][0] + ring[i][0]) * f;
+    z += (ring[j][1] + ring[i][1]) * f;
+  }
+  if (Math.abs(a) < 1e-12) return ring[0];
+  return [x / (3 * a), z / (3 * a)];
+}
+
+// area (door) and obstacle names at their centroids, in screen-sized text
+function drawLabels(px, vis) {
+  const out = [];
+  ctx.font = `${11 * px}px system-ui, sans-serif`;
+  ctx.textAlign = "center";
+  ctx.textBaseline = "middle";
+  const boxes = []; // labels already placed (cell units): a clashing one moves down a line
+  const lineH = 13 * px;
+  for (const p of S.polys) {
+    if (!boxVisible(p.bbox, vis, 1)) continue;
+    const [wx, wz] = ringCentroid(p.rings[0]);
+    let [x, z] = worldToCell(wx, wz);
+    const text = p.kind === "area" && !p.available ? `${p.name} (closed)` : p.name;
+    const hw = ctx.measureText(text).width / 2 + 2 * px;
+    for (let k = 0; k < 6 && boxes.some((b) => Math.abs(b[0] - x) < b[2] + hw && Math.abs(b[1] - z) < lineH); k++) z += lineH;
+    boxes.push([x, z, hw]);
+    ctx.lineWidth = 3 * px;
+    ctx.strokeStyle = "rgba(255,255,255,0.85)";
+    ctx.strokeText(text, x, z);
+    ctx.fillStyle = p.kind === "area" ? COLORS.label : "#7a4a00";
+    ctx.fillText(text, x, z);
+    out.push(p.name);
+  }
+  ctx.textBaseline = "alphabetic";
+  return out;
+}
+
+function drawFlow(px, vis) {
+  const f = S.flow;
+  if (!f || f.version !== S.grid.version) return 0;
+  const a = f.arrows;
+  const half = f.every * 0.42;
+  const off = f.directionOffsets;
+  let n = 0;
+  for (let i = 0; i < a.length; i += 3) {
+    const x = a[i] + 0.5, z = a[i + 1] + 0.5;
+    if (x < vis[0] - 1 || x > vis[2] + 1 || z < vis[1] - 1 || z > vis[3] + 1) continue;
+    const [dx, dz] = off[a[i + 2]];
+    const len = Math.hypot(dx, dz);
+    const ux = dx / len, uz = dz / len;
+    arrow(x - ux * half, z - uz * half, x + ux * half, z + uz * half, 1.2 * px, COLORS.flow, px);
+    n++;
+  }
+  marker(f.goal[0] + 0.5, f.goal[1] + 0.5, Math.max(4 * px, 0.3), COLORS.goal);
+  return n;
+}
+
+function drawHpa(px) {
+  const h = S.hpa;
+  if (!h || h.version !== S.grid.version) return null;
+  const cs = h.clusterSize;
+  ctx.beginPath();
+  for (let x = cs; x < S.grid.w; x += cs) { ctx.moveTo(x, 0); ctx.lineTo(x, S.grid.d); }
+  for (let z = cs; z < S.grid.d; z += cs) { ctx.moveTo(0, z); ctx.lineTo(S.grid.w, z); }
+  ctx.lineWidth = 1.5 * px;
+  ctx.strokeStyle = COLORS.hpaCluster;
+  ctx.setLineDash([4 * px, 3 * px]);
+  ctx.stroke();
+  ctx.setLineDash([]);
+  ctx.beginPath();
+  for (const [i, j] of h.edges) {
+    const a = h.nodes[i], b = h.nodes[j];
+    ctx.moveTo(a[0] + 0.5, a[1] + 0.5);
+    ctx.lineTo(b[0] + 0.5, b[1] + 0.5);
+  }
+  ctx.lineWidth = Math.min(2.5 * px, 0.15);
+  ctx.strokeStyle = COLORS.hpaEdge;
+  ctx.stroke();
+  ctx.fillStyle = COLORS.hpaNode;
+  const q = Math.min(0.3, 4 * px);
+  for (const [x, z] of h.nodes) ctx.fillRect(x + 0.5 - q, z + 0.5 - q, 2 * q, 2 * q);
+  return { clusters: h.clustersX * h.clustersZ, nodes: h.nodes.length, edges: h.edges.length, clusterSize: cs };
+}
+
+// the axis marker, in screen space at the grid's corner cell (0, 0) (kept in view):
+// +x to the right, +z down, labelled in world metres
+function drawAxes() {
+  const g = S.info.grid;
+  const r = canvas.getBoundingClientRect();
+  let [sx, sy] = [S.view.ox, S.view.oy];
+  sx = Math.min(Math.max(sx, 14), r.width - 80);
+  sy = Math.min(Math.max(sy, 14), r.height - 80);
+  const cx = (sx - S.view.ox) / S.view.scale;
+  const cz = (sy - S.view.oy) / S.view.scale;
+  const wx = g.minX + cx * g.cellSize;
+  const wz = g.minZ + cz * g.cellSize;
+  ctx.save();
+  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+  const L = 48;
+  const line = (x0, y0, x1, y1, c) => { ctx.beginPath(); ctx.moveTo(x0, y0); ctx.lineTo(x1, y1); ctx.strokeStyle = c; ctx.lineWidth = 2; ctx.stroke(); };
+  for (const [dx, dy, c, name] of [[1, 0, "#e03131", "x"], [0, 1, "#1971c2", "z"]]) {
+    const ex = sx + dx * L, ey = sy + dy * L;
+    line(sx, sy, ex, ey, c);
+    line(ex, ey, ex - dx * 7 - dy * 4, ey - dy * 7 - dx * 4, c);
+    line(ex, ey, ex - dx * 7 + dy * 4, ey - dy * 7 + dx * 4, c);
+    ctx.font = "bold 12px system-ui, sans-serif";
+    ctx.fillStyle = c;
+    ctx.textAlign = "left";
+    ctx.fillText(`+${name}`, ex + (dx ? 4 : -6), ey + (dy ? 14 : 4));
+  }
+  const origin = [+wx.toFixed(2), +wz.toFixed(2)];
+  const text = `(${origin[0]}, ${origin[1]}) m`;
+  ctx.font = "11px system-ui, sans-serif";
+  ctx.lineWidth = 3;
+  ctx.strokeStyle = "rgba(0,0,0,0.7)";
+  ctx.strokeText(text, sx + 7, sy + 16);
+  ctx.fillStyle = COLORS.axis;
+  ctx.fillText(text, sx + 7, sy + 16);
+  ctx.restore();
+  return { x: "+x →", z: "+z ↓", origin, atCorner: sx === S.view.ox && sy === S.view.oy };
 }
 
 // an arrow from (x0, z0) to (x1, z1), cell units
@@ -702,11 +1182,13 @@ function drawCharacters(vis, px, drawn) {
       if (path && k < path.length) {
         const pts = [[cx, cz]];
         for (let j = k; j < path.length; j++) pts.push(worldToCell(path[j][0], path[j][1]));
-        polyline(pts, 1.5 * px, COLORS.charPath, [5 * px, 3 * px]);
+        const pc = charColor(ids[i]);
+        polyline(pts, 1.5 * px, pc, [5 * px, 3 * px]);
         const [tx, tz] = pts[pts.length - 1];
         const t = 3 * px;
-        polyline([[tx - t, tz - t], [tx + t, tz + t]], 1.5 * px, COLORS.charPath);
-        polyline([[tx - t, tz + t], [tx + t, tz - t]], 1.5 * px, COLORS.charPath);
+        polyline([[tx - t, tz - t], [tx + t, tz + t]], 1.5 * px, pc);
+        polyline([[tx - t, tz + t], [tx + t, tz - t]], 1.5 * px, pc);
+        drawn.pathColors[String(ids[i])] = pc;
       }
     }
     if (cx + r < vis[0] || cx - r > vis[2] || cz + r < vis[1] || cz - r > vis[3]) continue;
@@ -765,7 +1247,8 @@ function showResult() {
     : "click a start cell";
   showMeshResult();
   if (!r) {
-    for (const id of ["r-status", "r-cost", "r-expanded", "r-time", "r-length", "r-grid-m"]) $(id).textContent = "–";
+    for (const id of ["r-status", "r-cost", "r-expanded", "r-time", "r-compile", "r-length", "r-grid-m"]) $(id).textContent = "–";
+    showHeatLegend();
     return;
   }
   let status = r.status;
@@ -773,7 +1256,10 @@ function showResult() {
   $("r-status").textContent = status;
   $("r-cost").textContent = fmt(r.cost);
   $("r-expanded").textContent = `${fmt(r.expanded)}${r.resolvedAlgorithm !== r.algorithm ? ` (${r.resolvedAlgorithm})` : ""}`;
-  $("r-time").textContent = `${r.timeMs.toFixed(2)} ms` + (r.extra && r.extra.buildMs ? ` + build ${r.extra.buildMs.toFixed(0)} ms` : "");
+  const searchMs = r.searchMs !== undefined ? r.searchMs : r.timeMs;
+  $("r-time").textContent = `${searchMs.toFixed(2)} ms` + (r.extra && r.extra.buildMs ? ` + build ${r.extra.buildMs.toFixed(0)} ms` : "");
+  $("r-compile").textContent = r.firstCall ? `${(r.compileMs || 0).toFixed(1)} ms (first call)` : "0 (kernels warm)";
+  showHeatLegend();
   $("r-length").textContent = r.hasPath ? `${r.cells.length} cells, ${r.smoothed.length} waypoints` : "none";
   $("r-grid-m").textContent = r.hasPath ? `${polylineLength(r.waypoints).toFixed(3)} m` : "–";
 }
@@ -786,12 +1272,21 @@ function polylineLength(points) {
   return n;
 }
 
+function queryKind(algo) {
+  if (algo !== "auto") return algo;
+  const jps = (S.info.algorithms || []).find((a) => a.name === "jps");
+  return jps && jps.available ? "jps" : "astar";
+}
+
 async function runQuery() {
   if (!S.start || !S.goal) return;
   const body = { start: S.start, goal: S.goal, algorithm: $("algorithm").value };
   const mesh = runMeshQuery(); // beside the grid query, when the mesh layer is on
+  const flow = refreshFlow();
+  const warm = (S.info.warmKinds || []).includes(queryKind(body.algorithm));
   try {
-    const { data } = await api("POST", "/api/path", body);
+    const { data } = await busyApi(warm ? "searching…" : "compiling kernels, then searching…", "POST", "/api/path", body);
+    if (data.firstCall && S.info.warmKinds) S.info.warmKinds.push(data.resolvedAlgorithm);
     // ignore answers to queries that are no longer current
     if (data.start[0] !== S.start[0] || data.start[1] !== S.start[1] || !S.goal
         || data.goal[0] !== S.goal[0] || data.goal[1] !== S.goal[1]) return;
@@ -806,8 +1301,65 @@ async function runQuery() {
   showResult();
   requestRedraw();
   await mesh;
+  await flow;
 }
 S.runQuery = runQuery;
+
+// ---------------------------------------------------------------- layers
+async function refreshFlow() {
+  if (!$("show-flow").checked || !S.goal) {
+    S.flow = null;
+    requestRedraw();
+    return;
+  }
+  const goal = S.goal;
+  const warm = (S.info.warmKinds || []).includes("flow");
+  try {
+    const { data } = await busyApi(warm ? "building the flow field…" : "compiling kernels, then building the flow field…",
+      "POST", "/api/flow", { goal });
+    if (S.goal !== goal) return;
+    if (data.firstCall && S.info.warmKinds) S.info.warmKinds.push("flow");
+    S.flow = data;
+    S.flowCount++;
+    showLayerMeta();
+  } catch (e) {
+    S.flow = null;
+    toast(e.message);
+  }
+  requestRedraw();
+}
+
+async function refreshHpa() {
+  if (!$("show-hpa").checked) { requestRedraw(); return; }
+  if (S.hpa && S.hpa.version === S.grid.version) return;
+  try {
+    const { data } = await busyApi("building HPA* clusters…", "GET", "/api/hpa");
+    S.hpa = data;
+    showLayerMeta();
+  } catch (e) {
+    S.hpa = null;
+    toast(e.message);
+  }
+  requestRedraw();
+}
+
+async function refreshLayers() {
+  await refreshHpa();
+  await refreshFlow();
+}
+
+function showLayerMeta() {
+  const parts = [];
+  if ($("show-flow").checked && S.flow) {
+    parts.push(`flow: ${S.flow.reached.toLocaleString()} cells reached · every ${S.flow.every} cell(s) · ${S.flow.searchMs.toFixed(1)} ms`
+      + (S.flow.firstCall ? ` (+ ${S.flow.compileMs.toFixed(0)} ms compile)` : ""));
+  }
+  if ($("show-hpa").checked && S.hpa) {
+    parts.push(`HPA*: ${S.hpa.clustersX}×${S.hpa.clustersZ} clusters of ${S.hpa.clusterSize} · ${S.hpa.nodes.length} entrance nodes · ${S.hpa.edges.length} crossings`);
+  }
+  $("layer-meta").textContent = parts.join(" | ");
+  $("layer-meta").hidden = parts.length === 0;
+}
 
 function pickCell(cx, cz) {
   const x = Math.floor(cx);
@@ -838,6 +1390,32 @@ function onPathClick(cell, shift) {
 async function afterMapChange() {
   await reloadMap();
   if (S.start && S.goal) await runQuery();
+  await refreshHpa();
+}
+
+async function onCircleClick(cx, cz) {
+  const g = S.info.grid;
+  const wx = g.minX + cx * g.cellSize;
+  const wz = g.minZ + cz * g.cellSize;
+  for (const c of S.circles || []) {
+    if (Math.hypot(wx - c.center[0], wz - c.center[1]) <= c.radius) return removeCircle(c.name);
+  }
+  const radius = +$("circle-radius").value;
+  try {
+    await api("POST", "/api/circles", { center: [wx, wz], radius });
+    await afterMapChange();
+  } catch (e) {
+    toast(e.message);
+  }
+}
+
+async function removeCircle(name) {
+  try {
+    await api("DELETE", `/api/circles/${encodeURIComponent(name)}`);
+    await afterMapChange();
+  } catch (e) {
+    toast(e.message);
+  }
 }
 
 async function toggleArea(name, available, cb) {
@@ -1065,6 +1643,7 @@ async function refreshInspector() {
   try {
     const { data } = await api("GET", `/api/sim/characters/${encodeURIComponent(String(S.selected))}`);
     $("inspect").textContent = JSON.stringify(data, null, 1);
+    fillTable($("inspect-table"), data, ["id", "kind", "position", "speed", "velocity", "walkTarget"]);
     S.inspected = data;
   } catch (e) {
     $("inspect").textContent = e.message;
@@ -1178,8 +1757,13 @@ function wireInput() {
       if (cell) onPathClick(cell, e.shiftKey);
     } else if (S.tool === "obstacle") {
       onObstacleClick(cx, cz);
+    } else if (S.tool === "circle") {
+      onCircleClick(cx, cz);
     } else if (S.tool === "inspect") {
-      inspect(pickCharacter(cx, cz));
+      const who = pickCharacter(cx, cz);
+      if (who !== null || S.selected !== null) inspect(who);
+      const cell = pickCell(cx, cz);
+      if (who === null && cell) inspectCell(cell);
     }
   });
   canvas.addEventListener("pointerleave", () => {
@@ -1216,9 +1800,15 @@ function wireInput() {
   for (const el of document.querySelectorAll("input[name=tool]")) {
     el.addEventListener("change", () => { S.tool = el.value; toolHint(); });
   }
-  for (const id of ["show-heat", "show-raw", "show-smooth", "show-polygons", "show-char-paths", "show-velocities"]) {
+  for (const id of ["show-heat", "show-raw", "show-smooth", "show-polygons", "show-char-paths", "show-velocities",
+    "show-spline", "show-jumps", "show-labels", "show-axes"]) {
     $(id).addEventListener("change", requestRedraw);
   }
+  $("show-heat").addEventListener("change", showHeatLegend);
+  $("show-flow").addEventListener("change", async () => { await refreshFlow(); showLayerMeta(); });
+  $("show-hpa").addEventListener("change", async () => { await refreshHpa(); showLayerMeta(); });
+  $("rebuild").addEventListener("click", rebuildLevel);
+  $("save-level").addEventListener("click", saveLevel);
   $("algorithm").addEventListener("change", () => runQuery());
   $("show-mesh").addEventListener("change", async () => {
     showMeshResult();
@@ -1264,10 +1854,12 @@ function toolHint() {
   const hints = {
     path: "Click a start cell, then a goal (shift-click: new goal). Drag to pan, wheel to zoom.",
     obstacle: "Click to drop a square obstacle; click an obstacle to remove it.",
-    inspect: "Click a character to inspect it; right-click to send it somewhere.",
+    circle: "Click to drop a circle obstacle (it blocks the cells whose centre lies in it); click one to remove it.",
+    inspect: "Click a cell (or a character) to inspect it; right-click to send the character somewhere.",
   };
   $("tool-hint").textContent = hints[S.tool] || "";
   $("obstacle-size-row").hidden = S.tool !== "obstacle";
+  $("circle-radius-row").hidden = S.tool !== "circle";
 }
 
 // ------------------------------------------------------------------ main
