@@ -13,7 +13,8 @@ variants real queries use get compiled (or loaded from the cache):
 group     what it compiles
 ========  =====================================================================
 grid      A* and Dijkstra (uniform and weighted, with obstacles and windows),
-          batches, distance fields, smoothing, snapping, polygon levels
+          batches, distance fields, smoothing, snapping, polygon levels, cell
+          edits and ``ignore=`` snapshots
 jps       Jump Point Search and the one-call world query (plain, with
           obstacles, find-path-to-nearest), JPS batches
 hpa       HPA*: building clusters, queries, updates
@@ -85,6 +86,9 @@ def _grid() -> None:
     })
     rasterize(level)
     NavMap(level).find_path((1.0, 1.0), (7.0, 7.0))
+    from .query.edits import warm_up as edits_warm_up
+
+    edits_warm_up()
 
 
 def _jps() -> None:

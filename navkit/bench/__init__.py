@@ -21,6 +21,8 @@
 ``avoidance`` :mod:`navkit.bench.avoidance`: ORCA avoidance against pyrvo (RVO2)
 ``distributed`` :mod:`navkit.bench.distributed`: every scenario line of several
            maps locally and on a 2-worker Dask LocalCluster (speed-up, overhead)
+``edits``  :mod:`navkit.bench.edits`: one-cell edits + the next query against a
+           rebuild; per-query ``ignore=`` against a shared snapshot
 ``engines`` :mod:`navkit.bench.engines`: the arcade adapter against
            ``arcade.astar_calculate_path`` on the same barrier list
 ``world``  :mod:`navkit.bench.world_query`: queries on worlds (bounded local and
@@ -59,6 +61,7 @@ SUITES: dict[str, str] = {
     "world": "navkit.bench.world_query",
     "engines": "navkit.bench.engines",
     "distributed": "navkit.bench.distributed",
+    "edits": "navkit.bench.edits",
 }
 #: What ``navkit bench`` runs when the first argument names no benchmark.
 DEFAULT_SUITE = "peers"

@@ -11,6 +11,7 @@ facade with doors, obstacle polygons, occupants and a path cache.
 from __future__ import annotations
 
 from .cache import PathCache, obstacle_key
+from .edits import ObstacleSnapshot
 from .flow import FlowField
 from .flow_cache import FlowFieldCache
 from .hpa import HPAStar
@@ -27,4 +28,5 @@ __all__ = [
     "obstacle_radius",
     "PathCache",
     "obstacle_key",
+    "ObstacleSnapshot",
 ]

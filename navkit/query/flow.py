@@ -231,7 +231,7 @@ class FlowField:
             raise ConfigError(f"expected 4 or 8, got {conn!r}", field="connectivity")
         if queue not in ("auto", "buckets", "heap"):
             raise ConfigError(f"expected 'auto', 'buckets' or 'heap', got {queue!r}", field="queue")
-        grid = pg.grid
+        grid = pg.grid if pf is None else pf.grid
         self.grid = grid
         #: Held by every query and edit (re-entrant; see :mod:`navkit.query.serial`).
         self.lock = threading.RLock()
@@ -239,6 +239,23 @@ class FlowField:
         self.costs = model
         self.connectivity = int(conn)
         self._pg = pg
+        self._queue_arg = queue
+        self._cells = cells
+        #: The pathfinder's edit version this field was built for (docs/edits.md).
+        self._pf_version = 0 if pf is None else pf.version
+        self._pf_weights = 0 if pf is None else pf.edits.weights_version
+        self._s = self._new_search(grid, buffers)
+        self._goal_nodes = np.zeros(0, dtype=np.int64)
+        self._goals = np.zeros((0, 2), dtype=np.int64)
+        self._circles = np.zeros((0, 3), dtype=np.float64)
+        self._built = False
+        self._revision = 0
+        self._reached = 0
+        self._last_expanded = 0
+
+    def _new_search(self, grid: NavGrid, buffers: FlowBuffers | None) -> FlowSearch:
+        """The Dijkstra machinery for ``grid`` (the padded grid's weights and range)."""
+        pg, model, queue = self._pg, self.costs, self._queue_arg
         pg.check_costs(model, limit=_k.INF, what="flow-field costs could exceed 2**57")
         walk = grid.walkable
         wmin, wmax = pg.wmin, pg.wmax
@@ -255,18 +272,41 @@ class FlowField:
         if buffers is not None and buffers.n != pg.n:
             raise ConfigError(f"buffers hold {buffers.n} nodes, this map needs {pg.n}",
                               field="buffers")
-        self._s = FlowSearch(pg, cells, pg.weights, model, self.connectivity == 8, queue, width, nb,
-                             buffers if buffers is not None else FlowBuffers(pg.n))
-        self._goal_nodes = np.zeros(0, dtype=np.int64)
-        self._goals = np.zeros((0, 2), dtype=np.int64)
-        self._circles = np.zeros((0, 3), dtype=np.float64)
-        self._built = False
-        self._revision = 0
-        self._reached = 0
-        self._last_expanded = 0
+        return FlowSearch(pg, self._cells, pg.weights, model, self.connectivity == 8, queue,
+                          width, nb, buffers if buffers is not None else FlowBuffers(pg.n))
 
     # ----------------------------------------------------------------- build
+    @property
+    def stale(self) -> bool:
+        """True when the pathfinder this field was built on was edited since
+        (:meth:`~navkit.query.pathfinder.Pathfinder.set_walkable` / ``set_weights``):
+        the next use of the field repairs it first (:meth:`refresh`)."""
+        pf = self.pathfinder
+        return pf is not None and pf.edits.version != self._pf_version
+
+    @serialized
+    def refresh(self) -> None:
+        """Catch up with the pathfinder's cell edits: walkability edits are
+        repaired like :meth:`update` (one pass over the grid to find them);
+        weight edits rebuild the field toward the same goals and obstacles.
+        Every use of a stale field calls this first."""
+        pf = self.pathfinder
+        if pf is None or pf.edits.version == self._pf_version:
+            return
+        self._pf_version = pf.edits.version
+        self.grid = pf.grid
+        if pf.edits.weights_version != self._pf_weights or self._s.weights is not self._pg.weights:
+            self._pf_weights = pf.edits.weights_version
+            self._s = self._new_search(self.grid, self._s.buffers)
+            if self._built:
+                self._goal_nodes = np.zeros(0, dtype=np.int64)
+                self.build(self._goals.copy(), obstacles=self._circles)
+        elif self._built:
+            self.update(None)
+
     def _require_built(self) -> None:
+        if self.pathfinder is not None and self.pathfinder.edits.version != self._pf_version:
+            self.refresh()
         if not self._built:
             raise QueryError("the flow field has not been built yet: call build(goals) first")
 
@@ -280,6 +320,11 @@ class FlowField:
         field's snapshot until :meth:`update` replaces it. Goal cells that are
         blocked stay goals and count again once they are freed.
         """
+        if self.stale:
+            self._pf_version = self.pathfinder.version  # type: ignore[union-attr]
+            self.grid = self.pathfinder.grid  # type: ignore[union-attr]
+            self._pf_weights = self.pathfinder.edits.weights_version  # type: ignore[union-attr]
+            self._s = self._new_search(self.grid, self._s.buffers)
         g = goal_cells(self.grid, goals)
         circles = (check_circles(obstacles) if obstacles is not None
                    else np.zeros((0, 3), dtype=np.float64))

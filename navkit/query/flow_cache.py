@@ -31,7 +31,8 @@ class FlowFieldCache:
 
     The map version is ``version`` when given (bump it on a terrain change),
     else for a :class:`~navkit.query.pathfinder.Pathfinder` its set of live
-    occupant handles (adding or removing an occupant makes a new key), else
+    occupant handles and its cell-edit :attr:`~navkit.query.pathfinder.Pathfinder.version`
+    (adding or removing an occupant, or editing a cell, makes a new key), else
     nothing: a :class:`~navkit.grid.NavGrid` is immutable. Goals are a set
     (order and repeats do not matter); obstacle snapshots are keyed by
     :func:`navkit.query.cache.obstacle_key` (exact bytes, rows in any order).
@@ -72,7 +73,8 @@ class FlowFieldCache:
         if version is not None:
             return ("version", version)
         if isinstance(source, Pathfinder):
-            return ("occupants", tuple(sorted(source.occupants)))
+            # the cell edits too (docs/edits.md): a field of an older map never hits
+            return ("occupants", tuple(sorted(source.occupants)), "edits", source.version)
         return None
 
     @serialized

@@ -202,6 +202,8 @@ class HPAStar:
         self.fallbacks = 0
         self._pf: Any = None
         self._gen = 0
+        self._followed: Any = None  # weakref to the Pathfinder whose edits this follows
+        self._pending: list[tuple[NDArray[np.int64], NDArray[np.int64]]] = []
         self.graph = ClusterGraph(grid, self.costs, self.cluster_size, self.connectivity == 8,
                                   0 if entrance_gap is None else int(entrance_gap))
         self._nomarks = np.zeros(1, dtype=np.int32)
@@ -307,6 +309,44 @@ class HPAStar:
         return UpdateReport(ms=(time.perf_counter() - t0) * 1e3, changed_cells=int(len(xs)),
                             touched_clusters=touched, mode=mode)
 
+    def follow(self, pf: Any) -> None:
+        """Follow the cell edits of Pathfinder ``pf`` (built on the same map):
+        each :meth:`~navkit.query.pathfinder.Pathfinder.set_walkable` /
+        ``set_weights`` queues its cells, and the next query first calls
+        :meth:`update` with ``pf.grid`` and those cells, so only the touched
+        clusters are rebuilt (docs/edits.md). ``pf`` holds this object weakly."""
+        import weakref
+
+        from .pathfinder import Pathfinder
+
+        if not isinstance(pf, Pathfinder):
+            raise QueryError(f"expected a Pathfinder, got {type(pf).__name__}")
+        if pf.padded.grid.shape != self.grid.shape:
+            raise QueryError(f"the Pathfinder's grid has shape {pf.padded.grid.shape}, "
+                             f"this HPAStar's {self.grid.shape}")
+        self._followed = weakref.ref(pf)
+        self._pending = []
+        pf.edits.on_edit(self._note_edit, weak=True)
+        if pf.version:
+            self.update(pf.grid)
+
+    def _note_edit(self, xs: NDArray[np.int64], zs: NDArray[np.int64]) -> None:
+        self._pending.append((xs.copy(), zs.copy()))
+
+    def sync(self) -> UpdateReport | None:
+        """Apply the followed Pathfinder's queued edits now (queries do it
+        first anyway); None when there were none."""
+        if not self._pending:
+            return None
+        pf = self._followed() if self._followed is not None else None
+        parts, self._pending = self._pending, []
+        if pf is None:
+            return None
+        xs = np.concatenate([p[0] for p in parts])
+        zs = np.concatenate([p[1] for p in parts])
+        cells = np.unique(np.stack([xs, zs], axis=1), axis=0)
+        return self.update(pf.grid, changed=cells)
+
     # ----------------------------------------------------------------- queries
     def _next_gen(self) -> int:
         if self._gen >= _GEN_LIMIT:
@@ -343,6 +383,8 @@ class HPAStar:
         the start's Dijkstra). Status is FOUND, UNREACHABLE (start and goal in
         different components), NO_START or NO_GOAL (blocked endpoint).
         """
+        if self._pending:
+            self.sync()
         g = self.graph
         pg = g.pg
         s = pg.cell_arg(start, "start")
@@ -412,11 +454,15 @@ class HPAStar:
     @serialized
     def abstract_nodes(self) -> NDArray[np.int32]:
         """Cells ``(x, z)`` of the abstract nodes, shape (N, 2), cluster-major order."""
+        if self._pending:
+            self.sync()
         return self.graph.pg.nodes_to_cells(self.graph.node_cell)
 
     @serialized
     def graph_arrays(self) -> dict[str, NDArray[Any]]:
         """Copies of the abstraction's arrays (for tests and debugging)."""
+        if self._pending:
+            self.sync()
         g = self.graph
         return {
             "node_off": g.node_off.copy(),
@@ -437,6 +483,8 @@ class HPAStar:
 
         Two cells are connected exactly when their labels are equal (and
         nonzero); labels are numbered in row-major order of first cells."""
+        if self._pending:
+            self.sync()
         g = self.graph
         if not g.labels_valid:
             g.relabel()

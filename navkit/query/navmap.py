@@ -34,10 +34,14 @@ obstacle polygons added or removed (the changes that force replans, docs/rules.m
 Occupants are dynamic state, not map changes: adding or removing one bumps
 :attr:`NavMap.occupancy_version` instead. Both are part of every cache key.
 
-The :class:`~navkit.query.pathfinder.Pathfinder` underneath is rebuilt lazily on
-the first query after a map change (that allocates grid-sized buffers: once
-per change, never per query), and the live occupants are stamped into the
-new one.
+The :class:`~navkit.query.pathfinder.Pathfinder` underneath is made once; on
+the first query after a map change it is edited in place
+(:meth:`~navkit.query.pathfinder.Pathfinder.set_walkable` / ``set_weights`` of
+the cells that differ, docs/edits.md), so its occupants stay, and a flow
+field or HPA* following it (``FlowField(nav.pathfinder)``, ``HPAStar.follow``)
+catches up on its next use. :meth:`NavMap.set_walkable` and
+:meth:`NavMap.set_weights` edit cells directly; such edits override the
+level's areas and obstacle polygons on those cells and survive later toggles.
 """
 
 from __future__ import annotations
@@ -255,6 +259,11 @@ class NavMap:
         self._occ_version = 0
         self._pf: Pathfinder | None = None
         self._pf_version = -1
+        self._cell_edits = 0  # set_walkable / set_weights calls that changed cells
+        self._walk_set: NDArray[np.bool_] | None = None  # cells whose walkability was set
+        self._walk_val: NDArray[np.bool_] | None = None
+        self._w_set: NDArray[np.bool_] | None = None  # cells whose weight was set
+        self._w_val: NDArray[np.int32] | None = None
         self._okey_raw: bytes | None = None  # the last obstacle snapshot and its cache key
         self._okey_shape: tuple[int, ...] = ()
         self._okey: Any = None
@@ -281,7 +290,10 @@ class NavMap:
     # ------------------------------------------------------------ properties
     @property
     def grid(self) -> NavGrid:
-        """The current static grid (areas and obstacle polygons applied; no occupants)."""
+        """The current static grid (areas, obstacle polygons and cell edits
+        applied; no occupants)."""
+        if self._cell_edits:
+            return self._pathfinder().grid
         return self._level.grid
 
     @property
@@ -291,8 +303,9 @@ class NavMap:
 
     @property
     def version(self) -> int:
-        """Map changes so far: area toggles and obstacle polygons added or removed."""
-        return self._level.version
+        """Map changes so far: area toggles, obstacle polygons added or removed,
+        and cell edits (:meth:`set_walkable`, :meth:`set_weights`) that changed cells."""
+        return self._level.version + self._cell_edits
 
     @property
     def occupancy_version(self) -> int:
@@ -338,14 +351,74 @@ class NavMap:
 
     def _pathfinder(self) -> Pathfinder:
         version = self._level.version
-        if self._pf is None or self._pf_version != version:
+        if self._pf is None:
             pf = Pathfinder(self._level.grid, **self._pf_args)
             self._pf_handles = {h: pf.add_occupant(*c) for h, c in self._occupants.items()}
-            if self._pf is not None:
-                self.cache.invalidate()  # old entries can never hit again: free them
             self._pf = pf
             self._pf_version = version
+        elif self._pf_version != version:
+            self._follow_level(self._pf)
+            self.cache.invalidate()  # old entries can never hit again: free them
+            self._pf_version = version
         return self._pf
+
+    def _follow_level(self, pf: Pathfinder) -> None:
+        """Edit ``pf`` in place to the level's current grid (cell edits kept)."""
+        grid = self._level.grid
+        walk = grid.walkable
+        if self._walk_set is not None and self._walk_val is not None:
+            walk = np.where(self._walk_set, self._walk_val, walk)
+        pg = pf.padded
+        diff = pg.unpad(pg.cells).astype(bool) != walk
+        if diff.any():
+            pf.set_walkable(diff, walk)
+        w = grid.weights if grid.weights is not None else np.ones(grid.shape, dtype=np.int32)
+        if self._w_set is not None and self._w_val is not None:
+            w = np.where(self._w_set, self._w_val, w)
+        cur = pg.unpad(pg.weights) if pg.weighted else np.ones(grid.shape, dtype=np.int32)
+        wdiff = cur != w
+        if wdiff.any():
+            pf.set_weights(wdiff, w)
+
+    # ------------------------------------------------------------- cell edits
+    @serialized
+    def set_walkable(self, cells: ArrayLike, value: Any) -> int:
+        """Make cells walkable or blocked, as
+        :meth:`Pathfinder.set_walkable <navkit.query.pathfinder.Pathfinder.set_walkable>`
+        (``(k, 2)`` cells or a ``(depth, width)`` bool mask); the edit overrides
+        areas and obstacle polygons on those cells from now on. Returns how many
+        cells changed; :attr:`version` counts the edit and cached paths drop."""
+        pf = self._pathfinder()
+        xs, zs, vals = pf.edits.resolve_walkable(cells, value)
+        n = pf.set_walkable(np.stack([xs, zs], axis=1), vals.astype(bool))
+        if self._walk_set is None or self._walk_val is None:
+            self._walk_set = np.zeros(pf.padded.grid.shape, dtype=bool)
+            self._walk_val = np.zeros(pf.padded.grid.shape, dtype=bool)
+        self._walk_set[zs, xs] = True
+        self._walk_val[zs, xs] = vals.astype(bool)
+        if n:
+            self._cell_edits += 1
+            self.cache.invalidate()
+        return n
+
+    @serialized
+    def set_weights(self, region: Any, values: Any) -> int:
+        """Set terrain weights, as
+        :meth:`Pathfinder.set_weights <navkit.query.pathfinder.Pathfinder.set_weights>`
+        (a box ``(x0, z0, x1, z1)`` or cells); overrides the level's weights on
+        those cells from now on. Returns how many cells changed."""
+        pf = self._pathfinder()
+        xs, zs, vals = pf.edits.resolve_weights(region, values)
+        n = pf.set_weights(np.stack([xs, zs], axis=1), vals)
+        if self._w_set is None or self._w_val is None:
+            self._w_set = np.zeros(pf.padded.grid.shape, dtype=bool)
+            self._w_val = np.ones(pf.padded.grid.shape, dtype=np.int32)
+        self._w_set[zs, xs] = True
+        self._w_val[zs, xs] = vals
+        if n:
+            self._cell_edits += 1
+            self.cache.invalidate()
+        return n
 
     # ------------------------------------------------------------ map edits
     @serialized
@@ -441,6 +514,8 @@ class NavMap:
         smooth: bool = True,
         budget: int | None = None,
         window: Sequence[int] | None = None,
+        blocked_cells: ArrayLike | None = None,
+        ignore: Any = None,
     ) -> PathResult:
         """Path between world points ``(x, z)`` (or ``(x, y, z)``), in metres.
 
@@ -448,8 +523,15 @@ class NavMap:
         (snapping, smoothing, first- and last-waypoint rules of docs/rules.md §4.2-§4.3).
         ``obstacles`` is this query's snapshot of dynamic obstacles: a
         ``(k, 3)`` array of world circles ``(x, z, radius)`` or a sequence of
-        :class:`Obstacle`. An occupied destination snaps to a nearby free cell.
+        :class:`Obstacle`, or a :meth:`Pathfinder.snapshot
+        <navkit.query.pathfinder.Pathfinder.snapshot>` of ``nav.pathfinder``.
+        An occupied destination snaps to a nearby free cell. ``blocked_cells``
+        and ``ignore`` are as in :meth:`Pathfinder.find_path_cells
+        <navkit.query.pathfinder.Pathfinder.find_path_cells>` (docs/rules.md §7.6).
         """
+        if blocked_cells is not None or ignore is not None:
+            return self._edited(start, end, False, obstacles, smooth, budget, window,
+                                blocked_cells, ignore)
         if self.record is not None:
             return self._recorded("find_path", start, end, False, obstacles, smooth, budget,
                                   window)
@@ -464,15 +546,46 @@ class NavMap:
         smooth: bool = True,
         budget: int | None = None,
         window: Sequence[int] | None = None,
+        blocked_cells: ArrayLike | None = None,
+        ignore: Any = None,
     ) -> PathResult:
         """Like :meth:`find_path`, but an unreachable goal gives the path to the
         reachable cell closest to it (status NEAREST; docs/rules.md §6). One search,
         with the obstacles: it never retries without them. A start with no
         reachable neighbour gives no path."""
+        if blocked_cells is not None or ignore is not None:
+            return self._edited(start, end, True, obstacles, smooth, budget, window,
+                                blocked_cells, ignore)
         if self.record is not None:
             return self._recorded("find_path_to_nearest", start, end, True, obstacles, smooth,
                                   budget, window)
         return self._query(start, end, True, obstacles, smooth, budget, window)
+
+    def _edited(self, start: ArrayLike, end: ArrayLike, nearest: bool, obstacles: Any,
+                smooth: bool, budget: int | None, window: Sequence[int] | None,
+                blocked_cells: Any, ignore: Any) -> PathResult:
+        """A query with ``blocked_cells`` or ``ignore``: without the cache (and
+        the recorder) straight to the Pathfinder, else on the merged circles."""
+        from .edits import ObstacleSnapshot
+
+        with self.lock:
+            pf = self._pathfinder()
+            if self.cache.enabled or self.record is not None:
+                obs = obstacles
+                if obs is not None and not isinstance(obs, ObstacleSnapshot):
+                    obs = _as_circles(obs)
+                with pf.lock:
+                    circles = pf.edits.merge(obs, blocked_cells, ignore)
+                if self.record is not None:
+                    return self._recorded("find_path_to_nearest" if nearest else "find_path",
+                                          start, end, nearest, circles, smooth, budget, window)
+                return self._query(start, end, nearest, circles, smooth, budget, window)
+            fn = pf.find_path_to_nearest if nearest else pf.find_path
+            obs = obstacles
+            if obs is not None and not isinstance(obs, ObstacleSnapshot):
+                obs = _as_circles(obs)
+            return fn(start, end, smooth=smooth, budget=budget, window=window, obstacles=obs,
+                      blocked_cells=blocked_cells, ignore=ignore)
 
     def _recorded(self, kind: str, start: ArrayLike, end: ArrayLike, nearest: bool,
                   obstacles: Any, smooth: bool, budget: int | None,
@@ -489,7 +602,7 @@ class NavMap:
             res = self._query(start, end, nearest, obstacles, smooth, budget, window)
             dt = time.perf_counter() - t0
             pf = self._pathfinder()
-            version = self._level.version
+            version = self.version
             if self._record_fp[0] != version:
                 self._record_fp = (version, grid_fingerprint(self.grid))
             fp = self._record_fp[1]
@@ -516,7 +629,7 @@ class NavMap:
                 b = pf.budget if budget is None else check_budget(budget)
                 with pf.lock:
                     return pf.world.query(sw, ew, smooth, nearest, b, window, obstacles, "auto")
-            grid = pf.grid
+            grid = pf.padded.grid  # (its geometry: the edited cells are pf's)
             cs = pf.world.cell_of(sw)  # far points clamped: world_to_cell could overflow
             ce = pf.world.cell_of(ew)
             circles = None if obstacles is None else _as_circles(obstacles)
@@ -525,7 +638,8 @@ class NavMap:
                 limits = (check_budget(budget),
                           None if window is None else pf.padded.window(window))
             key = (self._token, cs, ce, nearest, bool(smooth), limits,
-                   self._level.version, self._occ_version, self._obstacle_key(circles))
+                   self._level.version + self._cell_edits, self._occ_version,
+                   self._obstacle_key(circles))
             entry = self.cache.get(key)
             if entry is None:
                 # The search depends on the two cells only: plan from their

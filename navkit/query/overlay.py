@@ -236,11 +236,27 @@ class Occupancy:
         z1 = min(int(math.ceil((z + r - g.min_z) / g.cell_size)) + 1, g.depth - 1) + 1
         if x0 > x1 or z0 > z1:
             return
-        cells = self.cells.reshape(pg.hp, pg.wp)
-        static = pg.cells.reshape(pg.hp, pg.wp)
-        counts = self._counts.reshape(pg.hp, pg.wp)
-        box = (slice(z0, z1 + 1), slice(x0, x1 + 1))
-        cells[box] = np.where(counts[box] > 0, 0, static[box])
+        self.refresh(x0, z0, x1, z1)
+
+    def refresh(self, x0: int, z0: int, x1: int, z1: int) -> None:
+        """Re-derive the effective cells of padded columns ``x0..x1``, rows
+        ``z0..z1`` (inclusive, interior) from the static cells and the
+        occupant counts, then their move masks and the listeners (after an
+        occupant change or a cell edit, :mod:`navkit.query.edits`)."""
+        pg = self.pg
+        if x0 == x1 and z0 == z1:  # one cell (a cell edit): no array views
+            q = z0 * pg.wp + x0
+            free = pg.cells[q] != 0 and (self._counts is None or self._counts[q] <= 0)
+            self.cells[q] = 1 if free else 0
+        else:
+            cells = self.cells.reshape(pg.hp, pg.wp)
+            static = pg.cells.reshape(pg.hp, pg.wp)
+            box = (slice(z0, z1 + 1), slice(x0, x1 + 1))
+            if self._counts is None:
+                cells[box] = static[box]
+            else:
+                counts = self._counts.reshape(pg.hp, pg.wp)
+                cells[box] = np.where(counts[box] > 0, 0, static[box])
         # the box's neighbours' diagonals change too
         self.update_moves(x0 - 1, z0 - 1, x1 + 1, z1 + 1)
         for listener in self._listeners:

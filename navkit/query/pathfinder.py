@@ -53,6 +53,7 @@ from ..results import BatchResult, PathResult, SearchTrace
 from .astar import AStar
 from .batch import Batches
 from .cells import ALGORITHMS, Algorithm, CellQueries
+from .edits import CellEditor, EditListener, ObstacleSnapshot
 from .fanout import max_threads
 from .jps import JPS, PathBuffers
 from .overlay import Occupancy, Overlay, as_circles
@@ -72,7 +73,9 @@ class Pathfinder:
     Parameters
     ----------
     grid : NavGrid
-        The map. Its arrays are read once; later edits need a new Pathfinder.
+        The map. Its arrays are read once (copied); :meth:`set_walkable` and
+        :meth:`set_weights` edit this object's copy in place (:attr:`grid`
+        then returns the edited map, :attr:`version` counts the edits).
     costs : "seed", "exact", (card, diag) or CostModel
         ``"seed"`` is 10/14; ``"exact"`` is 1_000_000/1_414_214 and
         reproduces Moving AI optimal lengths (docs/rules.md §3).
@@ -90,7 +93,8 @@ class Pathfinder:
 
     Its parts are public for sibling query objects and tests: ``padded``
     (:class:`~navkit.query.padded.PaddedGrid`), ``occupancy``, ``overlay``,
-    ``workspace``, ``astar``, ``jps``, ``world``, ``batches``.
+    ``workspace``, ``astar``, ``jps``, ``world``, ``batches``, ``edits``
+    (:class:`~navkit.query.edits.CellEditor`: run-time cell edits, docs/edits.md).
 
     Thread safety: one object may be shared by threads; its queries and edits take
     turns under its ``lock`` (:mod:`navkit.query.serial`). For parallel queries give
@@ -118,7 +122,6 @@ class Pathfinder:
         if isinstance(snap_radius, bool) or not finite or snap_radius < 0:
             raise ConfigError(f"expected a finite number >= 0, got {shown(snap_radius)}",
                               field="snap_radius")
-        self.grid = grid
         #: Held by every query and edit (re-entrant; see :mod:`navkit.query.serial`).
         self.lock = threading.RLock()
         self.costs = cost_model(costs)
@@ -144,6 +147,8 @@ class Pathfinder:
         self.world = WorldQueries(pg, self.occupancy, self.overlay, self.astar,
                                   self.jps, self.cells, self.snap_radius)
         self.batches = Batches(pg, self.astar, self.jps)
+        #: Run-time cell edits and per-query obstacle options (:mod:`navkit.query.edits`).
+        self.edits = CellEditor(self)
         #: The :class:`~navkit.corpus.QueryRecorder` every query is logged to, or None.
         self.record: Any = None
         if record is not None:
@@ -151,6 +156,19 @@ class Pathfinder:
 
             self.record = as_recorder(record, grid, costs=self.costs,
                                       connectivity=connectivity)
+
+    @property
+    def grid(self) -> NavGrid:
+        """The map as this Pathfinder sees it: the NavGrid it was built on, or
+        after an edit a new NavGrid of the edited cells (made on first access
+        after each edit, O(grid); the same object until the next edit)."""
+        return self.edits.grid()
+
+    @property
+    def version(self) -> int:
+        """Edits (:meth:`set_walkable`, :meth:`set_weights`) that changed at
+        least one cell; caches keyed on it never return a path of an older map."""
+        return self.edits.version
 
     def _budget(self, budget: int | None) -> int:
         return self.budget if budget is None else check_budget(budget)
@@ -167,6 +185,8 @@ class Pathfinder:
         window: Sequence[int] | None = None,
         algorithm: Algorithm = "astar",
         obstacles: ArrayLike | None = None,
+        blocked_cells: ArrayLike | None = None,
+        ignore: Any = None,
     ) -> PathResult:
         """Shortest path between two cells ``(x, z)``; no snapping.
 
@@ -180,13 +200,20 @@ class Pathfinder:
         on an unweighted 8-connected grid, else ``"astar"``). ``waypoints``
         are the cell centres of the (smoothed) path. ``obstacles``: world
         circles ``(k, 3)`` = ``(x, z, radius)`` blocking the cells whose
-        centres they cover, for this query only (docs/rules.md §7).
+        centres they cover, for this query only (docs/rules.md §7), or an
+        :class:`~navkit.query.edits.ObstacleSnapshot` (:meth:`snapshot`).
+        ``blocked_cells``: cells ``(k, 2)`` blocked for this query only.
+        ``ignore``: obstacle ids (snapshot ids, or row indices of
+        ``obstacles``) this query skips (docs/rules.md §7.6).
 
         >>> import numpy as np
         >>> pf = Pathfinder(NavGrid(np.ones((3, 4), bool)))
         >>> pf.find_path_cells((0, 0), (3, 2)).cost
         3.8
         """
+        if blocked_cells is not None or ignore is not None:
+            with self.lock:
+                obstacles = self.edits.merge(obstacles, blocked_cells, ignore)
         if self.record is not None:
             return self._recorded_cells(start, goal, smooth, nearest, budget, window,
                                         algorithm, obstacles)
@@ -232,6 +259,8 @@ class Pathfinder:
         window: Sequence[int] | None = None,
         obstacles: ArrayLike | None = None,
         algorithm: Algorithm = "auto",
+        blocked_cells: ArrayLike | None = None,
+        ignore: Any = None,
     ) -> PathResult:
         """Path between two world points ``(x, z)`` (or ``(x, y, z)``), in metres.
 
@@ -249,7 +278,13 @@ class Pathfinder:
         string-pulled waypoints may follow another optimal path; ``budget``
         then counts jump points), A* otherwise; pass ``algorithm="astar"``
         for A*'s own path. An end outside the grid is always searched with A*.
+        ``blocked_cells`` and ``ignore`` are as in :meth:`find_path_cells`;
+        with an :meth:`snapshot` and ``ignore`` the one-call JPS query frees
+        only the ignored circles' cells instead of restamping the others.
         """
+        if blocked_cells is not None or ignore is not None:
+            return self._edited_world("find_path", start, end, smooth, nearest, budget, window,
+                                      obstacles, algorithm, blocked_cells, ignore)
         if self.record is not None:
             return self._recorded_world("find_path", start, end, smooth, nearest, budget,
                                         window, obstacles, algorithm)
@@ -268,8 +303,13 @@ class Pathfinder:
         window: Sequence[int] | None = None,
         obstacles: ArrayLike | None = None,
         algorithm: Algorithm = "auto",
+        blocked_cells: ArrayLike | None = None,
+        ignore: Any = None,
     ) -> PathResult:
         """:meth:`find_path` with ``nearest=True`` (docs/rules.md §6)."""
+        if blocked_cells is not None or ignore is not None:
+            return self._edited_world("find_path_to_nearest", start, end, smooth, True, budget,
+                                      window, obstacles, algorithm, blocked_cells, ignore)
         if self.record is not None:
             return self._recorded_world("find_path_to_nearest", start, end, smooth, True,
                                         budget, window, obstacles, algorithm)
@@ -277,6 +317,61 @@ class Pathfinder:
         sw, ew = world_point(start, "start"), world_point(end, "end")
         with self.lock:
             return self.world.query(sw, ew, smooth, True, b, window, obstacles, algorithm)
+
+    def _edited_world(self, kind: str, start: ArrayLike, end: ArrayLike, smooth: bool,
+                      nearest: bool, budget: int | None, window: Sequence[int] | None,
+                      obstacles: Any, algorithm: Algorithm, blocked_cells: Any,
+                      ignore: Any) -> PathResult:
+        """A world query with ``blocked_cells`` or ``ignore`` (see :meth:`find_path`)."""
+        b = self.budget if budget is None else check_budget(budget)
+        sw, ew = world_point(start, "start"), world_point(end, "end")
+        with self.lock:
+            if (self.record is None and blocked_cells is None and window is None
+                    and isinstance(obstacles, ObstacleSnapshot)
+                    and self.cells.resolve(algorithm) == "jps"):
+                res = self.edits.fused_ignore(sw, ew, smooth, nearest, b, obstacles, ignore)
+                if res is not None:
+                    return res
+            circles = self.edits.merge(obstacles, blocked_cells, ignore)
+            if self.record is not None:
+                return self._recorded_world(kind, sw, ew, smooth, nearest, budget, window,
+                                            circles, algorithm)
+            return self.world.query(sw, ew, smooth, nearest, b, window, circles, algorithm)
+
+    # ------------------------------------------------------------ run-time edits
+    @serialized
+    def set_walkable(self, cells: ArrayLike, value: Any) -> int:
+        """Make cells walkable (``value`` True) or blocked (False), in place.
+
+        ``cells``: ``(k, 2)`` integer cells ``(x, z)`` or a bool mask of shape
+        ``(depth, width)`` (its True cells are edited); ``value``: one bool or
+        one per cell (for a mask also an array of the mask's shape). Updates the
+        effective cells, move masks and JPS rows around the edit only (docs/edits.md);
+        returns how many cells changed (:attr:`version` increments when any did).
+        Every later query answers as a new ``Pathfinder(pf.grid)`` would.
+        """
+        return self.edits.set_walkable(cells, value)
+
+    @serialized
+    def set_weights(self, region: Any, values: Any) -> int:
+        """Set terrain weights (ints in ``[1, 65535]``), in place.
+
+        ``region``: an inclusive box ``(x0, z0, x1, z1)`` (``values`` a scalar or
+        an array of the box's shape ``[z, x]``), or ``(k, 2)`` cells / a bool
+        mask (``values`` a scalar or one per cell). A weight other than 1 on an
+        unweighted grid makes it weighted once (an ``(n,)`` int32 array; A*
+        from then on, JPS no longer applies). Returns how many cells changed.
+        """
+        return self.edits.set_weights(region, values)
+
+    def on_edit(self, listener: EditListener) -> None:
+        """Call ``listener(xs, zs)`` (int64 cell arrays) after every edit that changed cells."""
+        self.edits.on_edit(listener)
+
+    def snapshot(self, circles: ArrayLike, ids: ArrayLike | None = None) -> ObstacleSnapshot:
+        """A tick's obstacle circles ``(k, 3)`` with an id each (default: row
+        index) for many queries with ``ignore=`` (docs/rules.md §7.6)."""
+        return ObstacleSnapshot(circles, ids)
 
     # ------------------------------------------------------------- recording
     def _recorded_cells(self, start: ArrayLike, goal: ArrayLike, smooth: bool, nearest: bool,
@@ -371,10 +466,11 @@ class Pathfinder:
         """
         raw = self.distance_field_int(sources, obstacles=obstacles)
         if out is None:
-            out = np.empty(self.grid.shape, dtype=np.float64)
-        elif (not isinstance(out, np.ndarray) or out.shape != self.grid.shape
+            out = np.empty(self.padded.grid.shape, dtype=np.float64)
+        elif (not isinstance(out, np.ndarray) or out.shape != self.padded.grid.shape
               or out.dtype != np.float64 or not out.flags.writeable):
-            raise QueryError(f"out must be a writeable float64 array of shape {self.grid.shape}, "
+            raise QueryError(f"out must be a writeable float64 array of shape "
+                             f"{self.padded.grid.shape}, "
                              f"got {getattr(out, 'dtype', type(out).__name__)} "
                              f"{getattr(out, 'shape', '')}")
         np.divide(raw, self.costs.card, out=out)
@@ -481,7 +577,7 @@ class Pathfinder:
         return SearchTrace(gen, self.padded.nodes_to_cells(nodes), ws.g[nodes].copy())
 
     def __repr__(self) -> str:
-        return (f"Pathfinder({self.grid!r}, costs={self.costs.name}, "
+        return (f"Pathfinder({self.padded.grid!r}, costs={self.costs.name}, "
                 f"connectivity={self.connectivity})")
 
 
