@@ -37,7 +37,7 @@ from typing import Any
 import numba
 from numba.core import event as _event
 
-__all__ = ["njit", "JIT_OPTIONS", "CACHE", "cache_dir", "KERNELS_DIR"]
+__all__ = ["njit", "JIT_OPTIONS", "CACHE", "cache_dir", "KERNELS_DIR", "stable_identity"]
 
 CACHE = os.environ.get("NAVKIT_NUMBA_CACHE", "1") != "0"
 #: The folder of navkit's kernel sources.
@@ -213,10 +213,39 @@ JIT_OPTIONS: dict[str, object] = {
 }
 
 
+_NAMES: dict[str, int] = {}
+_NAMES_LOCK = threading.Lock()
+
+
+def stable_identity(obj: Any, name: str | None = None) -> Any:
+    """Give a kernel the same numba identity in every process.
+
+    numba keys a cached kernel that closes over other kernels (the multi-query
+    A* calls the single one) on the pickled closure, and a pickled kernel
+    carries a random per-process uuid: such kernels missed the cache in every
+    new process and compiled again. The uuid here comes from the module,
+    qualified name and creation order instead. Best effort (a private numba
+    hook): without it, kernels still work, only recompile.
+    """
+    if name is None:
+        py = getattr(obj, "py_func", None)
+        if py is None:
+            return obj
+        name = f"{py.__module__}.{py.__qualname__}"
+    with _NAMES_LOCK:
+        n = _NAMES[name] = _NAMES.get(name, -1) + 1
+    try:
+        obj._set_uuid(f"navkit:{name}:{n}")
+    except (AttributeError, AssertionError):
+        pass
+    return obj
+
+
 def njit(*args: Any, **kwargs: Any) -> Any:
     """``numba.njit`` with navkit's flags; keyword arguments override them."""
     options = dict(JIT_OPTIONS)
     options.update(kwargs)
     if args and callable(args[0]):
-        return numba.njit(**options)(args[0])
-    return numba.njit(*args, **options)
+        return stable_identity(numba.njit(**options)(args[0]))
+    decorate = numba.njit(*args, **options)
+    return lambda func: stable_identity(decorate(func))

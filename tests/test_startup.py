@@ -98,3 +98,23 @@ def test_warmup_command() -> None:
     r = runner.invoke(app, ["warmup", "bogus"])
     assert r.exit_code == 2
     assert "bogus" in r.output
+
+
+_CLOSURE_KEY = """
+import hashlib
+from numba.core.serialize import dumps
+from navkit._kernels import search
+k = search.astar_seq_kernel(False, False, False, True, True)
+cells = tuple(c.cell_contents for c in k.py_func.__closure__)
+print(hashlib.sha256(dumps(cells)).hexdigest())
+"""
+
+
+def test_kernels_that_call_kernels_hit_the_cache_in_a_new_process() -> None:
+    """numba keys a cached kernel that closes over another kernel (the multi-query
+    A* calls the single one) on the pickled closure; kernels get the same identity
+    in every process, so that key is the same and the cache is found again."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    keys = {subprocess.run([sys.executable, "-c", _CLOSURE_KEY], env=env, check=True,
+                           capture_output=True, text=True).stdout.strip() for _ in range(2)}
+    assert len(keys) == 1 and len(next(iter(keys))) == 64

@@ -42,3 +42,7 @@ else:
             return context.get_dummy_value()
 
         return sig, codegen
+
+    from .._numba_config import stable_identity
+
+    stable_identity(prefetch, f"{__name__}.prefetch")
