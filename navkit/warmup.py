@@ -86,9 +86,24 @@ def _grid() -> None:
     })
     rasterize(level)
     NavMap(level).find_path((1.0, 1.0), (7.0, 7.0))
-    from .query.edits import warm_up as edits_warm_up
+    _edits()
 
-    edits_warm_up()
+
+def _edits() -> None:
+    """Compile the kernels cell edits and ``ignore=`` use (for ``navkit warmup``)."""
+    from .grid import NavGrid
+    from .query.pathfinder import Pathfinder
+
+    walk = np.ones((12, 12), dtype=bool)
+    walk[3:9, 6] = False
+    pf = Pathfinder(NavGrid(walk), costs="exact")
+    pf.find_path((0.5, 0.5), (11.5, 11.5))
+    pf.set_walkable([[6, 4]], True)
+    pf.set_walkable(walk, True)
+    snap = pf.snapshot([[3.5, 3.5, 0.5], [8.5, 8.5, 0.5]])
+    pf.find_path_to_nearest((3.5, 3.5), (11.5, 11.5), obstacles=snap, ignore=0)
+    pf.find_path_cells((0, 0), (11, 11), blocked_cells=[[5, 5]])
+    pf.set_weights((0, 0, 2, 2), 3)
 
 
 def _jps() -> None:

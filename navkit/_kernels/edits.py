@@ -20,9 +20,9 @@ import numpy as np
 
 from .._numba_config import njit
 from .geometry import circle_cells, stamp_circles
-from .jps import _refresh_box, _set
+from .jps import refresh_box, set_bit
 from .layouts import GeoFloats, GeoInts, GridArgs, WorldArgs, WorldState
-from .query import _overlay, world_jps
+from .query import stamp_overlay, world_jps
 
 __all__ = ["ignore_begin", "ignore_end", "world_jps_ignoring"]
 
@@ -34,7 +34,7 @@ def ignore_begin(fx, circles, counts, perm, lo, hi, freed):  # type: ignore[no-u
     ignored circles cover: rows ``perm[lo:hi]`` (int64). Freed nodes go to
     ``freed`` (int32, capacity: the node count). Returns ``(mark, freed
     count)``; mark <= 0 when no overlay stands (nothing was changed then)."""
-    mark = _overlay(fx, circles)
+    mark = stamp_overlay(fx, circles)
     if mark <= 0:
         return mark, 0
     fx_ = WorldArgs(*fx)
@@ -64,8 +64,8 @@ def ignore_begin(fx, circles, counts, perm, lo, hi, freed):  # type: ignore[no-u
                     freed[k] = q
                     k += 1
                     if cells[q] != 0:
-                        _set(bits, x, z, True)
-        _refresh_box(bits, hp, x0 + 1, z0 + 1, x1 + 1, z1 + 1)
+                        set_bit(bits, x, z, True)
+        refresh_box(bits, hp, x0 + 1, z0 + 1, x1 + 1, z1 + 1)
     return mark, k
 
 
@@ -84,7 +84,7 @@ def ignore_end(fx, circles, counts, perm, lo, hi, freed, k, mark):  # type: igno
         q = freed[i]
         marks[q] = m32
         if cells[q] != 0:
-            _set(bits, q % wp, q // wp, False)
+            set_bit(bits, q % wp, q // wp, False)
     for i in range(lo, hi):
         r = perm[i]
         stamp_circles(marks, np.int32(0), wp, hp, gf.min_x, gf.min_z, gf.cell_size,
@@ -92,7 +92,7 @@ def ignore_end(fx, circles, counts, perm, lo, hi, freed, k, mark):  # type: igno
         x0, z0, x1, z1 = circle_cells(circles[r, 0], circles[r, 1], circles[r, 2],
                                       gf.min_x, gf.min_z, gf.cell_size, wp - 2, hp - 2)
         if x0 <= x1 and z0 <= z1:
-            _refresh_box(bits, hp, x0 + 1, z0 + 1, x1 + 1, z1 + 1)
+            refresh_box(bits, hp, x0 + 1, z0 + 1, x1 + 1, z1 + 1)
     return k
 
 

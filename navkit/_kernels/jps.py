@@ -172,10 +172,10 @@ def pack(cells, wp, hp, rows, nwr, cols, nwc):  # type: ignore[no-untyped-def]
 
 
 @njit(inline="always")
-def _set(bits, x, z, on):  # type: ignore[no-untyped-def]
+def set_bit(bits, x, z, on):  # type: ignore[no-untyped-def]
     """Set or clear the passable bit of padded cell ``(x, z)`` (rows and columns).
 
-    The forced words that read it go stale: see :func:`_refresh_box`."""
+    The forced words that read it go stale: see :func:`refresh_box`."""
     bits_ = BitsArgs(*bits)
     rows, cols, nwr, nwc = bits_.rows, bits_.cols, bits_.nwr, bits_.nwc
     one = np.int64(1)
@@ -190,7 +190,7 @@ def _set(bits, x, z, on):  # type: ignore[no-untyped-def]
 
 
 @njit(_nrt=False)
-def _refresh_box(bits, hp, x0, z0, x1, z1):  # type: ignore[no-untyped-def]
+def refresh_box(bits, hp, x0, z0, x1, z1):  # type: ignore[no-untyped-def]
     """Recompute the forced words that read padded cells ``x0..x1`` x ``z0..z1``.
 
     A cell is a side cell of the rows above and below it (at its own
@@ -219,8 +219,8 @@ def repack_box(cells, bits, hp, x0, z0, x1, z1):  # type: ignore[no-untyped-def]
         for x in range(x0, x1 + 1):
             on = cells[z * wp + x] != 0
             if on != (_free(rows, nwr, x, z) != 0):
-                _set(bits, x, z, on)
-    _refresh_box(bits, hp, x0, z0, x1, z1)
+                set_bit(bits, x, z, on)
+    refresh_box(bits, hp, x0, z0, x1, z1)
 
 
 @njit(inline="always")
@@ -253,10 +253,10 @@ def overlay_block(bits, marks, mark, hp, geo, circles, saved):  # type: ignore[n
             for x in range(x0, x1 + 1):
                 q = z * wp + x
                 if marks[q] == mark and _free(rows, nwr, x, z):
-                    _set(bits, x, z, False)
+                    set_bit(bits, x, z, False)
                     saved[k] = q
                     k += 1
-        _refresh_box(bits, hp, x0, z0, x1, z1)
+        refresh_box(bits, hp, x0, z0, x1, z1)
     return k
 
 
@@ -266,11 +266,11 @@ def overlay_restore(bits, hp, geo, circles, saved, k):  # type: ignore[no-untype
     wp = BitsArgs(*bits).wp
     for i in range(k):
         q = saved[i]
-        _set(bits, q % wp, q // wp, True)
+        set_bit(bits, q % wp, q // wp, True)
     for c in range(circles.shape[0]):
         x0, z0, x1, z1 = _circle_box(circles[c], wp, hp, geo)
         if x0 <= x1 and z0 <= z1:
-            _refresh_box(bits, hp, x0, z0, x1, z1)
+            refresh_box(bits, hp, x0, z0, x1, z1)
 
 
 # ---------------------------------------------------------------- scanning

@@ -311,7 +311,7 @@ def _next_gens(fx):  # type: ignore[no-untyped-def]
 
 
 @njit(inline="always")
-def _overlay(fx, circles):  # type: ignore[no-untyped-def]
+def stamp_overlay(fx, circles):  # type: ignore[no-untyped-def]
     """Make ``circles`` the standing overlay; returns its mark (0: none) or
     ``-1 - row`` for an invalid circle (the overlay is then retired)."""
     fx_ = WorldArgs(*fx)
@@ -428,7 +428,7 @@ def world_jps(fx, circles, sx, sz, ex, ez, budget, nearest, smooth, res):  # typ
     res[R_COST] = -1
     res[R_START] = -1
     res[R_END] = -1
-    mark = _overlay(fx, circles)
+    mark = stamp_overlay(fx, circles)
     if mark < 0:
         res[R_STATUS] = BAD_CIRCLE
         res[R_INDEX] = -1 - mark

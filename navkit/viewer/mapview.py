@@ -282,9 +282,9 @@ class MapView:
 
     def hpa(self) -> dict[str, Any]:
         """``GET /api/hpa``: HPA*'s clusters and entrances for this map version."""
-        from .search import _optional
+        from .search import optional_attr
 
-        cls = _optional("navkit.query.hpa", "HPAStar")
+        cls = optional_attr("navkit.query.hpa", "HPAStar")
         if cls is None:
             raise QueryError("this navkit has no HPA* (navkit.query.hpa)")
         pf = self.nav.pathfinder

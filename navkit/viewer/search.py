@@ -144,7 +144,7 @@ def _pathfinder_algorithms() -> tuple[str, ...]:
     return tuple(str(n) for n in names)
 
 
-def _optional(module: str, attr: str) -> Any:
+def optional_attr(module: str, attr: str) -> Any:
     try:
         return getattr(importlib.import_module(module), attr)
     except (ImportError, AttributeError):
@@ -177,9 +177,9 @@ class Searcher:
                 except QueryError as e:
                     ok, reason = False, str(e)
             out.append(AlgorithmInfo(name, _LABELS.get(name, name), ok, reason))
-        if _optional("navkit.query.hpa", "HPAStar") is not None:
+        if optional_attr("navkit.query.hpa", "HPAStar") is not None:
             out.append(AlgorithmInfo("hpa", _LABELS["hpa"], True))
-        if _optional("navkit.query.flow", "FlowField") is not None:
+        if optional_attr("navkit.query.flow", "FlowField") is not None:
             out.append(AlgorithmInfo("flow", _LABELS["flow"], True))
         return out
 
@@ -229,7 +229,7 @@ class Searcher:
     def hpa_for(self, pf: Pathfinder) -> Any:
         """The HPA* abstraction of ``pf``'s grid (built again after a map change)."""
         if self._hpa is None or self._hpa_grid is not pf.grid:
-            hpa_cls = _optional("navkit.query.hpa", "HPAStar")
+            hpa_cls = optional_attr("navkit.query.hpa", "HPAStar")
             self._hpa = None
             self._hpa = hpa_cls(pf.grid, costs=pf.costs, connectivity=pf.connectivity,
                                 cluster_size=hpa_cluster_size(pf.grid.width, pf.grid.depth))
@@ -252,7 +252,7 @@ class Searcher:
     def _run_flow(self, pf: Pathfinder, start: _Cell, goal: _Cell) -> SearchOutcome:
         from ..results import Status
 
-        flow_cls = _optional("navkit.query.flow", "FlowField")
+        flow_cls = optional_attr("navkit.query.flow", "FlowField")
         fy = pf.grid.floor_y
         t0 = time.perf_counter()
         ff = flow_cls(pf).build([goal])
