@@ -185,7 +185,11 @@ class JPS:
         code = STATUS[st[0]]
         if code is Status.NO_START:
             return no_path(code, start_cell=s, floor_y=fy)
-        if nearest and (code is Status.UNREACHABLE or code is Status.NO_GOAL):
+        if nearest and code is Status.NO_GOAL:  # a blocked goal: no search ran (the
+            # kernel leaves the previous search's counts in ``stats``)
+            return self._nearest(s, g, sn, gn, smooth=smooth, budget=budget,
+                                 expanded=0, generated=0)
+        if nearest and code is Status.UNREACHABLE:
             return self._nearest(s, g, sn, gn, smooth=smooth, budget=budget,
                                  expanded=st[_search.ST_EXPANDED],
                                  generated=st[_search.ST_GENERATED])
