@@ -120,9 +120,17 @@ def part_a(name: str, quick: bool, log: Any) -> dict[str, Any]:
 
 
 def part_b(size: int, quick: bool, log: Any, n_long: int | None = None,
-           span: int | None = None) -> dict[str, Any]:
-    store = ChunkStore.from_source(f"procedural:rooms?seed=1&width={size}&depth={size}",
-                                   chunk=64)
+           span: int | None = None, source: str | None = None,
+           cap_mib: int | None = None) -> dict[str, Any]:
+    src = source or f"procedural:rooms?seed=1&width={size}&depth={size}"
+    cap = (cap_mib if cap_mib is not None else 64) << 20
+    t_open = time.perf_counter()
+    if src.endswith(".nkw"):
+        store = ChunkStore.open(src, cap_bytes=cap)
+    else:
+        store = ChunkStore.from_source(src, chunk=64, cap_bytes=cap)
+    t_open = time.perf_counter() - t_open
+    size = store.width
     world = World(store, "seed", small_world_cells=0)
     rng = np.random.default_rng(1)
     n_local = 500 if quick else 10_000
@@ -141,9 +149,14 @@ def part_b(size: int, quick: bool, log: Any, n_long: int | None = None,
         t_loc.append(time.perf_counter() - t0)
         chunks.append(world.stats().last_chunks_touched)
         found += int(r.status.name == "FOUND")
+    rss_local = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     t_long: list[float] = []
     lens: list[str] = []
-    span = min(size - 1, span if span is not None else (1000 if quick else 4000))
+    built: list[int] = []
+    expanded: list[int] = []
+    graph_mib: list[float] = []
+    h = world.hierarchy
+    span = min(size - 1, span if span is not None else (1000 if quick else 10_000))
     while len(t_long) < n_long:
         s = (int(rng.integers(0, size - span)), int(rng.integers(0, size - span)))
         g = (s[0] + span, s[1] + span)
@@ -153,26 +166,45 @@ def part_b(size: int, quick: bool, log: Any, n_long: int | None = None,
         r = world.find_path_cells(s, g)
         t_long.append(time.perf_counter() - t0)
         lens.append(r.status.name)
+        built.append(h.last_entries_built)
+        expanded.append(h.last_expanded)
+        graph_mib.append(h.graph_bytes / 2**20)
+        if len(t_long) % 10 == 0:
+            log(f"  {len(t_long)}/{n_long} long queries, median "
+                f"{_med_us(t_long) / 1e6:.2f} s, RSS "
+                f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    out = {"size": size, "local_queries": n_local, "local_us": _med_us(t_loc),
+    out = {"source": src, "size": size, "open_s": t_open, "store_cap_mib": cap >> 20,
+           "graph_cap_mib": h.cap_bytes >> 20, "local_queries": n_local,
+           "local_us": _med_us(t_loc),
            "local_found": found, "chunks_touched_median": float(np.median(chunks)),
+           "peak_rss_after_local_mib": rss_local,
            "long_queries": n_long, "long_span_cells": span, "long_ms": _med_us(t_long) / 1e3,
-           "long_found": lens.count("FOUND"), "peak_rss_mib": rss,
-           "graph_entries": world.stats().graph_entries_cached}
-    log(f"[rooms {size}x{size}] local {out['local_us']:.1f} us (found {found}/{n_local}, "
+           "long_ms_max": max(t_long) * 1e3 if t_long else float("nan"),
+           "long_found": lens.count("FOUND"),
+           "long_chunks_built_median": float(np.median(built)) if built else 0.0,
+           "long_expanded_median": float(np.median(expanded)) if expanded else 0.0,
+           "graph_mib_max": max(graph_mib) if graph_mib else 0.0,
+           "graph_resets": h.graph_resets, "peak_rss_mib": rss,
+           "graph_entries": world.stats().graph_entries_cached,
+           "store": store.stats().to_dict()}
+    log(f"[{src}] local {out['local_us']:.1f} us (found {found}/{n_local}, "
         f"chunks {out['chunks_touched_median']}), long {out['long_ms']:.0f} ms over "
-        f"{span} x {span} cells (found {out['long_found']}/{n_long}), peak RSS {rss:.0f} MiB")
+        f"{span} x {span} cells (found {out['long_found']}/{n_long}, chunks built "
+        f"{out['long_chunks_built_median']:.0f}), peak RSS {rss:.0f} MiB")
     return out
 
 
 def run(quick: bool = False, size: int | None = None, maps: tuple[str, ...] = ("den520d",),
-        n_long: int | None = None, span: int | None = None) -> dict[str, Any]:
+        n_long: int | None = None, span: int | None = None, source: str | None = None,
+        cap_mib: int | None = None) -> dict[str, Any]:
     def log(msg: str) -> None:
-        print(msg, file=sys.stderr)
+        print(msg, file=sys.stderr, flush=True)
 
     res: dict[str, Any] = {"a": [part_a(m, quick, log) for m in maps]}
     try:
-        res["b"] = part_b(size or (4096 if quick else 100_000), quick, log, n_long, span)
+        res["b"] = part_b(size or (4096 if quick else 100_000), quick, log, n_long, span,
+                          source, cap_mib)
     except Exception as exc:  # the procedural source may be missing
         res["b"] = {"error": f"{type(exc).__name__}: {exc}"}
         log(f"part (b) skipped: {res['b']['error']}")
@@ -188,9 +220,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--long", type=int, default=None, help="long queries on the procedural "
                     "world (default 100, --quick 3)")
     ap.add_argument("--span", type=int, default=None, help="their x and z extent in cells "
-                    "(default 4000, --quick 1000)")
+                    "(default 10000, --quick 1000)")
+    ap.add_argument("--source", default=None, help="part (b)'s world: a .nkw file or a "
+                    "source spec (default procedural:rooms, seed 1, --size square)")
+    ap.add_argument("--cap-mib", type=int, default=None, help="the store's LRU cap (MiB, "
+                    "default 64)")
+    ap.add_argument("--no-maps", action="store_true", help="skip part (a)")
     a = ap.parse_args(argv)
-    res = run(a.quick, a.size, tuple(a.map or ["den520d"]), a.long, a.span)
+    maps = () if a.no_maps else tuple(a.map or ["den520d"])
+    res = run(a.quick, a.size, maps, a.long, a.span, a.source, a.cap_mib)
     if a.json:
         print(json.dumps(res, indent=2))
     return 0

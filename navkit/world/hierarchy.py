@@ -1,48 +1,76 @@
 """Long queries on a chunked world: an HPA*-style abstract graph over chunks
 (docs/world-queries.md).
 
-Per chunk, *entrances* are the maximal runs of border cells walkable on both
-sides of a chunk border; a run shorter than 6 cells gives one transition at
-its middle (lower half for even lengths), a longer one two, at its ends
-(Botea et al.'s HPA*). The abstract nodes of a chunk are its transition
-cells; intra-chunk edges carry the exact integer cost of the cheapest path
-inside the chunk (one Dijkstra per node, with the same kernel the local
-queries use); a transition cell and its partner across the border are joined
-by one straight step. Entries are built on first use of a chunk and cached as
-small arrays (never chunk cells), keyed by the versions of the chunk and its
-four neighbours, so the store's LRU may evict the chunk data. A query connects
-start and goal to their chunk's nodes, runs A* over the graph (queue order:
-smallest ``f``, then smallest ``h``, then the lower world linear index) and
-refines each abstract edge with a windowed search inside one chunk (with the
-query's obstacle circles).
+Per chunk border, *entrances* are the maximal runs of border cells walkable on
+both sides; a run shorter than 6 cells gives one transition at its middle
+(lower half for even lengths), a longer one transitions at both ends and
+every ``spacing`` cells between them (:func:`border_transitions`). The
+abstract nodes of a chunk are its transition cells; intra-chunk edges carry
+the exact integer cost of the cheapest path inside the chunk; a transition
+cell and its partner across the border are joined by one straight step.
+
+* A **uniform walkable** chunk (``store.uniform_value``) is never loaded: the
+  cost between two of its cells is the octile (4-connected: Manhattan)
+  distance times its weight, and its borders with uniform walkable neighbours
+  need no cells either. The layout (cells and cost matrix) is shared by every
+  chunk with the same weight, size and transitions.
+* A **uniform blocked** chunk has no entrances.
+* A **mixed** chunk runs one Dijkstra per node (the local-search kernel).
+
+The graph is one table of nodes in growable arrays (node id per transition
+cell, CSR-style adjacency per node, see :mod:`navkit._kernels.world_graph`),
+built lazily: the A* kernel stops at a node whose chunk is not built yet, the
+chunk is built and the search resumes. Entries are keyed by the versions of
+the chunk and its four neighbours and never keep chunk cells, so the store's
+LRU may evict chunk data. The graph is bounded by ``cap_bytes``: when a query
+starts above it, the whole graph is dropped and rebuilt on demand.
+
+A query joins start and goal to their chunks' nodes (forward and backward
+Dijkstra in those chunks), runs the kernel (queue order: smallest ``f``, then
+smallest ``h``, then the lower world linear index), and refines the route leg
+by leg: a windowed A* over the (at most ``refine_chunks``) chunks of
+consecutive route nodes, with the query's obstacle circles, so a leg may cross
+a border anywhere (diagonally too), never costing more than its abstract part.
 """
 
 from __future__ import annotations
 
-import heapq
-from collections import OrderedDict
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
+from .._kernels import world_graph as _wg
 from .._kernels import world_search as _ws
 from .local import LocalSearch, free
+from .sources import uniform_values
 
-__all__ = ["ChunkEntry", "Hierarchy", "border_transitions"]
+__all__ = ["Hierarchy", "border_transitions", "DEFAULT_GRAPH_CAP_BYTES"]
 
 #: An expansion count no search reaches.
 _NO_BUDGET = 1 << 62
 #: The far-away goal of a Dijkstra that should cover its whole window.
 _NOWHERE = -(1 << 40)
+#: Default bound of the abstract graph's memory.
+DEFAULT_GRAPH_CAP_BYTES = 16 << 20
+#: Bytes per node beside the arrays (the cell -> node dict).
+_DICT_BYTES = 110
+#: Most chunks whose uniform value the hierarchy remembers.
+_UNI_CACHE = 1 << 16
 
 
-def border_transitions(a: NDArray[np.bool_], b: NDArray[np.bool_]) -> list[int]:
+def border_transitions(a: NDArray[np.bool_], b: NDArray[np.bool_], spacing: int = 16
+                       ) -> list[int]:
     """Offsets of the transition cells along a border whose two sides'
-    walkability is ``a`` and ``b`` (1-D, same length).
+    walkability is ``a`` and ``b`` (1-D, same length): a run shorter than 6
+    gives its (lower) middle; a longer one its two ends and every ``spacing``
+    cells from its start (0: ends only), none closer than ``spacing // 2`` to
+    the far end.
 
     >>> border_transitions(np.ones(8, bool), np.ones(8, bool))
     [0, 7]
+    >>> border_transitions(np.ones(64, bool), np.ones(64, bool))
+    [0, 16, 32, 48, 63]
     >>> border_transitions(np.array([1, 1, 1, 0], bool), np.ones(4, bool))
     [1]
     """
@@ -61,54 +89,181 @@ def border_transitions(a: NDArray[np.bool_], b: NDArray[np.bool_]) -> list[int]:
         if length < 6:
             out.append(i + (length - 1) // 2)
         else:
-            out.extend((i, j))
+            out.append(i)
+            if spacing > 0:
+                k = i + spacing
+                while k <= j - max(1, spacing // 2):
+                    out.append(k)
+                    k += spacing
+            out.append(j)
         i = j + 1
     return out
 
 
-class ChunkEntry:
-    """One chunk's part of the abstract graph (small arrays only).
+class _Entry:
+    """One chunk's part of the graph: node ids (ascending linear index of
+    their cells), and for a mixed chunk what a node's lazy adjacency needs."""
 
-    ``nodes`` (k, 2) int64 world cells sorted by linear index; ``costs`` (k, k)
-    int64 exact in-chunk costs ``i -> j`` (-1: not connected inside the chunk);
-    ``links`` (m, 3) int64 rows ``(i, partner_x, partner_z)``; ``versions``.
-    """
+    __slots__ = ("ids", "versions", "cells", "links", "pos", "box")
 
-    __slots__ = ("nodes", "costs", "links", "versions", "index", "adj", "store_version")
-
-    def __init__(self, nodes: NDArray[np.int64], costs: NDArray[np.int64],
-                 links: NDArray[np.int64], versions: tuple[int, ...]):
-        self.nodes = nodes
-        self.costs = costs
-        self.links = links
+    def __init__(self, ids: NDArray[np.int64], versions: tuple[int, ...],
+                 cells: NDArray[np.int64] | None = None,
+                 links: list[list[tuple[int, int]]] | None = None,
+                 box: tuple[int, int, int, int] = (0, 0, -1, -1)):
+        self.ids = ids
         self.versions = versions
-        self.index = {(int(x), int(z)): i for i, (x, z) in enumerate(nodes.tolist())}
-        #: Per node: in-chunk successors ``(x, z, cost)`` and partners ``(x, z)``.
-        nl = nodes.tolist()
-        self.adj: list[tuple[list[tuple[int, int, int]], list[tuple[int, int]]]] = []
-        for i in range(len(nl)):
-            row = costs[i].tolist()
-            intra = [(nl[j][0], nl[j][1], row[j]) for j in range(len(nl)) if row[j] > 0]
-            self.adj.append((intra, []))
-        for i, px, pz in links.tolist():
-            self.adj[i][1].append((px, pz))
-        self.store_version = -1
+        self.cells = cells
+        self.links = links
+        self.box = box
+        self.pos = {int(v): i for i, v in enumerate(ids.tolist())} if links is not None else {}
 
 
 class Hierarchy:
-    """The lazily built abstract graph of a store, and the long queries over it."""
+    """The lazily built abstract graph of a store, and the long queries over it.
+
+    ``cap_bytes``: the graph's memory bound; ``spacing``: transitions along a
+    long entrance (:func:`border_transitions`); ``refine_chunks``: the most
+    chunks one refinement window spans (1 = per chunk, as classic HPA*).
+    """
 
     def __init__(self, store: Any, local: LocalSearch, card: int, diag: int, eight: bool,
-                 hmul: int, max_entries: int = 1 << 16, max_expansions: int = 2_000_000):
+                 hmul: int, max_entries: int = 1 << 20, max_expansions: int = 2_000_000,
+                 cap_bytes: int = DEFAULT_GRAPH_CAP_BYTES, spacing: int = 0,
+                 open_spacing: int = 32, refine_chunks: int = 2):
         self.store = store
         self.local = local
-        self.card, self.diag, self.eight, self.hmul = card, diag, eight, hmul
-        self.max_entries = max_entries
-        self.max_expansions = max_expansions
-        self._entries: OrderedDict[tuple[int, int], ChunkEntry] = OrderedDict()
+        self.card, self.diag, self.eight, self.hmul = int(card), int(diag), bool(eight), int(hmul)
+        self.max_entries = int(max_entries)
+        self.max_expansions = int(max_expansions)
+        self.cap_bytes = int(cap_bytes)
+        self._spacing = int(spacing)
+        self._open_spacing = int(open_spacing)
+        self.refine_chunks = int(refine_chunks)
         self.entries_built = 0
         self.entries_dropped = 0
+        self.uniform_built = 0
+        self.dijkstras = 0
+        self._cgen = 0
+        self._cg = self._ctag = self._cmark = self._hk = self._hs = np.zeros(0, dtype=np.int64)
+        self.graph_resets = 0
         self.last_expanded = 0
+        self.last_entries_built = 0
+        self._layouts: dict[tuple[Any, ...], tuple[NDArray[np.int64], NDArray[np.int64]]] = {}
+        self._full: dict[int, list[int]] = {}
+        self._uni: dict[int, int] = {}
+        self._gen = 0
+        self._prm = np.zeros(_wg.G_SIZE, dtype=np.int64)
+        self._out = np.zeros(4, dtype=np.int64)
+        self._state = np.zeros(2, dtype=np.int64)
+        self._reset(1024, 8192)
+
+    @property
+    def spacing(self) -> int:
+        """Transition spacing on long entrances touching a mixed chunk (0: ends
+        only). Setting it drops the graph (both sides of a border must agree)."""
+        return self._spacing
+
+    @spacing.setter
+    def spacing(self, v: int) -> None:
+        self._spacing = int(v)
+        self._full.clear()
+        self._reset(1024, 8192)
+
+    @property
+    def open_spacing(self) -> int:
+        """Transition spacing between two uniform walkable chunks; setting it
+        drops the graph."""
+        return self._open_spacing
+
+    @open_spacing.setter
+    def open_spacing(self, v: int) -> None:
+        self._open_spacing = int(v)
+        self._full.clear()
+        self._reset(1024, 8192)
+
+    # -------------------------------------------------------------- table
+    def _reset(self, cap: int, ecap: int) -> None:
+        self._n = 2  # node 0: the query's start, node 1: its goal
+        self._cap = cap
+        self._nx = np.zeros(cap, dtype=np.int64)
+        self._nz = np.zeros(cap, dtype=np.int64)
+        self._nkey = np.zeros(cap, dtype=np.int64)
+        self._ready = np.zeros(cap, dtype=np.uint8)
+        self._adj = np.zeros((2, cap), dtype=np.int64)
+        self._to_goal = np.full(cap, -1, dtype=np.int64)
+        self._sbuf = np.zeros((7, cap), dtype=np.int64)
+        self._ne = 0
+        self._e_to = np.zeros(ecap, dtype=np.int64)
+        self._e_cost = np.zeros(ecap, dtype=np.int64)
+        self._id: dict[int, int] = {}
+        self._entries: dict[tuple[int, int], _Entry] = {}
+        self._sv = self.store.version
+        self._ready[:2] = 1
+
+    def _grow_nodes(self, need: int) -> None:
+        cap = self._cap
+        while cap < need:
+            cap *= 2
+        if cap == self._cap:
+            return
+        n = self._n
+
+        def grow(a: NDArray[np.int64], fill: int = 0) -> NDArray[np.int64]:
+            b = np.full(a.shape[:-1] + (cap,), fill, dtype=a.dtype)
+            b[..., :n] = a[..., :n]
+            return b
+
+        self._nx, self._nz, self._nkey = grow(self._nx), grow(self._nz), grow(self._nkey)
+        self._ready = grow(self._ready)  # type: ignore[arg-type, assignment]
+        self._adj = grow(self._adj)
+        self._to_goal = grow(self._to_goal, -1)
+        sb = np.zeros((7, cap), dtype=np.int64)
+        sb[:, :self._cap] = self._sbuf  # the heap rows may run past n: keep them all
+        self._sbuf = sb
+        self._cap = cap
+
+    def _grow_edges(self, need: int) -> None:
+        cap = len(self._e_to)
+        if need <= cap:
+            return
+        while cap < need:
+            cap *= 2
+        for name in ("_e_to", "_e_cost"):
+            a = getattr(self, name)
+            b = np.zeros(cap, dtype=np.int64)
+            b[:self._ne] = a[:self._ne]
+            setattr(self, name, b)
+
+    @property
+    def graph_bytes(self) -> int:
+        """Memory held by the graph (arrays and the cell -> node map), bytes."""
+        arrays = (self._nx, self._nz, self._nkey, self._ready, self._adj, self._to_goal,
+                  self._sbuf, self._e_to, self._e_cost)
+        return int(sum(a.nbytes for a in arrays)) + _DICT_BYTES * len(self._id) \
+            + 200 * len(self._entries)
+
+    @property
+    def cached_entries(self) -> int:
+        return len(self._entries)
+
+    @property
+    def nodes(self) -> int:
+        """Abstract nodes in the table (transition cells)."""
+        return self._n - 2
+
+    def _node(self, x: int, z: int) -> int:
+        lin = z * self.store.width + x
+        i = self._id.get(lin)
+        if i is None:
+            i = self._n
+            if i >= self._cap:
+                self._grow_nodes(i + 1)
+            self._n = i + 1
+            self._nx[i] = x
+            self._nz[i] = z
+            self._nkey[i] = 4 * lin
+            self._id[lin] = i
+        return i
 
     # ------------------------------------------------------------- entries
     def _versions(self, cx: int, cz: int) -> tuple[int, ...]:
@@ -118,29 +273,29 @@ class Hierarchy:
             out.append(st.chunk_version(x, z) if 0 <= x < st.nx and 0 <= z < st.nz else -1)
         return tuple(out)
 
-    def entry(self, cx: int, cz: int) -> ChunkEntry:
-        """The (cached) entry of chunk ``(cx, cz)``."""
-        key = (cx, cz)
-        e = self._entries.get(key)
-        sv = self.store.version
-        if e is not None and e.store_version == sv:
-            return e
-        vers = self._versions(cx, cz)
-        if e is not None:
-            if e.versions == vers:
-                e.store_version = sv
-                self._entries.move_to_end(key)
-                return e
-            del self._entries[key]
-            self.entries_dropped += 1
-        e = self._build(cx, cz, vers)
-        e.store_version = sv
-        self._entries[key] = e
-        self.entries_built += 1
-        while len(self._entries) > self.max_entries:
-            self._entries.popitem(last=False)
-            self.entries_dropped += 1
-        return e
+    def _sync(self) -> None:
+        """Drop entries whose chunks (or neighbours) changed since they were
+        built; drop the whole graph when it holds more than ``cap_bytes``."""
+        st = self.store
+        if self.graph_bytes > self.cap_bytes or len(self._entries) > self.max_entries:
+            self.entries_dropped += len(self._entries)
+            self.graph_resets += 1
+            self._reset(1024, 8192)
+            return
+        if st.version == self._sv:
+            return
+        stale = [k for k, e in self._entries.items() if e.versions != self._versions(*k)]
+        for k in stale:
+            self._drop(k)
+        self._sv = st.version
+
+    def _drop(self, key: tuple[int, int]) -> bool:
+        e = self._entries.pop(key, None)
+        if e is None:
+            return False
+        self._ready[e.ids] = 0
+        self.entries_dropped += 1
+        return True
 
     def invalidate(self, chunks: list[tuple[int, int]]) -> int:
         """Drop the entries of ``chunks`` and of their four neighbours (their
@@ -148,154 +303,284 @@ class Hierarchy:
         n = 0
         for cx, cz in chunks:
             for k in ((cx, cz), (cx + 1, cz), (cx - 1, cz), (cx, cz + 1), (cx, cz - 1)):
-                if self._entries.pop(k, None) is not None:
-                    n += 1
-        self.entries_dropped += n
+                n += self._drop(k)
         return n
-
-    @property
-    def cached_entries(self) -> int:
-        return len(self._entries)
 
     def chunk_box(self, cx: int, cz: int) -> tuple[int, int, int, int]:
         st = self.store
         c = st.chunk
         return (cx * c, cz * c, min((cx + 1) * c, st.width) - 1, min((cz + 1) * c, st.depth) - 1)
 
-    def _build(self, cx: int, cz: int, vers: tuple[int, ...]) -> ChunkEntry:
+    def entry(self, cx: int, cz: int) -> _Entry:
+        """The (cached) entry of chunk ``(cx, cz)``: its node ids, ascending
+        linear index of their cells."""
+        e = self._entries.get((cx, cz))
+        if e is None:
+            e = self._build(cx, cz)
+        return e
+
+    def _full_offsets(self, n: int) -> list[int]:
+        o = self._full.get(n)
+        if o is None:
+            o = self._full[n] = border_transitions(np.ones(n, bool), np.ones(n, bool),
+                                                   self.open_spacing)
+        return o
+
+    def _uniform(self, cx: int, cz: int) -> int | None:
+        """``store.uniform_value``, 0 outside the world. Unedited chunks of a
+        generator or grid store are asked from the source spec directly, with
+        a bounded cache of our own (the store's cache of uniform values keeps
+        up to 2**20 entries, over 100 MiB of Python objects)."""
         st = self.store
+        if not (0 <= cx < st.nx and 0 <= cz < st.nz):
+            return 0
+        spec = getattr(st, "spec", None)
+        if spec is None or st.chunk_version(cx, cz) != 0:
+            return st.uniform_value(cx, cz)
+        key = cz * st.nx + cx
+        v = self._uni.get(key)
+        if v is None:
+            if len(self._uni) >= _UNI_CACHE:
+                self._uni.clear()
+            v = int(uniform_values(spec, np.array([cx], np.int64), np.array([cz], np.int64))[0])
+            self._uni[key] = v
+        return None if v < 0 else v
+
+    def _build(self, cx: int, cz: int) -> _Entry:
+        st = self.store
+        c = st.chunk
         x0, z0, x1, z1 = self.chunk_box(cx, cz)
-        own: dict[tuple[int, int], list[tuple[int, int]]] = {}
-
-        def add(cell: tuple[int, int], partner: tuple[int, int]) -> None:
-            own.setdefault(cell, []).append(partner)
-
-        if x1 + 1 < st.width and x1 == (cx + 1) * st.chunk - 1:  # east border
-            strip = st.region(x1, z0, x1 + 1, z1) != 0
-            for o in border_transitions(strip[:, 0], strip[:, 1]):
-                add((x1, z0 + o), (x1 + 1, z0 + o))
-        if x0 > 0:  # west
-            strip = st.region(x0 - 1, z0, x0, z1) != 0
-            for o in border_transitions(strip[:, 0], strip[:, 1]):
-                add((x0, z0 + o), (x0 - 1, z0 + o))
-        if z1 + 1 < st.depth and z1 == (cz + 1) * st.chunk - 1:  # south
-            strip = st.region(x0, z1, x1, z1 + 1) != 0
-            for o in border_transitions(strip[0], strip[1]):
-                add((x0 + o, z1), (x0 + o, z1 + 1))
-        if z0 > 0:  # north
-            strip = st.region(x0, z0 - 1, x1, z0) != 0
-            for o in border_transitions(strip[0], strip[1]):
-                add((x0 + o, z0), (x0 + o, z0 - 1))
-        cells = sorted(own, key=lambda c: (c[1], c[0]))
+        vers = self._versions(cx, cz)
+        u = self._uniform(cx, cz)
+        cells: list[tuple[int, int]] = []
+        links: list[tuple[int, int, int, int]] = []  # (cell index, px, pz, step cost)
+        if u != 0:
+            own: dict[tuple[int, int], list[tuple[int, int, int]]] = {}
+            # (neighbour, its border strip box, axis: 0 = the strip runs along z)
+            sides = []
+            if x1 + 1 < st.width and x1 == (cx + 1) * c - 1:
+                sides.append(((cx + 1, cz), (x1, z0, x1 + 1, z1), 0, 1))
+            if x0 > 0:
+                sides.append(((cx - 1, cz), (x0 - 1, z0, x0, z1), 0, -1))
+            if z1 + 1 < st.depth and z1 == (cz + 1) * c - 1:
+                sides.append(((cx, cz + 1), (x0, z1, x1, z1 + 1), 1, 1))
+            if z0 > 0:
+                sides.append(((cx, cz - 1), (x0, z0 - 1, x1, z0), 1, -1))
+            for (ncx, ncz), (bx0, bz0, bx1, bz1), axis, sign in sides:
+                nu = self._uniform(ncx, ncz)
+                if nu == 0:
+                    continue
+                n = (bz1 - bz0 + 1) if axis == 0 else (bx1 - bx0 + 1)
+                if u is not None and nu is not None:
+                    offs = self._full_offsets(n)
+                    pvals = None
+                else:
+                    strip = st.region(bx0, bz0, bx1, bz1)
+                    if axis == 0:
+                        mine, theirs = (strip[:, 0], strip[:, 1]) if sign > 0 else \
+                            (strip[:, 1], strip[:, 0])
+                    else:
+                        mine, theirs = (strip[0], strip[1]) if sign > 0 else (strip[1], strip[0])
+                    offs = border_transitions(mine != 0, theirs != 0, self.spacing)
+                    pvals = theirs
+                for o in offs:
+                    w = int(nu or 0) if pvals is None else int(pvals[o])
+                    if axis == 0:
+                        cell = (x1 if sign > 0 else x0, z0 + o)
+                        partner = (cell[0] + sign, cell[1])
+                    else:
+                        cell = (x0 + o, z1 if sign > 0 else z0)
+                        partner = (cell[0], cell[1] + sign)
+                    own.setdefault(cell, []).append((partner[0], partner[1], self.card * w))
+            cells = sorted(own, key=lambda q: (q[1], q[0]))
+            for i, q in enumerate(cells):
+                for px, pz, w in own[q]:
+                    links.append((i, px, pz, w))
         k = len(cells)
         nodes = np.array(cells, dtype=np.int64).reshape(k, 2)
-        links = np.array([(i, px, pz) for i, c in enumerate(cells) for (px, pz) in own[c]],
-                         dtype=np.int64).reshape(-1, 3)
-        costs = np.full((k, k), -1, dtype=np.int64)
-        box = (x0, z0, x1, z1)
-        for i, c in enumerate(cells):
-            self.local.run(c, (_NOWHERE, _NOWHERE), c, box, _NO_BUDGET, None, hmul=0,
-                           want_path=False, targets=nodes)
-            costs[i] = self.local.costs_at(nodes)
-        return ChunkEntry(nodes, costs, links, vers)
+        ids = np.array([self._node(int(x), int(z)) for x, z in cells], dtype=np.int64)
+        lk = np.array(links, dtype=np.int64).reshape(-1, 4)
+        pids = np.array([self._node(int(px), int(pz)) for _, px, pz, _ in links],
+                        dtype=np.int64)
+        self.entries_built += 1
+        self.last_entries_built += 1
+        if u is None and k:  # mixed: each node's edges on its first expansion
+            per: list[list[tuple[int, int]]] = [[] for _ in range(k)]
+            for (i, _, _, w), pid in zip(lk.tolist(), pids.tolist(), strict=True):
+                per[i].append((pid, w))
+            e = _Entry(ids, vers, nodes, per, (x0, z0, x1, z1))
+            self._entries[(cx, cz)] = e
+            return e
+        if k == 0:
+            costs = np.zeros((0, 0), dtype=np.int64)
+        else:
+            costs = self._uniform_costs(int(u), nodes, x0, z0)  # type: ignore[arg-type]
+            self.uniform_built += 1
+        rows, cols = np.nonzero(costs > 0)
+        src = np.concatenate([rows, lk[:, 0]]).astype(np.int64)
+        dst = np.concatenate([ids[cols], pids]).astype(np.int64)
+        cst = np.concatenate([costs[rows, cols], lk[:, 3]]).astype(np.int64)
+        order = np.argsort(src, kind="stable")
+        m = len(order)
+        self._grow_edges(self._ne + m)
+        self._e_to[self._ne:self._ne + m] = dst[order]
+        self._e_cost[self._ne:self._ne + m] = cst[order]
+        counts = np.bincount(src, minlength=k).astype(np.int64)
+        starts = self._ne + np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
+        self._ne += m
+        if k:
+            self._adj[0, ids] = starts
+            self._adj[1, ids] = counts
+            self._ready[ids] = 1
+        e = _Entry(ids, vers)
+        self._entries[(cx, cz)] = e
+        return e
+
+    def _expand_mixed(self, e: _Entry, p: int) -> None:
+        """Node ``p`` of mixed chunk entry ``e``: one Dijkstra inside the chunk
+        to its other nodes, then its adjacency (those costs and its links)."""
+        assert e.cells is not None and e.links is not None
+        i = e.pos[p]
+        st = self.store
+        c = st.chunk
+        cells = st.get(e.box[0] // c, e.box[1] // c)
+        if self._cg.size < c * c:
+            n = c * c
+            self._cg = np.zeros(n, dtype=np.int64)
+            self._ctag = np.zeros(n, dtype=np.int64)
+            self._cmark = np.zeros(n, dtype=np.int64)
+            self._hk = np.zeros(8 * n + 1, dtype=np.int64)
+            self._hs = np.zeros(8 * n + 1, dtype=np.int64)
+        self._cgen += 1
+        local = np.ascontiguousarray(e.cells - np.array([e.box[0], e.box[1]], dtype=np.int64))
+        costs = np.empty(len(local), dtype=np.int64)
+        _wg.chunk_row(cells, local, i, self.eight, self.card, self.diag, self._cgen, self._cg,
+                      self._ctag, self._cmark, self._hk, self._hs, costs)
+        self.dijkstras += 1
+        keep = costs > 0
+        to = np.concatenate([e.ids[keep], np.array([t for t, _ in e.links[i]], np.int64)])
+        cst = np.concatenate([costs[keep], np.array([w for _, w in e.links[i]], np.int64)])
+        m = len(to)
+        self._grow_edges(self._ne + m)
+        self._e_to[self._ne:self._ne + m] = to
+        self._e_cost[self._ne:self._ne + m] = cst
+        self._adj[0, p] = self._ne
+        self._adj[1, p] = m
+        self._ne += m
+        self._ready[p] = 1
+
+    def _uniform_costs(self, u: int, nodes: NDArray[np.int64], x0: int, z0: int
+                       ) -> NDArray[np.int64]:
+        """Octile (or Manhattan) distance times ``u`` between every two nodes;
+        the layout is shared by chunks with the same relative node cells."""
+        rel = nodes - np.array([x0, z0], dtype=np.int64)
+        key = (u, rel.tobytes())
+        hit = self._layouts.get(key)
+        if hit is not None:
+            return hit[1]
+        dx = np.abs(rel[:, None, 0] - rel[None, :, 0])
+        dz = np.abs(rel[:, None, 1] - rel[None, :, 1])
+        if self.eight:
+            lo, hi = np.minimum(dx, dz), np.maximum(dx, dz)
+            d = self.card * hi + (self.diag - self.card) * lo
+        else:
+            d = self.card * (dx + dz)
+        costs = (d * u).astype(np.int64)
+        costs.setflags(write=False)
+        if len(self._layouts) < 1024:
+            self._layouts[key] = (rel, costs)
+        return costs
 
     # --------------------------------------------------------------- query
-    def _h(self, x: int, z: int, gx: int, gz: int) -> int:
-        dx, dz = abs(x - gx), abs(z - gz)
-        if not self.eight:
-            return self.card * (dx + dz) * self.hmul
-        lo, hi = (dx, dz) if dx < dz else (dz, dx)
-        return (self.card * hi + (self.diag - self.card) * lo) * self.hmul
-
     def abstract_path(self, s: tuple[int, int], g: tuple[int, int]
                       ) -> tuple[list[tuple[int, int]], int] | None:
         """The abstract route ``[s, n1, ..., g]`` (world cells) and its cost, or None."""
+        self._sync()
+        self.last_entries_built = 0
         st = self.store
         c = st.chunk
         W = st.width
         sc = (s[0] // c, s[1] // c)
         gc = (g[0] // c, g[1] // c)
         loc = self.local
-        # start edges (forward Dijkstra in the start chunk)
         es = self.entry(*sc)
-        tgt = es.nodes if sc != gc else np.concatenate([es.nodes, np.array([g], np.int64)])
+        s_nodes = np.stack([self._nx[es.ids], self._nz[es.ids]], axis=1)
+        tgt = s_nodes if sc != gc else np.concatenate([s_nodes, np.array([g], np.int64)])
         loc.run(s, (_NOWHERE, _NOWHERE), s, self.chunk_box(*sc), _NO_BUDGET, None, hmul=0,
-                want_path=False, targets=tgt)
-        from_s = loc.costs_at(es.nodes) if len(es.nodes) else np.zeros(0, np.int64)
-        direct = -1
-        if sc == gc:
-            direct = int(loc.costs_at(np.array([g], dtype=np.int64))[0])
-        # goal edges (backward Dijkstra in the goal chunk: costs *to* the goal)
+                want_path=False, targets=tgt if len(tgt) else None)
+        from_s = loc.costs_at(s_nodes) if len(s_nodes) else np.zeros(0, np.int64)
+        direct = int(loc.costs_at(np.array([g], dtype=np.int64))[0]) if sc == gc else -1
         eg = self.entry(*gc)
+        g_nodes = np.stack([self._nx[eg.ids], self._nz[eg.ids]], axis=1)
         loc.run(g, (_NOWHERE, _NOWHERE), g, self.chunk_box(*gc), _NO_BUDGET, None, hmul=0,
-                reverse=True, want_path=False, targets=eg.nodes)
-        to_g = loc.costs_at(eg.nodes) if len(eg.nodes) else np.zeros(0, np.int64)
-        to_g_map = {(int(x), int(z)): int(v)
-                    for (x, z), v in zip(eg.nodes.tolist(), to_g, strict=True) if v >= 0}
-        # A* over cells; keys (f, h, linear index, kind) with kind 0 = node, 1 = goal
-        gx, gz = g
-        best: dict[tuple[int, int, int], int] = {}
-        parent: dict[tuple[int, int, int], tuple[int, int, int] | None] = {}
-        heap: list[tuple[int, int, int, int, int, int]] = []
-        S = (s[0], s[1], 2)
-        G = (g[0], g[1], 1)
-        best[S] = 0
-        parent[S] = None
-
-        def push(node: tuple[int, int, int], cost: int, par: tuple[int, int, int]) -> None:
-            if cost < best.get(node, _NO_BUDGET):
-                best[node] = cost
-                parent[node] = par
-                h = self._h(node[0], node[1], gx, gz)
-                heapq.heappush(heap, (cost + h, h, node[1] * W + node[0], node[2], node[0],
-                                      node[1]))
-
-        for (x, z), v in zip(es.nodes.tolist(), from_s.tolist(), strict=True):
-            if v >= 0:
-                push((x, z, 0), v, S)
+                reverse=True, want_path=False, targets=g_nodes if len(g_nodes) else None)
+        to_g = loc.costs_at(g_nodes) if len(g_nodes) else np.zeros(0, np.int64)
+        keep = from_s >= 0
+        s_to = es.ids[keep]
+        s_cost = from_s[keep]
         if direct >= 0:
-            push(G, direct, S)
-        closed: set[tuple[int, int, int]] = set()
-        expanded = 0
-        found = False
-        while heap and expanded < self.max_expansions:
-            f, h, _, kind, x, z = heapq.heappop(heap)
-            node = (x, z, kind)
-            gcost = f - h
-            if node in closed or gcost != best[node]:
-                continue
-            closed.add(node)
-            expanded += 1
-            if kind == 1:
-                found = True
-                break
-            cc = (x // c, z // c)
-            e = self.entry(*cc)
-            intra, partners = e.adj[e.index[(x, z)]]
-            for nx_, nz_, v in intra:
-                push((nx_, nz_, 0), gcost + v, node)
-            for px, pz in partners:
-                push((px, pz, 0), gcost + self.card * st.cell(px, pz), node)
-            if cc == gc:
-                v = to_g_map.get((x, z))
-                if v is not None:
-                    push(G, gcost + v, node)
-        self.last_expanded = expanded
-        if not found:
+            s_to = np.append(s_to, 1)
+            s_cost = np.append(s_cost, direct)
+        s_to = np.ascontiguousarray(s_to, dtype=np.int64)
+        s_cost = np.ascontiguousarray(s_cost, dtype=np.int64)
+        gids = eg.ids[to_g >= 0]
+        self._to_goal[gids] = to_g[to_g >= 0]
+        self._nx[0], self._nz[0], self._nkey[0] = s[0], s[1], 4 * (s[1] * W + s[0]) + 2
+        self._nx[1], self._nz[1], self._nkey[1] = g[0], g[1], 4 * (g[1] * W + g[0]) + 1
+        self._gen += 1
+        if self._gen > (1 << 60):
+            self._sbuf[2] = 0
+            self._gen = 1
+        prm = self._prm
+        prm[:] = (g[0], g[1], self.card, self.diag, self.eight, self.hmul, self._gen,
+                  self.max_expansions)
+        state = self._state
+        state[:] = 0
+        out = self._out
+        try:
+            while True:
+                status = _wg.graph_astar(self._nx, self._nz, self._nkey, self._ready, self._adj,
+                                         self._e_to, self._e_cost, self._to_goal, s_to, s_cost,
+                                         prm, self._sbuf, state, out)
+                if status != _wg.NEED:
+                    break
+                p = int(out[_wg.O_NODE])
+                key = (int(self._nx[p]) // c, int(self._nz[p]) // c)
+                e = self._entries.get(key)
+                if e is None:
+                    e = self._build(*key)
+                if self._ready[p] == 0 and p in e.pos:
+                    self._expand_mixed(e, p)
+                if self._ready[p] == 0:  # no longer a transition of its chunk
+                    self._adj[:, p] = 0
+                    self._ready[p] = 1
+        finally:
+            self._to_goal[gids] = -1
+        self.last_expanded = int(out[_wg.O_EXPANDED])
+        if status != _wg.FOUND:
             return None
         route = []
-        n: tuple[int, int, int] | None = G
-        while n is not None:
-            route.append((n[0], n[1]))
-            n = parent[n]
+        parent = self._sbuf[1]
+        n = 1
+        while True:
+            route.append((int(self._nx[n]), int(self._nz[n])))
+            if n == 0:
+                break
+            n = int(parent[n])
         route.reverse()
-        return route, best[G]
+        return route, int(out[_wg.O_COST])
+
+    # ---------------------------------------------------------- refinement
+    def _span_ok(self, cx0: int, cz0: int, cx1: int, cz1: int) -> bool:
+        return (cx1 - cx0 + 1) * (cz1 - cz0 + 1) <= self.refine_chunks
 
     def refine(self, route: list[tuple[int, int]], circles: NDArray[np.float64] | None
                ) -> tuple[NDArray[np.int32], int] | None:
-        """Cells and exact cost of an abstract route, each leg a windowed search
-        in one chunk (or one straight step across a border); a leg blocked by a
-        circle is retried in the 3 x 3 chunks around it. None when a leg fails."""
+        """Cells and exact cost of an abstract route. Each leg is a windowed A*
+        over the chunks of consecutive route nodes (at most ``refine_chunks``),
+        or one straight step across a border; route nodes under a circle are
+        skipped, and a leg a circle blocks is retried in the 3 x 3 chunks
+        around it. None when a leg fails."""
         st = self.store
         c = st.chunk
         parts: list[NDArray[np.int32]] = []
@@ -304,18 +589,33 @@ class Hierarchy:
         n = len(route)
         while i < n - 1:
             a = route[i]
-            j = i + 1
+            cx0 = cx1 = a[0] // c
+            cz0 = cz1 = a[1] // c
+            j = i
+            while j < n - 1:
+                b = route[j + 1]
+                bx, bz = b[0] // c, b[1] // c
+                nx0, nz0 = min(cx0, bx), min(cz0, bz)
+                nx1, nz1 = max(cx1, bx), max(cz1, bz)
+                if j > i and not self._span_ok(nx0, nz0, nx1, nz1):
+                    break
+                cx0, cz0, cx1, cz1 = nx0, nz0, nx1, nz1
+                j += 1
+            grow = False
             while j < n - 1 and not free(st, circles, *route[j]):  # a node under a circle
                 j += 1
+                grow = True
             b = route[j]
             ca, cb = (a[0] // c, a[1] // c), (b[0] // c, b[1] // c)
             if j == i + 1 and ca != cb and abs(a[0] - b[0]) + abs(a[1] - b[1]) == 1:
                 cells = np.array([a, b], dtype=np.int32)
                 cost = self.card * st.cell(b[0], b[1])
             else:
-                leg = self._leg(a, b, ca, circles, grow=j > i + 1 or ca != cb)
+                box = (cx0 * c, cz0 * c, min(st.width, (cx1 + 1) * c) - 1,
+                       min(st.depth, (cz1 + 1) * c) - 1)
+                leg = None if grow else self._leg(a, b, box, circles)
                 if leg is None:
-                    leg = self._leg(a, b, ca, circles, grow=True)
+                    leg = self._leg(a, b, self._grown(a, b), circles)
                 if leg is None:
                     return None
                 cells, cost = leg
@@ -326,17 +626,15 @@ class Hierarchy:
             return np.array([route[0]], dtype=np.int32), 0
         return np.concatenate(parts), total
 
-    def _leg(self, a: tuple[int, int], b: tuple[int, int], ca: tuple[int, int],
-             circles: NDArray[np.float64] | None, grow: bool
-             ) -> tuple[NDArray[np.int32], int] | None:
+    def _grown(self, a: tuple[int, int], b: tuple[int, int]) -> tuple[int, int, int, int]:
         st = self.store
         c = st.chunk
-        if grow:
-            box = (max(0, (min(a[0], b[0]) // c - 1) * c), max(0, (min(a[1], b[1]) // c - 1) * c),
-                   min(st.width, (max(a[0], b[0]) // c + 2) * c) - 1,
-                   min(st.depth, (max(a[1], b[1]) // c + 2) * c) - 1)
-        else:
-            box = self.chunk_box(*ca)
+        return (max(0, (min(a[0], b[0]) // c - 1) * c), max(0, (min(a[1], b[1]) // c - 1) * c),
+                min(st.width, (max(a[0], b[0]) // c + 2) * c) - 1,
+                min(st.depth, (max(a[1], b[1]) // c + 2) * c) - 1)
+
+    def _leg(self, a: tuple[int, int], b: tuple[int, int], box: tuple[int, int, int, int],
+             circles: NDArray[np.float64] | None) -> tuple[NDArray[np.int32], int] | None:
         raw = self.local.run(a, b, b, box, _NO_BUDGET, circles)
         if raw.status != _ws.FOUND or raw.cells is None:
             return None

@@ -89,6 +89,10 @@ class StoreStats:
         return dict(self.__dict__)
 
 
+#: Uniform values of a generator source remembered per chunk (about 170 bytes each).
+_UNIFORM_MEMO = 1 << 16
+
+
 class _SpecBacking:
     def __init__(self, spec: SourceSpec):
         self.spec = spec
@@ -99,8 +103,9 @@ class _SpecBacking:
         v = self.uni.get(key)
         if v is None:
             v = int(uniform_values(self.spec, np.array([cx]), np.array([cz]))[0])
-            if len(self.uni) < 1 << 20:
-                self.uni[key] = v
+            if len(self.uni) >= _UNIFORM_MEMO:  # bounded: start again when full
+                self.uni.clear()
+            self.uni[key] = v
         return None if v < 0 else v
 
     def load(self, cx: int, cz: int) -> NDArray[np.uint16]:

@@ -509,7 +509,7 @@ class World:
 def warm_up_world() -> None:
     """Compile (or load) the world query kernels on a tiny world: windowed A*
     and Dijkstra with and without obstacle circles, a traced path, the
-    hierarchy's Dijkstras (``navkit warmup world``)."""
+    hierarchy's chunk kernel and abstract A* (``navkit warmup world``)."""
     walk = np.ones((40, 40), dtype=bool)
     walk[5:35, 20] = False
     w = World.from_grid(NavGrid(walk), chunk=16, small_world_cells=0)
@@ -517,3 +517,6 @@ def warm_up_world() -> None:
     w.find_path_cells((2, 20), (30, 20), window=(0, 0, 39, 39), algorithm="dijkstra",
                       obstacles=[[10.5, 10.5, 2.0]], nearest=True)
     w.find_path((2.5, 20.5), (30.5, 20.5))
+    far = np.ones((16, 80), dtype=bool)
+    far[2:14, 24] = False  # one mixed chunk between uniform ones: the long-query path
+    World.from_grid(NavGrid(far), chunk=16, small_world_cells=0).find_path_cells((1, 8), (78, 8))

@@ -114,3 +114,122 @@ def test_long_world_query_with_obstacles_refines_around_them():
     c = r.cells.astype(float) + 0.5
     assert np.all(np.hypot(c[:, 0] - 100.5, c[:, 1] - 100.5) > 6.0)
     _check_path(grid, r)
+
+
+# ----------------------------------------------------------- the graph itself
+def _chunk_oracle(grid, box, src):
+    """Pathfinder on the chunk's own sub-grid: exact in-chunk costs from ``src``."""
+    x0, z0, x1, z1 = box
+    walk = grid.walkable[z0:z1 + 1, x0:x1 + 1]
+    w = grid.weight_array()[z0:z1 + 1, x0:x1 + 1]
+    return Pathfinder(NavGrid(walk, weights=w), "seed"), (src[0] - x0, src[1] - z0)
+
+
+def _patchwork(seed):
+    """A grid of 16-cell chunks: uniform fields of random weight, blocked
+    chunks, and mixed chunks with random walls and weights."""
+    rng = np.random.default_rng(seed)
+    nx, nz = (int(v) for v in rng.integers(3, 7, 2))
+    walk = np.ones((nz * 16, nx * 16), bool)
+    wts = np.ones((nz * 16, nx * 16), np.int32)
+    for cz in range(nz):
+        for cx in range(nx):
+            sl = np.s_[cz * 16:(cz + 1) * 16, cx * 16:(cx + 1) * 16]
+            kind = rng.integers(0, 4)
+            if kind == 0:
+                wts[sl] = rng.integers(1, 5)
+            elif kind == 1 and rng.random() < 0.5:
+                walk[sl] = False
+            else:
+                walk[sl] = rng.random((16, 16)) > 0.25
+                wts[sl] = rng.integers(1, 4, (16, 16))
+    return rng, NavGrid(walk, weights=wts)
+
+
+@settings(max_examples=12, deadline=None)
+@given(seed=st.integers(0, 10**6))
+def test_graph_edges_are_exact_in_chunk_costs(seed):
+    """Every intra-chunk edge (analytic on uniform chunks, the chunk kernel on
+    mixed ones) equals a Pathfinder's optimum on that chunk's own sub-grid;
+    every border link is one straight step priced by the cell entered."""
+    _, grid = _patchwork(seed)
+    store = ChunkStore.from_grid(grid, chunk=16)
+    world = World(store, "seed", small_world_cells=0)
+    h = world.hierarchy
+    wts = grid.weight_array()
+    uniform_seen = 0
+    for cz in range(store.nz):
+        for cx in range(store.nx):
+            e = h.entry(cx, cz)
+            box = h.chunk_box(cx, cz)
+            if store.uniform_value(cx, cz) == 0:
+                assert len(e.ids) == 0
+                continue
+            uniform_seen += store.uniform_value(cx, cz) is not None
+            for p in e.ids.tolist():
+                if p in e.pos and h._ready[p] == 0:
+                    h._expand_mixed(e, p)
+                x, z = int(h._nx[p]), int(h._nz[p])
+                pf, ls = _chunk_oracle(grid, box, (x, z))
+                a0, n = int(h._adj[0, p]), int(h._adj[1, p])
+                for t, c in zip(h._e_to[a0:a0 + n].tolist(), h._e_cost[a0:a0 + n].tolist(),
+                                strict=True):
+                    tx, tz = int(h._nx[t]), int(h._nz[t])
+                    if (tx // 16, tz // 16) == (cx, cz):
+                        r = pf.find_path_cells(ls, (tx - box[0], tz - box[1]))
+                        assert r.status == Status.FOUND and r.cost_int == c
+                    else:
+                        assert abs(tx - x) + abs(tz - z) == 1
+                        assert grid.walkable[tz, tx] and c == CARD * int(wts[tz, tx])
+    assert uniform_seen >= 0
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 10**6), cap=st.sampled_from([1, 1 << 30]))
+def test_patchwork_long_queries_valid_bounded_and_capped(seed, cap):
+    rng, grid = _patchwork(seed)
+    pf = Pathfinder(grid, "seed")
+    world = World(ChunkStore.from_grid(grid, chunk=16), "seed", small_world_cells=0)
+    world.hierarchy.cap_bytes = cap  # 1: the graph is dropped before every query
+    free = np.argwhere(grid.walkable)
+    for _ in range(5):
+        s = tuple(int(v) for v in free[rng.integers(len(free))][::-1])
+        g = tuple(int(v) for v in free[rng.integers(len(free))][::-1])
+        opt = pf.find_path_cells(s, g)
+        r = world.find_path_cells(s, g)
+        assert (r.status == Status.FOUND) == (opt.status == Status.FOUND)
+        if r.status == Status.FOUND:
+            assert opt.cost_int <= r.cost_int
+            assert tuple(r.cells[0]) == s and tuple(r.cells[-1]) == g
+            _check_path(grid, r)
+    if cap == 1:
+        assert world.hierarchy.graph_resets >= 1
+
+
+def test_open_field_is_near_optimal_and_loads_no_uniform_chunk():
+    """Open fields (uniform chunks) are never loaded, and the route through
+    them stays within 3 % of Pathfinder's optimum (chunk 64: transitions at
+    both ends and the middle of each open border)."""
+    walk = np.ones((512, 512), bool)
+    wts = np.ones((512, 512), np.int32)
+    wts[:, 256:320] = 3  # a uniform band of weight 3, chunk aligned
+    walk[100:140, 40:60] = False  # two mixed chunks
+    grid = NavGrid(walk, weights=wts)
+    pf = Pathfinder(grid, "seed")
+    store = ChunkStore.from_grid(grid, chunk=64)
+    world = World(store, "seed", small_world_cells=0)
+    rng = np.random.default_rng(2)
+    worst = 1.0
+    for _ in range(20):
+        s = (int(rng.integers(0, 128)), int(rng.integers(0, 512)))
+        g = (int(rng.integers(384, 512)), int(rng.integers(0, 512)))
+        if not (walk[s[1], s[0]] and walk[g[1], g[0]]):
+            continue
+        opt = pf.find_path_cells(s, g)
+        r = world.find_path_cells(s, g)
+        assert world.last_algorithm == "hierarchy"
+        _check_path(grid, r)
+        worst = max(worst, r.cost_int / opt.cost_int)
+    assert worst <= 1.03
+    mixed = {(x // 64, z // 64) for z in range(100, 140) for x in range(40, 60)}
+    assert store.stats().loads <= len(mixed)
