@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.navkit-installed
 PYTEST := $(BIN)/python -m pytest
 
-.PHONY: setup chromium demo test test-heavy fuzz bench bench-mesh bench-avoidance docs docs-pictures lint typecheck clean
+.PHONY: setup chromium demo test test-heavy fuzz bench bench-mesh bench-avoidance bench-jps-plus docs docs-pictures lint typecheck clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -76,6 +76,11 @@ bench-mesh: $(STAMP)
 bench-avoidance: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e ".[avoidance-peers]"
 	$(BIN)/navkit bench avoidance
+
+## bench-jps-plus: JPS+ (offline jump tables) against JPS, A* and the optimal Python peers
+bench-jps-plus: $(STAMP)
+	$(BIN)/python -m pip install --quiet -e ".[jps-peers]"
+	$(BIN)/navkit bench jps-plus
 
 ## docs: the documentation site (mkdocs-material + mkdocstrings, API from docstrings) into
 ## site/; any warning fails it (--strict); no network needed

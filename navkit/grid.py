@@ -27,7 +27,8 @@ from numpy.typing import ArrayLike, NDArray
 
 from .errors import ConfigError, QueryError, shown
 
-__all__ = ["NavGrid", "MAX_WEIGHT", "MAX_CELLS", "MIN_CELL_SIZE", "MAX_CELL_SIZE"]
+__all__ = ["NavGrid", "MAX_WEIGHT", "MAX_CELLS", "MIN_CELL_SIZE", "MAX_CELL_SIZE",
+           "DEFAULT_RESOLUTION", "costs_to_weights"]
 
 #: Largest terrain weight a cell may carry (weights are integers >= 1).
 MAX_WEIGHT = 65535
@@ -39,6 +40,57 @@ MAX_CELLS = 1 << 30
 #: centre of a grid with a finite origin stay finite floats.
 MIN_CELL_SIZE = 1e-9
 MAX_CELL_SIZE = 1e9
+#: Steps per unit of a float cost array (docs/rules.md §3.9): weight ``round(c * 100)``.
+DEFAULT_RESOLUTION = 100
+
+
+def costs_to_weights(costs: ArrayLike, resolution: int | None = None
+                     ) -> tuple[NDArray[np.bool_], NDArray[np.int32], int]:
+    """A tcod-style cost array (0 = wall, any positive number a cost
+    multiplier) as ``(walkable, integer weights, resolution)``.
+
+    Each weight is ``round(c * resolution)`` (float64 product, rounded half
+    to even: the same on every machine), walls get 1. ``resolution``
+    defaults to 1 for integer and bool arrays (taken as they are) and to
+    :data:`DEFAULT_RESOLUTION` for floats. Negative, NaN or infinite costs,
+    a positive cost that rounds to 0, or a weight above :data:`MAX_WEIGHT`
+    raise :class:`ConfigError` (field ``costs``).
+
+    >>> walk, w, res = costs_to_weights(np.array([[0.5, 1.0, 0.0, 3.0]]))
+    >>> walk.tolist(), w.tolist(), res
+    ([[True, True, False, True]], [[50, 100, 1, 300]], 100)
+    """
+    arr = np.asarray(costs)
+    if arr.ndim != 2:
+        raise ConfigError(f"expected a 2-D (depth, width) cost array, got shape {arr.shape}",
+                          field="costs")
+    floating = np.issubdtype(arr.dtype, np.floating)
+    if not (floating or np.issubdtype(arr.dtype, np.integer) or arr.dtype == np.bool_):
+        raise ConfigError(f"expected a numeric cost array, got dtype {arr.dtype}", field="costs")
+    if resolution is None:
+        resolution = DEFAULT_RESOLUTION if floating else 1
+    if (isinstance(resolution, bool) or not isinstance(resolution, (int, np.integer))
+            or not 1 <= resolution <= MAX_WEIGHT):
+        raise ConfigError(f"expected an int in [1, {MAX_WEIGHT}], got {shown(resolution)}",
+                          field="resolution")
+    res = int(resolution)
+    if floating and not np.all(np.isfinite(arr)):
+        raise ConfigError("costs contain NaN or infinite values (0 marks a wall)", field="costs")
+    if arr.size and arr.dtype != np.bool_ and arr.min() < 0:
+        raise ConfigError(f"costs must be >= 0 (0 = wall), got {arr.min()}", field="costs")
+    walk = arr != 0
+    scaled = np.rint(arr.astype(np.float64) * res) if floating else arr.astype(np.int64) * res
+    cells = scaled[walk]
+    if cells.size and cells.min() < 1:
+        raise ConfigError(
+            f"a positive cost below {0.5 / res:g} rounds to weight 0 at resolution {res}; "
+            "use a larger resolution", field="costs")
+    if cells.size and cells.max() > MAX_WEIGHT:
+        raise ConfigError(
+            f"cost {arr[walk].max()} times resolution {res} exceeds the largest weight "
+            f"{MAX_WEIGHT}; use a smaller resolution or smaller costs", field="costs")
+    weights = np.where(walk, scaled, 1).astype(np.int32)
+    return walk, weights, res
 
 
 def _as_walkable(walkable: ArrayLike) -> NDArray[np.bool_]:
@@ -77,8 +129,9 @@ def _as_weights(weights: ArrayLike, shape: tuple[int, int]) -> NDArray[np.int32]
         if not np.all(np.isfinite(arr)):
             raise ConfigError("weights contain NaN or infinite values", field="weights")
         if not np.all(arr == np.round(arr)):
-            raise ConfigError("weights must be whole numbers (integer costs keep results exact)",
-                              field="weights")
+            raise ConfigError("weights must be whole numbers (integer costs keep results exact); "
+                              "for fractional weights use NavGrid.from_costs(costs, "
+                              "resolution=...)", field="weights")
     elif not np.issubdtype(arr.dtype, np.integer) and arr.dtype != np.bool_:
         raise ConfigError(f"expected an integer array, got dtype {arr.dtype}", field="weights")
     if arr.size and (arr.min() < 1 or arr.max() > MAX_WEIGHT):
@@ -243,6 +296,27 @@ class NavGrid:
         out[:, 0] = self.min_x + (c[:, 0] + 0.5) * self.cell_size
         out[:, 1] = self.min_z + (c[:, 1] + 0.5) * self.cell_size
         return out
+
+    @classmethod
+    def from_costs(cls, costs: ArrayLike, *, resolution: int | None = None,
+                   **geometry: Any) -> NavGrid:
+        """A grid from a tcod-style cost array: 0 = wall, any positive number
+        the cost multiplier of entering the cell (docs/rules.md §3.9).
+
+        Weights are ``round(c * resolution)`` (:func:`costs_to_weights`;
+        ``resolution`` 1 for integer arrays, 100 for floats), so reported
+        costs are in units of ``1 / resolution`` straight steps: divide by
+        ``grid.meta["weight_resolution"]``. Answers are exact for the mapped
+        integers. ``geometry``: the other NavGrid fields (``cell_size``, ...).
+
+        >>> g = NavGrid.from_costs(np.array([[1.0, 0.5], [0.0, 3.0]]))
+        >>> g.walkable.tolist(), g.weights.tolist(), g.meta["weight_resolution"]
+        ([[True, True], [False, True]], [[100, 50], [1, 300]], 100)
+        """
+        walk, weights, res = costs_to_weights(costs, resolution)
+        meta = dict(geometry.pop("meta", None) or {})
+        meta["weight_resolution"] = res
+        return cls(walk, weights, meta=meta, **geometry)
 
     # ---------------------------------------------------------------- editing
     def with_walkable(self, walkable: ArrayLike) -> NavGrid:

@@ -73,8 +73,9 @@ def _grid() -> None:
             pf.find_path_to_nearest((1.5, 1.5), (40.0, 40.0), algorithm="astar")
             starts = np.array([[1, 1], [2, 2]])
             goals = np.array([[22, 22], [20, 3]])
-            pf.find_paths_batch(starts, goals, return_paths=True)
-            pf.find_paths_batch(starts, goals, obstacles=obstacles)
+            pf.find_paths_batch(starts, goals, return_paths=True, algorithm="astar")
+            pf.find_paths_batch(starts, goals, obstacles=obstacles, algorithm="astar")
+            pf.find_paths_batch(starts, goals)
             pf.distance_field([(1, 1)])
             pf.line_of_sight((1, 1), (5, 5))
             handle = pf.add_occupant(10.0, 10.0, 1.0)
@@ -87,6 +88,7 @@ def _grid() -> None:
     rasterize(level)
     NavMap(level).find_path((1.0, 1.0), (7.0, 7.0))
     _edits()
+    _options()
 
 
 def _edits() -> None:
@@ -106,6 +108,37 @@ def _edits() -> None:
     pf.set_weights((0, 0, 2, 2), 3)
 
 
+def _options() -> None:
+    """The heap variants the search options run on (heuristics, greedy weights, both
+    connectivities), single and batch."""
+    from .query.pathfinder import Pathfinder
+
+    walk = np.ones((8, 8), dtype=bool)
+    for conn in (8, 4):
+        pf = Pathfinder(walk, connectivity=conn, heuristic="euclidean", weight=1.5)
+        pf.find_path_cells((0, 0), (7, 7), algorithm="astar")
+        pf.find_paths_batch([(0, 0)], [(7, 7)], threads=1)
+
+
+def _jps_plus() -> None:
+    """Compile (or load) the JPS+ kernels on a tiny grid: table build, query,
+    goal-bounds build and a goal-bounded query (for ``navkit warmup jps``)."""
+    from .grid import NavGrid
+    from .query.goal_bounds import GoalBounds
+    from .query.jps_plus import JPSPlus, JumpTables
+    from .query.pathfinder import Pathfinder
+
+    walk = np.ones((24, 24), dtype=bool)
+    walk[4:20, 12] = False
+    walk[12, 2:10] = False
+    pf = Pathfinder(NavGrid(walk), costs="exact")
+    tables = JumpTables.build(pf)
+    JPSPlus(pf, tables).cell_query((1, 1), (22, 22), smooth=True, nearest=True, budget=1 << 40)
+    gb = GoalBounds.build(pf, tables)
+    JPSPlus(pf, tables, gb).cell_query((1, 1), (22, 22), smooth=False, nearest=False,
+                                       budget=1 << 40)
+
+
 def _jps() -> None:
     from .grid import NavGrid
     from .query.pathfinder import Pathfinder
@@ -122,6 +155,7 @@ def _jps() -> None:
     goals = np.array([[22, 22], [20, 3]])
     pf.find_paths_batch(starts, goals, algorithm="jps", return_paths=True)
     pf.find_paths_batch(starts, goals, algorithm="jps")
+    _jps_plus()
 
 
 def _hpa() -> None:

@@ -77,7 +77,7 @@ NO_START = 5
 NO_GOAL = 6
 
 _LOW63 = np.int64(0x7FFFFFFFFFFFFFFF)
-_LOW32 = np.int64(0xFFFFFFFF)
+LOW32 = np.int64(0xFFFFFFFF)
 _MASK64 = (1 << 64) - 1
 
 if numba.config.DISABLE_JIT:  # pragma: no cover - exercised by the NUMBA_DISABLE_JIT test run
@@ -317,13 +317,13 @@ def _scan_bwd(b, lb, x):  # type: ignore[no-untyped-def]
 
 
 @njit(inline="always")
-def _sign(v):  # type: ignore[no-untyped-def]
+def jps_sign(v):  # type: ignore[no-untyped-def]
     return 1 if v > 0 else (-1 if v < 0 else 0)
 
 
 # ------------------------------------------------------------------ search
 @njit
-def _compact(hf, hk, size, nd, open_tag, wp, xb, cb):  # type: ignore[no-untyped-def]
+def jps_compact(hf, hk, size, nd, open_tag, wp, xb, cb):  # type: ignore[no-untyped-def]
     """Drop stale heap entries (closed nodes, superseded costs); returns the new size."""
     mask = (np.int64(1) << cb) - 1
     xmask = (np.int64(1) << xb) - 1
@@ -340,7 +340,7 @@ def _compact(hf, hk, size, nd, open_tag, wp, xb, cb):  # type: ignore[no-untyped
 
 
 @njit(inline="always")
-def _offer(ws, ctx, p, ng, qx, qz, size, generated):  # type: ignore[no-untyped-def]
+def jps_offer(ws, ctx, p, ng, qx, qz, size, generated):  # type: ignore[no-untyped-def]
     """Offer node ``(qx, qz)`` at cost ``ng`` with parent code ``p``; returns
     ``(size, generated)``."""
     ws_ = JpsWorkspaceArgs(*ws)
@@ -360,7 +360,7 @@ def _offer(ws, ctx, p, ng, qx, qz, size, generated):  # type: ignore[no-untyped-
 
 
 @njit(inline="always")
-def _add(cand, nc, qx, qz, ng):  # type: ignore[no-untyped-def]
+def jps_add(cand, nc, qx, qz, ng):  # type: ignore[no-untyped-def]
     """Append a successor to this expansion's list; returns the new count."""
     cand[3 * nc] = qx
     cand[3 * nc + 1] = qz
@@ -395,31 +395,31 @@ def _make_jumps(dx: int, dz: int):  # type: ignore[no-untyped-def]
             gd = gc + diag
             while True:
                 if x == gx and z == gz:
-                    return _add(cand, nc, x, z, gd)
+                    return jps_add(cand, nc, x, z, gd)
                 if dx > 0:
                     eh = _scan_fwd(rows, z * nwr, x)
                     if gz == z and x < gx <= abs(eh):
                         eh = gx  # the goal comes first
                     if eh > 0:
-                        nc = _add(cand, nc, eh, z, gd + (eh - x) * card)
+                        nc = jps_add(cand, nc, eh, z, gd + (eh - x) * card)
                 else:
                     eh = _scan_bwd(rows, z * nwr, x)
                     if gz == z and abs(eh) <= gx < x:
                         eh = gx
                     if eh > 0:
-                        nc = _add(cand, nc, eh, z, gd + (x - eh) * card)
+                        nc = jps_add(cand, nc, eh, z, gd + (x - eh) * card)
                 if dz > 0:
                     ev = _scan_fwd(cols, x * nwc, z)
                     if gx == x and z < gz <= abs(ev):
                         ev = gz
                     if ev > 0:
-                        nc = _add(cand, nc, x, ev, gd + (ev - z) * card)
+                        nc = jps_add(cand, nc, x, ev, gd + (ev - z) * card)
                 else:
                     ev = _scan_bwd(cols, x * nwc, z)
                     if gx == x and abs(ev) <= gz < z:
                         ev = gz
                     if ev > 0:
-                        nc = _add(cand, nc, x, ev, gd + (z - ev) * card)
+                        nc = jps_add(cand, nc, x, ev, gd + (z - ev) * card)
                 # the next diagonal step needs both side cells: the two scans just tested them
                 if eh == -(x + dx) or ev == -(z + dz) or _free(rows, nwr, x + dx, z + dz) == 0:
                     return nc
@@ -440,26 +440,26 @@ def _make_jumps(dx: int, dz: int):  # type: ignore[no-untyped-def]
                     if gz == pz and px < gx <= abs(e):
                         e = gx
                     if e > 0:
-                        return _add(cand, nc, e, pz, gc + (e - px) * card)
+                        return jps_add(cand, nc, e, pz, gc + (e - px) * card)
                 else:
                     e = _scan_bwd(rows, pz * nwr, px)
                     if gz == pz and abs(e) <= gx < px:
                         e = gx
                     if e > 0:
-                        return _add(cand, nc, e, pz, gc + (px - e) * card)
+                        return jps_add(cand, nc, e, pz, gc + (px - e) * card)
             else:
                 if dz > 0:
                     e = _scan_fwd(cols, px * nwc, pz)
                     if gx == px and pz < gz <= abs(e):
                         e = gz
                     if e > 0:
-                        return _add(cand, nc, px, e, gc + (e - pz) * card)
+                        return jps_add(cand, nc, px, e, gc + (e - pz) * card)
                 else:
                     e = _scan_bwd(cols, px * nwc, pz)
                     if gx == px and abs(e) <= gz < pz:
                         e = gz
                     if e > 0:
-                        return _add(cand, nc, px, e, gc + (pz - e) * card)
+                        return jps_add(cand, nc, px, e, gc + (pz - e) * card)
             return nc
 
         kind = "straight"
@@ -544,7 +544,7 @@ def jps(bits, model, ws, start, goal, budget, stats):  # type: ignore[no-untyped
         e0 = nd[2 * p]
         if (e0 >> 32) != open_tag or gc != nd[2 * p + 1]:
             continue  # stale entry
-        nd[2 * p] = (closed_tag << 32) | (e0 & _LOW32)
+        nd[2 * p] = (closed_tag << 32) | (e0 & LOW32)
         expanded += 1
         best, best_d2 = closer(p, px, pz, gx, gz, best, best_d2)
         stop = expansion_end(p, goal, expanded, budget)
@@ -552,10 +552,10 @@ def jps(bits, model, ws, start, goal, budget, stats):  # type: ignore[no-untyped
             status = stop
             break
         if size > room:
-            size = _compact(hf, hk, size, nd, open_tag, wp, xb, cb)
+            size = jps_compact(hf, hk, size, nd, open_tag, wp, xb, cb)
 
         # directions to explore: bit (dz + 1) * 3 + (dx + 1)
-        qc = e0 & _LOW32
+        qc = e0 & LOW32
         if qc == pc:
             dirs = 0x1EF  # the start: all eight
         else:
@@ -567,8 +567,8 @@ def jps(bits, model, ws, start, goal, budget, stats):  # type: ignore[no-untyped
                 ax = -ax
             if az < 0:
                 az = -az
-            dx = 0 if az > ax else _sign(px - qx)
-            dz = 0 if ax > az else _sign(pz - qz)
+            dx = 0 if az > ax else jps_sign(px - qx)
+            dz = 0 if ax > az else jps_sign(pz - qz)
             dirs = 1 << ((dz + 1) * 3 + dx + 1)
             if dx != 0 and dz != 0:
                 dirs |= (1 << (4 + dx)) | (1 << (4 + 3 * dz))
@@ -602,7 +602,7 @@ def jps(bits, model, ws, start, goal, budget, stats):  # type: ignore[no-untyped
         if dirs & 1:
             nc = _NW(bits, ctx, px, pz, gc, cand, nc)
         for i in range(nc):
-            size, generated = _offer(ws, ctx, pc, cand[3 * i + 2], cand[3 * i], cand[3 * i + 1],
+            size, generated = jps_offer(ws, ctx, pc, cand[3 * i + 2], cand[3 * i], cand[3 * i + 1],
                                      size, generated)
 
     stats[ST_STATUS] = status
@@ -650,7 +650,7 @@ def jps_trace_body(nd, wp, xb, start, end, nodes, cells, pts, geo):  # type: ign
     px = p % wp
     pz = p // wp
     while p != start:
-        qc = nd[2 * p] & _LOW32
+        qc = nd[2 * p] & LOW32
         qx = qc & xmask
         qz = qc >> xb
         ax = px - qx
@@ -670,7 +670,7 @@ def jps_trace_body(nd, wp, xb, start, end, nodes, cells, pts, geo):  # type: ign
     cz = p // wp
     _fill(nodes, i, cx, cz, wp, room, cells, pts, geo)
     while p != start:
-        qc = nd[2 * p] & _LOW32
+        qc = nd[2 * p] & LOW32
         tx = qc & xmask
         tz = qc >> xb
         q = tz * wp + tx
@@ -680,9 +680,9 @@ def jps_trace_body(nd, wp, xb, start, end, nodes, cells, pts, geo):  # type: ign
             adx = ddx if ddx > 0 else -ddx
             adz = ddz if ddz > 0 else -ddz
             if adx >= adz:
-                cx += _sign(ddx)
+                cx += jps_sign(ddx)
             if adz >= adx:
-                cz += _sign(ddz)
+                cz += jps_sign(ddz)
             i -= 1
             _fill(nodes, i, cx, cz, wp, room, cells, pts, geo)
         p = q

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
+import numpy as np
+
 __all__ = [
     "GridArgs", "OverlayArgs", "ModelArgs", "LimitArgs", "WorkspaceArgs", "RingArgs",
     "BitsArgs", "JpsModelArgs", "JpsWorkspaceArgs", "JpsContext", "JpsOutArgs",
@@ -68,6 +70,17 @@ class ModelArgs(NamedTuple):
     eight: Any
     #: int64: heuristic multiplier, the smallest terrain weight for A*, 0 for Dijkstra.
     hmul: Any
+    #: int64: diagonal mode (docs/rules.md §3.9): 0 both side cells free (the
+    #: corner rule), 1 at least one, 2 none needed. Read by the heap, the
+    #: general kernels and distance fields; the level queue reads move masks.
+    dmode: Any = np.int64(0)
+    #: int64: heuristic kind: 0 octile, 1 manhattan, 2 chebyshev, 3 euclidean
+    #: (the level queue supports 0 only, with ``hw`` 1024).
+    hkind: Any = np.int64(0)
+    #: int64: greedy weight in 1/1024: ``h = (h * hw) >> 10`` (1024: plain A*).
+    hw: Any = np.int64(1024)
+    #: float64: the Euclidean heuristic's scale (``navkit.query.options.euclid_scale``).
+    hs: Any = np.float64(0.0)
 
 
 class LimitArgs(NamedTuple):

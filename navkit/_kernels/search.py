@@ -96,9 +96,11 @@ def move_masks(cells, wp, x0, z0, x1, z1, eight, out):  # type: ignore[no-untype
     """Write the legal moves of every node in padded columns ``x0..x1`` and
     rows ``z0..z1`` (inclusive, inside the border) into ``out`` (uint8): bit
     ``d`` is set when move ``d`` (E, W, S, N, then SE, SW, NE, NW when
-    ``eight``) leads to a passable cell, diagonals only past two passable
-    cardinals (the corner rule); blocked nodes get 0. The level queue's
-    kernels read one byte per expansion instead of testing eight cells."""
+    ``eight``) leads to a passable cell; blocked nodes get 0. ``eight`` is
+    also the diagonal rule (docs/rules.md §3.9): 0 / False no diagonals,
+    1 / True past two passable cardinals (the corner rule), 2 past at least
+    one, 3 always. The level queue's kernels read one byte per expansion
+    instead of testing eight cells."""
     for z in range(z0, z1 + 1):
         for x in range(x0, x1 + 1):
             p = z * wp + x
@@ -110,11 +112,23 @@ def move_masks(cells, wp, x0, z0, x1, z1, eight, out):  # type: ignore[no-untype
                 no = cells[p - wp] != 0
                 m = np.int64(e) | (np.int64(w) << 1) | (np.int64(so) << 2) | (np.int64(no) << 3)
                 if eight:
-                    m |= np.int64(e and so and cells[p + wp + 1] != 0) << 4
-                    m |= np.int64(w and so and cells[p + wp - 1] != 0) << 5
-                    m |= np.int64(e and no and cells[p - wp + 1] != 0) << 6
-                    m |= np.int64(w and no and cells[p - wp - 1] != 0) << 7
+                    dm = np.int64(eight) - 1
+                    m |= np.int64(_diag_ok(e, so, dm) and cells[p + wp + 1] != 0) << 4
+                    m |= np.int64(_diag_ok(w, so, dm) and cells[p + wp - 1] != 0) << 5
+                    m |= np.int64(_diag_ok(e, no, dm) and cells[p - wp + 1] != 0) << 6
+                    m |= np.int64(_diag_ok(w, no, dm) and cells[p - wp - 1] != 0) << 7
             out[p] = m
+
+
+@njit(inline="always")
+def _diag_ok(a, b, dmode):  # type: ignore[no-untyped-def]
+    """Whether a diagonal step may pass side cells ``a`` and ``b`` (free or
+    not) under diagonal mode ``dmode``: 0 both free, 1 at least one, 2 always."""
+    if dmode == 0:
+        return a and b
+    if dmode == 1:
+        return a or b
+    return True
 
 
 @njit(inline="always")
@@ -133,6 +147,34 @@ def heuristic(qx, qz, gx, gz, card, diag, eight, hmul):  # type: ignore[no-untyp
 
 
 @njit(inline="always")
+def heuristic_opt(qx, qz, gx, gz, card, diag, eight, hmul, hkind, hw, hs):  # type: ignore[no-untyped-def]
+    """The heuristic of docs/rules.md §3.9: ``hkind`` 0 octile (:func:`heuristic`),
+    1 manhattan ``card * (dx + dz)``, 2 chebyshev ``card * max(dx, dz)``,
+    3 euclidean ``floor(sqrt(dx*dx + dz*dz) * hs)``; times ``hmul``, then the
+    greedy weight ``(h * hw) >> 10`` when ``hw != 1024``. Integers out; the
+    float of the Euclidean case is IEEE-754 (correctly rounded sqrt and
+    products, no fastmath), so the same on every machine."""
+    if hkind == 0:
+        h = heuristic(qx, qz, gx, gz, card, diag, eight, hmul)
+    else:
+        dx = qx - gx
+        if dx < 0:
+            dx = -dx
+        dz = qz - gz
+        if dz < 0:
+            dz = -dz
+        if hkind == 1:
+            h = card * (dx + dz) * hmul
+        elif hkind == 2:
+            h = card * (dz if dx < dz else dx) * hmul
+        else:
+            h = np.int64(np.sqrt(np.float64(dx * dx + dz * dz)) * hs) * hmul
+    if hw != 1024:
+        h = (h * hw) >> 10
+    return h
+
+
+@njit(inline="always")
 def _passable(cells, marks, mark, use_marks, win, wx0, wz0, wx1, wz1, q, qx, qz):  # type: ignore[no-untyped-def]
     if cells[q] == 0:
         return False
@@ -145,7 +187,8 @@ def _passable(cells, marks, mark, use_marks, win, wx0, wz0, wx1, wz1, q, qx, qz)
 
 @njit(inline="always")
 def _offer(g, parent, tag, pos, hf, hk, weights, weighted, open_tag, closed_tag,  # type: ignore[no-untyped-def]
-           p, gc, fc, q, qx, qz, gx, gz, step, card, diag, eight, hmul, nbits, size, lane):
+           p, gc, fc, q, qx, qz, gx, gz, step, card, diag, eight, hmul, nbits, size, lane,
+           hkind, hw, hs):
     """A*'s relaxation of node ``q`` at cost ``gc + step`` (times its weight):
     a new node enters the heap or the fast lane (``lane``: the key of the
     best successor at ``f == fc`` so far, -1 for none), a cheaper path lowers
@@ -162,7 +205,7 @@ def _offer(g, parent, tag, pos, hf, hk, weights, weighted, open_tag, closed_tag,
     g[q] = ng
     parent[q] = p
     tag[q] = open_tag
-    h = heuristic(qx, qz, gx, gz, card, diag, eight, hmul)
+    h = heuristic_opt(qx, qz, gx, gz, card, diag, eight, hmul, hkind, hw, hs)
     mask = (np.int64(1) << nbits) - 1
     k = (h << nbits) | q
     f = ng + h
@@ -215,11 +258,13 @@ def _enqueue(hk, rings, n, fc, gx, gz, model, eight, nbits, size):  # type: igno
     rf, rk, ht, offs, rbits = rings_.rf, rings_.rk, rings_.ht, rings_.offs, rings_.rbits
     model_ = ModelArgs(*model)
     card, diag, hmul = model_.card, model_.diag, model_.hmul
+    hkind, hw, hs = model_.hkind, model_.hw, model_.hs
     rmask = (np.int64(1) << rbits) - 1
     for s in range(n):
         i = uidx(SUCC + 4 * s)
         q = ht[i]
-        h = heuristic(ht[i + uidx(1)], ht[i + uidx(2)], gx, gz, card, diag, eight, hmul)
+        h = heuristic_opt(ht[i + uidx(1)], ht[i + uidx(2)], gx, gz, card, diag, eight, hmul,
+                          hkind, hw, hs)
         k = (h << nbits) | q
         f = ht[i + uidx(3)] + h
         df = f - fc
@@ -402,7 +447,8 @@ def _open_start(g, parent, tag, gen, wp, start, goal, model, eight):  # type: ig
     g[start] = 0
     parent[start] = start
     tag[start] = open_tag
-    h0 = heuristic(sx, sz, gx, gz, card, diag, eight, hmul)
+    h0 = heuristic_opt(sx, sz, gx, gz, card, diag, eight, hmul,
+                       model_.hkind, model_.hw, model_.hs)
     return open_tag, closed_tag, gx, gz, h0, (sx - gx) * (sx - gx) + (sz - gz) * (sz - gz)
 
 
@@ -432,7 +478,7 @@ def _level_source(general: bool, eight: bool):  # type: ignore[no-untyped-def]
         overlay_ = OverlayArgs(*overlay)
         marks, mark = overlay_.marks, overlay_.mark
         model_ = ModelArgs(*model)
-        card, diag = model_.card, model_.diag
+        card, diag, dmode = model_.card, model_.diag, model_.dmode
         limits_ = LimitArgs(*limits)
         budget = limits_.budget
         wx0, wz0, wx1, wz1 = limits_.wx0, limits_.wz0, limits_.wx1, limits_.wz1
@@ -537,22 +583,22 @@ def _level_source(general: bool, eight: bool):  # type: ignore[no-untyped-def]
                     n = _settle(g, tag, ht, n, open_tag, closed_tag, gc,
                                 p - wp, px, pz - 1, card, 4)
                 if eight:
-                    if okE and okS and _passable(cells, marks, mark, use_marks, win,
+                    if _diag_ok(okE, okS, dmode) and _passable(cells, marks, mark, use_marks, win,
                                                  wx0, wz0, wx1, wz1,
                                                  p + wp + 1, px + 1, pz + 1):
                         n = _settle(g, tag, ht, n, open_tag, closed_tag, gc, p + wp + 1, px + 1,
                                     pz + 1, diag, 128)
-                    if okW and okS and _passable(cells, marks, mark, use_marks, win,
+                    if _diag_ok(okW, okS, dmode) and _passable(cells, marks, mark, use_marks, win,
                                                  wx0, wz0, wx1, wz1,
                                                  p + wp - 1, px - 1, pz + 1):
                         n = _settle(g, tag, ht, n, open_tag, closed_tag, gc, p + wp - 1, px - 1,
                                     pz + 1, diag, 64)
-                    if okE and okN and _passable(cells, marks, mark, use_marks, win,
+                    if _diag_ok(okE, okN, dmode) and _passable(cells, marks, mark, use_marks, win,
                                                  wx0, wz0, wx1, wz1,
                                                  p - wp + 1, px + 1, pz - 1):
                         n = _settle(g, tag, ht, n, open_tag, closed_tag, gc, p - wp + 1, px + 1,
                                     pz - 1, diag, 32)
-                    if okW and okN and _passable(cells, marks, mark, use_marks, win,
+                    if _diag_ok(okW, okN, dmode) and _passable(cells, marks, mark, use_marks, win,
                                                  wx0, wz0, wx1, wz1,
                                                  p - wp - 1, px - 1, pz - 1):
                         n = _settle(g, tag, ht, n, open_tag, closed_tag, gc, p - wp - 1, px - 1,
@@ -583,6 +629,7 @@ def _heap_source(weighted: bool, general: bool, eight: bool):  # type: ignore[no
         marks, mark = overlay_.marks, overlay_.mark
         model_ = ModelArgs(*model)
         card, diag, hmul = model_.card, model_.diag, model_.hmul
+        dmode, hkind, hw, hs = model_.dmode, model_.hkind, model_.hw, model_.hs
         limits_ = LimitArgs(*limits)
         budget = limits_.budget
         wx0, wz0, wx1, wz1 = limits_.wx0, limits_.wz0, limits_.wx1, limits_.wz1
@@ -644,47 +691,59 @@ def _heap_source(weighted: bool, general: bool, eight: bool):  # type: ignore[no
             if okE:
                 size, lane, d = _offer(g, parent, tag, pos, hf, hk, weights, weighted,
                                        open_tag, closed_tag, p, gc, fc, p + 1, px + 1, pz, gx, gz,
-                                       card, card, diag, eight, hmul, nbits, size, lane)
+                                       card, card, diag, eight, hmul, nbits, size, lane,
+                                       hkind, hw, hs)
                 generated += d
             if okW:
                 size, lane, d = _offer(g, parent, tag, pos, hf, hk, weights, weighted,
                                        open_tag, closed_tag, p, gc, fc, p - 1, px - 1, pz, gx, gz,
-                                       card, card, diag, eight, hmul, nbits, size, lane)
+                                       card, card, diag, eight, hmul, nbits, size, lane,
+                                       hkind, hw, hs)
                 generated += d
             if okS:
                 size, lane, d = _offer(g, parent, tag, pos, hf, hk, weights, weighted,
                                        open_tag, closed_tag, p, gc, fc, p + wp, px, pz + 1, gx, gz,
-                                       card, card, diag, eight, hmul, nbits, size, lane)
+                                       card, card, diag, eight, hmul, nbits, size, lane,
+                                       hkind, hw, hs)
                 generated += d
             if okN:
                 size, lane, d = _offer(g, parent, tag, pos, hf, hk, weights, weighted,
                                        open_tag, closed_tag, p, gc, fc, p - wp, px, pz - 1, gx, gz,
-                                       card, card, diag, eight, hmul, nbits, size, lane)
+                                       card, card, diag, eight, hmul, nbits, size, lane,
+                                       hkind, hw, hs)
                 generated += d
             if eight:
-                if okE and okS and _passable(cells, marks, mark, use_marks, win, wx0, wz0, wx1, wz1,
-                                             p + wp + 1, px + 1, pz + 1):
+                if _diag_ok(okE, okS, dmode) and _passable(cells, marks, mark, use_marks, win,
+                                                        wx0, wz0, wx1, wz1,
+                                                        p + wp + 1, px + 1, pz + 1):
                     size, lane, d = _offer(g, parent, tag, pos, hf, hk, weights, weighted, open_tag,
                                            closed_tag, p, gc, fc, p + wp + 1, px + 1, pz + 1,
-                                           gx, gz, diag, card, diag, eight, hmul, nbits, size, lane)
+                                           gx, gz, diag, card, diag, eight, hmul, nbits, size, lane,
+                                           hkind, hw, hs)
                     generated += d
-                if okW and okS and _passable(cells, marks, mark, use_marks, win, wx0, wz0, wx1, wz1,
-                                             p + wp - 1, px - 1, pz + 1):
+                if _diag_ok(okW, okS, dmode) and _passable(cells, marks, mark, use_marks, win,
+                                                        wx0, wz0, wx1, wz1,
+                                                        p + wp - 1, px - 1, pz + 1):
                     size, lane, d = _offer(g, parent, tag, pos, hf, hk, weights, weighted, open_tag,
                                            closed_tag, p, gc, fc, p + wp - 1, px - 1, pz + 1,
-                                           gx, gz, diag, card, diag, eight, hmul, nbits, size, lane)
+                                           gx, gz, diag, card, diag, eight, hmul, nbits, size, lane,
+                                           hkind, hw, hs)
                     generated += d
-                if okE and okN and _passable(cells, marks, mark, use_marks, win, wx0, wz0, wx1, wz1,
-                                             p - wp + 1, px + 1, pz - 1):
+                if _diag_ok(okE, okN, dmode) and _passable(cells, marks, mark, use_marks, win,
+                                                        wx0, wz0, wx1, wz1,
+                                                        p - wp + 1, px + 1, pz - 1):
                     size, lane, d = _offer(g, parent, tag, pos, hf, hk, weights, weighted, open_tag,
                                            closed_tag, p, gc, fc, p - wp + 1, px + 1, pz - 1,
-                                           gx, gz, diag, card, diag, eight, hmul, nbits, size, lane)
+                                           gx, gz, diag, card, diag, eight, hmul, nbits, size, lane,
+                                           hkind, hw, hs)
                     generated += d
-                if okW and okN and _passable(cells, marks, mark, use_marks, win, wx0, wz0, wx1, wz1,
-                                             p - wp - 1, px - 1, pz - 1):
+                if _diag_ok(okW, okN, dmode) and _passable(cells, marks, mark, use_marks, win,
+                                                        wx0, wz0, wx1, wz1,
+                                                        p - wp - 1, px - 1, pz - 1):
                     size, lane, d = _offer(g, parent, tag, pos, hf, hk, weights, weighted, open_tag,
                                            closed_tag, p, gc, fc, p - wp - 1, px - 1, pz - 1,
-                                           gx, gz, diag, card, diag, eight, hmul, nbits, size, lane)
+                                           gx, gz, diag, card, diag, eight, hmul, nbits, size, lane,
+                                           hkind, hw, hs)
                     generated += d
 
         if status == UNREACHABLE and win:
@@ -816,7 +875,7 @@ def distance_field(grid, overlay, model, ws, sources, dist):  # type: ignore[no-
     overlay_ = OverlayArgs(*overlay)
     marks, mark = overlay_.marks, overlay_.mark
     model_ = ModelArgs(*model)
-    card, diag, eight = model_.card, model_.diag, model_.eight
+    card, diag, eight, dmode = model_.card, model_.diag, model_.eight, model_.dmode
     ws_ = WorkspaceArgs(*ws)
     g, parent, tag, pos, hf, hk, gen = ws_.g, ws_.parent, ws_.tag, ws_.pos, ws_.hf, ws_.hk, ws_.gen
     use_marks = mark > 0
@@ -856,13 +915,13 @@ def distance_field(grid, overlay, model, ws, sources, dist):  # type: ignore[no-
             elif k == 3:
                 q, ok, step = p - wp, okN, card
             elif k == 4:
-                q, ok, step = p + wp + 1, okE and okS, diag
+                q, ok, step = p + wp + 1, _diag_ok(okE, okS, dmode), diag
             elif k == 5:
-                q, ok, step = p + wp - 1, okW and okS, diag
+                q, ok, step = p + wp - 1, _diag_ok(okW, okS, dmode), diag
             elif k == 6:
-                q, ok, step = p - wp + 1, okE and okN, diag
+                q, ok, step = p - wp + 1, _diag_ok(okE, okN, dmode), diag
             else:
-                q, ok, step = p - wp - 1, okW and okN, diag
+                q, ok, step = p - wp - 1, _diag_ok(okW, okN, dmode), diag
             if ok and k >= 4:
                 ok = _passable(cells, marks, mark, use_marks, False, 0, 0, 0, 0, q, 0, 0)
             if not ok:

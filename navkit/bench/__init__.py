@@ -21,6 +21,8 @@
 ``avoidance`` :mod:`navkit.bench.avoidance`: ORCA avoidance against pyrvo (RVO2)
 ``distributed`` :mod:`navkit.bench.distributed`: every scenario line of several
            maps locally and on a 2-worker Dask LocalCluster (speed-up, overhead)
+``jps-plus`` :mod:`navkit.bench.jps_plus`: offline jump tables (JPS+) and goal
+           bounding against JPS and A*, nano-astar, w9-pathfinding, warthog (``--warthog``)
 ``edits``  :mod:`navkit.bench.edits`: one-cell edits + the next query against a
            rebuild; per-query ``ignore=`` against a shared snapshot
 ``engines`` :mod:`navkit.bench.engines`: the arcade adapter against
@@ -62,6 +64,7 @@ SUITES: dict[str, str] = {
     "engines": "navkit.bench.engines",
     "distributed": "navkit.bench.distributed",
     "edits": "navkit.bench.edits",
+    "jps-plus": "navkit.bench.jps_plus",
 }
 #: What ``navkit bench`` runs when the first argument names no benchmark.
 DEFAULT_SUITE = "peers"

@@ -141,12 +141,12 @@ def run_navkit(md: MapData, advance: Callable[[], None]) -> tuple[PeerResult, di
 
     pf = Pathfinder(NavGrid(md.walkable), costs="exact")
     # warm-up: compile or load the kernels before timing
-    pf.find_path_cells(tuple(md.starts[0]), tuple(md.goals[0]))
+    pf.find_path_cells(tuple(md.starts[0]), tuple(md.goals[0]), algorithm="astar")
     res = PeerResult("navkit A*")
     expanded: list[int] = []
 
     def solve(s: tuple[int, int], g: tuple[int, int]) -> Any:
-        r = pf.find_path_cells(s, g)
+        r = pf.find_path_cells(s, g, algorithm="astar")
         expanded.append(int(r.expanded))
         return r
 
@@ -169,12 +169,13 @@ def run_navkit_batch(md: MapData, pf: Any, threads: int | None, repeats: int = 3
     res = PeerResult("navkit batch")
     n = len(md.starts)
     starts, goals = np.ascontiguousarray(md.starts), np.ascontiguousarray(md.goals)
-    pf.find_paths_batch(starts[:2], goals[:2], threads=threads)  # warm-up (compile/load)
+    pf.find_paths_batch(starts[:2], goals[:2], threads=threads,
+                        algorithm="astar")  # warm-up (compile/load)
     totals = []
     out = None
     for _ in range(repeats):
         t0 = time.perf_counter()
-        out = pf.find_paths_batch(starts, goals, threads=threads)
+        out = pf.find_paths_batch(starts, goals, threads=threads, algorithm="astar")
         totals.append(time.perf_counter() - t0)
     assert out is not None
     used = min(numba.get_num_threads() if threads is None else threads, max(1, n))

@@ -23,7 +23,8 @@ __all__ = ["bench_cmd", "bench_level_cmd", "run_suite", "BENCH_HELP", "BENCH_LEV
 
 #: The commands' help lines.
 BENCH_HELP = ("Run a benchmark (the peer comparison, or jps|hpa|flow|level|sim|startup|"
-              "mesh|crowd|avoidance|world|world-store|engines|distributed|edits); arguments "
+              "mesh|crowd|avoidance|world|world-store|engines|distributed|edits|jps-plus); "
+              "arguments "
               "pass "
               "through (try --help).")
 BENCH_LEVEL_HELP = ("Run the reference benchmark (docs/rules.md §11.2; navkit bench level); "

@@ -123,8 +123,12 @@ def stderr() -> Console:
 
 
 def emit_json(obj: dict[str, Any]) -> None:
-    """Print ``obj`` as one line of strict JSON (no NaN or inf)."""
-    typer.echo(json.dumps(obj, allow_nan=False))
+    """Print ``obj`` as one line of strict JSON (no NaN or inf), its keys in
+    the casing ``NAVKIT_JSON_CASE`` asks for (default snake_case:
+    :mod:`navkit.cli.json_casing`)."""
+    from .json_casing import apply_case
+
+    typer.echo(json.dumps(apply_case(obj), allow_nan=False))
 
 
 def num(value: float) -> float | None:

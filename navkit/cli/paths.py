@@ -3,7 +3,8 @@
 ::
 
     navkit path MAP --from X,Z --to X,Z [--cells] [--no-smooth] [--nearest]
-                [--costs seed|exact] [--obstacle X,Z,R ...] [--png OUT.png] [--json]
+                [--costs seed|exact] [--algorithm auto|astar|dijkstra|jps|hpa]
+                [--obstacle X,Z,R ...] [--png OUT.png] [--json]
     navkit info MAP [--json]
     navkit convert IN OUT
 
@@ -13,6 +14,7 @@ bad input (:mod:`navkit.cli.common`).
 
 from __future__ import annotations
 
+import enum
 import math
 import time
 from pathlib import Path
@@ -27,7 +29,7 @@ from rich.table import Table
 from ..formats import load_grid, save_grid
 from ..grid import NavGrid
 from ..query.pathfinder import Pathfinder
-from ..results import PathResult
+from ..results import PathResult, Status, no_path
 from ..world.local import get_preset
 from .common import (
     EXIT_NO_PATH,
@@ -42,7 +44,18 @@ from .common import (
 )
 from .mesh import MeshMethod
 
-__all__ = ["path_cmd", "info_cmd", "convert_cmd", "grid_info"]
+__all__ = ["path_cmd", "info_cmd", "convert_cmd", "grid_info", "PathAlgorithm"]
+
+
+class PathAlgorithm(str, enum.Enum):
+    """``navkit path --algorithm``: the query's ``algorithm`` (docs/rules.md §3),
+    or ``hpa`` (:class:`~navkit.query.hpa.HPAStar`, approximate)."""
+
+    auto = "auto"
+    astar = "astar"
+    dijkstra = "dijkstra"
+    jps = "jps"
+    hpa = "hpa"
 
 #: How many waypoints ``path`` lists before truncating (head + tail).
 WAYPOINT_HEAD = 12
@@ -80,6 +93,11 @@ def path_cmd(
     costs: Annotated[CostsName, typer.Option(
         "--costs",
         help="Step costs: seed (10/14) or exact (sqrt 2, Moving AI lengths).")] = CostsName.seed,
+    algorithm: Annotated[PathAlgorithm, typer.Option(
+        "--algorithm",
+        help="auto (JPS on an unweighted 8-connected grid, else A*: the same cost), astar, "
+             "dijkstra, jps, or hpa (HPA*: approximate, a few % longer; world points snap "
+             "to cells first).")] = PathAlgorithm.auto,
     obstacle: Annotated[list[str] | None, typer.Option(
         "--obstacle", metavar="X,Z,R",
         help="A dynamic obstacle circle in world metres, blocking the cells whose centres "
@@ -109,6 +127,12 @@ def path_cmd(
     start = parse_pair(from_, "--from", integer=cells)
     goal = parse_pair(to, "--to", integer=cells)
     circles = parse_obstacles(obstacle)
+    algo = algorithm.value
+    hpa: Any = None
+    if algo == "hpa" and (map_file.suffix == ".nkw" or preset is not None):
+        raise typer.BadParameter("hpa runs on a grid file, without --preset "
+                                 "(a baked world picks its own hierarchy with auto)",
+                                 param_hint="'--algorithm'")
     world = None
     pf: Any
     if map_file.suffix == ".nkw":  # a baked world: navkit.world.World answers
@@ -119,6 +143,12 @@ def path_cmd(
     else:
         grid = load_grid(map_file)
         pf = Pathfinder(grid, costs=costs.value)
+        if algo == "hpa":
+            from ..query.hpa import HPAStar
+
+            hpa = HPAStar(grid, costs=costs.value)
+        else:
+            pf.resolve_algorithm(algo)  # (jps on a weighted grid: a clear error, exit 2)
     extra: dict[str, Any] = {} if preset is None else {"preset": preset}
     pre = get_preset(preset)
     if pre is not None and world is None:
@@ -134,6 +164,10 @@ def path_cmd(
             sb = b if cells else pf.snap(b, obstacles=circles)
             if sa is not None and sb is not None:
                 kw["window"] = pre.window_for(tuple(sa), tuple(sb))
+        if hpa is not None:
+            return _hpa_query(hpa, pf, a, b, cells=cells, smooth=use_smooth, nearest=nearest,
+                              circles=circles)
+        kw["algorithm"] = algo
         if cells:
             return pf.find_path_cells(a, b, smooth=use_smooth, nearest=nearest, obstacles=circles,
                                       **kw)
@@ -172,6 +206,8 @@ def path_cmd(
                 "from": list(start),
                 "to": list(goal),
                 "costs": costs.value,
+                "algorithm": (world.last_algorithm if world is not None
+                              else algo if algo == "hpa" else pf.resolve_algorithm(algo)),
                 "smooth": use_smooth,
                 "nearest": nearest,
                 "status": res.status.name,
@@ -189,7 +225,6 @@ def path_cmd(
                 "time_us": elapsed_s * 1e6,
                 "first_call_ms": first_s * 1e3,
                 "png": None if png is None else str(png),
-                **({} if world is None else {"algorithm": world.last_algorithm}),
                 **({} if preset is None else {"preset": preset}),
             }
         )
@@ -197,6 +232,22 @@ def path_cmd(
         _print_path(res, map_file, start, goal, cells=cells, costs=costs.value, smooth=use_smooth,
                     png=png, elapsed_s=elapsed_s, first_s=first_s)
     raise typer.Exit(EXIT_OK if ok else EXIT_NO_PATH)
+
+
+def _hpa_query(hpa: Any, pf: Pathfinder, a: Any, b: Any, *, cells: bool, smooth: bool,
+               nearest: bool, circles: Any) -> PathResult:
+    """``--algorithm hpa``: HPA* between cells; world points snap to cells first
+    (as :meth:`Pathfinder.snap`, avoiding the obstacles), and the waypoints are
+    the cells' centres."""
+    if not cells:
+        sa = pf.snap(a, obstacles=circles)
+        if sa is None:
+            return no_path(Status.NO_START, floor_y=pf.grid.floor_y)
+        sb = pf.snap(b, obstacles=circles)
+        if sb is None:
+            return no_path(Status.NO_GOAL, start_cell=sa, floor_y=pf.grid.floor_y)
+        a, b = sa, sb
+    return hpa.find_path_cells(a, b, smooth=smooth, nearest=nearest, obstacles=circles)
 
 
 def _print_path(res: PathResult, map_file: Path, start: Any, goal: Any, *, cells: bool,

@@ -2,7 +2,7 @@
 
 ::
 
-    navkit scen FILE.scen [--map MAP_OR_DIR] [--algorithm astar|dijkstra|jps|hpa]
+    navkit scen FILE.scen [--map MAP_OR_DIR] [--algorithm astar|dijkstra|jps|auto|hpa]
                 [--batch] [--every K] [--limit N] [--json]
 
 Every query runs with exact costs. Exit status 1 when a length does not
@@ -84,12 +84,16 @@ def _hpa_single(pf: Pathfinder, s: tuple[int, int], g: tuple[int, int]) -> PathR
 ALGORITHMS: dict[str, Algorithm] = {
     "astar": Algorithm(
         single=lambda pf, s, g: pf.find_path_cells(s, g, algorithm="astar"),
-        batch=lambda pf, s, g: pf.find_paths_batch(s, g),
+        batch=lambda pf, s, g: pf.find_paths_batch(s, g, algorithm="astar"),
     ),
     "dijkstra": Algorithm(single=lambda pf, s, g: pf.find_path_cells(s, g, algorithm="dijkstra")),
     "jps": Algorithm(
         single=lambda pf, s, g: pf.find_path_cells(s, g, algorithm="jps"),
         batch=lambda pf, s, g: pf.find_paths_batch(s, g, algorithm="jps"),
+    ),
+    "auto": Algorithm(  # JPS on an unweighted 8-connected map, else A*: the library's default
+        single=lambda pf, s, g: pf.find_path_cells(s, g, algorithm="auto"),
+        batch=lambda pf, s, g: pf.find_paths_batch(s, g, algorithm="auto"),
     ),
     "hpa": Algorithm(single=_hpa_single, optimal=False),
 }

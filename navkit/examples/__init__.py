@@ -35,7 +35,8 @@ __all__ = ["path", "names"]
 def names() -> list[str]:
     """The bundled example files, sorted."""
     root = resources.files(__name__)
-    return sorted(p.name for p in root.iterdir() if p.name.endswith((".map", ".scen", ".json", ".tmj")))
+    kinds = (".map", ".scen", ".json", ".tmj")
+    return sorted(p.name for p in root.iterdir() if p.name.endswith(kinds))
 
 
 def path(name: str) -> Path:

@@ -4,7 +4,10 @@
 On uniform-cost grids A* runs on the *level queue* (one FIFO ring per ``f``
 step); a search that fills a ring reruns on rings four times longer, and at
 their longest on the indexed heap, which weighted grids always use. Both
-queues expand the same nodes in the same order.
+queues expand the same nodes in the same order. The options of docs/rules.md
+§3.9 (:mod:`navkit.query.options`) travel as scalars in the model group: a
+diagonal mode runs on either queue (the level queue reads it from the move
+masks), another heuristic or a greedy weight runs on the heap.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from .._kernels import search as _search
 from .._kernels.layouts import GridArgs, LimitArgs, ModelArgs
 from ..costs import CostModel
 from ..results import PathResult, Status, no_path, path_result
+from .options import SearchOptions, search_options
 from .overlay import Occupancy, Overlay
 from .padded import PaddedGrid
 from .smoothing import StringPull
@@ -37,10 +41,16 @@ class AStar:
     """
 
     def __init__(self, pg: PaddedGrid, costs: CostModel, eight: bool, occ: Occupancy,
-                 overlay: Overlay, ws: Workspace, smooth: StringPull):
+                 overlay: Overlay, ws: Workspace, smooth: StringPull,
+                 options: SearchOptions | None = None):
         self.pg = pg
         self.costs = costs
         self.eight = eight
+        #: Diagonal mode, heuristic and greedy weight (docs/rules.md §3.9).
+        self.options = options if options is not None else search_options(
+            8 if eight else 4, None, None, 1.0, costs)
+        #: Whether the level queue may run A* (octile, weight 1; Dijkstra always may).
+        self.level_ok = self.options.plain
         self.occ = occ
         self.overlay = overlay
         self.ws = ws
@@ -68,9 +78,11 @@ class AStar:
     def model_args(self, hmul: int) -> tuple[Any, ...]:
         t = self._model_t.get(hmul)
         if t is None:
-            c = self.costs
-            t = self._model_t[hmul] = tuple(ModelArgs(card=np.int64(c.card), diag=np.int64(c.diag),
-                                                      eight=self.eight, hmul=np.int64(hmul)))
+            c, o = self.costs, self.options
+            t = self._model_t[hmul] = tuple(ModelArgs(
+                card=np.int64(c.card), diag=np.int64(c.diag), eight=self.eight,
+                hmul=np.int64(hmul), dmode=np.int64(o.dmode), hkind=np.int64(o.hkind),
+                hw=np.int64(o.hw), hs=np.float64(o.hs)))
         return t
 
     def limit_args(self, budget: int, window: Sequence[int] | None) -> tuple[Any, ...]:
@@ -93,7 +105,7 @@ class AStar:
         unused by the heap."""
         offs = self._offsets.get(hmul)
         if offs is None:
-            if not self.pg.weighted:
+            if not self.pg.weighted and (hmul == 0 or self.level_ok):
                 offs = _search.stream_offsets(self.costs.card, self.costs.diag, self.eight, hmul)
             else:
                 offs = np.full(_search.NSTREAMS, -1, dtype=np.int64)
@@ -118,7 +130,7 @@ class AStar:
         use_marks = self.overlay.mark > 0
         args = (self.grid_args(), self.overlay.args(),
                 self.model_args(hmul), self.limit_args(budget, window))
-        level = level_queue and not weighted
+        level = level_queue and not weighted and (hmul == 0 or self.level_ok)
         kernel = _search.astar_kernel(weighted, use_marks, window is not None, self.eight, level)
         ws = self.ws
         status = kernel(*args, self.workspace_args(ws.next_gen()),

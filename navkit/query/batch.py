@@ -71,7 +71,7 @@ class Batches:
         hmul = 0 if algorithm == "dijkstra" else self.pg.wmin
         stats = np.zeros((n, _search.STATS_SIZE), dtype=np.int64)
         paths: list[NDArray[np.int32]] = [_NO_CELLS] * n
-        search = self._jps_search(nthreads, ws, budget) if algorithm == "jps" else \
+        search = self._jps_search(nthreads, ws, budget) if algorithm in ("jps", "jps+") else \
             self._astar_search(nthreads, ws, budget, hmul)
         self._solve(search, ws, nthreads, sn, gn, np.arange(n),
                     stats, paths if return_paths else None)
@@ -113,7 +113,8 @@ class Batches:
     def _astar_search(self, nthreads: int, ws: Workspace, budget: int, hmul: int) -> Search:
         a = self.astar
         weighted = self.pg.weighted
-        seq = _search.astar_seq_kernel(weighted, a.overlay.mark > 0, False, a.eight, not weighted)
+        level = not weighted and (hmul == 0 or a.level_ok)
+        seq = _search.astar_seq_kernel(weighted, a.overlay.mark > 0, False, a.eight, level)
         grid, ovl, model, lim = (a.grid_args(), a.overlay.args(), a.model_args(hmul),
                                  a.limit_args(budget, None))
         offsets, wp = a.stream_offsets(hmul), np.int64(self.pg.wp)

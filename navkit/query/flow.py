@@ -58,20 +58,23 @@ import math
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._kernels import flow as _k
-from ..costs import CostModel, cost_model
+from ..costs import cost_model
 from ..errors import ConfigError, QueryError, shown
 from ..grid import NavGrid
 from .flow_search import GOAL, FlowBuffers, FlowSearch, PoolExhausted
 from .overlay import as_circles
 from .padded import PaddedGrid, as_array
-from .pathfinder import Pathfinder
+from .pathfinder import Costs, Pathfinder
 from .serial import serialized
+
+if TYPE_CHECKING:
+    from .navmap import NavMap
 
 __all__ = [
     "FlowField",
@@ -172,10 +175,13 @@ class FlowField:
 
     Parameters
     ----------
-    source : NavGrid or Pathfinder
+    source : NavGrid, Pathfinder or NavMap
         The map. With a :class:`~navkit.query.pathfinder.Pathfinder` the field also
         sees its long-lived occupants (read at each :meth:`build` and
         :meth:`update`), and takes its cost model and connectivity by default.
+        A :class:`~navkit.query.navmap.NavMap` means its ``pathfinder``, and
+        the field follows the map's version too: an area toggled or an
+        obstacle polygon added makes it :attr:`stale`, repaired on next use.
     costs : "seed", "exact", (card, diag), CostModel or None
         Step costs; ``None`` means the pathfinder's model, or ``"seed"``
         (10/14) for a grid.
@@ -206,13 +212,19 @@ class FlowField:
 
     def __init__(
         self,
-        source: NavGrid | Pathfinder,
-        costs: str | CostModel | tuple[int, int] | None = None,
+        source: NavGrid | Pathfinder | NavMap,
+        costs: Costs | None = None,
         *,
         connectivity: int | None = None,
         queue: str = "auto",
         buffers: FlowBuffers | None = None,
     ):
+        from .navmap import NavMap
+
+        #: The NavMap this field follows (its door toggles and obstacle polygons), or None.
+        self.navmap: NavMap | None = source if isinstance(source, NavMap) else None
+        if isinstance(source, NavMap):
+            source = source.pathfinder
         if isinstance(source, Pathfinder):
             pf: Pathfinder | None = source
             pg = source.padded
@@ -226,7 +238,8 @@ class FlowField:
             model = cost_model("seed" if costs is None else costs)
             conn = 8 if connectivity is None else connectivity
         else:
-            raise QueryError(f"expected a NavGrid or a Pathfinder, got {type(source).__name__}")
+            raise QueryError("expected a NavGrid or a Pathfinder (or a NavMap), "
+                             f"got {type(source).__name__}")
         if conn not in (4, 8) or isinstance(conn, bool):
             raise ConfigError(f"expected 4 or 8, got {conn!r}", field="connectivity")
         if queue not in ("auto", "buckets", "heap"):
@@ -279,8 +292,11 @@ class FlowField:
     @property
     def stale(self) -> bool:
         """True when the pathfinder this field was built on was edited since
-        (:meth:`~navkit.query.pathfinder.Pathfinder.set_walkable` / ``set_weights``):
-        the next use of the field repairs it first (:meth:`refresh`)."""
+        (:meth:`~navkit.query.pathfinder.Pathfinder.set_walkable` / ``set_weights``),
+        or the NavMap it follows changed (an area toggled, an obstacle polygon
+        added or removed): the next use of the field repairs it first (:meth:`refresh`)."""
+        if self.navmap is not None:
+            self.navmap.pathfinder  # noqa: B018 (applies the map's changes to its Pathfinder)
         pf = self.pathfinder
         return pf is not None and pf.edits.version != self._pf_version
 
@@ -290,6 +306,8 @@ class FlowField:
         repaired like :meth:`update` (one pass over the grid to find them);
         weight edits rebuild the field toward the same goals and obstacles.
         Every use of a stale field calls this first."""
+        if self.navmap is not None:
+            self.navmap.pathfinder  # noqa: B018 (applies the map's changes to its Pathfinder)
         pf = self.pathfinder
         if pf is None or pf.edits.version == self._pf_version:
             return
@@ -305,7 +323,7 @@ class FlowField:
             self.update(None)
 
     def _require_built(self) -> None:
-        if self.pathfinder is not None and self.pathfinder.edits.version != self._pf_version:
+        if self.stale:
             self.refresh()
         if not self._built:
             raise QueryError("the flow field has not been built yet: call build(goals) first")

@@ -50,6 +50,19 @@ changed walkability they are relabelled on demand, the first time a search
 fails. Should the abstract search ever fail inside one component, the query
 falls back to plain A* (counted in :attr:`HPAStar.fallbacks`; the tests
 assert it never happens).
+
+Obstacles and nearest (issue #18): the
+abstraction describes the static grid only, so a query with ``obstacles``
+(world circles, docs/rules.md §7) first runs HPA* as usual and keeps its
+path when no cell of it, and no side cell of a diagonal step in it, is
+covered by a circle (the path is then valid under the obstacles, of exactly
+its cost, and smoothing avoids the circles too); otherwise the query is
+answered by the :class:`~navkit.query.pathfinder.Pathfinder`'s A* with the
+circles: optimal, status NO_START / NO_GOAL when a circle covers an
+endpoint. ``nearest=True`` keeps HPA*'s answer for a reachable goal and
+gives A*'s exact nearest answer (docs/rules.md §6, status NEAREST) for a
+blocked or unreachable one. Such A* answers are counted in
+:attr:`HPAStar.exact_answers`.
 """
 
 from __future__ import annotations
@@ -57,7 +70,7 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -66,13 +79,16 @@ from .._kernels import geometry as _geo
 from .._kernels import hpa as _k
 from .._kernels.layouts import AbstractSearchArgs, ClusterSearchArgs
 from .._kernels.search import GEN_LIMIT as _GEN_LIMIT
-from ..costs import CostModel, cost_model
+from ..costs import cost_model
 from ..errors import ConfigError, QueryError, shown
 from ..grid import NavGrid
 from ..results import BatchResult, PathResult, Status, no_path, path_result
 from .hpa_graph import ClusterGraph
 from .padded import as_array
 from .serial import serialized
+
+if TYPE_CHECKING:
+    from .pathfinder import Costs
 
 __all__ = ["HPAStar", "HPAStats", "UpdateReport", "DEFAULT_CLUSTER_SIZE", "DEFAULT_ENTRANCE_GAP"]
 
@@ -172,7 +188,7 @@ class HPAStar:
     def __init__(
         self,
         grid: NavGrid,
-        costs: str | CostModel | tuple[int, int] = "exact",
+        costs: Costs = "exact",
         cluster_size: int = DEFAULT_CLUSTER_SIZE,
         *,
         connectivity: int = 8,
@@ -200,6 +216,8 @@ class HPAStar:
         self.entrance_gap = None if entrance_gap is None else int(entrance_gap)
         #: Queries answered by the plain A* fallback (see the module docstring).
         self.fallbacks = 0
+        #: Queries with ``obstacles`` / ``nearest`` answered by the Pathfinder's A*.
+        self.exact_answers = 0
         self._pf: Any = None
         self._gen = 0
         self._followed: Any = None  # weakref to the Pathfinder whose edits this follows
@@ -369,9 +387,18 @@ class HPAStar:
                 return int(code), self.path_buffer[:n]
             self.path_buffer = np.empty(2 * n, dtype=np.int64)
 
+    def _pathfinder(self) -> Any:
+        """A Pathfinder on :attr:`grid` (made on first use, dropped by :meth:`update`)."""
+        from .pathfinder import Pathfinder
+
+        if self._pf is None:
+            self._pf = Pathfinder(self.grid, costs=self.costs, connectivity=self.connectivity)
+        return self._pf
+
     @serialized
     def find_path_cells(self, start: ArrayLike, goal: ArrayLike, *,
-                        smooth: bool = False) -> PathResult:
+                        smooth: bool = False, obstacles: ArrayLike | None = None,
+                        nearest: bool = False) -> PathResult:
         """HPA* path between two cells ``(x, z)``.
 
         ``cells`` is the refined cell chain (valid: adjacent steps, walkable,
@@ -382,9 +409,51 @@ class HPAStar:
         in-cluster searches (the direct candidate's A*, and on weighted grids
         the start's Dijkstra). Status is FOUND, UNREACHABLE (start and goal in
         different components), NO_START or NO_GOAL (blocked endpoint).
+
+        ``obstacles``: world circles ``(k, 3)`` = ``(x, z, radius)`` blocking
+        the cells whose centres they cover, for this query only; HPA*'s path
+        is kept when it avoids them, else the Pathfinder's A* answers (exact).
+        ``nearest=True``: a blocked or unreachable goal gets A*'s path to the
+        nearest reachable cell (status NEAREST, docs/rules.md §6). See the
+        module docstring.
         """
         if self._pending:
             self.sync()
+        if obstacles is None and not nearest:
+            return self._hpa_query(start, goal, smooth, None)
+        pg = self.graph.pg
+        s = pg.cell_arg(start, "start")
+        e = pg.cell_arg(goal, "goal")
+        if not isinstance(nearest, (bool, np.bool_)):
+            raise QueryError(f"nearest must be a bool, got {shown(nearest)}")
+        pf = self._pathfinder()
+        with pf.lock, pf.overlay.using(obstacles):  # (validates the circles)
+            ov = pf.overlay  # (the same padded layout as the graph's: one grid shape)
+            marks = (ov.marks, np.int32(ov.mark)) if ov.mark else None
+            res = self._hpa_query(s, e, smooth, marks)
+            if res.found and (marks is None or not self._crosses(res.cells, marks)):
+                return res
+            if not nearest and marks is None:
+                return res  # (NO_START / NO_GOAL / UNREACHABLE without obstacles: exact)
+        self.exact_answers += 1
+        return pf.find_path_cells(s, e, smooth=smooth, nearest=bool(nearest),
+                                  obstacles=obstacles, algorithm="astar")
+
+    def _crosses(self, cells: NDArray[np.int32],
+                 marks: tuple[NDArray[np.int32], np.int32]) -> bool:
+        """True when a cell of the path, or a side cell of one of its diagonal
+        steps, carries the overlay mark ``marks = (marks, mark)`` (the corner rule)."""
+        pg = self.graph.pg
+        c = cells.astype(np.int64)
+        side_a = np.stack([c[1:, 0], c[:-1, 1]], axis=1)
+        side_b = np.stack([c[:-1, 0], c[1:, 1]], axis=1)
+        allc = np.concatenate([c, side_a, side_b])
+        nodes = pg.nodes(allc)
+        return bool(np.any(marks[0][nodes] == marks[1]))
+
+    def _hpa_query(self, start: ArrayLike, goal: ArrayLike, smooth: bool,
+                   marks: tuple[NDArray[np.int32], np.int32] | None) -> PathResult:
+        """The HPA* answer on the static grid; ``marks``: the overlay smoothing avoids."""
         g = self.graph
         pg = g.pg
         s = pg.cell_arg(start, "start")
@@ -417,7 +486,7 @@ class HPAStar:
                 self._smooth_buf = np.empty(max(len(nodes), 2 * len(self._smooth_buf)),
                                             dtype=np.int32)
             # int32 nodes, as the Pathfinder's smoothing passes them: one compiled signature
-            m = _geo.string_pull(g.cells, (self._nomarks, np.int32(0)), np.int64(pg.wp),
+            m = _geo.string_pull(g.cells, marks or (self._nomarks, np.int32(0)), np.int64(pg.wp),
                                  nodes.astype(np.int32), len(nodes), self._smooth_buf)
             kept = pg.nodes_to_cells(self._smooth_buf[:m])
         else:
@@ -427,27 +496,25 @@ class HPAStar:
 
     def _fallback(self, s: tuple[int, int], g: tuple[int, int], smooth: bool) -> PathResult:
         # Unreachable in theory (see the module docstring); kept as a safety net.
-        from .pathfinder import Pathfinder
-
         self.fallbacks += 1
-        if self._pf is None:
-            self._pf = Pathfinder(self.grid, costs=self.costs, connectivity=self.connectivity)
-        return self._pf.find_path_cells(s, g, smooth=smooth)
+        return self._pathfinder().find_path_cells(s, g, smooth=smooth, algorithm="astar")
 
     @serialized
     def find_paths_batch(self, starts: ArrayLike, goals: ArrayLike, *,
-                         return_paths: bool = False) -> BatchResult:
+                         return_paths: bool = False,
+                         obstacles: ArrayLike | None = None) -> BatchResult:
         """Answer ``starts[i] -> goals[i]`` (cells, shape (n, 2)) one after another.
 
-        Same answers as :meth:`find_path_cells` for each pair, as a
-        :class:`~navkit.results.BatchResult` (no smoothing).
+        Same answers as :meth:`find_path_cells` (with ``obstacles``) for each
+        pair, as a :class:`~navkit.results.BatchResult` (no smoothing).
         """
         s = as_array(starts, "starts")
         g = as_array(goals, "goals")
         if s.ndim != 2 or s.shape[1] != 2 or g.shape != s.shape:
             raise QueryError("starts and goals must both have shape (n, 2), "
                              f"got {s.shape} and {g.shape}")
-        results = [self.find_path_cells(s[i], g[i]) for i in range(len(s))]
+        results = [self.find_path_cells(s[i], g[i], obstacles=obstacles)
+                   for i in range(len(s))]
         return BatchResult.from_results(results, self.costs.card, with_paths=return_paths)
 
     # ------------------------------------------------------------- inspection

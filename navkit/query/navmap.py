@@ -64,9 +64,10 @@ from ..level import LevelConfig, NavLevel, block_obstacles, make_obstacle
 from ..level.config import GridGeometry, ObstacleConfig
 from ..results import PathResult, Status, with_waypoints
 from .cache import PathCache, obstacle_key
+from .cells import Algorithm
 from .overlay import as_circles
 from .padded import check_budget, world_point
-from .pathfinder import FIRST_WAYPOINT_TRIM, SNAP_RADIUS, Pathfinder
+from .pathfinder import FIRST_WAYPOINT_TRIM, SNAP_RADIUS, Costs, Pathfinder
 from .serial import serialized
 
 __all__ = ["NavMap", "Obstacle", "obstacle_radius"]
@@ -218,7 +219,7 @@ class NavMap:
         self,
         source: NavGrid | LevelConfig | NavLevel | str | os.PathLike[str],
         *,
-        costs: Any = "seed",
+        costs: Costs = "seed",
         connectivity: int = 8,
         budget: int | None = None,
         snap_radius: float = SNAP_RADIUS,
@@ -516,6 +517,7 @@ class NavMap:
         window: Sequence[int] | None = None,
         blocked_cells: ArrayLike | None = None,
         ignore: Any = None,
+        algorithm: Algorithm = "auto",
     ) -> PathResult:
         """Path between world points ``(x, z)`` (or ``(x, y, z)``), in metres.
 
@@ -528,14 +530,18 @@ class NavMap:
         An occupied destination snaps to a nearby free cell. ``blocked_cells``
         and ``ignore`` are as in :meth:`Pathfinder.find_path_cells
         <navkit.query.pathfinder.Pathfinder.find_path_cells>` (docs/rules.md §7.6).
+        ``algorithm``: as in :meth:`Pathfinder.find_path
+        <navkit.query.pathfinder.Pathfinder.find_path>`, default ``"auto"``
+        (JPS on an unweighted 8-connected grid, else A*: the same cost);
+        cached paths are kept per ``algorithm``.
         """
         if blocked_cells is not None or ignore is not None:
             return self._edited(start, end, False, obstacles, smooth, budget, window,
-                                blocked_cells, ignore)
+                                blocked_cells, ignore, algorithm)
         if self.record is not None:
             return self._recorded("find_path", start, end, False, obstacles, smooth, budget,
-                                  window)
-        return self._query(start, end, False, obstacles, smooth, budget, window)
+                                  window, algorithm)
+        return self._query(start, end, False, obstacles, smooth, budget, window, algorithm)
 
     def find_path_to_nearest(
         self,
@@ -548,22 +554,23 @@ class NavMap:
         window: Sequence[int] | None = None,
         blocked_cells: ArrayLike | None = None,
         ignore: Any = None,
+        algorithm: Algorithm = "auto",
     ) -> PathResult:
         """Like :meth:`find_path`, but an unreachable goal gives the path to the
         reachable cell closest to it (status NEAREST; docs/rules.md §6). One search,
         with the obstacles: it never retries without them. A start with no
-        reachable neighbour gives no path."""
+        reachable neighbour gives no path. ``algorithm`` as in :meth:`find_path`."""
         if blocked_cells is not None or ignore is not None:
             return self._edited(start, end, True, obstacles, smooth, budget, window,
-                                blocked_cells, ignore)
+                                blocked_cells, ignore, algorithm)
         if self.record is not None:
             return self._recorded("find_path_to_nearest", start, end, True, obstacles, smooth,
-                                  budget, window)
-        return self._query(start, end, True, obstacles, smooth, budget, window)
+                                  budget, window, algorithm)
+        return self._query(start, end, True, obstacles, smooth, budget, window, algorithm)
 
     def _edited(self, start: ArrayLike, end: ArrayLike, nearest: bool, obstacles: Any,
                 smooth: bool, budget: int | None, window: Sequence[int] | None,
-                blocked_cells: Any, ignore: Any) -> PathResult:
+                blocked_cells: Any, ignore: Any, algorithm: Algorithm = "auto") -> PathResult:
         """A query with ``blocked_cells`` or ``ignore``: without the cache (and
         the recorder) straight to the Pathfinder, else on the merged circles."""
         from .edits import ObstacleSnapshot
@@ -578,18 +585,20 @@ class NavMap:
                     circles = pf.edits.merge(obs, blocked_cells, ignore)
                 if self.record is not None:
                     return self._recorded("find_path_to_nearest" if nearest else "find_path",
-                                          start, end, nearest, circles, smooth, budget, window)
-                return self._query(start, end, nearest, circles, smooth, budget, window)
+                                          start, end, nearest, circles, smooth, budget, window,
+                                          algorithm)
+                return self._query(start, end, nearest, circles, smooth, budget, window,
+                                   algorithm)
             fn = pf.find_path_to_nearest if nearest else pf.find_path
             obs = obstacles
             if obs is not None and not isinstance(obs, ObstacleSnapshot):
                 obs = _as_circles(obs)
             return fn(start, end, smooth=smooth, budget=budget, window=window, obstacles=obs,
-                      blocked_cells=blocked_cells, ignore=ignore)
+                      blocked_cells=blocked_cells, ignore=ignore, algorithm=algorithm)
 
     def _recorded(self, kind: str, start: ArrayLike, end: ArrayLike, nearest: bool,
                   obstacles: Any, smooth: bool, budget: int | None,
-                  window: Sequence[int] | None) -> PathResult:
+                  window: Sequence[int] | None, algorithm: Algorithm = "auto") -> PathResult:
         """:meth:`_query`, timed and logged to :attr:`record` (a cache hit logs the
         search that filled the entry: its expansions, and ``time`` of the hit)."""
         import time
@@ -599,7 +608,7 @@ class NavMap:
 
         with self.lock:
             t0 = time.perf_counter()
-            res = self._query(start, end, nearest, obstacles, smooth, budget, window)
+            res = self._query(start, end, nearest, obstacles, smooth, budget, window, algorithm)
             dt = time.perf_counter() - t0
             pf = self._pathfinder()
             version = self.version
@@ -608,7 +617,7 @@ class NavMap:
             fp = self._record_fp[1]
             occ = [[float(v) for v in self._occupants[h]] for h in sorted(self._occupants)]
             b = pf.budget if budget is None else check_budget(budget)
-            options = options_dict(pf.costs, pf.connectivity, algorithm="auto", smooth=smooth,
+            options = options_dict(pf.costs, pf.connectivity, algorithm=algorithm, smooth=smooth,
                                    nearest=nearest, budget=b, window=window,
                                    snap_radius=pf.snap_radius, occupants=occ)
         self.record.log(kind, start=world_point(start, "start"), goal=world_point(end, "end"),
@@ -618,7 +627,7 @@ class NavMap:
 
     def _query(
         self, start: ArrayLike, end: ArrayLike, nearest: bool, obstacles: Any, smooth: bool,
-        budget: int | None, window: Sequence[int] | None,
+        budget: int | None, window: Sequence[int] | None, algorithm: Algorithm = "auto",
     ) -> PathResult:
         with self.lock:  # (inline, not @serialized: the hot queries save a call)
             pf = self._pf
@@ -628,7 +637,10 @@ class NavMap:
             if not self.cache.enabled:
                 b = pf.budget if budget is None else check_budget(budget)
                 with pf.lock:
-                    return pf.world.query(sw, ew, smooth, nearest, b, window, obstacles, "auto")
+                    return pf.world.query(sw, ew, smooth, nearest, b, window, obstacles,
+                                          algorithm)
+            if algorithm != "auto":
+                pf.resolve_algorithm(algorithm)  # (validates the name before the cache)
             grid = pf.padded.grid  # (its geometry: the edited cells are pf's)
             cs = pf.world.cell_of(sw)  # far points clamped: world_to_cell could overflow
             ce = pf.world.cell_of(ew)
@@ -639,14 +651,14 @@ class NavMap:
                           None if window is None else pf.padded.window(window))
             key = (self._token, cs, ce, nearest, bool(smooth), limits,
                    self._level.version + self._cell_edits, self._occ_version,
-                   self._obstacle_key(circles))
+                   self._obstacle_key(circles), algorithm)
             entry = self.cache.get(key)
             if entry is None:
                 # The search depends on the two cells only: plan from their
                 # centres, so that every point in them can share the result.
                 res = pf.find_path(grid.cell_center(*cs), grid.cell_center(*ce),
                                    smooth=smooth, nearest=nearest, budget=budget, window=window,
-                                   obstacles=circles)
+                                   obstacles=circles, algorithm=algorithm)
                 entry = _Entry(res, grid)
                 self.cache.put(key, entry)
             return entry.at(sw, ew, ce, FIRST_WAYPOINT_TRIM * grid.cell_size)

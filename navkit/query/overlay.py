@@ -177,12 +177,16 @@ class Occupancy:
     ``cells`` (uint8, one per node) is the grid the searches read: static
     walkability AND no occupant. ``moves`` holds each node's legal moves
     (:func:`navkit._kernels.search.move_masks`; uniform grids only, which the
-    level queue reads).
+    level queue reads) under the diagonal mode ``dmode`` (docs/rules.md
+    §3.9: 0 the corner rule, 1 at least one side cell free, 2 always).
     """
 
-    def __init__(self, pg: PaddedGrid, eight: bool):
+    def __init__(self, pg: PaddedGrid, eight: bool, dmode: int = 0):
         self.pg = pg
         self.eight = eight
+        self.dmode = int(dmode)
+        #: ``move_masks``'s rule: 0 four-connected, else ``1 + dmode``.
+        self._rule = np.int64(1 + self.dmode if eight else 0)
         self.cells = pg.cells.copy()
         self._counts: NDArray[np.int32] | None = None
         self._occupants: dict[int, tuple[float, float, float]] = {}
@@ -270,4 +274,4 @@ class Occupancy:
             return
         _search.move_masks(self.cells, np.int64(pg.wp), np.int64(max(x0, 1)),
                            np.int64(max(z0, 1)), np.int64(min(x1, pg.wp - 2)),
-                           np.int64(min(z1, pg.hp - 2)), self.eight, self.moves)
+                           np.int64(min(z1, pg.hp - 2)), self._rule, self.moves)

@@ -225,8 +225,17 @@ class PaddedGrid:
             raise QueryError(
                 f"{name} cell ({x}, {z}) is outside the {self.width}x{self.depth} grid "
                 f"(x in [0, {self.width - 1}], z in [0, {self.depth - 1}])"
+                + self.swap_hint(x, z)
             )
         return (x, z)
+
+    def swap_hint(self, x: int, z: int) -> str:
+        """``"; cells are in (x, z) order: did you mean (z, x) = ...?"`` when the swapped pair
+        ``(z, x)`` is inside the grid (the usual slip with ``[z, x]`` arrays),
+        else ``""``. A swapped pair that is inside both ways cannot be seen."""
+        if self.grid.in_bounds(z, x):
+            return f"; cells are in (x, z) order: did you mean (z, x) = ({z}, {x})?"
+        return ""
 
     def cells_arg(self, value: ArrayLike, name: str) -> NDArray[np.int64]:
         """An ``(n, 2)`` integer array of cells inside the grid, as int64."""
@@ -241,8 +250,9 @@ class PaddedGrid:
             bad = (x < 0) | (x >= self.width) | (z < 0) | (z >= self.depth)
             if bad.any():
                 i = int(np.flatnonzero(bad)[0])
-                raise QueryError(f"{name}[{i}] = {tuple(arr[i])} is outside the "
-                                 f"{self.width}x{self.depth} grid")
+                xi, zi = int(arr[i, 0]), int(arr[i, 1])
+                raise QueryError(f"{name}[{i}] = ({xi}, {zi}) is outside the "
+                                 f"{self.width}x{self.depth} grid" + self.swap_hint(xi, zi))
         return arr
 
     def points_arg(self, value: ArrayLike, name: str) -> NDArray[np.float64]:

@@ -40,7 +40,7 @@ import os
 import threading
 import time
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
 import numba
 import numpy as np
@@ -56,6 +56,8 @@ from .cells import ALGORITHMS, Algorithm, CellQueries
 from .edits import CellEditor, EditListener, ObstacleSnapshot
 from .fanout import max_threads
 from .jps import JPS, PathBuffers
+from .jps_plus import JumpTables
+from .options import DiagonalMode, Heuristic, check_greedy_keys, search_options
 from .overlay import Occupancy, Overlay, as_circles
 from .padded import PaddedGrid, as_array, check_budget, world_point
 from .serial import serialized
@@ -64,7 +66,12 @@ from .workspace import Workspace
 from .world import FIRST_WAYPOINT_TRIM, SNAP_RADIUS, WorldQueries
 
 __all__ = ["Pathfinder", "Workspace", "SNAP_RADIUS", "FIRST_WAYPOINT_TRIM",
-           "ALGORITHMS", "as_circles", "default_threads"]
+           "ALGORITHMS", "Algorithm", "CostName", "Costs", "as_circles", "default_threads"]
+
+#: Named step costs (docs/rules.md §3): ``"seed"`` 10/14, ``"exact"`` 1_000_000/1_414_214.
+CostName = Literal["seed", "exact"]
+#: The ``costs`` argument: a name, a ``(card, diag)`` integer pair or a CostModel.
+Costs = CostName | CostModel | tuple[int, int]
 
 
 class Pathfinder:
@@ -79,8 +86,21 @@ class Pathfinder:
     costs : "seed", "exact", (card, diag) or CostModel
         ``"seed"`` is 10/14; ``"exact"`` is 1_000_000/1_414_214 and
         reproduces Moving AI optimal lengths (docs/rules.md §3).
+    grid : NavGrid or numpy array
+        A bool array is wrapped as ``NavGrid(array)``; a numeric one is read
+        as a tcod-style cost array (0 = wall), :meth:`NavGrid.from_costs`.
     connectivity : 8 or 4
-        Eight-connected with the corner rule, or four-connected.
+        Eight-connected with the corner rule, or four-connected (default 8,
+        or 4 with ``diagonal="never"``).
+    diagonal : "only_if_no_obstacles", "at_least_one_walkable", "always", "never"
+        Godot's diagonal modes: which side cells a diagonal step needs free
+        (both, one, none; ``"never"``: 4-connected). Default: the corner rule.
+    heuristic : "octile", "euclidean", "chebyshev", "manhattan"
+        A*'s heuristic (default octile); ``"manhattan"`` overestimates with
+        diagonal moves, so paths may be longer than optimal (docs/options.md).
+    weight : float
+        Greedy factor on the heuristic (>= 1): paths cost at most
+        ``weight`` times the optimum, often with far fewer expansions.
     budget : int or None
         Default node-expansion budget per query (None: unlimited).
     snap_radius : float
@@ -103,18 +123,26 @@ class Pathfinder:
 
     def __init__(
         self,
-        grid: NavGrid,
-        costs: str | CostModel | tuple[int, int] = "seed",
+        grid: NavGrid | NDArray[Any],
+        costs: Costs = "seed",
         *,
-        connectivity: int = 8,
+        connectivity: int | None = None,
         budget: int | None = None,
         snap_radius: float = SNAP_RADIUS,
         record: Any = None,
+        diagonal: DiagonalMode | None = None,
+        heuristic: Heuristic | None = None,
+        weight: float = 1.0,
     ):
+        if isinstance(grid, np.ndarray):
+            grid = NavGrid.from_costs(grid)
         if not isinstance(grid, NavGrid):
-            raise QueryError(f"expected a NavGrid, got {type(grid).__name__}")
-        if connectivity not in (4, 8) or isinstance(connectivity, bool):
-            raise ConfigError(f"expected 4 or 8, got {connectivity!r}", field="connectivity")
+            raise QueryError(f"expected a NavGrid or a 2-D numpy array, got {type(grid).__name__}")
+        if connectivity is None:
+            connectivity = 4 if diagonal == "never" else 8
+        elif connectivity == 8 and diagonal == "never" and not isinstance(connectivity, bool):
+            raise ConfigError("connectivity=8 contradicts diagonal='never' (4-connected); "
+                              "pass one of them", field="diagonal")
         try:  # (a huge int overflows float)
             finite = math.isfinite(snap_radius) if isinstance(snap_radius, (int, float)) else False
         except OverflowError:
@@ -125,6 +153,9 @@ class Pathfinder:
         #: Held by every query and edit (re-entrant; see :mod:`navkit.query.serial`).
         self.lock = threading.RLock()
         self.costs = cost_model(costs)
+        #: Diagonal mode, heuristic and greedy weight, checked (docs/rules.md §3.9).
+        self.options = opts = search_options(connectivity, diagonal, heuristic, weight,
+                                             self.costs)
         self.connectivity = connectivity
         self.budget = check_budget(budget)
         self.snap_radius = float(snap_radius)
@@ -132,7 +163,8 @@ class Pathfinder:
         pg = self.padded = PaddedGrid(grid)
         pg.check_costs(self.costs)
         pg.check_keys(self.costs)
-        self.occupancy = Occupancy(pg, eight)
+        check_greedy_keys(pg, self.costs, opts.hw)
+        self.occupancy = Occupancy(pg, eight, opts.dmode)
         self.overlay = Overlay(pg)
         self.jps_bufs = PathBuffers()
         heap_extra = JPS.heap_room(pg)
@@ -140,15 +172,18 @@ class Pathfinder:
         smooth = self.smoother = StringPull(pg, self.costs, self.occupancy,
                                             self.overlay, self.workspace.smooth)
         self.astar = AStar(pg, self.costs, eight, self.occupancy,
-                           self.overlay, self.workspace, smooth)
+                           self.overlay, self.workspace, smooth, opts)
         self.jps = JPS(pg, self.costs, eight, self.occupancy, self.overlay,
                        self.workspace, smooth, self.astar, self.jps_bufs)
         self.cells = CellQueries(pg, self.astar, self.jps)
+        if eight and not (opts.corner_rule and opts.plain):
+            self._without_jps()
         self.world = WorldQueries(pg, self.occupancy, self.overlay, self.astar,
                                   self.jps, self.cells, self.snap_radius)
         self.batches = Batches(pg, self.astar, self.jps)
         #: Run-time cell edits and per-query obstacle options (:mod:`navkit.query.edits`).
         self.edits = CellEditor(self)
+        self._drops_tables = False
         #: The :class:`~navkit.corpus.QueryRecorder` every query is logged to, or None.
         self.record: Any = None
         if record is not None:
@@ -156,6 +191,13 @@ class Pathfinder:
 
             self.record = as_recorder(record, grid, costs=self.costs,
                                       connectivity=connectivity)
+
+    def _without_jps(self) -> None:
+        """JPS assumes the corner rule and its own octile search: with another
+        diagonal mode, heuristic or a greedy weight ``"auto"`` runs A* and
+        ``"jps"`` / ``"jps+"`` raise QueryError (docs/rules.md §3.9; the check is
+        :meth:`CellQueries.resolve`)."""
+        self.jps.usable = False
 
     @property
     def grid(self) -> NavGrid:
@@ -183,7 +225,7 @@ class Pathfinder:
         nearest: bool = False,
         budget: int | None = None,
         window: Sequence[int] | None = None,
-        algorithm: Algorithm = "astar",
+        algorithm: Algorithm = "auto",
         obstacles: ArrayLike | None = None,
         blocked_cells: ArrayLike | None = None,
         ignore: Any = None,
@@ -196,8 +238,12 @@ class Pathfinder:
         NEAREST. ``algorithm`` is ``"astar"``, ``"dijkstra"`` (same answer,
         no heuristic), ``"jps"`` (Jump Point Search: same cost, far fewer
         nodes, uniform-cost 8-connected grids only; ``budget`` then counts
-        jump points, and a ``window`` query runs A*) or ``"auto"`` (``"jps"``
-        on an unweighted 8-connected grid, else ``"astar"``). ``waypoints``
+        jump points, and a ``window`` query runs A*), ``"jps+"`` or
+        ``"auto"``, the default (see :meth:`resolve_algorithm`). Default
+        policy, the same for cell, world and batch queries: ``"auto"``, which
+        runs JPS on an unweighted 8-connected grid and A* otherwise, so the
+        cost is always A*'s; pass ``algorithm="astar"`` for A*'s own cells,
+        expansion counts and :meth:`last_search` trace. ``waypoints``
         are the cell centres of the (smoothed) path. ``obstacles``: world
         circles ``(k, 3)`` = ``(x, z, radius)`` blocking the cells whose
         centres they cover, for this query only (docs/rules.md §7), or an
@@ -230,8 +276,8 @@ class Pathfinder:
         """The body of :meth:`find_path_cells` on checked cells, under the lock."""
         if obstacles is None:
             self.overlay.set(None)
-            if ((algorithm == "jps" or algorithm == "auto") and window is None
-                    and self.jps.usable):  # fast path
+            if ((algorithm == "jps" or (algorithm == "auto" and not self.cells.auto_jps_plus))
+                    and window is None and self.jps.usable):  # fast path
                 return self.jps.cell_query(s, g, smooth=smooth, nearest=nearest, budget=b)
             return self.cells.query(s, g, smooth=smooth, nearest=nearest, budget=b,
                                     window=window, algorithm=algorithm)
@@ -363,6 +409,43 @@ class Pathfinder:
         from then on, JPS no longer applies). Returns how many cells changed.
         """
         return self.edits.set_weights(region, values)
+
+    def precompute(self, *, goal_bounds: bool = False,
+                   tables: str | os.PathLike[str] | None = None) -> JumpTables:
+        """Build (or load from ``tables``, a file :meth:`save_tables` wrote) the
+        offline jump tables of JPS+ (docs/jps-plus.md) and optionally goal bounds;
+        ``algorithm="jps+"`` then uses them, and ``"auto"`` picks JPS+ where it wins
+        (maps whose jump-point density is at most
+        :data:`~navkit.query.jps_plus.AUTO_MAX_DENSITY`: game and city maps, not
+        mazes or random fields). Same answers as ``"jps"``. A cell edit drops the
+        tables (``auto`` returns to JPS; call ``precompute()`` again).
+
+        >>> import numpy as np
+        >>> pf = Pathfinder(NavGrid(np.ones((8, 8), bool)))
+        >>> t = pf.precompute()
+        >>> pf.find_path_cells((0, 0), (7, 5), algorithm="jps+").cost
+        9.0
+        """
+        from .goal_bounds import GoalBounds
+        from .jps_plus import JPSPlus, JumpTables, prefer_jps_plus
+
+        with self.lock:
+            self.cells.resolve("jps+")  # a clear error where JPS+ does not apply
+            t = JumpTables.load(tables, self) if tables is not None else JumpTables.build(self)
+            gb = GoalBounds.build(self, t) if goal_bounds else None
+            self.cells.set_jps_plus(JPSPlus(self, t, gb), auto=prefer_jps_plus(t, self))
+            if not self._drops_tables:
+                self.on_edit(lambda xs, zs: self.cells.set_jps_plus(None))
+                self._drops_tables = True
+            return t
+
+    def save_tables(self, path: str | os.PathLike[str]) -> None:
+        """Write the JPS+ tables :meth:`precompute` made (``.npz``, with the grid's
+        fingerprint: :meth:`precompute` ``tables=`` refuses them for another grid)."""
+        jp = self.cells.jps_plus
+        if jp is None:
+            raise QueryError("no JPS+ tables: call precompute() first")
+        jp.tables.save(path)
 
     def on_edit(self, listener: EditListener) -> None:
         """Call ``listener(xs, zs)`` (int64 cell arrays) after every edit that changed cells."""
@@ -505,14 +588,16 @@ class Pathfinder:
         budget: int | None = None,
         threads: int | None = None,
         obstacles: ArrayLike | None = None,
-        algorithm: Algorithm = "astar",
+        algorithm: Algorithm = "auto",
     ) -> BatchResult:
         """Answer ``starts[i] -> goals[i]`` (cells, shape (n, 2)) on all cores.
 
         Answers (cost, status, expansions, paths) are identical to
         :meth:`find_path_cells` with the same ``algorithm`` for each pair
-        (``"astar"``, ``"dijkstra"``, ``"jps"`` or ``"auto"``; JPS paths are
-        the full cell chains). ``threads`` defaults to numba's thread count.
+        (``"astar"``, ``"dijkstra"``, ``"jps"``, ``"jps+"`` or ``"auto"``,
+        the default as for every query: JPS on an unweighted 8-connected
+        grid, else A*, so costs are A*'s either way; JPS paths are the full
+        cell chains). ``threads`` defaults to numba's thread count.
         """
         resolved = self.resolve_algorithm(algorithm)
         pg = self.padded
@@ -577,8 +662,15 @@ class Pathfinder:
         return SearchTrace(gen, self.padded.nodes_to_cells(nodes), ws.g[nodes].copy())
 
     def __repr__(self) -> str:
+        o = self.options
+        extra = "" if o.diagonal in ("only_if_no_obstacles", "never") else \
+            f", diagonal={o.diagonal!r}"
+        if o.heuristic != "octile":
+            extra += f", heuristic={o.heuristic!r}"
+        if o.weight != 1.0:
+            extra += f", weight={o.weight:g}"
         return (f"Pathfinder({self.padded.grid!r}, costs={self.costs.name}, "
-                f"connectivity={self.connectivity})")
+                f"connectivity={self.connectivity}{extra})")
 
 
 def default_threads() -> int:

@@ -172,7 +172,7 @@ class World:
     # ------------------------------------------------------------- queries
     def find_path_cells(self, start: ArrayLike, goal: ArrayLike, *, smooth: bool = False,
                         nearest: bool = False, budget: int | None = None,
-                        window: Sequence[int] | None = None, algorithm: str = "astar",
+                        window: Sequence[int] | None = None, algorithm: str = "auto",
                         obstacles: ArrayLike | None = None,
                         preset: str | QueryPreset | None = None) -> PathResult:
         """Path between two world cells, as :meth:`Pathfinder.find_path_cells`.

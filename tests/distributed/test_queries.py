@@ -41,9 +41,8 @@ def oracle(jobs):
     out = []
     for j in jobs:
         pf = Pathfinder(j.grid, costs="exact")
-        rs = [pf.find_path_cells(tuple(s), tuple(g)) for s, g in zip(j.starts.tolist(),
-                                                                    j.goals.tolist(),
-                                                                    strict=True)]
+        rs = [pf.find_path_cells(tuple(s), tuple(g), algorithm="astar")
+              for s, g in zip(j.starts.tolist(), j.goals.tolist(), strict=True)]
         out.append((np.array([r.cost_int for r in rs]), np.array([int(r.status) for r in rs]),
                     np.array([r.expanded for r in rs])))
     return out

@@ -59,5 +59,6 @@ def test_one_call_never_runs_more_queries_per_thread_than_the_limit_allows() -> 
 
     pf.batches._astar_search = counting  # noqa: SLF001
     pf.batches.per_thread = 5
-    pf.find_paths_batch(np.array([[0, 0]] * 23), np.array([[0, 6]] * 23), threads=2)
+    pf.find_paths_batch(np.array([[0, 0]] * 23), np.array([[0, 6]] * 23), threads=2,
+                        algorithm="astar")
     assert calls == [10, 10, 3]

@@ -64,6 +64,7 @@ def both(pf: Pathfinder, *args, **kw) -> tuple:  # type: ignore[no-untyped-def]
     level queue writes no parents (the tags keep the move back): they are
     poisoned first, so a path read through a stale parent cannot pass."""
     pf.workspace.parent.fill(-7)
+    kw = {"algorithm": "astar", **kw}  # (the level queue is A*'s)
     a = answer(pf.find_path_cells(*args, **kw))
     with on_heap(pf):
         b = answer(pf.find_path_cells(*args, **kw))
@@ -115,10 +116,10 @@ def test_every_closed_node_traces_as_on_the_heap(world, data):
     for level in (True, False):
         pf.workspace.parent.fill(-7)
         if level:
-            pf.find_path_cells(s, g)
+            pf.find_path_cells(s, g, algorithm="astar")
         else:
             with on_heap(pf):
-                pf.find_path_cells(s, g)
+                pf.find_path_cells(s, g, algorithm="astar")
         closed = pf.workspace.closed_nodes()
         chains.append({int(n): pf.astar.trace(pf.padded.node(*s), int(n)).tolist() for n in closed})
     assert chains[0] == chains[1]
@@ -173,12 +174,13 @@ def heap_answers(seed: int, side: int) -> tuple:  # type: ignore[type-arg]
     free = np.argwhere(walk)[:, ::-1]
     starts, goals = free[rng.integers(len(free), size=20)], free[rng.integers(len(free), size=20)]
     with on_heap(pf):
-        want = [answer(pf.find_path_cells(tuple(s), tuple(g)))
+        want = [answer(pf.find_path_cells(tuple(s), tuple(g), algorithm="astar"))
                 for s, g in zip(starts, goals, strict=True)]
     # batches run on the heap once the rings are as long as they get
     pf.batches.ws = Workspace(pf.padded.n, rows=2, heap_extra=pf.jps.heap_extra,
                               ring_bits=0, max_ring_bits=0)
-    want_batch = pf.find_paths_batch(starts, goals, return_paths=True, threads=2)
+    want_batch = pf.find_paths_batch(starts, goals, return_paths=True, threads=2,
+                                     algorithm="astar")
     pf.batches.ws = None
     return pf, starts, goals, want, want_batch
 
@@ -190,14 +192,15 @@ def test_tiny_rings_rerun_on_the_heap():
     pf.workspace.set_rings(1, max_ring_bits=1)
     stats = pf.astar.run(pf.padded.node(*starts[0]), pf.padded.node(*goals[0]), pf.budget, None, 1)
     assert stats[S.ST_STATUS] != S.RETRY  # run() reran it
-    got = [answer(pf.find_path_cells(tuple(s), tuple(g)))
+    got = [answer(pf.find_path_cells(tuple(s), tuple(g), algorithm="astar"))
            for s, g in zip(starts, goals, strict=True)]
     assert got == want
     assert pf.workspace.ring_bits == 1
     pf.batches.ws = Workspace(pf.padded.wp * pf.padded.hp, rows=2,
                               heap_extra=pf.jps.heap_extra, ring_bits=1, max_ring_bits=1)
     for paths in (False, True):
-        b = pf.find_paths_batch(starts, goals, return_paths=paths, threads=2)
+        b = pf.find_paths_batch(starts, goals, return_paths=paths, threads=2,
+                                algorithm="astar")
         assert np.array_equal(b.cost_int, want_batch.cost_int)
         assert np.array_equal(b.expanded, want_batch.expanded)
         assert np.array_equal(b.generated, want_batch.generated)
@@ -214,14 +217,14 @@ def test_full_rings_grow():
     pf.workspace.set_rings(1)
     # 13 for 72 x 72
     assert pf.workspace.max_ring_bits == (pf.padded.wp * pf.padded.hp - 1).bit_length()
-    got = [answer(pf.find_path_cells(tuple(s), tuple(g)))
+    got = [answer(pf.find_path_cells(tuple(s), tuple(g), algorithm="astar"))
            for s, g in zip(starts, goals, strict=True)]
     assert got == want
     assert 1 < pf.workspace.ring_bits <= pf.workspace.max_ring_bits
     assert (pf.workspace.ring_bits - 1) % 2 == 0  # grown in steps of two bits
     pf.batches.ws = Workspace(pf.padded.wp * pf.padded.hp, rows=2,
                               heap_extra=pf.jps.heap_extra, ring_bits=1)
-    b = pf.find_paths_batch(starts, goals, return_paths=True, threads=2)
+    b = pf.find_paths_batch(starts, goals, return_paths=True, threads=2, algorithm="astar")
     assert np.array_equal(b.path_cells, want_batch.path_cells)
     assert np.array_equal(b.expanded, want_batch.expanded)
     assert 1 < pf.batches.ws.ring_bits <= pf.batches.ws.max_ring_bits  # grown until none filled
@@ -295,9 +298,10 @@ def test_level_kernels_without_jit():
         "    s = tuple(int(v) for v in free[rng.integers(len(free))])\n"
         "    g = tuple(int(v) for v in free[rng.integers(len(free))])\n"
         "    kw = {'obstacles': [[6.0, 6.0, 1.5]]} if i % 3 == 0 else {}\n"
-        "    r = pf.find_path_cells(s, g, **kw)\n"
+        "    r = pf.find_path_cells(s, g, **kw, algorithm='astar')\n"
         "    out.append([int(r.status), r.cost_int, r.expanded, r.generated, r.cells.tolist()])\n"
-        "b = pf.find_paths_batch(free[:6], free[-6:], return_paths=True, threads=2)\n"
+        "b = pf.find_paths_batch(free[:6], free[-6:], return_paths=True, threads=2,\n"
+        "                        algorithm='astar')\n"
         "out.append([b.status.tolist(), b.cost_int.tolist(), b.expanded.tolist(), "
         "b.path_cells.tolist()])\n"
         "print(out)\n"

@@ -476,13 +476,13 @@ def test_budget_cuts_expansions_exactly(case, conn, data):
     pf = make_pf(walk, weights, "seed", conn)
     s = data.draw(cells_st(walk), label="start")
     g = data.draw(cells_st(walk), label="goal")
-    full = pf.find_path_cells(s, g)
+    full = pf.find_path_cells(s, g, algorithm="astar")
     if not full.found:
         return
     needed = full.expanded
     # any budget >= needed gives the very same answer
     for b in (needed, needed + 1, 10**12):
-        r = pf.find_path_cells(s, g, budget=b)
+        r = pf.find_path_cells(s, g, budget=b, algorithm="astar")
         assert (r.status, r.cost_int, r.expanded, r.generated) == (
             full.status,
             full.cost_int,
@@ -493,7 +493,7 @@ def test_budget_cuts_expansions_exactly(case, conn, data):
     if needed == 1:
         return
     k = data.draw(st.integers(1, needed - 1), label="budget")
-    cut = pf.find_path_cells(s, g, budget=k)
+    cut = pf.find_path_cells(s, g, budget=k, algorithm="astar")
     assert cut.status == Status.BUDGET_EXHAUSTED and cut.expanded == k
     assert_no_path(cut)
     # same pushes as the reference A* stopped after k expansions
@@ -515,11 +515,11 @@ def test_budget_cuts_expansions_exactly(case, conn, data):
     )
     # the constructor's default budget, and a per-query override
     pfb = make_pf(walk, weights, "seed", conn, budget=k)
-    r = pfb.find_path_cells(s, g)
+    r = pfb.find_path_cells(s, g, algorithm="astar")
     assert (r.status, r.expanded, r.generated) == (Status.BUDGET_EXHAUSTED, k, cut.generated)
-    r = pfb.find_path_cells(s, g, budget=needed)
+    r = pfb.find_path_cells(s, g, budget=needed, algorithm="astar")
     assert r.status == Status.FOUND and r.cost_int == full.cost_int
-    b = pfb.find_paths_batch([s], [g])
+    b = pfb.find_paths_batch([s], [g], algorithm="astar")
     assert b.status[0] == Status.BUDGET_EXHAUSTED and b.expanded[0] == k and b.cost_int[0] == -1
 
 
@@ -588,7 +588,7 @@ def test_window_excluding_the_route():
 @pytest.mark.parametrize("window", [(0, 0, 6, 6), (0, 0, 8, 8), (-5, -5, 100, 100), (0, 0, 6, 7)])
 def test_window_containing_the_route(window):
     pf = make_pf(wall_map(), None)
-    full = pf.find_path_cells((0, 0), (6, 0))
+    full = pf.find_path_cells((0, 0), (6, 0), algorithm="astar")
     r = pf.find_path_cells((0, 0), (6, 0), window=window)
     assert r.status == Status.FOUND and r.cost_int == full.cost_int
     assert r.expanded <= full.expanded
@@ -671,7 +671,8 @@ def test_batch_paths_after_budget_exhausted():
     walk = np.ones((8, 8), bool)
     pf = make_pf(walk, None)
     b = pf.find_paths_batch(
-        [[0, 0], [0, 0]], [[1, 1], [7, 7]], return_paths=True, budget=3, threads=1
+        [[0, 0], [0, 0]], [[1, 1], [7, 7]], return_paths=True, budget=3, threads=1,
+        algorithm="astar",
     )
     assert b.status.tolist() == [Status.FOUND, Status.BUDGET_EXHAUSTED]
     assert b.path(0).tolist() == [[0, 0], [1, 1]] and b.path(1).shape == (0, 2)
@@ -1022,7 +1023,8 @@ def test_bad_budget(pf55, budget):
 
 def test_budget_accepts_numpy_ints(pf55):
     assert (
-        pf55.find_path_cells((0, 0), (4, 4), budget=np.int64(3)).status == Status.BUDGET_EXHAUSTED
+        pf55.find_path_cells((0, 0), (4, 4), budget=np.int64(3), algorithm="astar").status
+        == Status.BUDGET_EXHAUSTED
     )
 
 
@@ -1088,9 +1090,9 @@ def test_bad_pathfinder_options(kw):
         Pathfinder(NavGrid(np.ones((2, 2), bool)), **kw)
 
 
-def test_pathfinder_needs_a_navgrid():
+def test_pathfinder_needs_a_navgrid_or_an_array():
     with pytest.raises(QueryError):
-        Pathfinder(np.ones((2, 2), bool))
+        Pathfinder([[True]])  # a list is neither
 
 
 @pytest.mark.parametrize("shape", [(0, 5), (5, 0), (0, 0)])

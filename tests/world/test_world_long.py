@@ -72,12 +72,12 @@ def test_small_world_and_one_region_are_exact(seed, weighted):
     for _ in range(5):
         s = tuple(int(v) for v in free[rng.integers(len(free))][::-1])
         g = tuple(int(v) for v in free[rng.integers(len(free))][::-1])
-        opt = pf.find_path_cells(s, g)
-        a = small.find_path_cells(s, g)
+        opt = pf.find_path_cells(s, g, algorithm="astar")  # (A*'s own cells)
+        a = small.find_path_cells(s, g, algorithm="astar")
         assert a.status == opt.status and a.cost_int == opt.cost_int
         assert np.array_equal(a.cells, opt.cells)
         # the whole grid lies within the 3 x 3 chunks around start and goal: exact local search
-        b = region.find_path_cells(s, g)
+        b = region.find_path_cells(s, g, algorithm="astar")
         assert b.status == opt.status and b.cost_int == opt.cost_int
         assert np.array_equal(b.cells, opt.cells)
 
@@ -192,18 +192,20 @@ def test_patchwork_long_queries_valid_bounded_and_capped(seed, cap):
     world = World(ChunkStore.from_grid(grid, chunk=16), "seed", small_world_cells=0)
     world.hierarchy.cap_bytes = cap  # 1: the graph is dropped before every query
     free = np.argwhere(grid.walkable)
+    through_graph = 0
     for _ in range(5):
         s = tuple(int(v) for v in free[rng.integers(len(free))][::-1])
         g = tuple(int(v) for v in free[rng.integers(len(free))][::-1])
         opt = pf.find_path_cells(s, g)
         r = world.find_path_cells(s, g)
+        through_graph += world.last_algorithm.startswith("hierarchy")
         assert (r.status == Status.FOUND) == (opt.status == Status.FOUND)
         if r.status == Status.FOUND:
             assert opt.cost_int <= r.cost_int
             assert tuple(r.cells[0]) == s and tuple(r.cells[-1]) == g
             _check_path(grid, r)
-    if cap == 1:
-        assert world.hierarchy.graph_resets >= 1
+    if cap == 1:  # every hierarchy query after the first finds the graph over the cap
+        assert world.hierarchy.graph_resets >= through_graph - 1
 
 
 def test_open_field_is_near_optimal_and_loads_no_uniform_chunk():

@@ -1,0 +1,468 @@
+"""Benchmark JPS+ (offline jump tables) against navkit's JPS and A*, Python peers and warthog.
+
+Run ``python -m navkit.bench.jps_plus [--quick] [--maps ...] [--warthog PATH]``
+(``--help`` for options). A measurement script, not a test: it reports PASS /
+MISS against issue #19's targets but exits 0 unless its input is bad (2).
+
+Per map: the jump tables' build time (a second, warm build; the first may
+load the kernel) and memory, the jump-point density that ``auto``'s rule
+reads (:func:`navkit.query.jps_plus.prefer_jps_plus`), and the median
+microseconds per query of
+
+* **A***, **JPS**, **JPS+**: ``Pathfinder.find_path_cells(s, g,
+  algorithm=...)`` with ``costs="exact"`` (the public call, full cell chain,
+  ready-made ``PathResult``);
+* **JPS / JPS+ objects**: ``JPS.cell_query`` / ``JPSPlus.cell_query`` (the
+  query objects, as a Pathfinder fast path calls them: no argument checks);
+* **JPS / JPS+ search**: the search kernels alone (one dispatch, no
+  ``PathResult``): the algorithms' own difference;
+* **nano-astar** and **w9-pathfinding** (optimal A* peers with no corner
+  cutting, C++ cores) when installed: imported lazily, skipped with a note;
+* **JPS+ with goal bounds** (``--goal-bounds``): build time and memory, and
+  ``JPSPlus.cell_query`` with :class:`navkit.query.goal_bounds.GoalBounds`;
+* **warthog** when ``--warthog PATH`` names its binary: run once per
+  algorithm on the scenario file (``--scen FILE --alg ALG``), its own
+  ``nanos`` column (search loop only, C++), never built or downloaded here.
+
+Two query sets: the *long set* (every 10th scenario line, the last
+``--queries`` of those: :func:`navkit.bench.common.select_queries`; fastest of
+``--rounds`` per query) and *every line* of the scenario file (fastest of
+``--line-rounds``; A* only on the long set unless ``--astar-every-line``).
+Every answer is checked against the Moving AI optimal length.
+
+Targets: JPS+ at least 2x faster than JPS on den520d, AR0011SR, brc202d,
+NewYork_0_1024 and orz900d; on maze512-1-0 and random512-10-0 ``auto`` must
+not pick JPS+ where it is slower.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import platform
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from .common import (
+    add_data_option,
+    fastest_of_rounds,
+    find_scenario,
+    fmt,
+    no_data,
+    present_maps,
+    resolve_data_dir,
+    select_queries,
+    split_names,
+    spread,
+)
+
+__all__ = ["main", "MAPS", "FAST_MAPS", "SLOW_MAPS", "TARGET", "run_warthog", "parse_warthog"]
+
+#: Maps where JPS+ must be at least TARGET times faster than JPS ...
+FAST_MAPS = ("den520d", "AR0011SR", "brc202d", "NewYork_0_1024", "orz900d")
+#: ... and maps where ``auto`` must not pick it when it loses.
+SLOW_MAPS = ("maze512-1-0", "random512-10-0")
+MAPS = FAST_MAPS + SLOW_MAPS
+TARGET = 2.0
+
+Query = tuple[tuple[int, int], tuple[int, int]]
+Solver = Callable[[tuple[int, int], tuple[int, int]], Any]
+
+
+def _progress(quiet: bool) -> Any:
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                    console=Console(file=sys.stderr), transient=True,
+                    disable=quiet or not sys.stderr.isatty())
+
+
+# --------------------------------------------------------------------- peers
+def make_nano_astar(walk: NDArray[np.bool_]) -> tuple[Solver, Callable[[Any], float]]:
+    """nano-astar's ``astar`` on the map (uint8, 1 = blocked; cells ``(row, col)``)."""
+    from nano_astar import astar  # lazy: an optional peer
+
+    grid = np.ascontiguousarray(~walk, dtype=np.uint8)
+
+    def solve(s: tuple[int, int], g: tuple[int, int]) -> Any:
+        return astar(grid, (s[1], s[0]), (g[1], g[0]), heuristic="octile", diagonal=True)
+
+    return solve, lambda r: math.inf if r is None else float(r[1])
+
+
+def make_w9(walk: NDArray[np.bool_]) -> tuple[Solver, Callable[[Any], float]]:
+    """w9-pathfinding's ``AStar`` on a ``Grid`` (diagonals only past two free
+    sides, diagonal cost sqrt(2)); the path's cost is measured untimed."""
+    from w9_pathfinding.envs import Grid  # lazy: an optional peer
+    from w9_pathfinding.pf import AStar
+
+    weights = np.where(walk, 1.0, -1.0).tolist()
+    grid = Grid(weights, diagonal_movement=1, diagonal_movement_cost_multiplier=math.sqrt(2))
+    finder = AStar(grid)
+
+    def solve(s: tuple[int, int], g: tuple[int, int]) -> Any:
+        return finder.find_path(s, g)
+
+    def cost(path: Any) -> float:
+        return float(grid.calculate_cost(path)) if path else math.inf
+
+    return solve, cost
+
+
+PEERS: dict[str, Callable[[NDArray[np.bool_]], tuple[Solver, Callable[[Any], float]]]] = {
+    "nano-astar": make_nano_astar,
+    "w9-pathfinding": make_w9,
+}
+
+
+# ------------------------------------------------------------------- warthog
+def parse_warthog(text: str) -> dict[str, NDArray[np.float64]]:
+    """warthog's tab-separated experiment table (a header line starting with
+    ``id``, one row per scenario line) as columns; numeric columns only."""
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    start = next((i for i, ln in enumerate(lines) if ln.split("\t")[0] == "id"), None)
+    if start is None:
+        raise ValueError("no warthog results table (a header line starting with 'id') "
+                         "in its output")
+    header = lines[start].split("\t")
+    rows = [ln.split("\t") for ln in lines[start + 1:]]
+    rows = [r for r in rows if len(r) == len(header) and r[0].isdigit()]
+    cols: dict[str, NDArray[np.float64]] = {}
+    for j, name in enumerate(header):
+        try:
+            cols[name] = np.array([float(r[j]) for r in rows], dtype=np.float64)
+        except ValueError:
+            continue
+    return cols
+
+
+def run_warthog(binary: Path, scen: Path, map_path: Path, alg: str,
+                timeout: float = 600.0) -> dict[str, NDArray[np.float64]]:
+    """Run ``binary --scen SCEN --map MAP --alg ALG`` (in the scenario's folder)
+    and parse its table (:func:`parse_warthog`)."""
+    cmd = [str(binary), "--scen", str(scen), "--map", str(map_path), "--alg", alg]
+    out = subprocess.run(cmd, cwd=scen.parent, capture_output=True, text=True, timeout=timeout,
+                         check=False)
+    if out.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)} exited {out.returncode}: {out.stderr.strip()[-300:]}")
+    return parse_warthog(out.stdout)
+
+
+# ---------------------------------------------------------------------- maps
+def _kernel_solvers(pf: Any, jp: Any) -> dict[str, Solver]:
+    """The JPS and JPS+ search kernels alone (static grid, no PathResult)."""
+    from .._kernels import jps as _jps
+    from .._kernels import jps_plus as _jp
+
+    jps = pf.jps
+    pg = pf.padded
+    ws = pf.workspace
+    bits = jps.bits()
+    stats = jps.astar.stats
+    tab, cells, wp, model = jp.tables.tab, pg.cells, int(pg.wp), jps.model
+    gbi, gb = jp._gb
+    big = 1 << 60
+
+    def online(s: tuple[int, int], g: tuple[int, int]) -> Any:
+        w = (jps.nd, ws.hf, ws.hk, jps.next_gen(), jps.cand)
+        return _jps.jps(bits, model, w, pg.node(*s), pg.node(*g), big, stats)
+
+    def offline(s: tuple[int, int], g: tuple[int, int]) -> Any:
+        w = (jps.nd, ws.hf, ws.hk, jps.next_gen(), jps.cand)
+        return _jp.jps_plus(tab, gbi, gb, cells, wp, model, w, pg.node(*s), pg.node(*g), big,
+                            stats)
+
+    return {"jps_search": online, "jps+_search": offline}
+
+
+def run_map(data_dir: Path, name: str, args: argparse.Namespace, progress: Any) -> dict[str, Any]:
+    """All figures for one map (see the module docstring)."""
+    from ..formats import find_map_for, load_grid, read_scenarios
+    from ..query.jps_plus import JPSPlus, JumpTables, jump_point_density, prefer_jps_plus
+    from ..query.pathfinder import Pathfinder
+
+    scen_path = find_scenario(data_dir, name)
+    scen = read_scenarios(scen_path)
+    map_path = find_map_for(scen, data_dir)
+    grid = load_grid(map_path)
+    walk = np.ascontiguousarray(grid.walkable)
+    pf = Pathfinder(grid, costs="exact")
+    t0 = time.perf_counter()
+    JumpTables.build(pf)
+    first_build = time.perf_counter() - t0
+    tables = JumpTables.build(pf)
+    jp = JPSPlus(pf, tables)
+    pf.cells.set_jps_plus(jp, auto=prefer_jps_plus(tables, pf))
+    density = jump_point_density(tables, pf)
+
+    all_q: list[Query] = [((int(s[0]), int(s[1])), (int(g[0]), int(g[1])))
+                          for s, g in zip(scen.start, scen.goal, strict=True)]
+    opt = np.asarray(scen.optimal, dtype=np.float64)
+    tol = np.asarray(scen.tolerance(), dtype=np.float64)
+    long_idx = select_queries(len(all_q), args.queries)
+    every_idx = long_idx if args.quick else np.arange(len(all_q))
+    if args.every_line_max and len(every_idx) > args.every_line_max:
+        every_idx = every_idx[spread(len(every_idx), args.every_line_max)]
+    long_q = [all_q[i] for i in long_idx]
+    every_q = [all_q[i] for i in every_idx]
+
+    solvers: dict[str, Solver] = {
+        "astar": lambda s, g: pf.find_path_cells(s, g, algorithm="astar"),
+        "jps": lambda s, g: pf.find_path_cells(s, g, algorithm="jps"),
+        "jps+": lambda s, g: pf.find_path_cells(s, g, algorithm="jps+"),
+    }
+    big = 1 << 60
+    solvers["jps_obj"] = lambda s, g: pf.jps.cell_query(s, g, smooth=False, nearest=False,
+                                                        budget=big)
+    solvers["jps+_obj"] = lambda s, g: jp.cell_query(s, g, smooth=False, nearest=False,
+                                                     budget=big)
+    solvers.update(_kernel_solvers(pf, jp))
+    costs: dict[str, Callable[[Any], float]] = {k: (lambda r: float(r.cost))
+                                                 for k in ("astar", "jps", "jps+")}
+    gb_info: dict[str, Any] = {"built": False}
+    if args.goal_bounds:
+        from ..errors import ConfigError
+        from ..query.goal_bounds import GoalBounds
+
+        try:
+            gb = GoalBounds.build(pf, tables, max_jump_points=args.gb_max_jump_points)
+        except ConfigError as e:
+            gb_info["note"] = str(e)
+        else:
+            jpg = JPSPlus(pf, tables, gb)
+            solvers["jps+gb_obj"] = lambda s, g: jpg.cell_query(s, g, smooth=False, nearest=False,
+                                                                budget=big)
+            costs["jps+gb_obj"] = lambda r: float(r.cost)
+            gb_info = {"built": True, "build_s": gb.build_seconds, "mb": gb.nbytes / 1e6,
+                       "jump_points": gb.jump_points}
+    notes: dict[str, str] = {}
+    for peer, make in PEERS.items():
+        if peer in args.skip:
+            notes[peer] = "skipped"
+            continue
+        try:
+            solve, cost = make(walk)
+            solve(*all_q[0])
+        except ImportError:
+            notes[peer] = "not installed (pip install navkit[jps-peers])"
+            continue
+        solvers[peer] = solve
+        costs[peer] = cost
+        notes[peer] = "ok"
+
+    # answers vs the optimal lengths (untimed)
+    long_only = {"astar"} if not args.astar_every_line else set()
+    if args.peers_long_only:
+        long_only |= set(PEERS)
+    optimal: dict[str, str] = {}
+    for key, cost in costs.items():
+        qs, idx = (long_q, long_idx) if key in long_only else (every_q, every_idx)
+        task = progress.add_task(f"{name}: {key} answers", total=len(qs))
+        ok = 0
+        for (s, g), i in zip(qs, idx, strict=True):
+            ok += abs(cost(solvers[key](s, g)) - opt[i]) <= max(tol[i], 1e-6)
+            progress.advance(task)
+        progress.remove_task(task)
+        optimal[key] = f"{ok}/{len(qs)}"
+
+    task = progress.add_task(f"{name}: timing", total=2)
+    t_long = fastest_of_rounds(solvers, long_q, args.rounds)
+    progress.advance(task)
+    every_solvers = {k: v for k, v in solvers.items() if k not in long_only}
+    t_every = fastest_of_rounds(every_solvers, every_q, args.line_rounds)
+    progress.remove_task(task)
+    med_long = {k: float(np.median(v)) for k, v in t_long.items()}
+    med_every = {k: float(np.median(v)) for k, v in t_every.items()}
+
+    warthog: dict[str, Any] = {}
+    if args.warthog is not None:
+        for alg in split_names(args.warthog_algs, ()):
+            try:
+                cols = run_warthog(args.warthog, scen_path, map_path, alg)
+            except (OSError, RuntimeError, ValueError, subprocess.TimeoutExpired) as e:
+                warthog[alg] = {"error": str(e)}
+                continue
+            nanos = cols.get("nanos", np.zeros(0))
+            ent: dict[str, Any] = {"lines": int(len(nanos))}
+            if len(nanos) == len(all_q):
+                ent["median_us_long"] = float(np.median(nanos[long_idx]) / 1e3)
+                ent["median_us_every"] = float(np.median(nanos) / 1e3)
+                if "pcost" in cols:
+                    good = int(np.sum(np.abs(cols["pcost"] - opt) <= 1e-3))
+                    ent["optimal"] = f"{good}/{len(opt)}"
+            else:
+                ent["error"] = f"{len(nanos)} result rows for {len(all_q)} scenario lines"
+            warthog[alg] = ent
+
+    h, w = walk.shape
+    ratio_long = med_long["jps"] / med_long["jps+"]
+    ratio_every = med_every["jps"] / med_every["jps+"]
+    kratio_long = med_long["jps_search"] / med_long["jps+_search"]
+    return {
+        "map": Path(scen.map_basename).stem,
+        "size": [w, h],
+        "scenario_lines": len(all_q),
+        "long_queries": len(long_q),
+        "every_queries": len(every_q),
+        "tables": {"build_ms": tables.build_seconds * 1e3, "first_build_ms": first_build * 1e3,
+                   "mb": tables.nbytes / 1e6},
+        "jump_point_density": density,
+        "auto_picks_jps_plus": bool(pf.cells.auto_jps_plus),
+        "median_us_long": med_long,
+        "median_us_every": med_every,
+        "jps_over_jps_plus": {"long": ratio_long, "every": ratio_every,
+                              "obj_long": med_long["jps_obj"] / med_long["jps+_obj"],
+                              "obj_every": med_every["jps_obj"] / med_every["jps+_obj"],
+                              "search_long": kratio_long,
+                              "search_every": med_every["jps_search"] / med_every["jps+_search"]},
+        "optimal": optimal,
+        "goal_bounds": gb_info,
+        "peers": notes,
+        "warthog": warthog,
+    }
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m navkit.bench.jps_plus",
+                                description=__doc__.split("\n")[0])
+    add_data_option(p)
+    p.add_argument("--maps", action="append",
+                   help=f"Comma-separated map names (default: {','.join(MAPS)}).")
+    p.add_argument("--quick", action="store_true",
+                   help="Long set only (no every-line pass), 1 round.")
+    p.add_argument("--queries", type=int, default=100, help="Long-set queries per map (100).")
+    p.add_argument("--rounds", type=int, default=3, help="Long-set rounds (3).")
+    p.add_argument("--line-rounds", type=int, default=1, help="Every-line rounds (1).")
+    p.add_argument("--every-line-max", type=int, default=0, metavar="N",
+                   help="Cap the every-line set at N evenly spaced lines (0: all).")
+    p.add_argument("--astar-every-line", action="store_true",
+                   help="Also time A* on every line (slow on mazes).")
+    p.add_argument("--peers-long-only", action="store_true",
+                   help="Time the peers on the long set only (every line takes minutes on "
+                        "1024x1024 maps).")
+    p.add_argument("--skip", action="append", default=[],
+                   help="Peers to skip (nano-astar, w9-pathfinding).")
+    p.add_argument("--warthog", type=Path, default=None, metavar="PATH",
+                   help="warthog's binary: adds its columns (never built or downloaded here).")
+    p.add_argument("--warthog-algs", action="append", default=None,
+                   help="warthog --alg values (default: jps,jps+).")
+    p.add_argument("--goal-bounds", action="store_true",
+                   help="Also build goal bounds and time JPS+ with them (slow to build).")
+    p.add_argument("--gb-max-jump-points", type=int, default=20000,
+                   help="Skip goal bounds on maps with more jump points (20000).")
+    p.add_argument("--quiet", action="store_true", help="No progress bar.")
+    p.add_argument("--json", type=Path, default=None, metavar="OUT",
+                   help="Also write the results here.")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the benchmark with command-line ``argv``; 0, or 2 on bad input."""
+    args = build_parser().parse_args(argv)
+    args.skip = split_names(args.skip, ())
+    if args.warthog_algs is None:
+        args.warthog_algs = ["jps,jps+"]
+    if args.quick:
+        args.rounds = 1
+    data_dir = resolve_data_dir(args.data)
+    if not data_dir.is_dir():
+        return no_data(data_dir)
+    if args.queries < 1 or args.rounds < 1 or args.line_rounds < 1:
+        print("error: --queries, --rounds and --line-rounds must be at least 1", file=sys.stderr)
+        return 2
+    if args.warthog is not None and not args.warthog.is_file():
+        print(f"error: --warthog {args.warthog}: no such file", file=sys.stderr)
+        return 2
+    names = split_names(args.maps, MAPS)
+    present, missing = present_maps(data_dir, names)
+    if not present:
+        return no_data(data_dir, f"maps {', '.join(names)} (.map and .map.scen)")
+    if missing:
+        print(f"maps not found (skipped): {', '.join(missing)}")
+    t_start = time.perf_counter()
+    with _progress(args.quiet) as progress:
+        rows = [run_map(data_dir, n, args, progress) for n in present]
+
+    print(f"JPS+ benchmark: long set = every 10th line, last {args.queries} ({args.rounds} "
+          f"rounds); every line{' skipped (--quick)' if args.quick else ''} "
+          f"({args.line_rounds} round); medians of each query's fastest round, microseconds")
+    hdr = (f"{'map':15s} {'build ms':>8s} {'MB':>5s} {'JPdens':>6s} {'auto':>5s} | "
+           f"{'A*':>8s} {'JPS':>7s} {'JPS+':>7s} {'x':>5s} {'obj x':>6s} {'srch x':>6s} | "
+           f"{'JPS':>7s} {'JPS+':>7s} {'x':>5s} {'obj x':>6s} {'srch x':>6s} | "
+           f"{'nano-A*':>8s} {'w9':>8s} | optimal (JPS+ every line)  target")
+    print(f"{'':42s}|  long set{'':34s}|  every line{'':25s}| peers (every line*)")
+    print(hdr)
+    print("-" * len(hdr))
+    verdicts = []
+    for r in rows:
+        ml, me, rt = r["median_us_long"], r["median_us_every"], r["jps_over_jps_plus"]
+        if r["map"] in FAST_MAPS:
+            ok = rt["long"] >= TARGET and rt["every"] >= TARGET
+            verdict = f">= {TARGET:g}x JPS: {'PASS' if ok else 'MISS'}"
+        elif r["map"] in SLOW_MAPS:
+            ok = (not r["auto_picks_jps_plus"]) or (rt["long"] >= 1.0 and rt["every"] >= 1.0)
+            verdict = f"auto never slower: {'PASS' if ok else 'MISS'}"
+        else:
+            ok, verdict = True, "(no target)"
+        verdicts.append(ok)
+        auto = "jps+" if r["auto_picks_jps_plus"] else "jps"
+        print(f"{r['map'][:15]:15s} {r['tables']['build_ms']:8.1f} {r['tables']['mb']:5.1f} "
+              f"{r['jump_point_density']:6.3f} {auto:>5s} | "
+              f"{ml['astar']:8.0f} {ml['jps']:7.1f} {ml['jps+']:7.1f} {rt['long']:4.2f}x "
+              f"{rt['obj_long']:5.2f}x {rt['search_long']:5.2f}x | "
+              f"{me['jps']:7.1f} {me['jps+']:7.1f} {rt['every']:4.2f}x {rt['obj_every']:5.2f}x "
+              f"{rt['search_every']:5.2f}x | "
+              f"{fmt(me.get('nano-astar', ml.get('nano-astar')), '.0f'):>8s} "
+              f"{fmt(me.get('w9-pathfinding', ml.get('w9-pathfinding')), '.0f'):>8s} | "
+              f"{r['optimal']['jps+']:>11s}  {verdict}")
+        gbi = r["goal_bounds"]
+        if gbi.get("built"):
+            print(f"    goal bounds: {gbi['jump_points']} jump points, built in "
+                  f"{gbi['build_s']:.1f} s, {gbi['mb']:.1f} MB; JPS+GB long "
+                  f"{ml['jps+gb_obj']:.1f} us, every line {me['jps+gb_obj']:.1f} us "
+                  f"(JPS obj / JPS+GB obj: {ml['jps_obj'] / ml['jps+gb_obj']:.2f}x long, "
+                  f"{me['jps_obj'] / me['jps+gb_obj']:.2f}x every line), optimal "
+                  f"{r['optimal']['jps+gb_obj']}")
+        elif "note" in gbi:
+            print(f"    goal bounds: {gbi['note']}")
+        for alg, ent in r["warthog"].items():
+            if "error" in ent:
+                print(f"    warthog {alg}: {ent['error']}")
+            else:
+                print(f"    warthog {alg}: long {ent['median_us_long']:.1f} us, every line "
+                      f"{ent['median_us_every']:.1f} us, optimal {ent.get('optimal', '?')}")
+    for peer in PEERS:
+        states = {r["peers"][peer] for r in rows}
+        if states != {"ok"}:
+            print(f"note: {peer}: {', '.join(sorted(states))}")
+    if args.peers_long_only:
+        print("(*peers: long set only, --peers-long-only)")
+    print(f"(x: JPS median / JPS+ median through find_path_cells; obj x: the same through the "
+          f"query objects (JPS.cell_query / JPSPlus.cell_query, what a Pathfinder fast path "
+          f"calls); srch x: the search kernels alone; "
+          f"JPdens: jump points per free cell; auto: what algorithm='auto' picks with tables; "
+          f"{time.perf_counter() - t_start:.0f} s)")
+    print(f"targets: {'PASS' if all(verdicts) else 'MISS'}")
+    if args.json is not None:
+        import numba
+
+        payload = {"python": platform.python_version(), "platform": platform.platform(),
+                   "numba_version": numba.__version__, "argv": sys.argv[1:], "maps": rows,
+                   "all_pass": all(verdicts)}
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(payload, indent=2) + "\n")
+        print(f"wrote {args.json}")
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

@@ -1,0 +1,296 @@
+"""JPS+ queries: Jump Point Search on offline jump tables (docs/jps-plus.md).
+
+:class:`JumpTables` holds, per cell and direction, the distance to the next
+jump point or wall of a :class:`~navkit.Pathfinder`'s static grid (built by
+:func:`navkit._kernels.jps_plus.build_tables`; saved and loaded as ``.npz``
+with a fingerprint of the grid). :class:`JPSPlus` answers cell queries on
+them with the online JPS's search, so its answers are ``"jps"``'s (and so
+A*'s costs). While a query has obstacle circles, or occupants stand on the
+grid, the tables do not describe the cells the search must see: those
+queries run online JPS.
+
+>>> import numpy as np, navkit
+>>> walk = np.ones((8, 8), dtype=bool); walk[2:6, 4] = False
+>>> pf = navkit.Pathfinder(navkit.NavGrid(walk))
+>>> jp = JPSPlus(pf)
+>>> r = jp.cell_query((0, 3), (7, 3), smooth=False, nearest=False, budget=10**9)
+>>> r.cost_int == pf.find_path_cells((0, 3), (7, 3)).cost_int
+True
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from .._kernels import jps as _jps
+from .._kernels import jps_plus as _jp
+from .._kernels import search as _search
+from .._kernels.layouts import JpsOutArgs
+from ..errors import ConfigError, FormatError, QueryError
+from ..results import PathResult, Status, no_path, path_result
+from .astar import STATUS
+from .jps import JPS
+from .padded import PaddedGrid
+
+__all__ = ["JumpTables", "JPSPlus", "grid_fingerprint", "jump_point_density", "prefer_jps_plus",
+           "TABLES_FORMAT", "AUTO_MAX_DENSITY"]
+
+#: Format tag stored in saved tables (bumped when the layout changes).
+TABLES_FORMAT = "navkit-jps-plus-1"
+#: ``"auto"`` prefers JPS+ on grids with at most this many jump points per free
+#: cell (docs/jps-plus.md: game and city maps 0.02-0.21, where JPS+ wins; random
+#: and maze maps 0.35-1.0, where a table lookup costs more than a bit scan).
+AUTO_MAX_DENSITY = 0.25
+
+
+def jps_of(owner: Any) -> JPS:
+    """The :class:`~navkit.query.jps.JPS` of a Pathfinder (or a JPS itself)."""
+    if isinstance(owner, JPS):
+        return owner
+    jps = getattr(owner, "jps", None)
+    if not isinstance(jps, JPS):
+        raise ConfigError("JPS+ tables need a navkit.Pathfinder (or its JPS object), "
+                          f"got {type(owner).__name__}", field="pathfinder")
+    return jps
+
+
+def grid_fingerprint(pg: PaddedGrid) -> str:
+    """SHA-256 (hex) of a padded grid's size and static walkable cells: what
+    tables belong to (occupants and obstacles do not change it)."""
+    h = hashlib.sha256()
+    h.update(f"{TABLES_FORMAT}:{pg.wp}x{pg.hp}:".encode())
+    h.update(np.ascontiguousarray(pg.cells, dtype=np.uint8).tobytes())
+    return h.hexdigest()
+
+
+def tables_usable(jps: JPS) -> str | None:
+    """Why JPS+ cannot run on this JPS's grid (``None`` when it can)."""
+    if not jps.usable:
+        return ("JPS+ needs what JPS needs: a uniform-cost, 8-connected grid whose "
+                "queue keys fit 64 bits (use algorithm='astar')")
+    if max(jps.pg.wp, jps.pg.hp) > _jp.MAX_SIDE:
+        return f"JPS+ tables hold grids up to {_jp.MAX_SIDE - 2} cells a side; use algorithm='jps'"
+    return None
+
+
+class JumpTables:
+    """Per cell and direction, the distance to the next jump point or wall.
+
+    ``tab``: int16, ``(8 * n,)`` over the padded nodes (layout:
+    :mod:`navkit._kernels.jps_plus`); ``wp`` x ``hp`` the padded size;
+    ``fingerprint`` that of the grid (:func:`grid_fingerprint`);
+    ``build_seconds`` the build's wall time (0.0 for loaded tables).
+    """
+
+    def __init__(self, tab: NDArray[np.int16], wp: int, hp: int, fingerprint: str,
+                 build_seconds: float = 0.0):
+        self.tab = tab
+        self.wp = int(wp)
+        self.hp = int(hp)
+        self.fingerprint = fingerprint
+        self.build_seconds = float(build_seconds)
+
+    @classmethod
+    def build(cls, owner: Any) -> JumpTables:
+        """Build the tables of a Pathfinder's static grid (about 8 sweeps over
+        the cells: milliseconds on a 1024x1024 map)."""
+        jps = jps_of(owner)
+        why = tables_usable(jps)
+        if why is not None:
+            raise QueryError(why)
+        pg = jps.pg
+        t0 = time.perf_counter()
+        tab = np.zeros(8 * pg.n, dtype=np.int16)
+        _jp.build_tables(pg.cells, np.int64(pg.wp), np.int64(pg.hp), tab)
+        dt = time.perf_counter() - t0
+        tab.setflags(write=False)
+        return cls(tab, pg.wp, pg.hp, grid_fingerprint(pg), dt)
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes the tables take (16 per padded cell)."""
+        return int(self.tab.nbytes)
+
+    def matches(self, owner: Any) -> bool:
+        """True when these tables belong to the grid of ``owner`` (a Pathfinder)."""
+        pg = jps_of(owner).pg
+        return pg.wp == self.wp and pg.hp == self.hp and grid_fingerprint(pg) == self.fingerprint
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write the tables to ``path`` (``.npz``, compressed) with their fingerprint."""
+        np.savez_compressed(path, format=np.array(TABLES_FORMAT), tab=self.tab,
+                            shape=np.array([self.wp, self.hp], dtype=np.int64),
+                            fingerprint=np.array(self.fingerprint))
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str], owner: Any) -> JumpTables:
+        """Read tables saved by :meth:`save` for the grid of ``owner`` (a
+        Pathfinder). Raises FormatError naming the file when it is not such a
+        file or belongs to another grid."""
+        name = str(path)
+        jps = jps_of(owner)
+        try:
+            with np.load(Path(path), allow_pickle=False) as f:
+                fmt = str(f["format"])
+                tab = np.ascontiguousarray(f["tab"])
+                wp, hp = (int(v) for v in f["shape"])
+                fp = str(f["fingerprint"])
+        except FormatError:
+            raise
+        except (OSError, KeyError, ValueError, TypeError) as e:
+            raise FormatError(f"not a JPS+ table file ({e})", path=name) from None
+        if fmt != TABLES_FORMAT:
+            raise FormatError(f"JPS+ table format {fmt!r}, expected {TABLES_FORMAT!r}", path=name)
+        if tab.dtype != np.int16 or tab.shape != (8 * wp * hp,):
+            raise FormatError(f"JPS+ table of shape {tab.shape} {tab.dtype} does not fit a "
+                              f"{wp}x{hp} padded grid", path=name)
+        pg = jps.pg
+        if (wp, hp) != (pg.wp, pg.hp) or fp != grid_fingerprint(pg):
+            raise FormatError("these JPS+ tables belong to another grid (fingerprint "
+                              "mismatch); rebuild them with JumpTables.build", path=name)
+        tab.setflags(write=False)
+        return cls(tab, wp, hp, fp, 0.0)
+
+    def __repr__(self) -> str:
+        return (f"JumpTables({self.wp - 2}x{self.hp - 2}, {self.nbytes / 1e6:.1f} MB, "
+                f"built in {self.build_seconds * 1e3:.1f} ms)")
+
+
+def jump_point_density(tables: JumpTables, owner: Any) -> float:
+    """Jump points per free cell: the share of free cells that have a forced
+    side cell for some straight arrival (read off the tables; 0.0 on a grid
+    without free cells)."""
+    pg = jps_of(owner).pg
+    tab = np.asarray(tables.tab).reshape(pg.hp, pg.wp, 8)
+    free = pg.cells.reshape(pg.hp, pg.wp) != 0
+    jp = np.zeros_like(free)
+    # cell c is a jump point for direction k when the entry of the cell before it reads 1
+    jp[:, 1:] |= tab[:, :-1, 0] == 1
+    jp[:, :-1] |= tab[:, 1:, 1] == 1
+    jp[1:, :] |= tab[:-1, :, 2] == 1
+    jp[:-1, :] |= tab[1:, :, 3] == 1
+    n = int(free.sum())
+    return float((jp & free).sum() / n) if n else 0.0
+
+
+def prefer_jps_plus(tables: JumpTables, owner: Any, max_density: float = AUTO_MAX_DENSITY) -> bool:
+    """Whether ``"auto"`` should pick JPS+ on this grid: its jump-point density
+    (:func:`jump_point_density`) is at most ``max_density``. Answers are the
+    same either way; this only decides which is faster."""
+    return jump_point_density(tables, owner) <= max_density
+
+
+class JPSPlus:
+    """JPS+ cell queries on a Pathfinder's jump tables (built when not given).
+
+    Answers are those of the Pathfinder's online JPS (path, cost, status and
+    counts) and so carry A*'s cost. With ``goal_bounds``
+    (:class:`navkit.query.goal_bounds.GoalBounds`) the costs stay A*'s but
+    fewer jump points are expanded (so counts, budgets and the chosen path
+    among equally short ones may differ from JPS's). Queries with obstacle circles, and every
+    query while an occupant stands on the grid, run online JPS (the tables
+    describe the static grid). ``budget`` counts jump-point expansions.
+    """
+
+    def __init__(self, owner: Any, tables: JumpTables | None = None,
+                 goal_bounds: Any = None):
+        jps = self.jps = jps_of(owner)
+        why = tables_usable(jps)
+        if why is not None:
+            raise QueryError(why)
+        if tables is None:
+            tables = JumpTables.build(jps)
+        elif (tables.wp, tables.hp) != (jps.pg.wp, jps.pg.hp) or not tables.matches(jps):
+            raise ConfigError("these JPS+ tables belong to another grid", field="tables")
+        self.tables = tables
+        #: Optional :class:`navkit.query.goal_bounds.GoalBounds` (fewer expansions, same costs).
+        self.goal_bounds = goal_bounds
+        if goal_bounds is not None:
+            if not goal_bounds.matches(jps):
+                raise ConfigError("these goal bounds belong to another grid or other step costs",
+                                  field="goal_bounds")
+            self._gb = (goal_bounds.index, goal_bounds.boxes)
+        else:
+            self._gb = (np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.int16))
+        pg = jps.pg
+        self._wp = int(pg.wp)  # a plain int: numba dispatches it faster than np.int64
+        occ = jps.occ
+        self._dirty_rows = np.zeros(pg.hp, dtype=bool)
+        self._dirty = int(np.count_nonzero(
+            (occ.cells != pg.cells).reshape(pg.hp, pg.wp).any(axis=1, out=self._dirty_rows)))
+        occ.on_change(self._occupancy_changed)
+        #: Queries answered by online JPS (obstacles or occupants present).
+        self.fallbacks = 0
+        self._ver = -1
+        self._out: tuple[Any, ...] = (None,)
+
+    def _occupancy_changed(self, x0: int, z0: int, x1: int, z1: int) -> None:
+        pg = self.jps.pg
+        cur = self.jps.occ.cells.reshape(pg.hp, pg.wp)[z0:z1 + 1]
+        static = pg.cells.reshape(pg.hp, pg.wp)[z0:z1 + 1]
+        self._dirty_rows[z0:z1 + 1] = (cur != static).any(axis=1)
+        self._dirty = int(np.count_nonzero(self._dirty_rows))
+
+    @property
+    def static(self) -> bool:
+        """True while no occupant changes a cell (the tables then hold)."""
+        return self._dirty == 0
+
+    def cell_query(self, s: tuple[int, int], g: tuple[int, int], *, smooth: bool, nearest: bool,
+                   budget: int) -> PathResult:
+        """The path between validated cells ``s`` and ``g``: as
+        :meth:`navkit.query.jps.JPS.cell_query` (same arguments, same answer)."""
+        jps = self.jps
+        if self._dirty or jps.overlay.mark > 0:
+            self.fallbacks += 1
+            return jps.cell_query(s, g, smooth=smooth, nearest=nearest, budget=budget)
+        pg = jps.pg
+        fy = pg.grid.floor_y
+        wp = pg.wp
+        sn = (s[1] + 1) * wp + s[0] + 1
+        gn = (g[1] + 1) * wp + g[0] + 1
+        bufs = jps.bufs
+        ws = jps.ws
+        gen = jps.next_gen()
+        out = self._out
+        if self._ver != bufs.version or out[0] is not ws.path:  # a JpsOutArgs, kept between queries
+            self._ver = bufs.version
+            out = self._out = tuple(JpsOutArgs(ws.path, bufs.cells, bufs.pts, pg.geo))
+        stats = jps.astar.stats
+        m = _jp.jps_plus_path(self.tables.tab, self._gb[0], self._gb[1], pg.cells, self._wp,
+                              jps.model,
+                              (jps.nd, ws.hf, ws.hk, gen, jps.cand),  # a JpsWorkspaceArgs
+                              sn, gn, budget, nearest, stats, out)
+        st = stats.tolist()
+        code = STATUS[st[0]]
+        if code is Status.NO_START:
+            return no_path(code, start_cell=s, floor_y=fy)
+        expanded, generated = st[_search.ST_EXPANDED], st[_search.ST_GENERATED]
+        if nearest and (code is Status.UNREACHABLE or code is Status.NO_GOAL):
+            return jps._nearest(s, g, sn, gn, smooth=smooth, budget=budget,
+                                expanded=expanded, generated=generated)
+        if code is Status.NO_GOAL:
+            return no_path(code, start_cell=s, floor_y=fy)
+        if m == 0:
+            return no_path(code, expanded=expanded, generated=generated, start_cell=s, floor_y=fy)
+        if m > len(bufs.cells):
+            bufs.grow(m)
+            _jps.nodes_to_cells(ws.path, m, pg.wp, bufs.cells, bufs.pts, pg.geo)
+        if code is Status.FOUND:
+            end, cost_int = gn, st[_search.ST_COST]
+        else:
+            end, cost_int = st[_search.ST_BEST], st[_search.ST_BEST_COST]
+        cells = bufs.cells[:m].copy()
+        if smooth:
+            waypoints = pg.cells_and_centres(jps.smoother.pull(ws.path[:m]))[1]
+        else:
+            waypoints = bufs.pts[:m].copy()
+        return path_result(code, cells, waypoints, cost_int, jps.costs.card,
+                           expanded, generated, s, pg.cell(end), fy)
