@@ -15,7 +15,7 @@ shows as a heat map.
 >>> walk = np.ones((3, 5), dtype=bool); walk[0:2, 2] = False
 >>> pf = navkit.Pathfinder(navkit.NavGrid(walk))
 >>> gen = search_generation(pf)
->>> r = pf.find_path_cells((0, 0), (4, 0))
+>>> r = pf.find_path_cells((0, 0), (4, 0), algorithm="astar")
 >>> mask = expanded_mask(pf, since=gen)
 >>> mask.shape, bool(mask[0, 0]), bool(mask[0, 2])
 ((3, 5), True, False)
