@@ -165,7 +165,6 @@ class JPS:
         expanded jump point closest to the goal, as A* does.
         """
         pg = self.pg
-        fy = pg.grid.floor_y
         sn, gn = pg.node(*s), pg.node(*g)
         bits = self.bits()
         bufs = self.bufs
@@ -181,6 +180,18 @@ class JPS:
         finally:
             if k:
                 self.unblock(bits, k)
+        return self.answer(m, s, g, sn, gn, smooth=smooth, nearest=nearest, budget=budget)
+
+    def answer(self, m: int, s: tuple[int, int], g: tuple[int, int], sn: int, gn: int, *,
+               smooth: bool, nearest: bool, budget: int) -> PathResult:
+        """The :class:`PathResult` of a JPS-style search that left its status in
+        ``astar.stats`` and its ``m`` path nodes in the workspace (online JPS and
+        JPS+ share it)."""
+        pg = self.pg
+        fy = pg.grid.floor_y
+        bufs = self.bufs
+        ws = self.ws
+        stats = self.astar.stats
         st = stats.tolist()
         code = STATUS[st[0]]
         if code is Status.NO_START:

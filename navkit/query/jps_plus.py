@@ -29,13 +29,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from .._kernels import jps as _jps
 from .._kernels import jps_plus as _jp
-from .._kernels import search as _search
 from .._kernels.layouts import JpsOutArgs
 from ..errors import ConfigError, FormatError, QueryError
-from ..results import PathResult, Status, no_path, path_result
-from .astar import STATUS
+from ..results import PathResult
 from .jps import JPS
 from .padded import PaddedGrid
 
@@ -252,7 +249,6 @@ class JPSPlus:
             self.fallbacks += 1
             return jps.cell_query(s, g, smooth=smooth, nearest=nearest, budget=budget)
         pg = jps.pg
-        fy = pg.grid.floor_y
         wp = pg.wp
         sn = (s[1] + 1) * wp + s[0] + 1
         gn = (g[1] + 1) * wp + g[0] + 1
@@ -268,29 +264,4 @@ class JPSPlus:
                               jps.model,
                               (jps.nd, ws.hf, ws.hk, gen, jps.cand),  # a JpsWorkspaceArgs
                               sn, gn, budget, nearest, stats, out)
-        st = stats.tolist()
-        code = STATUS[st[0]]
-        if code is Status.NO_START:
-            return no_path(code, start_cell=s, floor_y=fy)
-        expanded, generated = st[_search.ST_EXPANDED], st[_search.ST_GENERATED]
-        if nearest and (code is Status.UNREACHABLE or code is Status.NO_GOAL):
-            return jps._nearest(s, g, sn, gn, smooth=smooth, budget=budget,
-                                expanded=expanded, generated=generated)
-        if code is Status.NO_GOAL:
-            return no_path(code, start_cell=s, floor_y=fy)
-        if m == 0:
-            return no_path(code, expanded=expanded, generated=generated, start_cell=s, floor_y=fy)
-        if m > len(bufs.cells):
-            bufs.grow(m)
-            _jps.nodes_to_cells(ws.path, m, pg.wp, bufs.cells, bufs.pts, pg.geo)
-        if code is Status.FOUND:
-            end, cost_int = gn, st[_search.ST_COST]
-        else:
-            end, cost_int = st[_search.ST_BEST], st[_search.ST_BEST_COST]
-        cells = bufs.cells[:m].copy()
-        if smooth:
-            waypoints = pg.cells_and_centres(jps.smoother.pull(ws.path[:m]))[1]
-        else:
-            waypoints = bufs.pts[:m].copy()
-        return path_result(code, cells, waypoints, cost_int, jps.costs.card,
-                           expanded, generated, s, pg.cell(end), fy)
+        return jps.answer(m, s, g, sn, gn, smooth=smooth, nearest=nearest, budget=budget)
