@@ -478,15 +478,13 @@ class World:
              nearest: bool, budget: int | None, window: Any, obstacles: Any, res: PathResult,
              t0: float) -> None:
         """``record.log(...)`` with the effective options (a preset's window and
-        budget spelled out), in the shape of ``navkit.corpus``'s ``options_dict``."""
+        budget spelled out), through ``navkit.corpus``'s ``options_dict``."""
+        from ..corpus.record import options_dict
+
         assert self.record is not None
-        options = {
-            "algorithm": algorithm, "smooth": bool(smooth), "nearest": bool(nearest),
-            "budget": None if budget is None or budget >= 2**62 else int(budget),
-            "window": None if window is None else [int(v) for v in window],
-            "costs": [self.costs.card, self.costs.diag], "connectivity": self.connectivity,
-            "snap_radius": self.snap_radius,
-        }
+        options = options_dict(self.costs, self.connectivity, algorithm=algorithm,
+                               smooth=smooth, nearest=nearest, budget=budget, window=window,
+                               snap_radius=self.snap_radius)
         circles = None if obstacles is None else np.asarray(obstacles, dtype=np.float64)
         self.record.log(kind, start=start, goal=goal, options=options, obstacles=circles,
                         result=res, seconds=time.perf_counter() - t0)
