@@ -152,7 +152,6 @@ def path_cmd(
     extra: dict[str, Any] = {} if preset is None else {"preset": preset}
     pre = get_preset(preset)
     if pre is not None and world is None:
-        assert pre is not None
         extra = {"budget": pre.budget}
 
     use_smooth = smooth
