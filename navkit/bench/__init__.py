@@ -31,9 +31,14 @@
            long) against Pathfinder, JPS and HPAStar; a 10^10-cell procedural world
 ``world-store`` :mod:`navkit.bench.world_store`: the chunk store (.nkw) against zarr
            and blosc2: file size, open time, random chunk reads, cold misses
+``call-overhead`` :mod:`navkit.bench.call_overhead`: the time a cell query spends
+           outside its search kernel
 =========  =====================================================================
 
-Each module has ``main(argv) -> int`` (0, or 2 on bad input); they are
+Each module has a typer ``app`` (one command; its options declared with the
+shared pieces of :mod:`navkit.bench.options`) and ``main(argv) -> int`` (0, or
+2 on bad input); ``navkit bench NAME`` loads a module only when that benchmark
+runs or its ``--help`` is asked (:class:`navkit.cli.bench.BenchGroup`); they are
 measurement scripts, not tests, and never fail on a missed target. What they
 share (the Moving AI data folder, the query selection, the timing loops) is
 :mod:`navkit.bench.common`. ``python -m navkit.bench [NAME] [OPTIONS]`` is
@@ -45,7 +50,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Sequence
 
-__all__ = ["SUITES", "DEFAULT_SUITE", "split_suite", "main"]
+__all__ = ["SUITES", "SUITE_HELP", "DEFAULT_SUITE", "split_suite", "main"]
 
 #: Benchmark name -> module (imported only when run).
 SUITES: dict[str, str] = {
@@ -65,6 +70,36 @@ SUITES: dict[str, str] = {
     "distributed": "navkit.bench.distributed",
     "edits": "navkit.bench.edits",
     "jps-plus": "navkit.bench.jps_plus",
+    "call-overhead": "navkit.bench.call_overhead",
+}
+#: Benchmark name -> its one-line help (``navkit bench --help`` lists them without
+#: importing a module; each equals the first line of the command's own help).
+SUITE_HELP: dict[str, str] = {
+    "peers": "Time navkit's A* against Python grid path-finding libraries on Moving AI maps.",
+    "jps": "Benchmark navkit's Jump Point Search against navkit's A* and pyastar2d.",
+    "hpa": ("Benchmark HPA* (navkit.query.hpa) against navkit's A* and "
+            "JPS on Moving AI game and city maps."),
+    "flow": "Time navkit's flow-field build against scikit-image MCP and tcod dijkstra2d.",
+    "level": "The reference benchmark (docs/rules.md §11.2), measured on navkit.",
+    "sim": "Benchmark of the character simulation: tick time at 100, 1,000 and 5,000 walkers.",
+    "startup": "Start-up benchmark: the first use of navkit in a new process, cold and warm.",
+    "mesh": "Benchmark navkit's navigation meshes (``navkit bench mesh``, ``--help`` for options).",
+    "crowd": "Benchmark navkit's spatial hash and crowd tick against scipy / numpy.",
+    "avoidance": ("Benchmark of local avoidance (docs/rules.md §9.6): navkit's "
+                  "ORCA step against pyrvo."),
+    "world-store": ("Chunk storage: codecs, chunk sizes, and navkit's ``.nkw`` "
+                    "against zarr v3 and blosc2."),
+    "world": ("World query benchmark: ``python -m navkit.bench.world_query "
+              "[--quick] [--json] [--size N]``."),
+    "engines": "navkit's arcade adapter vs arcade.astar_calculate_path",
+    "distributed": ("Benchmark: every scenario line of Moving AI maps, locally "
+                    "and on a 2-worker LocalCluster."),
+    "edits": ("Cell-edit and self-exclusion benchmark: ``python -m "
+              "navkit.bench.edits [--quick] [--json]``."),
+    "jps-plus": ("Benchmark JPS+ (offline jump tables) against navkit's JPS "
+                 "and A*, Python peers and warthog."),
+    "call-overhead": ("Call overhead of a cell query: the time a query spends outside "
+                      "its search kernel."),
 }
 #: What ``navkit bench`` runs when the first argument names no benchmark.
 DEFAULT_SUITE = "peers"

@@ -22,19 +22,19 @@ Options: ``--sizes 1000,5000``, ``--steps 50``, ``--sim-sizes 1000``
 
 from __future__ import annotations
 
-import argparse
-import json
 import math
 import sys
 import time
-from typing import Any
+from typing import Annotated, Any
 
 import numpy as np
+import typer
 
 from ..sim import Location
 from ..sim.avoidance import OrcaWorkspace
 from ..sim.constants import ORCA_RADIUS_MARGIN, ORCA_TIME_HORIZON
 from ..sim.state import SimState
+from . import options as opt
 
 __all__ = ["main", "navkit_step", "pyrvo_step", "sim_avoidance"]
 
@@ -167,25 +167,15 @@ def sim_avoidance(n: int, ticks: int, warmup: int, seed: int) -> dict[str, Any]:
             "min_gap_m": loc.stats.min_gap}
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Run the avoidance benchmark with command-line ``argv``; 0 (bad options exit 2)."""
-    ap = argparse.ArgumentParser(prog="navkit bench avoidance",
-                                 description=(__doc__ or "").splitlines()[0])
-    ap.add_argument("--sizes", default="1000,5000", help="agents for the step comparison")
-    ap.add_argument("--steps", type=int, default=50, help="timed steps (default 50)")
-    ap.add_argument("--sim-sizes", default="1000", help="characters for the sim part ('' skips)")
-    ap.add_argument("--ticks", type=int, default=200)
-    ap.add_argument("--warmup", type=int, default=20)
-    ap.add_argument("--seed", type=int, default=7)
-    ap.add_argument("--json", action="store_true")
-    args = ap.parse_args(argv)
+def _run(args: opt.Args) -> int:
+    """The benchmark on the parsed options ``args`` (:func:`main`)."""
     try:
         sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
         sim_sizes = [int(s) for s in args.sim_sizes.split(",") if s.strip()]
     except ValueError:
-        ap.error("--sizes and --sim-sizes must be comma-separated integers")
+        opt.usage_error("--sizes and --sim-sizes must be comma-separated integers")
     if min(sizes + sim_sizes, default=1) < 1 or args.steps < 1 or args.ticks < 1:
-        ap.error("sizes, --steps and --ticks must be positive")
+        opt.usage_error("sizes, --steps and --ticks must be positive")
     navkit_step(8, 2, args.seed)  # JIT load or compile
     rows: list[dict[str, Any]] = []
     for n in sizes:
@@ -193,7 +183,7 @@ def main(argv: list[str] | None = None) -> int:
                      "pyrvo": pyrvo_step(n, args.steps, args.seed)})
     sims = [sim_avoidance(n, args.ticks, args.warmup, args.seed) for n in sim_sizes]
     if args.json:
-        print(json.dumps({"step": rows, "sim": sims}, default=lambda v: None))
+        print(opt.dumps({"step": rows, "sim": sims}, default=lambda v: None))
         return 0
     print("avoidance step (navkit: Python side included; pyrvo: do_step alone)")
     print(f"{'agents':>7} {'navkit ms':>10} {'pyrvo ms':>10} {'ratio':>7} {'navkit min gap':>15}")
@@ -211,6 +201,38 @@ def main(argv: list[str] | None = None) -> int:
               f"{s['blocked_stops']} blocked stops, min gap {s['min_gap_m']:.4f} m "
               f"(target <= 10 ms: {verdict})")
     return 0
+
+
+#: ``navkit bench avoidance``: the typer app of this benchmark (one command).
+app = opt.bench_app()
+
+
+@app.command("avoidance", cls=opt.BenchCommand,
+             help=(__doc__ or "").splitlines()[0])
+def cli(
+    sizes: Annotated[
+        str,
+        typer.Option('--sizes',
+                     help="agents for the step comparison"),
+    ] = "1000,5000",
+    steps: Annotated[int, typer.Option('--steps', help="timed steps (default 50)")] = 50,
+    sim_sizes: Annotated[
+        str,
+        typer.Option('--sim-sizes',
+                     help="characters for the sim part ('' skips)"),
+    ] = "1000",
+    ticks: Annotated[int, typer.Option('--ticks')] = 200,
+    warmup: Annotated[int, typer.Option('--warmup')] = 20,
+    seed: Annotated[int, opt.seed()] = 7,
+    json: Annotated[bool, opt.json_flag(None)] = False,
+) -> None:
+    """``navkit bench avoidance`` (:func:`main`)."""
+    opt.done(_run(opt.Args(**locals())))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the avoidance benchmark with command-line ``argv``; 0 (bad options exit 2)."""
+    return opt.run(app, argv, "navkit bench avoidance")
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -3,7 +3,7 @@
 * **data**: :func:`default_data_dir` is where the third-party Moving AI maps
   are looked for (``$NAVKIT_MOVINGAI_DIR``, else a ``shared/maps/movingai``
   folder beside the repository, else the maps bundled in :mod:`navkit.examples`);
-  every benchmark that reads them takes ``--data DIR`` (:func:`add_data_option`)
+  every benchmark that reads them takes ``--data DIR`` (:func:`navkit.bench.options.data`)
   and reports a missing folder with :func:`no_data`;
 * **selection**: :func:`select_queries` (every 10th scenario line, the last
   N: the longest), :func:`spread` and :func:`load_map`;
@@ -17,9 +17,7 @@
 
 from __future__ import annotations
 
-import argparse
 import gc
-import json
 import math
 import os
 import statistics
@@ -38,7 +36,6 @@ from .. import examples
 __all__ = [
     "DATA_ENV",
     "default_data_dir",
-    "add_data_option",
     "resolve_data_dir",
     "no_data",
     "split_names",
@@ -79,14 +76,6 @@ def default_data_dir() -> Path:
     if _SHARED_DATA.is_dir():
         return _SHARED_DATA
     return examples.path("den520d.map").parent
-
-
-def add_data_option(parser: argparse.ArgumentParser) -> None:
-    """Add ``--data DIR`` (the Moving AI folder) to a benchmark's parser."""
-    parser.add_argument(
-        "--data", type=Path, default=None, metavar="DIR",
-        help=f"Moving AI folder holding the .map and .map.scen files (default: ${DATA_ENV}, "
-             "else <repo>/../shared/maps/movingai, else the maps bundled in navkit.examples)")
 
 
 def resolve_data_dir(option: Path | None) -> Path:
@@ -316,9 +305,12 @@ def fmt_ratio(v: float | None) -> str:
 
 def write_json(path: Path, payload: Any, console: Any,
                default: Callable[[Any], Any] | None = None) -> None:
-    """Write a benchmark's figures to ``path`` (folders made, UTF-8, indented) and say so."""
+    """Write a benchmark's figures to ``path`` (folders made, UTF-8, indented, camelCase
+    keys: :func:`navkit.bench.options.dumps`) and say so."""
+    from .options import dumps
+
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(payload, indent=2, default=default) + "\n", encoding="utf-8")
+    path.write_text(dumps(payload, indent=2, default=default) + "\n", encoding="utf-8")
     console.print(f"wrote {path}")
 
 

@@ -17,13 +17,14 @@ the answers differ (exit 1).
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
+
+import typer
 
 from ..distributed.batches import plan_batches
 from ..distributed.cluster import close_client, local_client
@@ -36,8 +37,8 @@ from ..distributed.queries import (
 )
 from ..distributed.runner import DaskRunner, LocalRunner
 from ..formats import load_grid
+from . import options as opt
 from .common import (
-    add_data_option,
     no_data,
     present_maps,
     resolve_data_dir,
@@ -230,29 +231,8 @@ def _print(r: dict[str, Any]) -> None:
               f"{', '.join(f'{v:.2f}' for v in f['per_worker_s'])} s per worker")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The benchmark's command line."""
-    ap = argparse.ArgumentParser(prog="navkit bench distributed", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    add_data_option(ap)
-    ap.add_argument("--quick", action="store_true",
-                    help=f"maps {', '.join(QUICK_MAPS)}, every 2nd line, no cold cache run")
-    ap.add_argument("--maps", action="append", metavar="A,B", help="map names")
-    ap.add_argument("--workers", type=int, default=2, metavar="N")
-    ap.add_argument("--every", type=int, default=None, metavar="K",
-                    help="every K-th scenario line (default 1; 2 with --quick)")
-    ap.add_argument("--no-threads", action="store_true", help="skip the threaded cluster")
-    ap.add_argument("--no-cold", action="store_true", help="skip the empty-cache start")
-    ap.add_argument("--rounds", type=int, default=None, metavar="R",
-                    help="rounds of each run, best kept (default 2; 1 with --quick)")
-    ap.add_argument("--json", type=Path, default=None, metavar="FILE",
-                    help="also write the figures to FILE")
-    return ap
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Run the benchmark with command-line ``argv``; 0, 1 when answers differ, 2 on bad input."""
-    args = build_parser().parse_args(argv)
+def _run(args: opt.Args) -> int:
+    """The benchmark on the parsed options ``args`` (:func:`main`)."""
     if args.workers < 1 or any(v is not None and v < 1 for v in (args.every, args.rounds)):
         print("error: --workers, --every and --rounds must be at least 1", file=sys.stderr)
         return 2
@@ -278,6 +258,53 @@ def main(argv: list[str] | None = None) -> int:
     equal = (r["processes"]["equal"] and r.get("threads", {}).get("equal", True)
              and r["publish"]["equal"] and all(v["equal"] for v in r["batch_sizes"].values()))
     return 0 if equal else 1
+
+
+#: ``navkit bench distributed``: the typer app of this benchmark (one command).
+app = opt.bench_app()
+
+
+@app.command("distributed", cls=opt.BenchCommand,
+             help=__doc__)
+def cli(
+    data: Annotated[Path | None, opt.data()] = None,
+    quick: Annotated[
+        bool,
+        opt.quick(f"maps {', '.join(QUICK_MAPS)}, every 2nd line, no "
+            "cold cache run"),
+    ] = False,
+    maps: Annotated[
+        list[str] | None,
+        typer.Option('--maps', metavar='A,B',
+                     help="map names"),
+    ] = None,
+    workers: Annotated[int, typer.Option('--workers', metavar='N')] = 2,
+    every: Annotated[
+        int | None,
+        typer.Option('--every', metavar='K',
+                     help="every K-th scenario line (default 1; 2 with --quick)"),
+    ] = None,
+    no_threads: Annotated[
+        bool,
+        typer.Option('--no-threads',
+                     help="skip the threaded cluster"),
+    ] = False,
+    no_cold: Annotated[bool, typer.Option('--no-cold', help="skip the empty-cache start")] = False,
+    rounds: Annotated[
+        int | None,
+        typer.Option('--rounds', metavar='R',
+                     help="rounds of each run, best kept (default 2; 1 with "
+                          "--quick)"),
+    ] = None,
+    json: Annotated[Path | None, opt.json_file("also write the figures to FILE", 'FILE')] = None,
+) -> None:
+    """``navkit bench distributed`` (:func:`main`)."""
+    opt.done(_run(opt.Args(**locals())))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the benchmark with command-line ``argv``; 0, 1 when answers differ, 2 on bad input."""
+    return opt.run(app, argv, "navkit bench distributed")
 
 
 if __name__ == "__main__":

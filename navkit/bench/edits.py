@@ -14,16 +14,15 @@ terminal (``--quiet`` silences it).
 
 from __future__ import annotations
 
-import argparse
-import json
 import sys
 import time
-from typing import Any
+from typing import Annotated, Any
 
 import numpy as np
 
 from ..grid import NavGrid
 from ..query.pathfinder import Pathfinder
+from . import options as opt
 from .common import default_data_dir, load_map
 
 __all__ = ["main", "run"]
@@ -217,15 +216,31 @@ def _report(res: dict[str, Any]) -> str:
     ])
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="navkit bench edits", description=__doc__)
-    ap.add_argument("--quick", action="store_true", help="a smoke run (a few seconds)")
-    ap.add_argument("--json", action="store_true", help="print the figures as JSON")
-    ap.add_argument("--quiet", action="store_true", help="no progress bar")
-    a = ap.parse_args(argv)
+def _run(a: opt.Args) -> int:
+    """The benchmark on the parsed options ``a`` (:func:`main`)."""
     res = run(a.quick, a.quiet)
-    print(json.dumps(res, indent=2) if a.json else _report(res))
+    print(opt.dumps(res, indent=2) if a.json else _report(res))
     return 0
+
+
+#: ``navkit bench edits``: the typer app of this benchmark (one command).
+app = opt.bench_app()
+
+
+@app.command("edits", cls=opt.BenchCommand,
+             help=__doc__)
+def cli(
+    quick: Annotated[bool, opt.quick("a smoke run (a few seconds)")] = False,
+    json: Annotated[bool, opt.json_flag("print the figures as JSON")] = False,
+    quiet: Annotated[bool, opt.quiet()] = False,
+) -> None:
+    """``navkit bench edits`` (:func:`main`)."""
+    opt.done(_run(opt.Args(**locals())))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the edit benchmark with command-line ``argv``; 0 (bad options exit 2)."""
+    return opt.run(app, argv, "navkit bench edits")
 
 
 if __name__ == "__main__":

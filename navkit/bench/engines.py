@@ -25,22 +25,22 @@ Path lengths: navkit's (octile, no corner cutting, optimal) and arcade's
 
 from __future__ import annotations
 
-import argparse
 import gc
-import json
 import math
 import platform
 import sys
 import time
 from collections.abc import Callable, Sequence
 from functools import partial
-from typing import Any
+from typing import Annotated, Any
 
 import numpy as np
+import typer
 
 from .. import examples
 from ..adapters.arcade import NavkitBarrierList, astar_calculate_path, pathfinder_for
 from ..formats import load_grid
+from . import options as opt
 
 __all__ = ["main", "crop", "make_queries", "path_length", "TARGET"]
 
@@ -162,18 +162,8 @@ def run(size: int, candidates: int, rounds: int, quiet: bool) -> dict[str, Any]:
     }
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(
-        prog="python -m navkit.bench.engines",
-        description="navkit's arcade adapter vs arcade.astar_calculate_path")
-    ap.add_argument("--quick", action="store_true", help="fewer queries (under 20 s)")
-    ap.add_argument("--json", action="store_true", help="print one JSON object")
-    ap.add_argument("--size", type=int, default=64, help="crop edge in cells (16-256, default 64)")
-    ap.add_argument("--queries", type=int, default=None,
-                    help="candidate queries (default 60, 15 with --quick)")
-    ap.add_argument("--rounds", type=int, default=5, help="navkit rounds per query (default 5)")
-    ap.add_argument("--quiet", action="store_true", help="no progress bar")
-    args = ap.parse_args(argv)
+def _run(args: opt.Args) -> int:
+    """The benchmark on the parsed options ``args`` (:func:`main`)."""
     if not 16 <= args.size <= 256 or args.rounds < 1 or (args.queries is not None
                                                           and args.queries < 1):
         print("error: --size must lie in 16..256, --rounds and --queries >= 1", file=sys.stderr)
@@ -186,7 +176,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     n = args.queries if args.queries is not None else (15 if args.quick else 60)
     res = run(args.size, n, args.rounds, args.quiet)
     if args.json:
-        print(json.dumps(res, indent=2))
+        print(opt.dumps(res, indent=2))
         return 0
 
     def us(v: float | None) -> str:
@@ -207,6 +197,38 @@ def main(argv: Sequence[str] | None = None) -> int:
           f" (octile-optimal, no corner cutting), arcade {res['arcade_total_length']:.2f} "
           f"({res['arcade_shorter']} shorter by cutting corners, {res['arcade_longer']} longer)")
     return 0
+
+
+#: ``navkit bench engines``: the typer app of this benchmark (one command).
+app = opt.bench_app()
+
+
+@app.command("engines", cls=opt.BenchCommand,
+             help="navkit's arcade adapter vs arcade.astar_calculate_path")
+def cli(
+    quick: Annotated[bool, opt.quick("fewer queries (under 20 s)")] = False,
+    json: Annotated[bool, opt.json_flag()] = False,
+    size: Annotated[
+        int,
+        typer.Option('--size',
+                     help="crop edge in cells (16-256, default 64)"),
+    ] = 64,
+    queries: Annotated[
+        int | None,
+        typer.Option('--queries',
+                     help="candidate queries (default 60, 15 with --quick)"),
+    ] = None,
+    rounds: Annotated[
+        int, typer.Option('--rounds', help="navkit rounds per query (default 5)")] = 5,
+    quiet: Annotated[bool, opt.quiet()] = False,
+) -> None:
+    """``navkit bench engines`` (:func:`main`)."""
+    opt.done(_run(opt.Args(**locals())))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the engines benchmark with command-line ``argv``; 0 (bad options exit 2)."""
+    return opt.run(app, argv, "navkit bench engines")
 
 
 if __name__ == "__main__":

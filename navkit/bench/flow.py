@@ -31,18 +31,18 @@ The target: navkit builds a 1024 x 1024 field in at most 30 ms (``PASS`` /
 
 from __future__ import annotations
 
-import argparse
 import os
 import platform
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import numpy as np
+import typer
 from numpy.typing import NDArray
 
+from . import options as opt
 from .common import (
-    add_data_option,
     fmt,
     make_console,
     median_after_warmup,
@@ -230,35 +230,10 @@ def _print(console: Any, results: list[dict[str, Any]]) -> None:
     console.print(f"[yellow]Note:[/yellow] {NOTE}")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The options of ``navkit bench flow``."""
-    p = argparse.ArgumentParser(
-        prog="navkit bench flow",
-        description="Time navkit's flow-field build against scikit-image MCP and tcod dijkstra2d.",
-    )
-    add_data_option(p)
-    p.add_argument("--map", default=DEFAULT_MAP, metavar="NAME",
-                   help=f"Moving AI map (default {DEFAULT_MAP})")
-    p.add_argument("--size", type=int, default=OPEN_SIZE, metavar="N",
-                   help=f"open grid side (default {OPEN_SIZE})")
-    p.add_argument("--repeat", type=int, default=9, metavar="K",
-                   help="timed runs per library (default 9)")
-    p.add_argument("--peers", default=",".join(PEERS), metavar="LIST",
-                   help="comma-separated: skimage,tcod")
-    p.add_argument("--json", type=Path, default=None, metavar="OUT.json",
-                   help="also write the figures as JSON")
-    return p
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Run the flow-field benchmark with command-line ``argv``; 0, or 2 on bad input.
-
-    Without the Moving AI map only the open grid runs (a warning says so);
-    a ``--data`` folder that does not exist is an error.
-    """
+def _run(args: opt.Args) -> int:
+    """The benchmark on the parsed options ``args`` (:func:`main`)."""
     from ..formats import load_grid
 
-    args = build_parser().parse_args(argv)
     console = make_console(120)
     if args.repeat < 1 or args.size < 1:
         console.print("[red]--repeat and --size must be at least 1[/red]")
@@ -306,6 +281,50 @@ def main(argv: list[str] | None = None) -> int:
         }
         write_json(args.json, payload, console)
     return 0
+
+
+#: ``navkit bench flow``: the typer app of this benchmark (one command).
+app = opt.bench_app()
+
+
+@app.command("flow", cls=opt.BenchCommand,
+             help="Time navkit's flow-field build against scikit-image MCP and tcod dijkstra2d.")
+def cli(
+    data: Annotated[Path | None, opt.data()] = None,
+    map: Annotated[
+        str,
+        typer.Option('--map', metavar='NAME',
+                     help=f"Moving AI map (default {DEFAULT_MAP})"),
+    ] = DEFAULT_MAP,
+    size: Annotated[
+        int,
+        typer.Option('--size', metavar='N',
+                     help=f"open grid side (default {OPEN_SIZE})"),
+    ] = OPEN_SIZE,
+    repeat: Annotated[
+        int,
+        typer.Option('--repeat', metavar='K',
+                     help="timed runs per library (default 9)"),
+    ] = 9,
+    peers: Annotated[
+        str,
+        typer.Option('--peers', metavar='LIST',
+                     help="comma-separated: skimage,tcod"),
+    ] = ",".join(PEERS),
+    json: Annotated[
+        Path | None, opt.json_file("also write the figures as JSON", 'OUT.json')] = None,
+) -> None:
+    """``navkit bench flow`` (:func:`main`)."""
+    opt.done(_run(opt.Args(**locals())))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the flow-field benchmark with command-line ``argv``; 0, or 2 on bad input.
+
+    Without the Moving AI map only the open grid runs (a warning says so);
+    a ``--data`` folder that does not exist is an error.
+    """
+    return opt.run(app, argv, "navkit bench flow")
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -37,21 +37,20 @@ NewYork_0_1024 and orz900d.
 
 from __future__ import annotations
 
-import argparse
-import json
 import platform
 import sys
 import time
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import numpy as np
+import typer
 
 from ..query.checks import is_optimal, path_length
+from . import options as opt
 from .common import (
-    add_data_option,
     fmt,
     median,
     no_data,
@@ -235,32 +234,11 @@ def run_map(data_dir: Path, name: str, queries: int, cluster_size: int, gap: int
     }
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The options of ``navkit bench hpa``."""
-    p = argparse.ArgumentParser(prog="navkit bench hpa", description=__doc__.split("\n")[0])
-    add_data_option(p)
-    p.add_argument("--maps", action="append",
-                   help="Comma-separated map names (default: the ten game and city maps).")
-    p.add_argument("--queries", type=int, default=100,
-                   help="Benchmark queries per map (default 100).")
-    p.add_argument("--cluster-size", type=int, default=None,
-                   help="HPA* cluster edge (default: HPAStar's).")
-    p.add_argument("--entrance-gap", default=None,
-                   help="Entrance gap: an int, or 'none' for the paper's rule "
-                        "(default: HPAStar's).")
-    p.add_argument("--no-all-lines", action="store_true",
-                   help="Skip the every-line suboptimality pass.")
-    p.add_argument("--json", type=Path, default=None, metavar="OUT",
-                   help="Also write the results here.")
-    return p
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Run the HPA* benchmark with command-line ``argv``; 0, or 2 on bad input."""
+def _run(args: opt.Args) -> int:
+    """The benchmark on the parsed options ``args`` (:func:`main`)."""
     from ..grid import NavGrid
     from ..query.hpa import DEFAULT_CLUSTER_SIZE, DEFAULT_ENTRANCE_GAP, HPAStar
 
-    args = build_parser().parse_args(argv)
     data_dir = resolve_data_dir(args.data)
     if not data_dir.is_dir():
         return no_data(data_dir)
@@ -307,7 +285,7 @@ def main(argv: list[str] | None = None) -> int:
             "targets": targets,
         }
         args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(out, indent=2, allow_nan=False))
+        args.json.write_text(opt.dumps(out, indent=2, allow_nan=False))
         print(f"wrote {args.json}")
     return 0
 
@@ -366,6 +344,52 @@ def _targets(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "mean_suboptimality": {"limit": SUBOPT_TARGET, "pass": sub_ok},
         "speedup_vs_astar": {"limit": SPEED_TARGET, "maps": speed, "pass": speed_ok},
     }
+
+
+#: ``navkit bench hpa``: the typer app of this benchmark (one command).
+app = opt.bench_app()
+
+
+@app.command("hpa", cls=opt.BenchCommand,
+             help=__doc__.split("\n")[0])
+def cli(
+    data: Annotated[Path | None, opt.data()] = None,
+    maps: Annotated[
+        list[str] | None,
+        typer.Option('--maps',
+                     help="Comma-separated map names (default: the ten game "
+                          "and city maps)."),
+    ] = None,
+    queries: Annotated[
+        int,
+        typer.Option('--queries',
+                     help="Benchmark queries per map (default 100)."),
+    ] = 100,
+    cluster_size: Annotated[
+        int | None,
+        typer.Option('--cluster-size',
+                     help="HPA* cluster edge (default: HPAStar's)."),
+    ] = None,
+    entrance_gap: Annotated[
+        str | None,
+        typer.Option('--entrance-gap',
+                     help="Entrance gap: an int, or 'none' for the paper's "
+                          "rule (default: HPAStar's)."),
+    ] = None,
+    no_all_lines: Annotated[
+        bool,
+        typer.Option('--no-all-lines',
+                     help="Skip the every-line suboptimality pass."),
+    ] = False,
+    json: Annotated[Path | None, opt.json_file("Also write the results here.", 'OUT')] = None,
+) -> None:
+    """``navkit bench hpa`` (:func:`main`)."""
+    opt.done(_run(opt.Args(**locals())))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the HPA* benchmark with command-line ``argv``; 0, or 2 on bad input."""
+    return opt.run(app, argv, "navkit bench hpa")
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -32,20 +32,19 @@ pyastar2d.
 
 from __future__ import annotations
 
-import argparse
-import json
 import platform
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import numpy as np
+import typer
 
 from ..query.checks import is_optimal, path_length
+from . import options as opt
 from .common import (
-    add_data_option,
     fastest_of_rounds,
     fmt,
     load_map,
@@ -135,25 +134,8 @@ def run_map(data_dir: Path, name: str, queries: int, rounds: int,
     }
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The options of ``navkit bench jps``."""
-    p = argparse.ArgumentParser(prog="navkit bench jps", description=__doc__.split("\n")[0])
-    add_data_option(p)
-    p.add_argument("--maps", action="append",
-                   help=f"Comma-separated map names (default: {','.join(MAPS)}).")
-    p.add_argument("--queries", type=int, default=100,
-                   help="Benchmark queries per map (default 100).")
-    p.add_argument("--rounds", type=int, default=3,
-                   help="Timed rounds; each query keeps its fastest (default 3).")
-    p.add_argument("--no-pyastar2d", action="store_true", help="Skip pyastar2d.")
-    p.add_argument("--json", type=Path, default=None, metavar="OUT",
-                   help="Also write the results here.")
-    return p
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Run the JPS benchmark with command-line ``argv``; 0, or 2 on bad input."""
-    args = build_parser().parse_args(argv)
+def _run(args: opt.Args) -> int:
+    """The benchmark on the parsed options ``args`` (:func:`main`)."""
     data_dir = resolve_data_dir(args.data)
     if not data_dir.is_dir():
         return no_data(data_dir)
@@ -222,9 +204,45 @@ def main(argv: list[str] | None = None) -> int:
             "all_pass": all_pass,
         }
         args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(payload, indent=2) + "\n")
+        args.json.write_text(opt.dumps(payload, indent=2) + "\n")
         print(f"wrote {args.json}")
     return 0
+
+
+#: ``navkit bench jps``: the typer app of this benchmark (one command).
+app = opt.bench_app()
+
+
+@app.command("jps", cls=opt.BenchCommand,
+             help=__doc__.split("\n")[0])
+def cli(
+    data: Annotated[Path | None, opt.data()] = None,
+    maps: Annotated[
+        list[str] | None,
+        typer.Option('--maps',
+                     help=f"Comma-separated map names (default: {','.join(MAPS)})."),
+    ] = None,
+    queries: Annotated[
+        int,
+        typer.Option('--queries',
+                     help="Benchmark queries per map (default 100)."),
+    ] = 100,
+    rounds: Annotated[
+        int,
+        typer.Option('--rounds',
+                     help="Timed rounds; each query keeps its fastest (default "
+                          "3)."),
+    ] = 3,
+    no_pyastar2d: Annotated[bool, typer.Option('--no-pyastar2d', help="Skip pyastar2d.")] = False,
+    json: Annotated[Path | None, opt.json_file("Also write the results here.", 'OUT')] = None,
+) -> None:
+    """``navkit bench jps`` (:func:`main`)."""
+    opt.done(_run(opt.Args(**locals())))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the JPS benchmark with command-line ``argv``; 0, or 2 on bad input."""
+    return opt.run(app, argv, "navkit bench jps")
 
 
 if __name__ == "__main__":  # pragma: no cover

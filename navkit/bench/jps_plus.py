@@ -37,8 +37,6 @@ not pick JPS+ where it is slower.
 
 from __future__ import annotations
 
-import argparse
-import json
 import math
 import platform
 import subprocess
@@ -46,13 +44,14 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import numpy as np
+import typer
 from numpy.typing import NDArray
 
+from . import options as opt
 from .common import (
-    add_data_option,
     fastest_of_rounds,
     find_scenario,
     fmt,
@@ -184,7 +183,7 @@ def _kernel_solvers(pf: Any, jp: Any) -> dict[str, Solver]:
     return {"jps_search": online, "jps+_search": offline}
 
 
-def run_map(data_dir: Path, name: str, args: argparse.Namespace, progress: Any) -> dict[str, Any]:
+def run_map(data_dir: Path, name: str, args: opt.Args, progress: Any) -> dict[str, Any]:
     """All figures for one map (see the module docstring)."""
     from ..formats import find_map_for, load_grid, read_scenarios
     from ..query.jps_plus import JPSPlus, JumpTables, jump_point_density, prefer_jps_plus
@@ -331,43 +330,8 @@ def run_map(data_dir: Path, name: str, args: argparse.Namespace, progress: Any) 
     }
 
 
-def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m navkit.bench.jps_plus",
-                                description=__doc__.split("\n")[0])
-    add_data_option(p)
-    p.add_argument("--maps", action="append",
-                   help=f"Comma-separated map names (default: {','.join(MAPS)}).")
-    p.add_argument("--quick", action="store_true",
-                   help="Long set only (no every-line pass), 1 round.")
-    p.add_argument("--queries", type=int, default=100, help="Long-set queries per map (100).")
-    p.add_argument("--rounds", type=int, default=3, help="Long-set rounds (3).")
-    p.add_argument("--line-rounds", type=int, default=1, help="Every-line rounds (1).")
-    p.add_argument("--every-line-max", type=int, default=0, metavar="N",
-                   help="Cap the every-line set at N evenly spaced lines (0: all).")
-    p.add_argument("--astar-every-line", action="store_true",
-                   help="Also time A* on every line (slow on mazes).")
-    p.add_argument("--peers-long-only", action="store_true",
-                   help="Time the peers on the long set only (every line takes minutes on "
-                        "1024x1024 maps).")
-    p.add_argument("--skip", action="append", default=[],
-                   help="Peers to skip (nano-astar, w9-pathfinding).")
-    p.add_argument("--warthog", type=Path, default=None, metavar="PATH",
-                   help="warthog's binary: adds its columns (never built or downloaded here).")
-    p.add_argument("--warthog-algs", action="append", default=None,
-                   help="warthog --alg values (default: jps,jps+).")
-    p.add_argument("--goal-bounds", action="store_true",
-                   help="Also build goal bounds and time JPS+ with them (slow to build).")
-    p.add_argument("--gb-max-jump-points", type=int, default=20000,
-                   help="Skip goal bounds on maps with more jump points (20000).")
-    p.add_argument("--quiet", action="store_true", help="No progress bar.")
-    p.add_argument("--json", type=Path, default=None, metavar="OUT",
-                   help="Also write the results here.")
-    return p
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Run the benchmark with command-line ``argv``; 0, or 2 on bad input."""
-    args = build_parser().parse_args(argv)
+def _run(args: opt.Args) -> int:
+    """The benchmark on the parsed options ``args`` (:func:`main`)."""
     args.skip = split_names(args.skip, ())
     if args.warthog_algs is None:
         args.warthog_algs = ["jps,jps+"]
@@ -459,9 +423,83 @@ def main(argv: list[str] | None = None) -> int:
                    "numba_version": numba.__version__, "argv": sys.argv[1:], "maps": rows,
                    "all_pass": all(verdicts)}
         args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(payload, indent=2) + "\n")
+        args.json.write_text(opt.dumps(payload, indent=2) + "\n")
         print(f"wrote {args.json}")
     return 0
+
+
+#: ``navkit bench jps-plus``: the typer app of this benchmark (one command).
+app = opt.bench_app()
+
+
+@app.command("jps-plus", cls=opt.BenchCommand,
+             help=__doc__.split("\n")[0])
+def cli(
+    data: Annotated[Path | None, opt.data()] = None,
+    maps: Annotated[
+        list[str] | None,
+        typer.Option('--maps',
+                     help=f"Comma-separated map names (default: {','.join(MAPS)})."),
+    ] = None,
+    quick: Annotated[bool, opt.quick("Long set only (no every-line pass), 1 round.")] = False,
+    queries: Annotated[
+        int, typer.Option('--queries', help="Long-set queries per map (100).")] = 100,
+    rounds: Annotated[int, typer.Option('--rounds', help="Long-set rounds (3).")] = 3,
+    line_rounds: Annotated[int, typer.Option('--line-rounds', help="Every-line rounds (1).")] = 1,
+    every_line_max: Annotated[
+        int,
+        typer.Option('--every-line-max', metavar='N',
+                     help="Cap the every-line set at N evenly spaced lines "
+                          "(0: all)."),
+    ] = 0,
+    astar_every_line: Annotated[
+        bool,
+        typer.Option('--astar-every-line',
+                     help="Also time A* on every line (slow on mazes)."),
+    ] = False,
+    peers_long_only: Annotated[
+        bool,
+        typer.Option('--peers-long-only',
+                     help="Time the peers on the long set only (every line "
+                          "takes minutes on 1024x1024 maps)."),
+    ] = False,
+    skip: Annotated[
+        list[str] | None,
+        typer.Option('--skip',
+                     help="Peers to skip (nano-astar, w9-pathfinding)."),
+    ] = None,
+    warthog: Annotated[
+        Path | None,
+        typer.Option('--warthog', metavar='PATH',
+                     help="warthog's binary: adds its columns (never built "
+                          "or downloaded here)."),
+    ] = None,
+    warthog_algs: Annotated[
+        list[str] | None,
+        typer.Option('--warthog-algs',
+                     help="warthog --alg values (default: jps,jps+)."),
+    ] = None,
+    goal_bounds: Annotated[
+        bool,
+        typer.Option('--goal-bounds',
+                     help="Also build goal bounds and time JPS+ with them (slow "
+                          "to build)."),
+    ] = False,
+    gb_max_jump_points: Annotated[
+        int,
+        typer.Option('--gb-max-jump-points',
+                     help="Skip goal bounds on maps with more jump points (20000)."),
+    ] = 20000,
+    quiet: Annotated[bool, opt.quiet("No progress bar.")] = False,
+    json: Annotated[Path | None, opt.json_file("Also write the results here.", 'OUT')] = None,
+) -> None:
+    """``navkit bench jps-plus`` (:func:`main`)."""
+    opt.done(_run(opt.Args(**locals())))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the benchmark with command-line ``argv``; 0, or 2 on bad input."""
+    return opt.run(app, argv, "navkit bench jps-plus")
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -30,16 +30,17 @@ It also times the rasterizer on a 1000 x 1000-cell level with 200 obstacles
 
 from __future__ import annotations
 
-import argparse
 import math
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import numpy as np
+import typer
 from numpy.typing import NDArray
 
+from . import options as opt
 from .common import make_console, race, write_json
 from .raster import benchmark_rasterize
 
@@ -330,32 +331,12 @@ def _print(out: dict[str, Any], console: Any) -> None:
                       f"target <= {r['target_ms']:.0f} ms)")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The options of ``navkit bench level`` (also ``navkit bench-level``)."""
-    p = argparse.ArgumentParser(prog="navkit bench level", description=__doc__.split("\n\n")[0])
-    p.add_argument("--level", type=Path, default=None,
-                   help="level JSON (default: the bundled bench80.json)")
-    p.add_argument("--queries", type=int, nargs="+", default=[100, 1000], metavar="N",
-                   help="query counts to time (default: 100 1000)")
-    p.add_argument("--characters", type=int, default=N_CHARACTERS,
-                   help="characters in the level (default 20)")
-    p.add_argument("--repeat", type=int, default=5,
-                   help="timed runs per figure; the best counts (default 5)")
-    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    p.add_argument("--no-raster", action="store_true",
-                   help="skip the 1000x1000 rasterization benchmark")
-    p.add_argument("--quick", action="store_true",
-                   help="a smoke run: 100 queries, one timed run, no rasterization benchmark")
-    p.add_argument("--json", type=Path, default=None, metavar="OUT",
-                   help="also write the figures as JSON")
-    return p
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Run the benchmark with command-line ``argv``; 0, or 2 on bad input."""
+def _run(args: opt.Args) -> int:
+    """The benchmark on the parsed options ``args`` (:func:`main`)."""
     from ..errors import NavkitError
 
-    args = build_parser().parse_args(argv)
+    if args.queries is None:
+        args.queries = [100, 1000]
     if args.quick:
         args.queries, args.repeat, args.no_raster = [100], 1, True
     console = make_console(140)
@@ -372,6 +353,56 @@ def main(argv: list[str] | None = None) -> int:
     if args.json is not None:
         write_json(args.json, out, console)
     return 0
+
+
+#: ``navkit bench level``: the typer app of this benchmark (one command).
+app = opt.bench_app()
+
+
+@app.command("level", cls=opt.greedy_command('--queries'),
+             help=__doc__.split("\n\n")[0])
+def cli(
+    level: Annotated[
+        Path | None,
+        typer.Option('--level',
+                     help="level JSON (default: the bundled bench80.json)"),
+    ] = None,
+    queries: Annotated[
+        list[int] | None,
+        typer.Option('--queries', metavar='N',
+                     help="query counts to time (default: 100 1000)"),
+    ] = None,
+    characters: Annotated[
+        int,
+        typer.Option('--characters',
+                     help="characters in the level (default 20)"),
+    ] = N_CHARACTERS,
+    repeat: Annotated[
+        int,
+        typer.Option('--repeat',
+                     help="timed runs per figure; the best counts (default "
+                          "5)"),
+    ] = 5,
+    seed: Annotated[int, opt.seed("random seed (default 0)")] = 0,
+    no_raster: Annotated[
+        bool,
+        typer.Option('--no-raster',
+                     help="skip the 1000x1000 rasterization benchmark"),
+    ] = False,
+    quick: Annotated[
+        bool,
+        opt.quick("a smoke run: 100 queries, one timed run, no rasterization "
+            "benchmark"),
+    ] = False,
+    json: Annotated[Path | None, opt.json_file("also write the figures as JSON", 'OUT')] = None,
+) -> None:
+    """``navkit bench level`` (:func:`main`)."""
+    opt.done(_run(opt.Args(**locals())))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the benchmark with command-line ``argv``; 0, or 2 on bad input."""
+    return opt.run(app, argv, "navkit bench level")
 
 
 if __name__ == "__main__":  # pragma: no cover

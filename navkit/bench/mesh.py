@@ -37,7 +37,6 @@ or JIT compile).
 
 from __future__ import annotations
 
-import argparse
 import gc
 import importlib.util
 import math
@@ -47,14 +46,15 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import numpy as np
 import shapely
+import typer
 from numpy.typing import NDArray
 
+from . import options as opt
 from .common import (
-    add_data_option,
     find_scenario,
     fmt,
     fmt_ratio,
@@ -67,7 +67,6 @@ from .common import (
 
 __all__ = [
     "main",
-    "build_parser",
     "box_level",
     "make_level",
     "sample_pairs",
@@ -820,44 +819,9 @@ def print_report(console: Any, cases: dict[str, Any]) -> None:
 
 
 # -------------------------------------------------------------------------- main
-def build_parser() -> argparse.ArgumentParser:
-    """The options of ``navkit bench mesh``."""
-    p = argparse.ArgumentParser(prog="navkit bench mesh",
-                                description=__doc__.split("\n")[0] if __doc__ else None)
-    add_data_option(p)
-    p.add_argument("--quick", action="store_true",
-                   help="Small sizes for a CI smoke run (30 x 20 m level, 20 pairs, the arena "
-                        "map).")
-    p.add_argument("--queries", type=int, default=None,
-                   help="Case 1 query pairs (default 200; --quick 20).")
-    p.add_argument("--city-queries", type=int, default=None,
-                   help="Case 3 scenario queries, the last lines (default 200; --quick 20).")
-    p.add_argument("--slow-queries", type=int, default=None,
-                   help="Pairs for the slow pure-Python peer pyvisgraph, spread over the set, one "
-                        "round (default 50; --quick 5).")
-    p.add_argument("--rounds", type=int, default=3,
-                   help="Timed rounds; each query keeps its fastest (default 3).")
-    p.add_argument("--build-repeats", type=int, default=3,
-                   help="Case 2 builds after the first (default 3).")
-    p.add_argument("--agent-radius", type=float, default=None, metavar="M",
-                   help="Clearance of the generated levels, metres, without object padding "
-                        "(default: random_level's 0.45 m + 0.25 m padding; 0 keeps the "
-                        "rectangles sharp, which the pure-Python pyvisgraph needs).")
-    p.add_argument("--map", type=Path, default=None, metavar="PATH",
-                   help=f"Case 3 Moving AI .map (its .scen beside it; default {CITY_MAP} in "
-                        "the data folder).")
-    p.add_argument("--peers", default=",".join(PEERS),
-                   help=f"Comma-separated case 1 peers (default {','.join(PEERS)}; '' for none).")
-    p.add_argument("--cases", default="queries,build,city",
-                   help="Comma-separated cases to run (default queries,build,city).")
-    p.add_argument("--json", type=Path, default=None, metavar="OUT",
-                   help="Also write the results here.")
-    return p
 
-
-def main(argv: list[str] | None = None) -> int:
-    """Run the mesh benchmark with command-line ``argv``; 0, or 2 on bad input."""
-    args = build_parser().parse_args(argv)
+def _run(args: opt.Args) -> int:
+    """The benchmark on the parsed options ``args`` (:func:`main`)."""
     quick = bool(args.quick)
     nq = args.queries if args.queries is not None else (20 if quick else 200)
     ncity = args.city_queries if args.city_queries is not None else (20 if quick else 200)
@@ -951,6 +915,84 @@ def _peer_versions() -> dict[str, str | None]:
         except metadata.PackageNotFoundError:
             out[dist] = None
     return out
+
+
+#: ``navkit bench mesh``: the typer app of this benchmark (one command).
+app = opt.bench_app()
+
+
+@app.command("mesh", cls=opt.BenchCommand,
+             help=__doc__.split("\n")[0] if __doc__ else None)
+def cli(
+    data: Annotated[Path | None, opt.data()] = None,
+    quick: Annotated[
+        bool,
+        opt.quick("Small sizes for a CI smoke run (30 x 20 m level, "
+            "20 pairs, the arena map)."),
+    ] = False,
+    queries: Annotated[
+        int | None,
+        typer.Option('--queries',
+                     help="Case 1 query pairs (default 200; --quick 20)."),
+    ] = None,
+    city_queries: Annotated[
+        int | None,
+        typer.Option('--city-queries',
+                     help="Case 3 scenario queries, the last lines (default "
+                          "200; --quick 20)."),
+    ] = None,
+    slow_queries: Annotated[
+        int | None,
+        typer.Option('--slow-queries',
+                     help="Pairs for the slow pure-Python peer pyvisgraph, "
+                          "spread over the set, one round (default 50; --quick "
+                          "5)."),
+    ] = None,
+    rounds: Annotated[
+        int,
+        typer.Option('--rounds',
+                     help="Timed rounds; each query keeps its fastest (default "
+                          "3)."),
+    ] = 3,
+    build_repeats: Annotated[
+        int,
+        typer.Option('--build-repeats',
+                     help="Case 2 builds after the first (default 3)."),
+    ] = 3,
+    agent_radius: Annotated[
+        float | None,
+        typer.Option('--agent-radius', metavar='M',
+                     help="Clearance of the generated levels, metres, without "
+                          "object padding (default: random_level's 0.45 m + "
+                          "0.25 m padding; 0 keeps the rectangles sharp, which "
+                          "the pure-Python pyvisgraph needs)."),
+    ] = None,
+    map: Annotated[
+        Path | None,
+        typer.Option('--map', metavar='PATH',
+                     help="Case 3 Moving AI .map (its .scen beside it; default "
+                          f"{CITY_MAP} in the data folder)."),
+    ] = None,
+    peers: Annotated[
+        str,
+        typer.Option('--peers',
+                     help=f"Comma-separated case 1 peers (default {','.join(PEERS)}; "
+                          "'' for none)."),
+    ] = ",".join(PEERS),
+    cases: Annotated[
+        str,
+        typer.Option('--cases',
+                     help="Comma-separated cases to run (default queries,build,city)."),
+    ] = "queries,build,city",
+    json: Annotated[Path | None, opt.json_file("Also write the results here.", 'OUT')] = None,
+) -> None:
+    """``navkit bench mesh`` (:func:`main`)."""
+    opt.done(_run(opt.Args(**locals())))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the mesh benchmark with command-line ``argv``; 0, or 2 on bad input."""
+    return opt.run(app, argv, "navkit bench mesh")
 
 
 if __name__ == "__main__":  # pragma: no cover

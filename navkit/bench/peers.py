@@ -25,7 +25,6 @@ The library calls are in :mod:`navkit.bench.libraries`, the tables in
 
 from __future__ import annotations
 
-import argparse
 import gc
 import os
 import platform
@@ -33,14 +32,16 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import numpy as np
+import typer
 
 from ..query.checks import path_length
+from . import SUITES
+from . import options as opt
 from .common import (
     MapData,
-    add_data_option,
     load_map,
     make_console,
     no_data,
@@ -75,7 +76,7 @@ from .peer_tables import (
 
 # path_length and select_queries stay importable from here for the old
 # ``navkit.benchmark`` spelling.
-__all__ = ["main", "build_parser", "bench_map", "select_queries", "path_length", "DEFAULT_MAPS",
+__all__ = ["main", "bench_map", "select_queries", "path_length", "DEFAULT_MAPS",
            "TARGET_MAPS", "ALL_PEERS", "SLOW_PEERS", "QUICK_QUERIES"]
 
 #: Maps run when ``--maps`` is not given.
@@ -85,7 +86,7 @@ SLOW_PEERS = ("pathfinding", "networkx", "skimage")
 ALL_PEERS = ("pyastar2d", "tcod", "tcod-pathfinder", "pathfinding", "networkx", "skimage")
 
 
-def peer_counts(args: argparse.Namespace, n: int) -> dict[str, int]:
+def peer_counts(args: opt.Args, n: int) -> dict[str, int]:
     """Queries per selected peer on a map of ``n`` queries (the slow ones run on a few)."""
     counts = {
         "pyastar2d": n,
@@ -98,7 +99,7 @@ def peer_counts(args: argparse.Namespace, n: int) -> dict[str, int]:
     return {k: v for k, v in counts.items() if k in args.peer_list}
 
 
-def bench_map(md: MapData, args: argparse.Namespace, advance: Callable[[], None],
+def bench_map(md: MapData, args: opt.Args, advance: Callable[[], None],
               status: Callable[[str], None]) -> dict[str, Any]:
     """Every selected peer on one map; the map's figures (rows are :class:`PeerResult`)."""
     n = len(md.starts)
@@ -178,52 +179,15 @@ def bench_map(md: MapData, args: argparse.Namespace, advance: Callable[[], None]
     }
 
 
-def plan_units(args: argparse.Namespace, n: int) -> int:
+def plan_units(args: opt.Args, n: int) -> int:
     """Progress-bar units for a map of ``n`` queries."""
     counts = peer_counts(args, n)
     return n + 1 + sum(counts.values())
 
 
 # ----------------------------------------------------------------------- main
-def build_parser() -> argparse.ArgumentParser:
-    """The options of ``navkit bench``."""
-    from . import SUITES
 
-    others = "|".join(k for k in SUITES if k != "peers")
-    p = argparse.ArgumentParser(
-        prog="navkit bench",
-        description=("Time navkit's A* against Python grid path-finding libraries on Moving AI "
-                     "maps."),
-        epilog=f"The other benchmarks: navkit bench {{{others}}} [OPTIONS] (--help for each).",
-    )
-    p.add_argument("--maps", nargs="+", default=None, metavar="MAP",
-                   help=f"map names (default: {' '.join(DEFAULT_MAPS)}); commas also separate")
-    p.add_argument("--queries", type=int, default=None, metavar="N",
-                   help=f"last N of every 10th scenario line per map (default 100; "
-                        f"{QUICK_QUERIES} with --quick)")
-    add_data_option(p)
-    p.add_argument("--quick", action="store_true",
-                   help=f"{QUICK_QUERIES} queries per map, skip the slow peers "
-                        f"({', '.join(SLOW_PEERS)})")
-    p.add_argument("--peers", default=None, metavar="LIST",
-                   help=f"comma-separated peers to run (default: all of {','.join(ALL_PEERS)})")
-    p.add_argument("--pathfinding-queries", type=int, default=5, metavar="K",
-                   help="queries for python-pathfinding (default 5)")
-    p.add_argument("--networkx-queries", type=int, default=10, metavar="K",
-                   help="queries for networkx (default 10)")
-    p.add_argument("--skimage-queries", type=int, default=10, metavar="K",
-                   help="queries for scikit-image MCP (default 10)")
-    p.add_argument("--threads", type=int, default=None,
-                   help="threads for navkit batch (default: numba's)")
-    p.add_argument("--json", type=Path, default=None, metavar="OUT.json",
-                   help="write every figure as JSON")
-    p.add_argument("--no-jit", action="store_true",
-                   help="skip the JIT start-up figures (subprocesses)")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    return p
-
-
-def _peer_list(args: argparse.Namespace, console: Any) -> list[str] | None:
+def _peer_list(args: opt.Args, console: Any) -> list[str] | None:
     """The peers to run, in table order; None (after saying why) for an unknown name."""
     if args.peers:
         wanted = [p.strip() for p in args.peers.split(",") if p.strip()]
@@ -240,11 +204,10 @@ def _peer_list(args: argparse.Namespace, console: Any) -> list[str] | None:
     return peer_list
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Run the peer benchmark with command-line ``argv``; 0, or 2 on bad input."""
+def _run(args: opt.Args) -> int:
+    """The benchmark on the parsed options ``args`` (:func:`main`)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    args = build_parser().parse_args(argv)
     console = make_console(110)  # piped or captured: wide enough for the tables
     data_dir = resolve_data_dir(args.data)
     names = split_names(args.maps, DEFAULT_MAPS)
@@ -320,7 +283,7 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _payload(args: argparse.Namespace, data_dir: Path, names: list[str], queries: int,
+def _payload(args: opt.Args, data_dir: Path, names: list[str], queries: int,
              results: list[dict[str, Any]], targets: list[dict[str, Any]],
              jit: dict[str, Any] | None, bench_s: float) -> dict[str, Any]:
     """Everything ``--json`` writes."""
@@ -355,6 +318,79 @@ def _payload(args: argparse.Namespace, data_dir: Path, names: list[str], queries
         "jit": jit,
         "benchmark_s": bench_s,
     }
+
+
+#: The other benchmarks, for the epilog of ``--help``.
+_OTHERS = "|".join(k for k in SUITES if k != "peers")
+
+#: ``navkit bench peers``: the typer app of this benchmark (one command).
+app = opt.bench_app()
+
+
+@app.command("peers", cls=opt.greedy_command('--maps'),
+             help=("Time navkit's A* against Python grid path-finding libraries on Moving AI "
+                   "maps."),
+             epilog=f"The other benchmarks: navkit bench {{{_OTHERS}}} [OPTIONS] (--help for "
+                    "each).")
+def cli(
+    maps: Annotated[
+        list[str] | None,
+        typer.Option('--maps', metavar='MAP',
+                     help=f"map names (default: {' '.join(DEFAULT_MAPS)}); commas "
+                          "also separate"),
+    ] = None,
+    queries: Annotated[
+        int | None,
+        typer.Option('--queries', metavar='N',
+                     help="last N of every 10th scenario line per map (default "
+                          f"100; {QUICK_QUERIES} with --quick)"),
+    ] = None,
+    data: Annotated[Path | None, opt.data()] = None,
+    quick: Annotated[
+        bool,
+        opt.quick(f"{QUICK_QUERIES} queries per map, skip the slow peers "
+            f"({', '.join(SLOW_PEERS)})"),
+    ] = False,
+    peers: Annotated[
+        str | None,
+        typer.Option('--peers', metavar='LIST',
+                     help=f"comma-separated peers to run (default: all of {','.join(ALL_PEERS)})"),
+    ] = None,
+    pathfinding_queries: Annotated[
+        int,
+        typer.Option('--pathfinding-queries', metavar='K',
+                     help="queries for python-pathfinding (default 5)"),
+    ] = 5,
+    networkx_queries: Annotated[
+        int,
+        typer.Option('--networkx-queries', metavar='K',
+                     help="queries for networkx (default 10)"),
+    ] = 10,
+    skimage_queries: Annotated[
+        int,
+        typer.Option('--skimage-queries', metavar='K',
+                     help="queries for scikit-image MCP (default 10)"),
+    ] = 10,
+    threads: Annotated[
+        int | None,
+        typer.Option('--threads', metavar='THREADS',
+                     help="threads for navkit batch (default: numba's)"),
+    ] = None,
+    json: Annotated[Path | None, opt.json_file("write every figure as JSON", 'OUT.json')] = None,
+    no_jit: Annotated[
+        bool,
+        typer.Option('--no-jit',
+                     help="skip the JIT start-up figures (subprocesses)"),
+    ] = False,
+    no_progress: Annotated[bool, typer.Option('--no-progress', help="no progress bar")] = False,
+) -> None:
+    """``navkit bench peers`` (:func:`main`)."""
+    opt.done(_run(opt.Args(**locals())))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the peer benchmark with command-line ``argv``; 0, or 2 on bad input."""
+    return opt.run(app, argv, "navkit bench peers")
 
 
 if __name__ == "__main__":  # pragma: no cover

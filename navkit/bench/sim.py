@@ -16,17 +16,17 @@ Options: ``--sizes 100,1000,5000``, ``--ticks 200``, ``--warmup 20``,
 
 from __future__ import annotations
 
-import argparse
-import json
 import math
 import sys
 import time
-from typing import Any
+from typing import Annotated, Any
 
 import numpy as np
+import typer
 
 from ..grid import NavGrid
 from ..sim import Location
+from . import options as opt
 
 __all__ = ["main", "make_level", "run_size", "spawn_points", "TARGET_MS", "TARGET_SIZE"]
 
@@ -102,21 +102,14 @@ def run_size(grid: NavGrid, n: int, ticks: int, warmup: int, seed: int) -> dict[
     }
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Run the simulation benchmark with command-line ``argv``; 0 (bad options exit 2)."""
-    ap = argparse.ArgumentParser(prog="navkit bench sim", description=__doc__.splitlines()[0])
-    ap.add_argument("--sizes", default="100,1000,5000", help="comma-separated character counts")
-    ap.add_argument("--ticks", type=int, default=200, help="timed ticks per size (default 200)")
-    ap.add_argument("--warmup", type=int, default=20, help="untimed ticks first (default 20)")
-    ap.add_argument("--seed", type=int, default=7)
-    ap.add_argument("--json", action="store_true", help="print one JSON object")
-    args = ap.parse_args(argv)
+def _run(args: opt.Args) -> int:
+    """The benchmark on the parsed options ``args`` (:func:`main`)."""
     try:
         sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
     except ValueError:
-        ap.error(f"--sizes must be comma-separated integers, got {args.sizes!r}")
+        opt.usage_error(f"--sizes must be comma-separated integers, got {args.sizes!r}")
     if not sizes or min(sizes) < 1 or args.ticks < 1 or args.warmup < 0:
-        ap.error("--sizes must be positive, --ticks >= 1, --warmup >= 0")
+        opt.usage_error("--sizes must be positive, --ticks >= 1, --warmup >= 0")
     grid = make_level(args.seed)
     t0 = time.perf_counter()
     run_size(grid, 4, 3, 0, args.seed)  # JIT load or compile
@@ -127,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
         if r["characters"] == TARGET_SIZE:
             verdict = "PASS" if r["mean_ms"] <= TARGET_MS else "MISS"
     if args.json:
-        print(json.dumps({"level": f"{GRID_CELLS}x{GRID_CELLS} cells of {CELL_SIZE} m",
+        print(opt.dumps({"level": f"{GRID_CELLS}x{GRID_CELLS} cells of {CELL_SIZE} m",
                           "jit_s": jit_s, "rows": rows, "target_ms": TARGET_MS, "verdict": verdict},
                          default=lambda v: None))
         return 0
@@ -143,6 +136,32 @@ def main(argv: list[str] | None = None) -> int:
     if verdict is not None:
         print(f"target mean tick <= {TARGET_MS:g} ms at {TARGET_SIZE} characters: {verdict}")
     return 0
+
+
+#: ``navkit bench sim``: the typer app of this benchmark (one command).
+app = opt.bench_app()
+
+
+@app.command("sim", cls=opt.BenchCommand,
+             help=__doc__.splitlines()[0])
+def cli(
+    sizes: Annotated[
+        str,
+        typer.Option('--sizes',
+                     help="comma-separated character counts"),
+    ] = "100,1000,5000",
+    ticks: Annotated[int, typer.Option('--ticks', help="timed ticks per size (default 200)")] = 200,
+    warmup: Annotated[int, typer.Option('--warmup', help="untimed ticks first (default 20)")] = 20,
+    seed: Annotated[int, opt.seed()] = 7,
+    json: Annotated[bool, opt.json_flag("print one JSON object")] = False,
+) -> None:
+    """``navkit bench sim`` (:func:`main`)."""
+    opt.done(_run(opt.Args(**locals())))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the simulation benchmark with command-line ``argv``; 0 (bad options exit 2)."""
+    return opt.run(app, argv, "navkit bench sim")
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -29,15 +29,17 @@ CPU each, ``readme`` <= 30 s, ``warmup`` <= 90 s and <= 800 MB; warm import
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
+import typer
+
+from . import options as opt
 from .common import make_console, write_json
 
 __all__ = ["main", "CASES", "run_case", "TARGETS"]
@@ -131,15 +133,8 @@ def _fmt(v: Any, spec: str = ".2f") -> str:
     return "-" if v is None else format(v, spec)
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Run the start-up cases (``--cases a,b``, default all) and print the table (2: bad input)."""
-    p = argparse.ArgumentParser(prog="navkit bench startup",
-                                description=__doc__.split("\n\n")[0])
-    p.add_argument("--cases", default=",".join(CASES),
-                   help=f"comma-separated, of {', '.join(CASES)}")
-    p.add_argument("--json", type=Path, default=None, metavar="OUT",
-                   help="also write the figures here")
-    args = p.parse_args(argv)
+def _run(args: opt.Args) -> int:
+    """The benchmark on the parsed options ``args`` (:func:`main`)."""
     cases = [c.strip() for c in args.cases.split(",") if c.strip()]
     console = make_console(140)
     bad = [c for c in cases if c not in CASES]
@@ -177,6 +172,29 @@ def main(argv: list[str] | None = None) -> int:
     if args.json is not None:
         write_json(args.json, rows, console)
     return 0
+
+
+#: ``navkit bench startup``: the typer app of this benchmark (one command).
+app = opt.bench_app()
+
+
+@app.command("startup", cls=opt.BenchCommand,
+             help=__doc__.split("\n\n")[0])
+def cli(
+    cases: Annotated[
+        str,
+        typer.Option('--cases',
+                     help=f"comma-separated, of {', '.join(CASES)}"),
+    ] = ",".join(CASES),
+    json: Annotated[Path | None, opt.json_file("also write the figures here", 'OUT')] = None,
+) -> None:
+    """``navkit bench startup`` (:func:`main`)."""
+    opt.done(_run(opt.Args(**locals())))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the start-up cases (``--cases a,b``, default all) and print the table (2: bad input)."""
+    return opt.run(app, argv, "navkit bench startup")
 
 
 if __name__ == "__main__":  # pragma: no cover

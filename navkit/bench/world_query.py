@@ -11,14 +11,13 @@ queries, medians, peak RSS, chunks touched.
 
 from __future__ import annotations
 
-import argparse
-import json
 import resource
 import sys
 import time
-from typing import Any
+from typing import Annotated, Any
 
 import numpy as np
+import typer
 
 from ..grid import NavGrid
 from ..query.hpa import HPAStar
@@ -26,6 +25,7 @@ from ..query.pathfinder import Pathfinder
 from ..world.local import BOUNDED
 from ..world.store import ChunkStore
 from ..world.world import World
+from . import options as opt
 from .common import default_data_dir, load_map
 
 __all__ = ["main", "run"]
@@ -211,27 +211,59 @@ def run(quick: bool = False, size: int | None = None, maps: tuple[str, ...] = ("
     return res
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="navkit bench world", description=__doc__)
-    ap.add_argument("--quick", action="store_true", help="a smoke run (~20 s)")
-    ap.add_argument("--json", action="store_true", help="print the figures as JSON")
-    ap.add_argument("--size", type=int, default=None, help="procedural world side (cells)")
-    ap.add_argument("--map", action="append", default=None, help="Moving AI map name(s)")
-    ap.add_argument("--long", type=int, default=None, help="long queries on the procedural "
-                    "world (default 100, --quick 3)")
-    ap.add_argument("--span", type=int, default=None, help="their x and z extent in cells "
-                    "(default 10000, --quick 1000)")
-    ap.add_argument("--source", default=None, help="part (b)'s world: a .nkw file or a "
-                    "source spec (default procedural:rooms, seed 1, --size square)")
-    ap.add_argument("--cap-mib", type=int, default=None, help="the store's LRU cap (MiB, "
-                    "default 64)")
-    ap.add_argument("--no-maps", action="store_true", help="skip part (a)")
-    a = ap.parse_args(argv)
+def _run(a: opt.Args) -> int:
+    """The benchmark on the parsed options ``a`` (:func:`main`)."""
     maps = () if a.no_maps else tuple(a.map or ["den520d"])
     res = run(a.quick, a.size, maps, a.long, a.span, a.source, a.cap_mib)
     if a.json:
-        print(json.dumps(res, indent=2))
+        print(opt.dumps(res, indent=2))
     return 0
+
+
+#: ``navkit bench world``: the typer app of this benchmark (one command).
+app = opt.bench_app()
+
+
+@app.command("world", cls=opt.BenchCommand,
+             help=__doc__)
+def cli(
+    quick: Annotated[bool, opt.quick("a smoke run (~20 s)")] = False,
+    json: Annotated[bool, opt.json_flag("print the figures as JSON")] = False,
+    size: Annotated[
+        int | None, typer.Option('--size', help="procedural world side (cells)")] = None,
+    map: Annotated[list[str] | None, typer.Option('--map', help="Moving AI map name(s)")] = None,
+    long: Annotated[
+        int | None,
+        typer.Option('--long',
+                     help="long queries on the procedural world (default 100, "
+                          "--quick 3)"),
+    ] = None,
+    span: Annotated[
+        int | None,
+        typer.Option('--span',
+                     help="their x and z extent in cells (default 10000, --quick "
+                          "1000)"),
+    ] = None,
+    source: Annotated[
+        str | None,
+        typer.Option('--source',
+                     help="part (b)'s world: a .nkw file or a source spec (default "
+                          "procedural:rooms, seed 1, --size square)"),
+    ] = None,
+    cap_mib: Annotated[
+        int | None,
+        typer.Option('--cap-mib',
+                     help="the store's LRU cap (MiB, default 64)"),
+    ] = None,
+    no_maps: Annotated[bool, typer.Option('--no-maps', help="skip part (a)")] = False,
+) -> None:
+    """``navkit bench world`` (:func:`main`)."""
+    opt.done(_run(opt.Args(**locals())))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the world query benchmark with command-line ``argv``; 0 (bad options exit 2)."""
+    return opt.run(app, argv, "navkit bench world")
 
 
 if __name__ == "__main__":

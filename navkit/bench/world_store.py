@@ -21,18 +21,19 @@ missed target. Returns 0, or 2 on bad input.
 
 from __future__ import annotations
 
-import argparse
-import json
 import shutil
 import sys
 import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import numpy as np
+import typer
 from numpy.typing import NDArray
+
+from . import options as opt
 
 __all__ = ["main", "Rechunk", "codec_table", "chunk_size_table", "format_table"]
 
@@ -326,18 +327,8 @@ def _print(results: dict[str, Any]) -> None:
               f"{results['cold_miss_64_us']:.1f} us median (target <= 50 us)")
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Run the storage benchmark; 0, or 2 on bad input."""
-    p = argparse.ArgumentParser(prog="navkit bench world-store",
-                                description=(__doc__ or "").split("\n\n")[0])
-    p.add_argument("--quick", action="store_true", help="small sizes (a smoke test, ~20 s)")
-    p.add_argument("--json", action="store_true", help="print one JSON object instead")
-    p.add_argument("--size", type=int, default=None,
-                   help="side of the format world in cells (multiple of 1024)")
-    p.add_argument("--dir", type=Path, default=None, help="keep the files in this folder")
-    p.add_argument("--map", default="NewYork_0_1024.map",
-                   help="Moving AI map for the codec table")
-    args = p.parse_args(argv)
+def _run(args: opt.Args) -> int:
+    """The benchmark on the parsed options ``args`` (:func:`main`)."""
     size = args.size or (4096 if args.quick else 16384)
     if size < 1024 or size % 1024:
         print(f"error: --size must be a multiple of 1024, got {size}", file=sys.stderr)
@@ -375,10 +366,40 @@ def main(argv: list[str] | None = None) -> int:
         if args.dir is None:
             shutil.rmtree(folder, ignore_errors=True)
     if args.json:
-        print(json.dumps(results, allow_nan=False, default=str))
+        print(opt.dumps(results, allow_nan=False, default=str))
     else:
         _print(results)
     return 0
+
+
+#: ``navkit bench world-store``: the typer app of this benchmark (one command).
+app = opt.bench_app()
+
+
+@app.command("world-store", cls=opt.BenchCommand,
+             help=(__doc__ or "").split("\n\n")[0])
+def cli(
+    quick: Annotated[bool, opt.quick("small sizes (a smoke test, ~20 s)")] = False,
+    json: Annotated[bool, opt.json_flag("print one JSON object instead")] = False,
+    size: Annotated[
+        int | None,
+        typer.Option('--size',
+                     help="side of the format world in cells (multiple of 1024)"),
+    ] = None,
+    dir: Annotated[Path | None, typer.Option('--dir', help="keep the files in this folder")] = None,
+    map: Annotated[
+        str,
+        typer.Option('--map',
+                     help="Moving AI map for the codec table"),
+    ] = "NewYork_0_1024.map",
+) -> None:
+    """``navkit bench world-store`` (:func:`main`)."""
+    opt.done(_run(opt.Args(**locals())))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the storage benchmark; 0, or 2 on bad input."""
+    return opt.run(app, argv, "navkit bench world-store")
 
 
 if __name__ == "__main__":  # pragma: no cover

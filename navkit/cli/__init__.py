@@ -5,7 +5,7 @@ Commands::
     navkit path MAP --from X,Z --to X,Z ...      (navkit.cli.paths)
     navkit scen FILE.scen ...                    (navkit.cli.scen)
     navkit batch MAP_OR_SCEN... ...              (navkit.cli.distributed)
-    navkit bench [jps|hpa|flow|level|sim|mesh]   (navkit.cli.bench -> navkit.bench)
+    navkit bench [SUITE] [OPTIONS]               (navkit.cli.bench -> navkit.bench)
     navkit info MAP [--json]                     (navkit.cli.paths)
     navkit convert IN OUT                        (navkit.cli.paths)
     navkit build CONFIG.json -o GRID.txt ...     (navkit.cli.level)
@@ -36,7 +36,7 @@ from typing import Annotated
 import typer
 
 from .._version import __version__
-from .bench import BENCH_HELP, BENCH_LEVEL_HELP, bench_cmd, bench_level_cmd
+from .bench import BENCH_HELP, BENCH_LEVEL_HELP, bench_app, bench_level_cmd
 from .common import EXIT_BAD_INPUT, EXIT_NO_PATH, EXIT_OK, PASSTHROUGH, NavkitGroup
 from .distributed import HELP as BATCH_HELP
 from .distributed import batch_cmd
@@ -89,7 +89,7 @@ def _root(
 app.command("path")(path_cmd)
 app.command("scen", help=SCEN_HELP)(scen_cmd)
 app.command("batch", help=BATCH_HELP)(batch_cmd)
-app.command("bench", help=BENCH_HELP, **PASSTHROUGH)(bench_cmd)
+app.add_typer(bench_app, name="bench", help=BENCH_HELP)
 app.command("info")(info_cmd)
 app.command("convert")(convert_cmd)
 app.command("build")(build_cmd)

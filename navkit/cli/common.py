@@ -124,7 +124,7 @@ def stderr() -> Console:
 
 def emit_json(obj: dict[str, Any]) -> None:
     """Print ``obj`` as one line of strict JSON (no NaN or inf), its keys in
-    the casing ``NAVKIT_JSON_CASE`` asks for (default snake_case:
+    camelCase (``NAVKIT_JSON_CASE=snake``, deprecated, keeps the Python names:
     :mod:`navkit.cli.json_casing`)."""
     from .json_casing import apply_case
 

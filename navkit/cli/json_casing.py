@@ -1,21 +1,18 @@
-"""One JSON casing policy for the command line (issue #18: "one JSON casing").
+"""One JSON casing for navkit: camelCase (issue #18: "one JSON casing").
 
-The split, precisely (docs/architecture.md, "JSON casing"):
+Every JSON document that leaves or enters navkit uses camelCase keys
+(docs/architecture.md, "JSON casing"): level and scene files (``cellSize``,
+``agentRadius``), saved simulation states, the viewer's ``/api/...`` answers
+and the command line's ``--json`` output (``costInt``,
+``startCell``, ``timeUs``) and the benchmarks' ``--json`` figures. The files
+and the viewer were camelCase already and are read by game engines and
+JavaScript, whose convention it is. Python attributes stay snake_case
+(``PathResult.cost_int``); the mapping is mechanical (:func:`to_camel`,
+:func:`to_snake`).
 
-* **files and the viewer's HTTP API are camelCase**: level and scene files
-  (``cellSize``, ``agentRadius``), saved simulation states, the viewer's
-  ``/api/...`` answers. They are read by game engines and JavaScript, whose
-  convention that is, and their readers accept only camelCase.
-* **command-line JSON is snake_case** by default (``--json`` output of
-  ``path``, ``scen``, ``info``, ... : ``cost_int``, ``start_cell``): the same
-  names as the Python attributes (``PathResult.cost_int``), so a script can
-  move between the two without a mapping.
-
-Scripts that want one casing everywhere set ``NAVKIT_JSON_CASE=camel``: every
-command's ``--json`` line then uses camelCase keys (:func:`camel_keys`). The
-default stays snake_case; should it ever change, ``NAVKIT_JSON_CASE=snake``
-keeps today's keys, and the change is announced a release ahead in the
-changelog (deprecation period).
+Deprecation period: ``NAVKIT_JSON_CASE=snake`` still gives the old snake_case
+``--json`` keys in this release and prints a one-line notice on stderr, once
+per process; it goes in navkit :data:`SNAKE_REMOVED_IN`.
 
 >>> to_camel("cost_int"), to_camel("time_us"), to_camel("found"), to_camel("_private")
 ('costInt', 'timeUs', 'found', '_private')
@@ -29,32 +26,42 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 from typing import Any, Literal
 
 from ..errors import ConfigError
 
-__all__ = ["ENV", "JsonCase", "json_case", "to_camel", "to_snake", "camel_keys", "snake_keys",
-           "apply_case"]
+__all__ = ["ENV", "JsonCase", "SNAKE_REMOVED_IN", "SNAKE_NOTICE", "json_case", "to_camel",
+           "to_snake", "camel_keys", "snake_keys", "apply_case"]
 
-#: The environment variable that picks the command line's JSON casing.
+#: The environment variable that picks the ``--json`` casing (deprecated).
 ENV = "NAVKIT_JSON_CASE"
-#: The casings: ``"snake"`` (default) or ``"camel"``.
+#: The casings: ``"camel"`` (default) or ``"snake"`` (deprecated).
 JsonCase = Literal["snake", "camel"]
+#: The release that drops ``NAVKIT_JSON_CASE=snake``.
+SNAKE_REMOVED_IN = "0.2"
+#: The one-line notice ``NAVKIT_JSON_CASE=snake`` prints on stderr (once per process).
+SNAKE_NOTICE = (f"DeprecationWarning: {ENV}=snake (snake_case --json keys) is deprecated and "
+                f"will be removed in navkit {SNAKE_REMOVED_IN}; read the camelCase keys "
+                "(costInt for cost_int) instead")
 
 _SNAKE = re.compile(r"^[a-z][a-z0-9]*(?:_[a-z0-9]+)+$")
 _CAMEL = re.compile(r"^[a-z][a-z0-9]*(?:[A-Z][a-z0-9]*)+$")
+_noticed = False
 
 
 def json_case() -> JsonCase:
-    """The casing ``NAVKIT_JSON_CASE`` asks for (unset or empty: ``"snake"``).
+    """The casing ``NAVKIT_JSON_CASE`` asks for (unset or empty: ``"camel"``).
 
-    Raises ConfigError (field ``NAVKIT_JSON_CASE``) for any other value."""
+    Raises ConfigError (field ``NAVKIT_JSON_CASE``) for a value other than
+    ``camel`` or ``snake``."""
     value = os.environ.get(ENV, "").strip().lower()
-    if value in ("", "snake"):
-        return "snake"
-    if value == "camel":
+    if value in ("", "camel"):
         return "camel"
-    raise ConfigError(f"expected 'snake' or 'camel', got {value!r}", field=ENV)
+    if value == "snake":
+        return "snake"
+    raise ConfigError(f"expected 'camel' (the default) or 'snake' (deprecated, removed in "
+                      f"navkit {SNAKE_REMOVED_IN}), got {value!r}", field=ENV)
 
 
 def to_camel(key: str) -> str:
@@ -91,8 +98,20 @@ def snake_keys(obj: Any) -> Any:
     return _convert(obj, to_snake)
 
 
+def _notice() -> None:
+    global _noticed
+    if not _noticed:
+        _noticed = True
+        print(SNAKE_NOTICE, file=sys.stderr)
+
+
 def apply_case(obj: Any, case: JsonCase | None = None) -> Any:
-    """``obj`` in the casing ``case`` (default: :func:`json_case`): unchanged for
-    ``"snake"`` (the command line's keys already are), :func:`camel_keys` for ``"camel"``."""
-    case = json_case() if case is None else case
-    return camel_keys(obj) if case == "camel" else obj
+    """``obj`` (a JSON value built with snake_case keys, the Python names) in the
+    casing ``case`` (default: :func:`json_case`): :func:`camel_keys` for
+    ``"camel"``; unchanged for the deprecated ``"snake"``, which prints
+    :data:`SNAKE_NOTICE` on stderr the first time in a process."""
+    if case is None:
+        case = json_case()
+        if case == "snake":
+            _notice()
+    return obj if case == "snake" else camel_keys(obj)

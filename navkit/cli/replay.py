@@ -7,9 +7,11 @@
 
 Replays every line of a corpus (:mod:`navkit.corpus`, docs/corpora.md) on
 its map (the header's path, or ``--map``) and compares the answers with the
-recorded ones. Exit status 0 when every answer matches, 1 when any answer
-changed, 2 for bad input (an unreadable or malformed corpus, a map whose
-fingerprint differs). Expansion changes are reported but do not fail.
+recorded ones. A world corpus (``World(record=)``) replays through a
+``World`` on the header's ``.nkw`` file or ``--map`` (a ``.nkw`` or a map
+file). Exit status 0 when every answer matches, 1 when any answer changed,
+2 for bad input (an unreadable or malformed corpus, a map whose fingerprint
+differs). Expansion changes are reported but do not fail.
 ``--budget`` also runs every query at each budget (``none``: unlimited) and
 prints the sweep table.
 """
@@ -73,7 +75,9 @@ def parse_budgets(text: str | None) -> list[int | None] | None:
 def replay_cmd(
     corpus: Annotated[Path, typer.Argument(metavar="CORPUS.jsonl", help="Query corpus.")],
     map_path: Annotated[Path | None, typer.Option(
-        "--map", metavar="MAP", help="The map (default: the file the header names).")] = None,
+        "--map", metavar="MAP",
+        help="The map, or for a world corpus the world (.nkw or a map file); "
+             "default: the file the header names.")] = None,
     budget: Annotated[str | None, typer.Option(
         "--budget", metavar="B1,B2,...",
         help="Also run every query at each node budget ('none': unlimited).")] = None,

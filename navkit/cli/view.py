@@ -3,13 +3,16 @@
 ::
 
     navkit view TARGET [--port P] [--host 127.0.0.1] [--allow-remote] [--allow-host NAME ...]
-                       [--no-open] [--replay REPLAY.jsonl]
+                       [--no-open] [--replay REPLAY.jsonl] [--crowd CROWD.json]
 
 ``TARGET`` is a map (any format ``navkit.load_grid`` reads; a ``.json``
 level keeps its areas, so doors can be toggled) or a scene JSON file (then
 the page plays the simulation live). The server listens on ``127.0.0.1``
 unless ``--host`` says otherwise, prints its URL and opens it in a browser
-unless ``--no-open``. ``--port 0`` picks a free port.
+unless ``--no-open``. ``--port 0`` picks a free port. ``--crowd`` plays a free
+steering crowd (``navkit.crowd.Crowd``, a crowd file: docs/crowds.md "In the
+viewer") on the map's grid: agents, velocities, the hovered agent's neighbour
+radius.
 
 A ``--host`` beyond loopback also needs ``--allow-remote``; the viewer then
 still answers only requests whose ``Host`` is the bound address, a loopback
@@ -52,6 +55,9 @@ def view_cmd(
     replay: Annotated[Path | None, typer.Option(
         "--replay", metavar="REPLAY.jsonl",
         help="Load a `navkit sim --record` file to scrub.")] = None,
+    crowd: Annotated[Path | None, typer.Option(
+        "--crowd", metavar="CROWD.json",
+        help="Play a steering crowd file (examples/crowds/flock.json) on the map.")] = None,
 ) -> None:
     """Open the interactive viewer for a map or scene in the browser."""
     from ..viewer.server import allowed_hosts, is_loopback, serve
@@ -75,7 +81,8 @@ def view_cmd(
                 pass
 
     try:
-        serve(target, host=host, port=port, replay=replay, allow_remote=allow_remote,
+        serve(target, host=host, port=port, replay=replay, crowd=crowd,
+              allow_remote=allow_remote,
               allow_hosts=extra, on_ready=ready)
     except KeyboardInterrupt:
         pass

@@ -10,6 +10,8 @@ import pytest
 
 from navkit.bench import peers
 from navkit.bench.common import select_queries
+from navkit.cli.json_casing import snake_keys
+from tests.cli.jsonkeys import snake_keys_in
 
 
 def test_select_queries_every_10th_line_the_last_n() -> None:
@@ -28,7 +30,9 @@ def test_quick_benchmark_on_arena(
     rc = peers.main(["--quick", "--maps", "arena", "--queries", "5", "--json", str(out),
                      "--no-jit"])
     assert rc == 0
-    data = json.loads(out.read_text())
+    camel = json.loads(out.read_text())
+    assert not snake_keys_in(camel)  # --json files are camelCase (docs/architecture.md)
+    data = snake_keys(camel)
     for key in ("config", "maps", "targets", "jit", "note", "numba_threads", "benchmark_s"):
         assert key in data
     assert data["jit"] is None

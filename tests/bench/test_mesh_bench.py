@@ -17,6 +17,8 @@ import shapely
 
 from navkit import examples
 from navkit.bench import mesh as bm
+from navkit.cli.json_casing import snake_keys
+from tests.cli.jsonkeys import snake_keys_in
 
 
 def test_polyline_and_vertex_count() -> None:
@@ -105,7 +107,9 @@ def _payload(tmp_path: Path, *args: str) -> dict:
     rc = bm.main(["--quick", "--queries", "4", "--city-queries", "3", "--slow-queries", "2",
                   "--rounds", "1", "--build-repeats", "1", "--json", str(out), *args])
     assert rc == 0
-    return json.loads(out.read_text())
+    camel = json.loads(out.read_text())
+    assert not snake_keys_in(camel)  # --json files are camelCase (docs/architecture.md)
+    return snake_keys(camel)
 
 
 def test_quick_run_queries_and_build(tmp_path: Path) -> None:

@@ -12,9 +12,11 @@ import math
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
+import typer
 from PIL import Image
 from typer.testing import CliRunner
 
@@ -138,9 +140,9 @@ def test_path_world_json_matches_oracle(small_map: Path) -> None:
     want = oracle_lengths(walk, np.array([[0, 0]]))[0, 8, 11]
     assert out["cost"] == pytest.approx(want, abs=1e-5)
     assert out["waypoints"][-1] == [11.5, 8.5]
-    assert out["start_cell"] == [0, 0] and out["end_cell"] == [11, 8]
-    assert out["num_waypoints"] == len(out["waypoints"]) >= 2
-    assert out["expanded"] > 0 and out["time_us"] > 0
+    assert out["startCell"] == [0, 0] and out["endCell"] == [11, 8]
+    assert out["numWaypoints"] == len(out["waypoints"]) >= 2
+    assert out["expanded"] > 0 and out["timeUs"] > 0
 
 
 def test_path_cells_human(small_map: Path) -> None:
@@ -157,7 +159,7 @@ def test_path_cells_json_no_smooth_lists_every_cell(small_map: Path) -> None:
     assert r.exit_code == 0, r.output
     out = json.loads(r.stdout)
     assert out["mode"] == "cells" and out["cells"][0] == [0, 3] and out["cells"][-1] == [3, 3]
-    assert out["num_waypoints"] == out["num_cells"]
+    assert out["numWaypoints"] == out["numCells"]
 
 
 def test_path_png(small_map: Path, tmp_path: Path) -> None:
@@ -250,8 +252,8 @@ def test_scen_json_all_match(random_scen: tuple[Path, Path, int]) -> None:
     assert r.exit_code == 0, r.output
     out = json.loads(r.stdout)
     assert out["total"] == 60 and out["matched"] == 60 and out["mismatched"] == 0
-    assert out["max_abs_error"] < 1e-4
-    for key in ("median_us", "mean_us", "p95_us", "median_expanded"):
+    assert out["maxAbsError"] < 1e-4
+    for key in ("medianUs", "meanUs", "p95Us", "medianExpanded"):
         assert out[key] > 0
     assert out["mismatches"] == []
     assert Path(out["map"]).name == "rand.map"
@@ -288,7 +290,7 @@ def test_scen_wrong_length_exits_1(random_scen: tuple[Path, Path, int], tmp_path
         assert m["got"] == pytest.approx(expected - 1.0, abs=1e-5)
         assert m["start"] == [int(fields[4]), int(fields[5])]
         assert m["goal"] == [int(fields[6]), int(fields[7])]
-        assert out["max_abs_error"] == pytest.approx(1.0, abs=1e-5)
+        assert out["maxAbsError"] == pytest.approx(1.0, abs=1e-5)
     r = invoke("scen", bad, "--map", map_path)
     assert r.exit_code == 1
     assert "line 6" in r.stdout and "mismatch" in r.stdout
@@ -349,7 +351,7 @@ def test_scen_movingai_arena(movingai: Path) -> None:
     assert r.exit_code == 0, r.output
     out = json.loads(r.stdout)
     assert out["total"] == 160 and out["matched"] == 160 and out["mismatched"] == 0
-    assert out["max_abs_error"] <= 0.005 + 1e-5 * 100
+    assert out["maxAbsError"] <= 0.005 + 1e-5 * 100
 
 
 # ------------------------------------------------------------- info / convert
@@ -360,9 +362,9 @@ def test_info(small_map: Path) -> None:
     walk = navkit.load_grid(small_map).walkable
     assert (out["width"], out["depth"], out["cells"]) == (12, 9, 108)
     assert out["walkable"] == int(walk.sum())
-    assert out["walkable_fraction"] == pytest.approx(walk.mean())
-    assert (out["weight_min"], out["weight_max"], out["weighted"]) == (1, 1, False)
-    assert out["cell_size"] == 1.0
+    assert out["walkableFraction"] == pytest.approx(walk.mean())
+    assert (out["weightMin"], out["weightMax"], out["weighted"]) == (1, 1, False)
+    assert out["cellSize"] == 1.0
     r = invoke("info", small_map)
     assert r.exit_code == 0
     assert "12 x 9" in r.stdout and "uniform" in r.stdout and "cell size" in r.stdout
@@ -374,8 +376,8 @@ def test_info_weighted(tmp_path: Path) -> None:
     p = tmp_path / "w.npz"
     navkit.save_grid(g, p)
     out = json.loads(invoke("info", p, "--json").stdout)
-    assert (out["weight_min"], out["weight_max"], out["weighted"]) == (1, 12, True)
-    assert (out["cell_size"], out["min_x"], out["max_x"]) == (0.5, -2.0, 0.0)
+    assert (out["weightMin"], out["weightMax"], out["weighted"]) == (1, 12, True)
+    assert (out["cellSize"], out["minX"], out["maxX"]) == (0.5, -2.0, 0.0)
     r = invoke("convert", p, tmp_path / "w.map")
     assert r.exit_code == 0 and "drops" in r.stderr
 
@@ -398,16 +400,22 @@ def test_version() -> None:
 
 
 # ----------------------------------------------------------------------- bench
+def _fake_suite(seen: list[list[str]], rc: int) -> SimpleNamespace:
+    """A stand-in benchmark module: its typer ``app`` records its arguments, exits ``rc``."""
+    fake = typer.Typer()
+
+    @fake.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
+                  add_help_option=False)
+    def run(ctx: typer.Context) -> None:
+        seen.append(list(ctx.args))
+        raise typer.Exit(rc)
+
+    return SimpleNamespace(app=fake)
+
+
 def test_bench_passes_args_through(monkeypatch: pytest.MonkeyPatch) -> None:
     seen: list[list[str]] = []
-
-    class Fake:
-        @staticmethod
-        def main(argv: list[str]) -> int:
-            seen.append(argv)
-            return 3
-
-    monkeypatch.setitem(sys.modules, "navkit.bench.peers", Fake)
+    monkeypatch.setitem(sys.modules, "navkit.bench.peers", _fake_suite(seen, 3))
     r = invoke("bench", "--quick", "--maps", "arena", "-x", "--help")
     assert r.exit_code == 3
     assert seen == [["--quick", "--maps", "arena", "-x", "--help"]]
@@ -422,15 +430,9 @@ def test_bench_missing_module(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_bench_names_another_benchmark(monkeypatch: pytest.MonkeyPatch) -> None:
     seen: list[list[str]] = []
-
-    class Fake:
-        @staticmethod
-        def main(argv: list[str]) -> int:
-            seen.append(argv)
-            return 0
-
-    monkeypatch.setitem(sys.modules, "navkit.bench.jps", Fake)
-    monkeypatch.setitem(sys.modules, "navkit.bench.level", Fake)
+    fake = _fake_suite(seen, 0)
+    monkeypatch.setitem(sys.modules, "navkit.bench.jps", fake)
+    monkeypatch.setitem(sys.modules, "navkit.bench.level", fake)
     r = invoke("bench", "jps", "--queries", "4", "--help")
     assert r.exit_code == 0
     r = invoke("bench-level", "--repeat", "1")

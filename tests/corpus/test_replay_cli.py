@@ -43,8 +43,8 @@ def test_replay_all_match_table_and_json(tmp_path):
     assert [r["budget"] for r in out["sweep"]] == [10, None]
     found = sum(x["outcome"]["status"] == "FOUND" for x in lines[1:])
     assert out["sweep"][-1]["found"] == found
-    assert out["sweep"][0]["max_expanded"] <= 10
-    assert all(k == k.lower() for k in out)  # snake_case
+    assert out["sweep"][0]["maxExpanded"] <= 10
+    assert all("_" not in k for k in out)  # camelCase (docs/architecture.md)
 
 
 def test_replay_changed_answer_exits_1_and_names_the_line(tmp_path):
@@ -58,8 +58,8 @@ def test_replay_changed_answer_exits_1_and_names_the_line(tmp_path):
     res = runner.invoke(app, ["replay", str(p), "--json"])
     assert res.exit_code == 1
     out = json.loads(res.stdout)
-    assert [m["line"] for m in out["answer_mismatches"]] == [6]
-    cells = out["answer_mismatches"][0]["fields"]["cells"]
+    assert [m["line"] for m in out["answerMismatches"]] == [6]
+    cells = out["answerMismatches"][0]["fields"]["cells"]
     assert cells["recorded"] == lines[5]["outcome"]["cells"]
 
 
@@ -77,7 +77,7 @@ def test_replay_on_an_edited_map(tmp_path):
     res = runner.invoke(app, ["replay", str(p), "--map", str(other), "--no-fingerprint-check",
                               "--json"])
     assert res.exit_code == 1
-    assert json.loads(res.stdout)["answer_mismatches"]
+    assert json.loads(res.stdout)["answerMismatches"]
 
 
 def test_replay_bad_input_exits_2(tmp_path):

@@ -39,4 +39,4 @@ def test_replay_on_two_workers_matches(tmp_path: Path) -> None:
                                    "--budget", "50,none", "--json"])
     assert res.exit_code == 0, res.output
     out = json.loads(res.output)
-    assert out["replayed"] == 40 and not out["answer_mismatches"]
+    assert out["replayed"] == 40 and not out["answerMismatches"]

@@ -147,7 +147,7 @@ def test_cli_batch_json() -> None:
                                    "--every", "8", "--threads", "--json"])
     assert res.exit_code == 0, res.output
     out = json.loads(res.stdout.strip().splitlines()[-1])
-    assert out["mismatched"] == 0 and out["equal_to_local"] is True
+    assert out["mismatched"] == 0 and out["equalToLocal"] is True
     assert [m["queries"] for m in out["maps"]] == [20, 111]  # every 8th of 160 and 888 lines
     bad = CliRunner().invoke(app, ["batch", str(MAPS / "arena.map.scen"),
                                    "--scheduler", "tcp://127.0.0.1:9", "--connect-timeout", "1"])

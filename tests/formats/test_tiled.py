@@ -296,7 +296,7 @@ def test_cli_info_and_path() -> None:
     w = OBJECT_WEIGHTS.copy()
     w[~WITH_OBJECTS] = 1
     oracle = dijkstra_costs(WITH_OBJECTS, w, (0, 1))
-    assert out["cost_int"] == int(oracle[2, 5])
+    assert out["costInt"] == int(oracle[2, 5])
     # unreachable from the blocked corner cell
     r = _invoke("path", FIX / "basic.tmx", "--cells", "--from", "0,1", "--to", "0,0", "--json")
     assert r.exit_code != 0

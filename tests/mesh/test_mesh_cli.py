@@ -123,7 +123,7 @@ def test_path_on_a_level(level: Path, tmp_path: Path, method: str) -> None:
         assert out["length"] == pytest.approx(WALL_PATH, abs=1e-9)
     else:
         assert out["length"] >= WALL_PATH - 1e-9
-    assert out["time_us"] > 0 and out["first_call_ms"] > 0 and png.is_file()
+    assert out["timeUs"] > 0 and out["firstCallMs"] > 0 and png.is_file()
 
 
 def test_path_from_a_saved_mesh_and_a_grid(level: Path, tmp_path: Path) -> None:

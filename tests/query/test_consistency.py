@@ -295,8 +295,8 @@ def test_cli_scen_algorithm_auto(tmp_path: Path, small_map: tuple[Path, np.ndarr
 def test_cli_json_casing(small_map: tuple[Path, np.ndarray]) -> None:
     path, _ = small_map
     args = ["path", str(path), "--cells", "--from", "0,0", "--to", "19,15", "--json"]
-    snake = json.loads(_runner().invoke(app, args).stdout)
-    camel = json.loads(_runner().invoke(app, args, env={"NAVKIT_JSON_CASE": "camel"}).stdout)
+    snake = json.loads(_runner().invoke(app, args, env={"NAVKIT_JSON_CASE": "snake"}).stdout)
+    camel = json.loads(_runner().invoke(app, args).stdout)  # the default
     assert "cost_int" in snake and "start_cell" in snake and "costInt" not in snake
     assert "costInt" in camel and "startCell" in camel and "cost_int" not in camel
     assert camel["costInt"] == snake["cost_int"] and camel["cells"] == snake["cells"]

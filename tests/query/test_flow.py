@@ -568,9 +568,9 @@ def test_cli_flow_cells_json_and_png(small_map, tmp_path) -> None:  # type: igno
     assert r.exit_code == 0, r.output
     out = json.loads(r.stdout)
     ff = FlowField(NavGrid(walk), "exact").build([(0, 0), (11, 8)])
-    assert out["goal_cells"] == [[0, 0], [11, 8]] and out["reached"] == ff.reached
-    assert out["unreached_walkable"] == int(walk.sum()) - ff.reached > 0  # the pocket
-    assert out["max_cost"] == pytest.approx(float(ff.cost[np.isfinite(ff.cost)].max()))
+    assert out["goalCells"] == [[0, 0], [11, 8]] and out["reached"] == ff.reached
+    assert out["unreachedWalkable"] == int(walk.sum()) - ff.reached > 0  # the pocket
+    assert out["maxCost"] == pytest.approx(float(ff.cost[np.isfinite(ff.cost)].max()))
     with Image.open(png) as img:
         assert img.size[0] == 12 * img.size[1] // 9
 

@@ -430,9 +430,9 @@ def test_cli_scen_hpa_reports_suboptimality(movingai: Path):
     assert r.exit_code == 0, r.output
     out = json.loads(r.stdout)
     assert out["algorithm"] == "hpa" and out["total"] == 36
-    assert out["invalid_paths"] == 0 and out["mismatched"] == 0
-    assert 0.0 <= out["mean_suboptimality"] <= out["max_suboptimality"]
-    assert out["mean_suboptimality"] <= 0.05
+    assert out["invalidPaths"] == 0 and out["mismatched"] == 0
+    assert 0.0 <= out["meanSuboptimality"] <= out["maxSuboptimality"]
+    assert out["meanSuboptimality"] <= 0.05
 
 
 def test_cli_scen_hpa_fails_only_on_missing_paths(tmp_path: Path):
@@ -445,14 +445,14 @@ def test_cli_scen_hpa_fails_only_on_missing_paths(tmp_path: Path):
     (tmp_path / "m.map.scen").write_text(f"version 1\n0\tm.map\t9\t5\t0\t0\t8\t0\t{opt:.8f}\n")
     r = _cli("scen", tmp_path / "m.map.scen", "--algorithm", "hpa", "--json")
     assert r.exit_code == 0, r.output
-    assert json.loads(r.stdout)["invalid_paths"] == 0
+    assert json.loads(r.stdout)["invalidPaths"] == 0
     rows[3] = "....@...."  # the wall is now complete: the line has no path
     (tmp_path / "m.map").write_text("type octile\nheight 5\nwidth 9\nmap\n"
                                     + "\n".join(rows) + "\n")
     r = _cli("scen", tmp_path / "m.map.scen", "--algorithm", "hpa", "--json")
     assert r.exit_code == 1
     out = json.loads(r.stdout)
-    assert out["invalid_paths"] == 1 and out["mismatched"] == 1
+    assert out["invalidPaths"] == 1 and out["mismatched"] == 1
 
 
 def test_bench_hpa_smoke(movingai: Path, tmp_path: Path):
@@ -464,6 +464,6 @@ def test_bench_hpa_smoke(movingai: Path, tmp_path: Path):
     assert rc == 0
     res = json.loads(out.read_text())
     row = res["maps"][0]
-    assert row["map"] == "ht_chantry" and row["queries"] == 10 and row["invalid_paths"] == 0
-    assert row["build_ms"] > 0 and row["memory_bytes"] > 0 and row["median_us"]["hpa"] > 0
-    assert set(res["targets"]) == {"mean_suboptimality", "speedup_vs_astar"}
+    assert row["map"] == "ht_chantry" and row["queries"] == 10 and row["invalidPaths"] == 0
+    assert row["buildMs"] > 0 and row["memoryBytes"] > 0 and row["medianUs"]["hpa"] > 0
+    assert set(res["targets"]) == {"meanSuboptimality", "speedupVsAstar"}

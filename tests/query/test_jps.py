@@ -542,7 +542,7 @@ def test_bench_jps_smoke(movingai, tmp_path, capsys):
     assert "den520d" in text and ("PASS" in text or "MISS" in text)
     data = json.loads(out.read_text())
     row = data["maps"][0]
-    assert row["queries"] == 4 and row["optimal"]["jps"] == 4 and row["jps_cost_equals_astar"] == 4
-    assert row["expanded"]["jps_median"] > 0 and row["median_us"]["jps"] > 0
+    assert row["queries"] == 4 and row["optimal"]["jps"] == 4 and row["jpsCostEqualsAstar"] == 4
+    assert row["expanded"]["jpsMedian"] > 0 and row["medianUs"]["jps"] > 0
     assert bench_jps.main(["--data", str(tmp_path / "nowhere")]) == 2
     assert bench_jps.main(["--data", str(movingai), "--queries", "0"]) == 2

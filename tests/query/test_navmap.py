@@ -595,8 +595,8 @@ def test_cli_build(tmp_path):
     assert grid.equals(navkit.load_grid(INTERIOR))
     assert ((info["width"], info["depth"], info["walkable"])
             == (grid.width, grid.depth, int(grid.walkable.sum())))
-    assert info["closed_areas"] == ["door_bathroom", "door_closet"] and info["obstacles"] == 26
-    assert png.stat().st_size > 0 and info["build_ms"] > 0
+    assert info["closedAreas"] == ["door_bathroom", "door_closet"] and info["obstacles"] == 26
+    assert png.stat().st_size > 0 and info["buildMs"] > 0
     r = _runner().invoke(app, ["build", str(OUTDOOR), "-o", str(tmp_path / "o.txt")])
     assert r.exit_code == 0 and "walkable" in r.stdout and "gate_farmyard" in r.stdout
     r = _runner().invoke(app, ["build", str(tmp_path / "missing.json"), "-o", str(out)])
@@ -637,4 +637,4 @@ def test_bench_level_smoke(tmp_path):
     dest = tmp_path / "b.json"
     assert bench_level.main(["--queries", "3", "--repeat", "1", "--characters", "2", "--no-raster",
                              "--json", str(dest)]) == 0
-    assert json.loads(dest.read_text())["rows"]["navmap"]["3"]["best_ms"] > 0
+    assert json.loads(dest.read_text())["rows"]["navmap"]["3"]["bestMs"] > 0

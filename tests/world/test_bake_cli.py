@@ -40,7 +40,7 @@ def test_bake_map_then_up_to_date_then_stale(tmp_path: Path) -> None:
     r = RUN.invoke(app, ["bake", str(src), "-o", str(out), "--chunk", "32", "--json"])
     assert r.exit_code == 0, r.output
     rep = json.loads(r.stdout)
-    assert rep["file_bytes"] == out.stat().st_size and rep["chunk"] == 32
+    assert rep["fileBytes"] == out.stat().st_size and rep["chunk"] == 32
     grid = load_grid(src)
     with ChunkStore.open(out) as store:
         assert store.to_grid().equals(grid.with_weights(None)) or store.to_grid().equals(grid)
@@ -80,7 +80,7 @@ def test_bake_procedural_info_and_stats(tmp_path: Path) -> None:
     info = json.loads(r.stdout)
     assert (info["width"], info["depth"], info["chunk"]) == (1000, 600, 64)
     assert info["chunks"] == 16 * 10 and info["uniform"] + info["mixed"] == 160
-    assert info["uniform"] == rep["uniform"] and info["file_bytes"] == out.stat().st_size
+    assert info["uniform"] == rep["uniform"] and info["fileBytes"] == out.stat().st_size
     assert info["codec"] == "zlib" and info["source"] == spec
     assert info["fingerprint"] == rep["fingerprint"]
     r = RUN.invoke(app, ["world", "info", str(out)])
@@ -89,7 +89,7 @@ def test_bake_procedural_info_and_stats(tmp_path: Path) -> None:
     assert r.exit_code == 0, r.output
     st = json.loads(r.stdout)
     s = st["stats"]
-    assert s["hits"] + s["misses"] == 50 and st["open_seconds"] > 0
+    assert s["hits"] + s["misses"] == 50 and st["openSeconds"] > 0
     r = RUN.invoke(app, ["world", "stats", str(out), "--reads", "20"])
     assert r.exit_code == 0 and "open" in r.stdout
     r = RUN.invoke(app, ["bake", spec, "-o", str(out), "--codec", "zlib"])

@@ -51,7 +51,7 @@ def test_path_on_world_equals_path_on_map(files):
     b = runner.invoke(app, ["path", str(d / "m.nkw"), *args])
     ja, jb = json.loads(a.stdout), json.loads(b.stdout)
     assert a.exit_code == b.exit_code
-    for k in ("status", "cost_int", "num_cells"):
+    for k in ("status", "costInt", "numCells"):
         assert ja[k] == jb[k]
     c = runner.invoke(app, ["path", str(d / "m.nkw"), "--from", "5.5,5.5", "--to", "9.5,7.5",
                             "--preset", "bounded", "--json"])
@@ -60,7 +60,7 @@ def test_path_on_world_equals_path_on_map(files):
                             "--preset", "bounded", "--json"])
     je = json.loads(e.stdout)
     assert jc["preset"] == "bounded" and jc["status"] == je["status"]
-    assert jc["cost_int"] == je["cost_int"]
+    assert jc["costInt"] == je["costInt"]
 
 
 def test_scen_on_world(files):
@@ -76,7 +76,7 @@ def test_scen_on_world(files):
     h = runner.invoke(app, ["scen", str(d / "m.map.scen"), "--map", str(d / "m.nkw"),
                             "--algorithm", "hpa", "--json"])
     jh = json.loads(h.stdout)
-    assert h.exit_code == 0 and jh["invalid_paths"] == 0
+    assert h.exit_code == 0 and jh["invalidPaths"] == 0
     assert "hierarchy" in jh["algorithm"] or "local" in jh["algorithm"]
 
 
