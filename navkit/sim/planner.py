@@ -11,6 +11,16 @@ inflated by the map's ``agentRadius`` and half a cell diagonal. There is no
 fallback without obstacles: an unreachable or occupied destination resolves
 to the nearest reachable cell.
 
+During the planning phase of a tick the planner builds the snapshot once
+(:class:`TickSnapshot`: every circle any plan of the tick may see, in slot
+order, as a :meth:`Pathfinder.snapshot
+<navkit.query.pathfinder.Pathfinder.snapshot>`) and answers each plan with
+``ignore=`` the rows that plan must not see (its own circle, the moved
+characters another plan of the tick promoted); the answers are exactly those
+of the per-plan :func:`obstacle_snapshot` (docs/rules.md §7.6), which plans
+outside the phase, on a :class:`~navkit.sim.mesh_view.MeshView` and with a
+query recorder still use.
+
 :class:`MapView` is the thin adapter between the simulation and its
 :class:`~navkit.query.navmap.NavMap` (built from a level, a level config or a grid
 when the caller passes one of those; built without a path cache, so every
@@ -39,6 +49,7 @@ from .._kernels import sim as _k
 from ..errors import ConfigError
 from ..grid import NavGrid
 from ..level import LevelConfig, NavLevel
+from ..query.edits import ObstacleSnapshot
 from ..query.navmap import NavMap
 from ..query.pathfinder import Pathfinder
 from ..results import PathResult
@@ -47,7 +58,7 @@ from .events import SimStats, TickEvents
 from .kinds import CharacterKind
 from .state import NEED_FORCED, SimState
 
-__all__ = ["MapView", "obstacle_snapshot", "grid_reference", "Planner"]
+__all__ = ["MapView", "obstacle_snapshot", "TickSnapshot", "grid_reference", "Planner"]
 
 _NPC = CharacterKind.NPC.code
 
@@ -210,19 +221,27 @@ class MapView:
         return g
 
     def find_path(self, start: tuple[float, float], end: tuple[float, float],
-                  obstacles: NDArray[np.float64]) -> PathResult:
+                  obstacles: NDArray[np.float64] | ObstacleSnapshot,
+                  ignore: int | list[int] | None = None) -> PathResult:
         """One planning query: path to ``end`` or to the nearest reachable cell.
 
-        A NavMap with a path cache answers cached queries from cell centres;
-        the simulation always plans from the exact position (what an
+        ``obstacles``: ``(k, 3)`` circles, or a :meth:`Pathfinder.snapshot
+        <navkit.query.pathfinder.Pathfinder.snapshot>` of :attr:`pathfinder`
+        with ``ignore`` the rows this plan skips (docs/rules.md §7.6; not with a
+        recorder). A NavMap with a path cache answers cached queries from cell
+        centres; the simulation always plans from the exact position (what an
         uncached NavMap does), so a restored state, whose map has no cache,
         plans exactly alike.
         """
         if self.record is not None:
-            return self._recorded(start, end, obstacles)
+            if ignore is not None:
+                raise ConfigError("a recorded plan takes a circle array, not ignore=",
+                                  field="ignore")
+            return self._recorded(start, end, np.asarray(obstacles, dtype=np.float64))
         if self.nav.cache.enabled:
-            return self.nav.pathfinder.find_path(start, end, nearest=True, obstacles=obstacles)
-        return self.nav.find_path_to_nearest(start, end, obstacles=obstacles)
+            return self.nav.pathfinder.find_path(start, end, nearest=True, obstacles=obstacles,
+                                                 ignore=ignore)
+        return self.nav.find_path_to_nearest(start, end, obstacles=obstacles, ignore=ignore)
 
     def _recorded(self, start: tuple[float, float], end: tuple[float, float],
                   obstacles: NDArray[np.float64]) -> PathResult:
@@ -300,13 +319,65 @@ def obstacle_snapshot(
     return out
 
 
+class TickSnapshot:
+    """The obstacle circles of one planning phase (docs/rules.md §7.3, §7.6).
+
+    ``rows`` are the slots, ascending, of every solid character that did not
+    move, plus the moved ones some plan of the tick promotes (``promoted``:
+    slots, -1 for none); ``snap`` is their circles as a Pathfinder snapshot
+    (ids = row indices). :meth:`ignore` names the rows a plan must skip, so
+    that the snapshot minus them is the plan's :func:`obstacle_snapshot`.
+    """
+
+    def __init__(self, pf: Pathfinder, pos: NDArray[np.float64], radius: NDArray[np.float64],
+                 solid: NDArray[np.bool_], moved: NDArray[np.uint8], promoted: list[int]):
+        n = len(solid)
+        mask = solid & (moved == 0)
+        extra = [p for p in promoted if 0 <= p < n and solid[p] and not mask[p]]
+        mask[extra] = True
+        idx = np.flatnonzero(mask)
+        circles = np.empty((len(idx), 3), dtype=np.float64)
+        circles[:, 0:2] = pos[idx]
+        circles[:, 2] = radius[idx]
+        #: Slot of each row, ``(k,)``.
+        self.rows = idx
+        self._row_of = np.full(n, -1, dtype=np.int64)
+        self._row_of[idx] = np.arange(len(idx), dtype=np.int64)
+        self._extra = sorted(set(extra))
+        #: The circles ``(k, 3)`` ``(x, z, r)`` as a snapshot of ``pf``.
+        self.snap = pf.snapshot(circles)
+
+    def ignore(self, requester: int, promoted: int = -1) -> int | list[int]:
+        """Rows the plan of slot ``requester`` (promoting slot ``promoted``) skips:
+        its own row and the moved characters promoted by other plans only."""
+        r = int(self._row_of[requester])
+        out = [] if r < 0 else [r]
+        for p in self._extra:
+            if p != promoted and p != requester:
+                out.append(int(self._row_of[p]))
+        if len(out) == 1:
+            return out[0]  # one int: the snapshot's fast path
+        out.sort()
+        return out
+
+
 class Planner:
     """Path plans for the characters of ``state`` on ``map`` (docs/rules.md §7.3, §10).
 
     Every plan is one :meth:`MapView.find_path` query from the character's
     position around the :func:`obstacle_snapshot` of the others; it counts in
-    ``stats.replans`` and, during a tick, in ``events.replans``.
+    ``stats.replans`` and, during a tick, in ``events.replans``. In the planning
+    phase of a tick the plans share one :class:`TickSnapshot` (when
+    :attr:`shared_snapshot`, the map's ``find_path`` takes ``ignore=`` and no
+    recorder is attached) with the same answers.
     """
+
+    #: Share one snapshot per planning phase (False: every plan builds its own
+    #: :func:`obstacle_snapshot`, the reference the tests compare against).
+    shared_snapshot: bool = True
+    #: Fewest plans in a phase for which the snapshot is shared (one plan
+    #: builds its own array: cheaper than a snapshot's cover counts).
+    share_min_plans: int = 2
 
     def __init__(self, state: SimState, view: MapView, stats: SimStats):
         self.state = state
@@ -318,6 +389,7 @@ class Planner:
         self.events: TickEvents | None = None
         self._map_version = view.version
         self._token = view.change_token()
+        self._tick: TickSnapshot | None = None
 
     # ------------------------------------------------------------- plans
     def plan_to(self, slot: int, dest: tuple[float, float], promoted: int = -1) -> None:
@@ -393,28 +465,55 @@ class Planner:
         if not need.any():
             return
         solid = a.solid()
-        for s in np.flatnonzero(need).tolist():
-            is_due = due is not None and bool(due[s])
-            forced = bool(a.need_plan[s] & NEED_FORCED)
-            a.need_plan[s] = 0
-            if not solid[s]:
-                continue
-            promoted = int(a.rblocker[s]) if is_due else -1
-            if is_due:
-                ev.retries.append(a.id_of(s))
-            if forced:
-                self.stats.forced_replans += 1
-            if a.f_target[s] >= 0:
-                self.plan_follow(s, tick, promoted)
-            else:
-                req = (float(a.requested[s, 0]), float(a.requested[s, 1]))
-                self.plan_to(s, req, promoted)
+        slots = np.flatnonzero(need).tolist()
+        self._tick = self._tick_snapshot(slots, due, solid)
+        try:
+            for s in slots:
+                is_due = due is not None and bool(due[s])
+                forced = bool(a.need_plan[s] & NEED_FORCED)
+                a.need_plan[s] = 0
+                if not solid[s]:
+                    continue
+                promoted = int(a.rblocker[s]) if is_due else -1
+                if is_due:
+                    ev.retries.append(a.id_of(s))
+                if forced:
+                    self.stats.forced_replans += 1
+                if a.f_target[s] >= 0:
+                    self.plan_follow(s, tick, promoted)
+                else:
+                    req = (float(a.requested[s, 0]), float(a.requested[s, 1]))
+                    self.plan_to(s, req, promoted)
+        finally:
+            self._tick = None
+
+    def _tick_snapshot(self, slots: list[int], due: NDArray[np.bool_] | None,
+                       solid: NDArray[np.bool_]) -> TickSnapshot | None:
+        """The phase's shared snapshot for the plans of ``slots``, or None where
+        plans build their own (see :attr:`shared_snapshot`). Positions, radii,
+        ``moved`` and ``solid`` do not change during the phase, and a plan
+        resets only its own retry blocker, so the promotions are known up front."""
+        view = self.map
+        if (not self.shared_snapshot or view.record is not None
+                or type(view).find_path is not MapView.find_path):
+            return None  # a mesh map (or a recorder) takes one circle array per plan
+        plans = [s for s in slots if solid[s]]
+        if len(plans) < max(1, self.share_min_plans):
+            return None
+        a = self.state
+        promoted = ([int(a.rblocker[s]) for s in plans if due[s]]
+                    if due is not None else [])
+        return TickSnapshot(view.pathfinder, a.pos, a.inflate, solid, a.moved, promoted)
 
     def _query(self, slot: int, dest: tuple[float, float], promoted: int) -> Any:
         a = self.state
         start = (float(a.pos[slot, 0]), float(a.pos[slot, 1]))
-        obstacles = obstacle_snapshot(a.pos, a.inflate, a.solid(), a.moved, slot, promoted)
-        res = self.map.find_path(start, dest, obstacles)
+        tick = self._tick
+        if tick is not None:
+            res = self.map.find_path(start, dest, tick.snap, tick.ignore(slot, promoted))
+        else:
+            obstacles = obstacle_snapshot(a.pos, a.inflate, a.solid(), a.moved, slot, promoted)
+            res = self.map.find_path(start, dest, obstacles)
         if self.events is not None:  # a tick: Location.step adds its events to the stats
             self.events.replans += 1
         else:

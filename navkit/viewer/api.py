@@ -39,9 +39,13 @@ endpoint                            what it does
 ``POST /api/sim/reset``             reload the scene file
 ``POST /api/sim/target``            ``{"id": ID, "target": [x, z]}``: walk a character somewhere
 ``GET /api/sim/characters/{id}``    one character's full state
+``GET /api/crowd``                  the ``--crowd`` crowd now: positions, velocities, radii
+``POST /api/crowd/play``, ``/pause`` start / stop the crowd
+``POST /api/crowd/step``            ``{"ticks": n}`` (pauses first); ``/reset``: tick 0
 ``POST /api/replay``                upload a ``navkit sim --record`` file (JSON lines)
 ``GET /api/replay``, ``DELETE``     the loaded replay; forget it
 ``WS /ws/sim``                      a full frame on connect, then one frame per batch of ticks
+                                    (and the crowd's ``{"type": "crowd"}`` frames)
 ==================================  ===============================================================
 """
 
@@ -62,6 +66,7 @@ except ModuleNotFoundError as exc:
     raise MissingExtraError("the viewer", "viewer", exc.name or "starlette") from exc
 
 from ..grid import NavGrid
+from .crowdplay import CrowdPlayback
 from .layers import BUILD_PARAMS
 from .mesh import MESH_METHODS, MeshTooLarge, MeshUnavailable, MeshView
 from .playback import Playback
@@ -632,10 +637,73 @@ async def replay_delete(request: Request) -> Response:
 
 
 # ------------------------------------------------------------- websocket
+def _crowd(st: ViewerState) -> CrowdPlayback:
+    """The crowd (409 when the viewer was started without ``--crowd``)."""
+    if st.crowd is None:
+        raise ApiError(409, "no crowd: start the viewer with --crowd CROWD.json", code="no_crowd")
+    return st.crowd
+
+
+async def crowd_get(request: Request) -> Response:
+    st = _state(request)
+    crowd = _crowd(st)
+    async with st.lock:
+        return _ok(crowd.frame())
+
+
+async def crowd_play(request: Request) -> Response:
+    st = _state(request)
+    crowd = _crowd(st)
+    check_keys(await read_json(request, allow_empty=True), ())
+    async with st.lock:
+        crowd.playing = True
+        st.crowd_wake.set()
+        out = crowd.summary()
+    await st.broadcast({"type": "crowdStatus", **out})
+    return _ok(out)
+
+
+async def crowd_pause(request: Request) -> Response:
+    st = _state(request)
+    crowd = _crowd(st)
+    check_keys(await read_json(request, allow_empty=True), ())
+    async with st.lock:
+        crowd.playing = False
+        out = crowd.summary()
+    await st.broadcast({"type": "crowdStatus", **out})
+    return _ok(out)
+
+
+async def crowd_step(request: Request) -> Response:
+    """``{"ticks": k}`` (default 1): pause and advance ``k`` ticks; answers the frame."""
+    st = _state(request)
+    crowd = _crowd(st)
+    body = await read_json(request, allow_empty=True)
+    check_keys(body, (), ("ticks",))
+    ticks = check_int(body.get("ticks", 1), "ticks", 1, LIMITS["stepTicks"])
+    async with st.lock:
+        crowd.playing = False
+        await asyncio.to_thread(crowd.step, ticks)
+        out = crowd.frame()
+    await st.broadcast(out)
+    return _ok(out)
+
+
+async def crowd_reset(request: Request) -> Response:
+    st = _state(request)
+    crowd = _crowd(st)
+    check_keys(await read_json(request, allow_empty=True), ())
+    async with st.lock:
+        await asyncio.to_thread(crowd.reset)
+        out = crowd.frame()
+    await st.broadcast(out)
+    return _ok(out)
+
+
 async def sim_socket(ws: WebSocket) -> None:
     st = _state(ws)
     sim = st.sim
-    if sim is None:
+    if sim is None and st.crowd is None:
         await ws.close(code=4409, reason="not a scene")
         return
     if len(st.clients) >= LIMITS["wsClients"]:
@@ -644,9 +712,12 @@ async def sim_socket(ws: WebSocket) -> None:
     await ws.accept()
     try:
         async with st.lock:
-            snapshot = sim.frame(full=True)
+            first = [] if sim is None else [sim.frame(full=True)]
+            if st.crowd is not None:
+                first.append(st.crowd.frame())
             st.clients.add(ws)
-        await ws.send_text(json.dumps(snapshot, allow_nan=False, separators=(",", ":")))
+        for snapshot in first:
+            await ws.send_text(json.dumps(snapshot, allow_nan=False, separators=(",", ":")))
         while True:
             # the page sends nothing that matters; reading notices the close
             # (uvicorn's ws_max_size bounds what a client can push)

@@ -153,28 +153,20 @@ def hpa_layer(hpa: Any) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------------- JPS
-def jump_points(pf: Pathfinder) -> dict[str, Any] | None:
+def jump_points(pf: Pathfinder, start: Any = None) -> dict[str, Any] | None:
     """The jump points of ``pf``'s last JPS search: ``expanded`` (closed) and
-    ``generated`` (pushed, not closed) cells ``[[x, z], ...]`` in node order.
-
-    Reads the JPS per-node state (``pf.jps.nd``: a tag ``2 * gen`` open,
-    ``2 * gen + 1`` closed, in the high 32 bits of each node's first word); None
-    when no JPS search ran or this navkit keeps it elsewhere.
+    ``generated`` (pushed, not closed) cells ``[[x, z], ...]`` in node order
+    (:meth:`JPS.last_search_state <navkit.query.jps.JPS.last_search_state>`;
+    ``start``: the query's start cell ``(x, z)``, or None); None when no JPS
+    search ran.
     """
     jps = getattr(pf, "jps", None)
-    nd = getattr(jps, "nd", None)
-    overlay = getattr(jps, "overlay", None)
-    if nd is None or overlay is None:
+    st = None if start is None else (int(start[0]), int(start[1]))
+    state = jps.last_search_state(st) if jps is not None else None
+    if state is None:
         return None
-    gen = int(overlay.counters[0])
-    tags = np.asarray(nd[0::2]) >> 32
-    closed = np.flatnonzero(tags == 2 * gen + 1)
-    opened = np.flatnonzero(tags == 2 * gen)
-    cells = pf.padded.nodes_to_cells
-    return {
-        "expanded": np.asarray(cells(closed)).tolist(),
-        "generated": np.asarray(cells(opened)).tolist(),
-    }
+    expanded, generated = state
+    return {"expanded": expanded.tolist(), "generated": generated.tolist()}
 
 
 # ------------------------------------------------------------------ splines

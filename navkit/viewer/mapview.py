@@ -190,7 +190,7 @@ class MapView:
             out = again
             self.clock.warm.add(kind)
         res = out.result
-        jumps = jump_points(pf) if out.resolved == "jps" else None
+        jumps = jump_points(pf, res.start_cell) if out.resolved == "jps" else None
         return {
             "status": res.status.name,
             "found": res.found,

@@ -305,6 +305,7 @@ def create_app(
     target: str | Path,
     *,
     replay: str | Path | None = None,
+    crowd: str | Path | None = None,
     host: str = "127.0.0.1",
     allow_hosts: Iterable[str] = (),
     warm: bool = True,
@@ -313,7 +314,8 @@ def create_app(
     """The viewer application for a map or scene file.
 
     ``target``: any map :func:`navkit.load_grid` reads, or a scene JSON file.
-    ``replay``: a ``navkit sim --record`` file to load at start. ``host``: the
+    ``replay``: a ``navkit sim --record`` file to load at start. ``crowd``: a
+    crowd file (:mod:`navkit.viewer.crowdplay`) to play on the map. ``host``: the
     address the server binds to; the app answers only ``Host`` headers naming
     it, a loopback name or one of ``allow_hosts`` (see :func:`allowed_hosts`;
     a wildcard address like ``0.0.0.0`` is no exception). ``warm``: load
@@ -323,7 +325,7 @@ def create_app(
     Raises :class:`~navkit.errors.NavkitError` when the target cannot be read.
     """
     allowed = allowed_hosts(host, allow_hosts)
-    state = ViewerState(target, replay=replay)
+    state = ViewerState(target, replay=replay, crowd=crowd)
     static = _static_files()
 
     async def index(request: Request) -> Response:
@@ -386,6 +388,11 @@ def create_app(
         Route("/api/sim/reset", api.sim_reset, methods=["POST"]),
         Route("/api/sim/target", api.sim_target, methods=["POST"]),
         Route("/api/sim/characters/{cid:path}", api.sim_character, methods=["GET"]),
+        Route("/api/crowd", api.crowd_get, methods=["GET"]),
+        Route("/api/crowd/play", api.crowd_play, methods=["POST"]),
+        Route("/api/crowd/pause", api.crowd_pause, methods=["POST"]),
+        Route("/api/crowd/step", api.crowd_step, methods=["POST"]),
+        Route("/api/crowd/reset", api.crowd_reset, methods=["POST"]),
         Route("/api/replay", api.replay_get, methods=["GET"]),
         Route("/api/replay", api.replay_post, methods=["POST"]),
         Route("/api/replay", api.replay_delete, methods=["DELETE"]),
@@ -477,6 +484,7 @@ def serve(
     host: str = "127.0.0.1",
     port: int = 8765,
     replay: str | Path | None = None,
+    crowd: str | Path | None = None,
     allow_remote: bool = False,
     allow_hosts: Iterable[str] = (),
     on_ready: Callable[[str], Any] | None = None,
@@ -491,7 +499,7 @@ def serve(
     import uvicorn
 
     check_bind(host, allow_remote=allow_remote)
-    app = create_app(target, replay=replay, host=host, allow_hosts=allow_hosts)
+    app = create_app(target, replay=replay, crowd=crowd, host=host, allow_hosts=allow_hosts)
     try:
         sock = bind_socket(host, port)
     except OSError as e:

@@ -3,7 +3,8 @@
 :class:`ViewerState` owns the parts and the only lock: :attr:`~ViewerState.map`
 (:class:`~navkit.viewer.mapview.MapView`: the grid, areas, obstacles, path
 queries and edits), :attr:`~ViewerState.sim` (:class:`~navkit.viewer.playback.Playback`,
-scenes only) and :attr:`~ViewerState.replay` (see :mod:`navkit.viewer.replay`).
+scenes only), :attr:`~ViewerState.crowd` (:class:`~navkit.viewer.crowdplay.CrowdPlayback`,
+with ``--crowd``) and :attr:`~ViewerState.replay` (see :mod:`navkit.viewer.replay`).
 Every method of the parts expects validated arguments (see
 :mod:`navkit.viewer.api`) and is called with :attr:`ViewerState.lock` held;
 the slow ones (searches, ticks) run on a worker thread while the lock keeps
@@ -21,6 +22,7 @@ from typing import Any
 
 from ..errors import ConfigError
 from ..query.navmap import NavMap
+from .crowdplay import CrowdPlayback, read_crowd
 from .mapview import MapView
 from .playback import Playback
 from .protocol import LIMITS, MAX_FRAME_RATE
@@ -54,17 +56,23 @@ def load_target(path: str | Path) -> tuple[str, NavMap, Any]:
 class ViewerState:
     """The map or scene a viewer shows, and everything clients may change."""
 
-    def __init__(self, target: str | Path, *, replay: str | Path | None = None):
+    def __init__(self, target: str | Path, *, replay: str | Path | None = None,
+                 crowd: str | Path | None = None):
         self.target = Path(target)
         self.kind, nav, loc = load_target(self.target)
         self.name = self.target.name
         self.map = MapView(nav)
         self.sim: Playback | None = None if loc is None else Playback(loc)
+        #: The free steering crowd of a crowd file, on the map's static grid (or None).
+        self.crowd: CrowdPlayback | None = (None if crowd is None
+                                            else CrowdPlayback(read_crowd(crowd), nav.grid))
+        self.crowd_wake = asyncio.Event()  # set when the crowd starts playing
         self.replay: dict[str, Any] | None = None if replay is None else read_replay(replay)
         self.lock = asyncio.Lock()
         self.wake = asyncio.Event()  # set when the simulation starts playing
         self.clients: set[Any] = set()  # the connected WebSockets
         self._sim_task: asyncio.Task[None] | None = None
+        self._crowd_task: asyncio.Task[None] | None = None
 
     @property
     def nav(self) -> NavMap:
@@ -87,6 +95,7 @@ class ViewerState:
             "name": self.name,
             **self.map.info(),
             "scene": None if self.sim is None else self.sim.scene_info(),
+            "crowd": None if self.crowd is None else self.crowd.summary(),
             "replay": replay_summary(self.replay),
             "limits": LIMITS,
         }
@@ -104,6 +113,8 @@ class ViewerState:
         self.map.warm_up()
         if self.sim is not None:
             self.sim.warm_up()
+        if self.crowd is not None:  # the steering kernel, on a throwaway copy
+            self.crowd.spec.build(self.crowd.grid).step(1.0 / self.crowd.tick_rate)
 
     # ------------------------------------------------------------- the loop
     async def broadcast(self, message: dict[str, Any]) -> None:
@@ -153,19 +164,56 @@ class ViewerState:
                 deadline = now
             await asyncio.sleep(max(0.0, deadline - now))
 
+    async def run_crowd_loop(self, to_thread: Callable[..., Any] = asyncio.to_thread) -> None:
+        """Advance the crowd while it plays, as :meth:`run_loop` does the simulation
+        (``{"type": "crowd"}`` frames)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time()
+        while True:
+            crowd = self.crowd
+            if crowd is None or not crowd.playing:
+                self.crowd_wake.clear()
+                await self.crowd_wake.wait()
+                deadline = loop.time()
+                continue
+            async with self.lock:
+                if not crowd.playing:
+                    continue
+                rate = crowd.tick_rate * crowd.speed
+                batch = max(1, int(math.ceil(rate / MAX_FRAME_RATE)))
+                try:
+                    await to_thread(crowd.step, batch)
+                except Exception as e:  # noqa: BLE001 - a failing tick pauses the crowd
+                    crowd.playing = False
+                    frame = {"type": "error", "message": f"crowd tick failed: {e}"}
+                else:
+                    frame = crowd.frame()
+            await self.broadcast(frame)
+            deadline += batch / rate
+            now = loop.time()
+            if deadline < now - 0.25:
+                deadline = now
+            await asyncio.sleep(max(0.0, deadline - now))
+
     def start(self) -> None:
-        """Bind the lock to the running event loop and start the simulation loop (scenes)."""
+        """Bind the lock to the running event loop and start the simulation loop
+        (scenes) and the crowd loop (with a crowd)."""
         self.lock = asyncio.Lock()
         self.wake = asyncio.Event()
+        self.crowd_wake = asyncio.Event()
         if self.sim is not None and self._sim_task is None:
             self._sim_task = asyncio.get_running_loop().create_task(self.run_loop())
+        if self.crowd is not None and self._crowd_task is None:
+            self._crowd_task = asyncio.get_running_loop().create_task(self.run_crowd_loop())
 
     async def stop(self) -> None:
-        """Stop the simulation loop."""
-        task, self._sim_task = self._sim_task, None
-        if task is not None:
-            task.cancel()
-            try:
-                await task
-            except (asyncio.CancelledError, Exception):  # noqa: BLE001
-                pass
+        """Stop the simulation and crowd loops."""
+        for name in ("_sim_task", "_crowd_task"):
+            task = getattr(self, name)
+            setattr(self, name, None)
+            if task is not None:
+                task.cancel()
+                try:
+                    await task
+                except (asyncio.CancelledError, Exception):  # noqa: BLE001
+                    pass

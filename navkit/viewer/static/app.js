@@ -109,6 +109,9 @@ const S = {
   inspectedArea: null,
   savedLevel: null, // the text of the last saved level
   legendRange: null, // {min, max} of the heat map's colour scale
+  crowd: null, // the --crowd crowd's last frame ({type: "crowd", pos, vel, status, ...})
+  crowdFrames: 0,
+  crowdHover: null, // index of the crowd agent under the cursor
 };
 window.navkit = S;
 S.charColor = charColor;
@@ -959,6 +962,7 @@ function draw() {
     drawn.nearest = [ex, ez];
   }
   drawn.characters = drawCharacters(vis, px, drawn);
+  drawn.crowd = drawCrowd(vis, px);
   drawn.axis = $("show-axes").checked ? drawAxes() : null;
   S.drawn = drawn;
 }
@@ -1238,6 +1242,114 @@ function drawCharacters(vis, px, drawn) {
   return n;
 }
 
+// the --crowd crowd: discs by status, velocity ticks (VELOCITY_SECONDS long), and the
+// hovered agent's neighbour radius (the largest flocking radius) as a dashed circle
+const CROWD_COLORS = ["#0c8599", "#2f9e44", "#e03131"];
+function drawCrowd(vis, px) {
+  const c = S.crowd;
+  if (!c || !c.pos) return null;
+  const g = S.info.grid;
+  const inv = 1 / g.cellSize;
+  const r = Math.max(c.agentRadius * inv, 2 * px);
+  const out = { agents: 0, velocities: 0, hover: null, tick: c.tick };
+  const n = c.pos.length / 2;
+  for (let i = 0; i < n; i++) {
+    const cx = (c.pos[2 * i] - g.minX) * inv;
+    const cz = (c.pos[2 * i + 1] - g.minZ) * inv;
+    if (cx + r < vis[0] || cx - r > vis[2] || cz + r < vis[1] || cz - r > vis[3]) continue;
+    ctx.beginPath();
+    ctx.arc(cx, cz, r, 0, Math.PI * 2);
+    ctx.fillStyle = CROWD_COLORS[c.status[i]] || CROWD_COLORS[0];
+    ctx.globalAlpha = 0.85;
+    ctx.fill();
+    ctx.globalAlpha = 1;
+    ctx.lineWidth = px;
+    ctx.strokeStyle = "#111";
+    ctx.stroke();
+    const vx = c.vel[2 * i];
+    const vz = c.vel[2 * i + 1];
+    if (Math.hypot(vx, vz) >= 1e-3) {
+      const t = VELOCITY_SECONDS * inv;
+      polyline([[cx, cz], [cx + vx * t, cz + vz * t]], 1.5 * px, COLORS.velocity);
+      out.velocities++;
+    }
+    if (i === S.crowdHover) {
+      ctx.beginPath();
+      ctx.arc(cx, cz, Math.max(c.neighbourRadius * inv, 2 * px), 0, Math.PI * 2);
+      ctx.setLineDash([4 * px, 3 * px]);
+      ctx.lineWidth = 1.5 * px;
+      ctx.strokeStyle = COLORS.avoidRadius;
+      ctx.stroke();
+      ctx.setLineDash([]);
+      out.hover = { index: i, radius: c.neighbourRadius, speed: Math.hypot(vx, vz) };
+    }
+    out.agents++;
+  }
+  return out;
+}
+
+function pickAgent(cx, cz) {
+  const c = S.crowd;
+  if (!c || !c.pos) return null;
+  const g = S.info.grid;
+  const wx = g.minX + cx * g.cellSize;
+  const wz = g.minZ + cz * g.cellSize;
+  const reach = Math.max(c.agentRadius, 6 / S.view.scale * g.cellSize);
+  let best = null;
+  let bestD = Infinity;
+  for (let i = 0; i < c.pos.length / 2; i++) {
+    const d = Math.hypot(c.pos[2 * i] - wx, c.pos[2 * i + 1] - wz);
+    if (d <= reach && d < bestD) { best = i; bestD = d; }
+  }
+  return best;
+}
+
+function showCrowdHover() {
+  const el = $("crowd-hover");
+  const c = S.crowd;
+  const i = S.crowdHover;
+  if (!c || i === null || 2 * i + 1 >= c.vel.length) {
+    el.hidden = true;
+    el.textContent = "";
+    return;
+  }
+  const speed = Math.hypot(c.vel[2 * i], c.vel[2 * i + 1]);
+  el.hidden = false;
+  el.textContent = `agent ${i} · (${c.pos[2 * i].toFixed(2)}, ${c.pos[2 * i + 1].toFixed(2)}) · ` +
+    `${speed.toFixed(2)} m/s · neighbour radius ${c.neighbourRadius} m`;
+}
+
+function applyCrowd(f) {
+  S.crowd = f;
+  S.crowdFrames++;
+  $("crowd-file").textContent = f.file;
+  $("crowd-tick").textContent = f.tick;
+  $("crowd-count").textContent = f.agents;
+  const k = [0, 0, 0];
+  for (const st of f.status) k[st] = (k[st] || 0) + 1;
+  $("crowd-states").textContent = `${k[0]} / ${k[1]} / ${k[2]}`;
+  $("crowd-radius").textContent = `${f.neighbourRadius} m`;
+  applyCrowdStatus(f);
+  if (S.crowdHover !== null && S.crowdHover >= f.agents) S.crowdHover = null;
+  showCrowdHover();
+  requestRedraw();
+}
+
+function applyCrowdStatus(st) {
+  $("crowd-play").classList.toggle("active", !!st.playing);
+  $("crowd-pause").classList.toggle("active", !st.playing);
+}
+
+async function crowdCommand(action, body) {
+  try {
+    const { data } = await api("POST", `/api/crowd/${action}`, body);
+    if (data.type === "crowd") applyCrowd(data);
+    else applyCrowdStatus(data);
+  } catch (e) {
+    toast(e.message);
+  }
+}
+
 // ----------------------------------------------------------------- paths
 function showResult() {
   const r = S.result;
@@ -1482,7 +1594,9 @@ function connectSim() {
 }
 
 function onSimMessage(msg) {
-  if (msg.type === "frame") applyFrame(msg);
+  if (msg.type === "crowd") applyCrowd(msg);
+  else if (msg.type === "crowdStatus") applyCrowdStatus(msg);
+  else if (msg.type === "frame") applyFrame(msg);
   else if (msg.type === "status") applyStatus(msg);
   else if (msg.type === "map") maybeReloadMap(msg.version);
   else if (msg.type === "error") {
@@ -1731,6 +1845,8 @@ function wireInput() {
       }
       const hv = S.replayActive ? null : pickCharacter(cx, cz);
       if (hv !== S.hover) { S.hover = hv; requestRedraw(); }
+      const ha = S.replayActive ? null : pickAgent(cx, cz);
+      if (ha !== S.crowdHover) { S.crowdHover = ha; showCrowdHover(); requestRedraw(); }
       $("cursor").textContent = txt + hoverText();
     }
     if (!down) return;
@@ -1768,6 +1884,7 @@ function wireInput() {
   });
   canvas.addEventListener("pointerleave", () => {
     if (S.hover !== null) { S.hover = null; requestRedraw(); }
+    if (S.crowdHover !== null) { S.crowdHover = null; showCrowdHover(); requestRedraw(); }
   });
   canvas.addEventListener("pointercancel", () => { down = null; canvas.classList.remove("panning"); });
   canvas.addEventListener("contextmenu", async (e) => {
@@ -1820,6 +1937,10 @@ function wireInput() {
   $("mesh-funnel").addEventListener("change", () => { showMeshResult(); runMeshQuery(); });
   $("mesh-searched").addEventListener("change", () => requestRedraw());
   $("fit-view").addEventListener("click", fitView);
+  $("crowd-play").addEventListener("click", () => crowdCommand("play"));
+  $("crowd-pause").addEventListener("click", () => crowdCommand("pause"));
+  $("crowd-step").addEventListener("click", () => crowdCommand("step", { ticks: 1 }));
+  $("crowd-reset").addEventListener("click", () => crowdCommand("reset"));
   $("sim-play").addEventListener("click", () => simCommand("play"));
   $("sim-pause").addEventListener("click", () => simCommand("pause"));
   $("sim-step").addEventListener("click", () => simCommand("step", { ticks: 1 }));
@@ -1881,6 +2002,17 @@ async function main() {
     $("sec-tools").after($("sec-sim"), $("sec-inspect"));
     connectSim();
     inspectTimer = setInterval(() => { if (S.selected !== null && S.sim && S.sim.playing) refreshInspector(); }, 500);
+  }
+  if (S.info.crowd) {
+    $("sec-crowd").hidden = false;
+    $("sec-tools").after($("sec-crowd"));
+    try {
+      const { data } = await api("GET", "/api/crowd");
+      applyCrowd(data);
+    } catch (e) {
+      toast(e.message);
+    }
+    if (S.info.kind !== "scene") connectSim(); // the crowd's frames come over the same socket
   }
   if (S.info.replay) {
     try {
