@@ -13,7 +13,15 @@ The line format: docs/corpora.md.
 from __future__ import annotations
 
 from .fingerprint import grid_fingerprint
-from .record import CORPUS_VERSION, KINDS, QueryRecorder, as_recorder, grid_source, options_dict
+from .record import (
+    CORPUS_VERSION,
+    KINDS,
+    QueryRecorder,
+    as_recorder,
+    grid_source,
+    options_dict,
+    world_source,
+)
 from .replay import (
     RECORDED,
     UNLIMITED,
@@ -32,7 +40,8 @@ from .replay import (
 )
 
 __all__ = [
-    "QueryRecorder", "as_recorder", "grid_source", "options_dict", "grid_fingerprint",
+    "QueryRecorder", "as_recorder", "grid_source", "world_source", "options_dict",
+    "grid_fingerprint",
     "CORPUS_VERSION", "KINDS", "replay", "replay_batch", "serial_map_batches",
     "make_batches", "read_corpus", "ReplayReport", "ReplaySpec", "CorpusQuery", "Task",
     "Outcome", "Mismatch", "SweepRow", "RECORDED", "UNLIMITED",

@@ -39,7 +39,7 @@ from ..results import PathResult
 from .fingerprint import grid_fingerprint
 
 __all__ = ["QueryRecorder", "as_recorder", "CORPUS_VERSION", "KINDS", "circles_list",
-           "options_dict"]
+           "options_dict", "grid_source", "world_source"]
 
 #: The ``navkit_corpus`` value of the header this version writes and reads.
 CORPUS_VERSION = 1
@@ -274,20 +274,48 @@ def _check_source(source: Any) -> dict[str, Any]:
     return out
 
 
-def as_recorder(record: Any, grid: NavGrid, *, costs: CostModel, connectivity: int,
+def world_source(store: Any, options: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The header ``source`` object for a world's chunk store (docs/corpora.md).
+
+    ``kind`` ``"world"``; ``path``: the baked ``.nkw`` file (``store.path``), or
+    None for a world built from a grid or a generator (replay then needs the
+    world: ``--map`` / ``world=``); ``fingerprint``: ``store.fingerprint``;
+    ``origin``: ``"file"``, ``"grid"`` or ``"generator"``; ``procedural``: the
+    ``procedural:NAME?...`` string a generator world was made from, when known;
+    ``chunk``, ``width``, ``depth``; ``world``: ``options``
+    (:meth:`World.world_options <navkit.world.world.World.world_options>`).
+    """
+    path = getattr(store, "path", None)
+    spec = getattr(store, "spec", None)
+    origin = "file" if path is not None else (
+        "grid" if type(spec).__name__ == "GridSpec" else "generator")
+    out: dict[str, Any] = {"kind": "world", "path": None if path is None else str(path),
+                           "fingerprint": str(store.fingerprint), "origin": origin,
+                           "chunk": int(store.chunk), "width": int(store.width),
+                           "depth": int(store.depth)}
+    meta = getattr(store, "meta", None) or {}
+    proc = meta.get("source") if isinstance(meta, dict) else None
+    if origin == "generator" and isinstance(proc, str) and proc.startswith("procedural:"):
+        out["procedural"] = proc
+    if options is not None:
+        out["world"] = dict(options)
+    return out
+
+
+def as_recorder(record: Any, grid: NavGrid | None, *, costs: CostModel, connectivity: int,
                 kind: str = "grid", map_path: str | os.PathLike[str] | None = None
                 ) -> QueryRecorder | None:
     """The ``record=`` argument of the query objects: None, a :class:`QueryRecorder`
     (filled in with this grid when it has no source yet) or a path / text file
-    (a new recorder, owned by the caller's object)."""
+    (a new recorder, owned by the caller's object). ``grid`` None (a world):
+    the source is left for the caller to fill in (:meth:`QueryRecorder.describe`)."""
     if record is None:
         return None
+    source = None if grid is None else grid_source(grid, map_path, kind)
     if isinstance(record, QueryRecorder):
-        record.describe(source=grid_source(grid, map_path, kind), costs=costs,
-                        connectivity=connectivity)
+        record.describe(source=source, costs=costs, connectivity=connectivity)
         return record
     if isinstance(record, (str, os.PathLike)) or hasattr(record, "write"):
-        return QueryRecorder(record, source=grid_source(grid, map_path, kind), costs=costs,
-                             connectivity=connectivity)
+        return QueryRecorder(record, source=source, costs=costs, connectivity=connectivity)
     raise ConfigError(f"expected a QueryRecorder, a path or a text file, got {shown(record)}",
                       field="record")

@@ -41,7 +41,7 @@ from .record import CORPUS_VERSION, KINDS
 
 __all__ = ["replay", "replay_batch", "serial_map_batches", "read_corpus", "ReplayReport",
            "ReplaySpec", "CorpusQuery", "Task", "Outcome", "Mismatch", "SweepRow",
-           "RECORDED", "UNLIMITED", "BATCH_SECONDS"]
+           "RECORDED", "UNLIMITED", "BATCH_SECONDS", "register_store", "world_fingerprint"]
 
 #: ``Task.budget`` for "the recorded options"; :data:`UNLIMITED` for no budget.
 RECORDED = -1
@@ -118,6 +118,14 @@ class ReplaySpec:
     geometry: tuple[float, float, float, float, float] = (1.0, 0.0, 0.0, 0.0, 0.0)
     map_path: str | None = None
     map_kind: str = "grid"
+    #: World corpora (``map_kind == "world"``): the baked ``.nkw`` file a worker
+    #: opens itself, else the store's picklable source spec (a grid's cells, a
+    #: generator); ``world_options``: the header's ``source.world`` settings;
+    #: ``world_token``: a store registered in this process (:func:`register_store`).
+    world_path: str | None = None
+    world_source: Any = None
+    world_options: tuple[tuple[str, int], ...] = ()
+    world_token: int | None = None
 
     @classmethod
     def of_grid(cls, corpus: str, grid: NavGrid) -> ReplaySpec:
@@ -431,6 +439,81 @@ def _pathfinder(spec: ReplaySpec, q: CorpusQuery) -> tuple[Any, bool]:
     return pf, new
 
 
+_STORES: dict[int, Any] = {}
+_WORLD_LOCAL = threading.local()
+
+
+def register_store(store: Any) -> int:
+    """Make ``store`` (a ``ChunkStore``, thread-safe) findable by replay workers of this
+    process (threads of a local Dask cluster, the serial runner); returns its token."""
+    with _PF_LOCK:
+        token = id(store)
+        _STORES.pop(token, None)
+        while len(_STORES) >= 8:  # the oldest registration goes first
+            _STORES.pop(next(iter(_STORES)))
+        _STORES[token] = store
+    return token
+
+
+def world_fingerprint(store: Any) -> str:
+    """A world's fingerprint as replay compares it: ``store.fingerprint``, with
+    ``@vN`` appended once the store has been edited (``store.version`` N)."""
+    v = int(getattr(store, "version", 0))
+    return str(store.fingerprint) if not v else f"{store.fingerprint}@v{v}"
+
+
+def _world_store(spec: ReplaySpec) -> Any:
+    """The spec's chunk store in this process: the registered one, else opened
+    from the ``.nkw`` path or made from the source spec (fingerprint checked)."""
+    from ..world.store import ChunkStore
+
+    store = _STORES.get(spec.world_token) if spec.world_token is not None else None
+    if store is not None and world_fingerprint(store) == spec.fingerprint:
+        return store
+    if spec.world_path is not None:
+        store = ChunkStore.open(spec.world_path)
+    elif spec.world_source is not None:
+        store = ChunkStore.from_spec(spec.world_source)
+    else:
+        raise FormatError("the replay spec names no world this process can open",
+                          path=spec.corpus)
+    if world_fingerprint(store) != spec.fingerprint:
+        where = spec.world_path or "the world source"
+        raise FormatError(f"{where} changed: its fingerprint is not "
+                          f"{spec.fingerprint[:12]}...", path=spec.corpus)
+    return store
+
+
+def _world(spec: ReplaySpec, q: CorpusQuery) -> tuple[Any, bool]:
+    """This thread's World for ``spec`` and ``q``'s options (a World serializes
+    nothing, so each thread has its own; stores are shared), and whether it is new."""
+    from ..world.world import World
+
+    cache: dict[tuple[Any, ...], Any] | None = getattr(_WORLD_LOCAL, "cache", None)
+    if cache is None:
+        cache = _WORLD_LOCAL.cache = {}
+        _WORLD_LOCAL.stores = {}
+    key = (spec.fingerprint, spec.world_path, spec.world_token, spec.world_options, q.costs,
+           q.connectivity, q.snap_radius)
+    w = cache.get(key)
+    if w is not None:
+        return w, False
+    skey = (spec.fingerprint, spec.world_path, spec.world_token)
+    stores: dict[tuple[Any, ...], Any] = _WORLD_LOCAL.stores
+    store = stores.get(skey)
+    if store is None:
+        if len(stores) >= 2:
+            stores.clear()
+            cache.clear()
+        store = stores[skey] = _world_store(spec)
+    w = World(store, q.costs, connectivity=q.connectivity, snap_radius=q.snap_radius)
+    w.configure(dict(spec.world_options))
+    if len(cache) >= 4:
+        cache.clear()
+    cache[key] = w
+    return w, True
+
+
 def _run(pf: Any, q: CorpusQuery, budget: int | None) -> tuple[PathResult, float]:
     obstacles = None if q.obstacles is None else np.array(q.obstacles, np.float64).reshape(-1, 3)
     window = None if q.window is None else list(q.window)
@@ -462,6 +545,10 @@ def replay_batch(spec: ReplaySpec, tasks: Sequence[Task]) -> list[Outcome]:
         q = task.query
         budget = q.budget if task.budget == RECORDED else (
             None if task.budget == UNLIMITED else task.budget)
+        if spec.map_kind == "world":
+            res, dt = _world_task(spec, q, budget)
+            out.append(_outcome(q, task, res, dt))
+            continue
         pf, new = _pathfinder(spec, q)
         try:
             with pf.lock:
@@ -476,13 +563,34 @@ def replay_batch(spec: ReplaySpec, tasks: Sequence[Task]) -> list[Outcome]:
         except NavkitError as exc:
             raise FormatError(f"cannot replay this {q.kind} query: {exc}", path=spec.corpus,
                               line=q.line) from None
-        end = res.end_cell
-        out.append(Outcome(line=q.line, budget=task.budget, status=res.status.name,
-                           cost_int=int(res.cost_int), cells=len(res.cells),
-                           end_cell=None if end is None else (int(end[0]), int(end[1])),
-                           expanded=int(res.expanded), generated=int(res.generated),
-                           seconds=dt))
+        out.append(_outcome(q, task, res, dt))
     return out
+
+
+def _outcome(q: CorpusQuery, task: Task, res: PathResult, dt: float) -> Outcome:
+    end = res.end_cell
+    return Outcome(line=q.line, budget=task.budget, status=res.status.name,
+                   cost_int=int(res.cost_int), cells=len(res.cells),
+                   end_cell=None if end is None else (int(end[0]), int(end[1])),
+                   expanded=int(res.expanded), generated=int(res.generated), seconds=dt)
+
+
+def _world_task(spec: ReplaySpec, q: CorpusQuery, budget: int | None
+                ) -> tuple[PathResult, float]:
+    """One world line through this thread's World (docs/corpora.md, world corpora)."""
+    if q.occupants:
+        raise FormatError("a world query has no occupants (options.occupants)",
+                          path=spec.corpus, line=q.line)
+    try:
+        w, new = _world(spec, q)
+        if new:  # load the kernels before the clock runs
+            _run(w, q, budget)
+        return _run(w, q, budget)
+    except FormatError:
+        raise
+    except NavkitError as exc:
+        raise FormatError(f"cannot replay this {q.kind} query: {exc}", path=spec.corpus,
+                          line=q.line) from None
 
 
 MapBatches = Callable[[Callable[[ReplaySpec, Sequence[Task]], list[Outcome]], ReplaySpec,
@@ -561,6 +669,81 @@ def _budget_arg(b: Any) -> int:
     return int(b)
 
 
+def _grid_arg(corpus: str, source: dict[str, Any] | None, grid: Any,
+              map_kind: str) -> tuple[NavGrid, str]:
+    """The map of a grid or level corpus, and how messages name it."""
+    if isinstance(grid, NavGrid):
+        return grid, "the grid given"
+    if grid is not None:
+        return _load_map(str(grid), map_kind), f"map {grid}"
+    if source is None or source.get("path") is None:
+        raise FormatError("the header names no map file: give the map (--map, grid=)",
+                          path=corpus, line=1)
+    map_path = _resolve(source["path"], corpus)
+    return _load_map(map_path, map_kind), f"map {map_path}"
+
+
+def _world_spec(corpus: str, source: dict[str, Any] | None,
+                world: Any) -> tuple[ReplaySpec, str, str]:
+    """``(spec, name, fingerprint)`` of the world a world corpus replays on."""
+    from ..world.store import ChunkStore
+
+    src = source or {}
+    if src.get("kind", "world") != "world":
+        raise FormatError(f"a {src['kind']} corpus replays on a map, not on a world "
+                          "(give grid=)", path=corpus, line=1)
+    chunk = src.get("chunk", 64)
+    try:
+        if world is not None and hasattr(world, "store") and hasattr(world, "find_path"):
+            store, where = world.store, "the world given"
+        elif world is not None and hasattr(world, "chunk") and hasattr(world, "get"):
+            store, where = world, "the world store given"
+        elif isinstance(world, NavGrid):
+            store, where = ChunkStore.from_grid(world, chunk=chunk), "the grid given"
+        elif world is not None:
+            store, where = _open_world(str(world), src, chunk), f"world {world}"
+        elif src.get("path") is not None:
+            path = _resolve(src["path"], corpus)
+            store, where = _open_world(path, src, chunk), f"world {path}"
+        elif isinstance(src.get("procedural"), str):
+            proc = src["procedural"]
+            store, where = ChunkStore.from_source(proc, chunk=chunk), f"world {proc}"
+        else:
+            raise FormatError(f"the header names no world file (the world was built from a "
+                              f"{src.get('origin', 'grid')} in memory): give the world "
+                              "(--map WORLD.nkw or a map file, world=)", path=corpus, line=1)
+    except FormatError:
+        raise
+    except (NavkitError, OSError) as exc:
+        raise FormatError(f"cannot open the world: {exc}", path=corpus, line=1) from None
+    opts = src.get("world") or {}
+    if not isinstance(opts, dict) or not all(
+            isinstance(k, str) and type(v) is int for k, v in opts.items()):
+        raise FormatError(f"source.world: expected an object of integers, got {shown(opts)}",
+                          path=corpus, line=1)
+    fp = world_fingerprint(store)
+    file = getattr(store, "path", None)
+    spec = ReplaySpec(corpus=corpus, fingerprint=fp, map_kind="world",
+                      world_path=None if file is None else str(Path(file).resolve()),
+                      world_source=None if file is not None or store.version else store.spec,
+                      world_options=tuple(sorted(opts.items())),
+                      world_token=register_store(store))
+    return spec, where, fp
+
+
+def _open_world(path: str, src: dict[str, Any], chunk: Any) -> Any:
+    """A ``.nkw`` file opened, or a map file as a world: cut into ``chunk`` cells and
+    fingerprinted as the corpus's world was (``origin`` "grid": the grid's cells,
+    else the file's bytes, as ``navkit bake`` does)."""
+    from ..world.store import ChunkStore
+
+    if Path(path).suffix.lower() == ".nkw":
+        return ChunkStore.open(path)
+    if src.get("origin") == "grid":
+        return ChunkStore.from_grid(_load_map(path), chunk=chunk)
+    return ChunkStore.from_source(path, chunk=chunk)
+
+
 def _answer(q: CorpusQuery) -> dict[str, Any]:
     return {"status": q.status, "cost_int": q.cost_int, "cells": q.cells,
             "end_cell": q.end_cell}
@@ -570,13 +753,16 @@ def replay(corpus_path: str | os.PathLike[str], *,
            grid: NavGrid | str | os.PathLike[str] | None = None,
            budgets: Sequence[int | None] | None = None,
            map_batches: MapBatches | None = None, progress: bool = True,
-           check_fingerprint: bool = True) -> ReplayReport:
+           check_fingerprint: bool = True, world: Any = None) -> ReplayReport:
     """Replay a corpus and compare every answer with the recorded one.
 
     ``grid``: the map (a NavGrid or a map file); default: the header's path,
     read relative to the working directory or else to the corpus. Its
     fingerprint must be the header's (``check_fingerprint=False`` skips the
-    check: to see what a map edit changes). ``budgets``: run every query at
+    check: to see what a map edit changes). ``world``: for a world corpus
+    (``source.kind == "world"``), the world: a ``World``, a ``ChunkStore``, a
+    ``.nkw`` file or a map file (``grid=`` takes the same there); default: the
+    header's ``.nkw`` path or ``procedural:`` source. ``budgets``: run every query at
     each budget too (None or 0: unlimited) and fill :attr:`ReplayReport.sweep`.
     ``map_batches``: see the module docs. ``progress``: a bar on stderr when
     it is a terminal. Raises FormatError (corpus, line) for a bad corpus.
@@ -586,28 +772,19 @@ def replay(corpus_path: str | os.PathLike[str], *,
     header, queries = read_corpus(corpus)
     source = header.get("source")
     want = None if source is None else source["fingerprint"]
-    map_path: str | None = None
     map_kind = "grid" if source is None else source["kind"]
-    if isinstance(grid, NavGrid):
-        g, where = grid, "the grid given"
-    elif grid is not None:
-        map_path = str(grid)
-        g, where = _load_map(map_path, map_kind), f"map {map_path}"
+    if world is not None or map_kind == "world":
+        spec, where, fp = _world_spec(corpus, source, world if world is not None else grid)
     else:
-        if source is None or source.get("path") is None:
-            raise FormatError("the header names no map file: give the map (--map, grid=)",
-                              path=corpus, line=1)
-        if map_kind == "world":
-            raise FormatError("replaying a world corpus needs the world itself; this "
-                              "version replays grid and level corpora", path=corpus, line=1)
-        map_path = _resolve(source["path"], corpus)
-        g, where = _load_map(map_path, map_kind), f"map {map_path}"
-    fp = grid_fingerprint(g)
+        g, where = _grid_arg(corpus, source, grid, map_kind)
+        fp = grid_fingerprint(g)
+        spec = ReplaySpec.of_grid(corpus, g)
     if check_fingerprint and want is not None and fp != want:
-        raise FormatError(f"{where} is not the map this corpus was recorded on (fingerprint "
+        what = "world" if spec.map_kind == "world" else "map"
+        raise FormatError(f"{where} is not the {what} this corpus was recorded on (fingerprint "
                           f"{fp[:12]}..., recorded {want[:12]}...)", path=corpus, line=1)
-    spec = ReplaySpec.of_grid(corpus, g)
-    report = ReplayReport(corpus=corpus, source=source, map=where.removeprefix("map "),
+    report = ReplayReport(corpus=corpus, source=source,
+                          map=where.removeprefix("map ").removeprefix("world "),
                           fingerprint=fp,
                           lines=len(queries))
     ref = want if want is not None else fp
@@ -619,12 +796,17 @@ def replay(corpus_path: str | os.PathLike[str], *,
     runner = map_batches if map_batches is not None else serial_map_batches
     results: dict[tuple[int, int], Outcome] = {}
     total = sum(len(b) for b in batches)
-    with _progress(progress, total) as bar:
-        task_id = bar.add_task("queries", total=total)
-        for outs in runner(replay_batch, spec, batches):
-            for o in outs:
-                results[(o.line, o.budget)] = o
-            bar.advance(task_id, len(outs))
+    try:
+        with _progress(progress, total) as bar:
+            task_id = bar.add_task("queries", total=total)
+            for outs in runner(replay_batch, spec, batches):
+                for o in outs:
+                    results[(o.line, o.budget)] = o
+                bar.advance(task_id, len(outs))
+    finally:
+        if spec.world_token is not None:
+            with _PF_LOCK:
+                _STORES.pop(spec.world_token, None)
     _compare(report, todo, results)
     report.sweep = [_sweep_row(b, [results[(q.line, b)] for q in todo]) for b in sweep]
     report.seconds = time.perf_counter() - t_start

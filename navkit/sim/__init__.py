@@ -23,6 +23,8 @@ See ``docs/simulation.md``.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from . import constants
 from .character import Character
 from .commands import Command, parse_command
@@ -32,6 +34,9 @@ from .location import Location
 from .planner import MapView
 from .replay import ReplayWriter, read_replay
 from .scene import load_scene, location_to_scene, parse_scene, save_scene
+
+if TYPE_CHECKING:
+    from .world_view import WorldView
 
 __all__ = [
     "Location",
@@ -43,6 +48,7 @@ __all__ = [
     "Command",
     "parse_command",
     "MapView",
+    "WorldView",
     "load_scene",
     "parse_scene",
     "save_scene",
@@ -52,6 +58,14 @@ __all__ = [
     "constants",
     "warm_up",
 ]
+
+
+def __getattr__(name: str) -> object:
+    if name == "WorldView":  # loads navkit.world only when asked for
+        from .world_view import WorldView
+
+        return WorldView
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def warm_up() -> None:

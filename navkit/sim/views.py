@@ -34,6 +34,13 @@ def as_map_view(source: Any, *, path: str | Path | None = None, mode: str = "gri
     """
     if isinstance(source, MapView):
         return source
+    if type(source).__module__ in ("navkit.world.world", "navkit.world.store"):
+        if mode != "grid":  # a World or a ChunkStore: plans through World.find_path
+            raise ConfigError(f"a world is navigated on its cells, not as {mode!r}",
+                              field="navigationMode")
+        from .world_view import WorldView  # (navkit.world is imported only for a world)
+
+        return WorldView(source, path=path)
     if mode not in NAVIGATION_MODES:
         raise ConfigError(f"expected one of {', '.join(NAVIGATION_MODES)}, got {mode!r}",
                           field="navigationMode")

@@ -39,7 +39,7 @@ from .local import (
     snap_rings,
 )
 
-__all__ = ["World", "WorldStats", "SMALL_WORLD_CELLS"]
+__all__ = ["World", "WorldStats", "SMALL_WORLD_CELLS", "cut_window"]
 
 #: Worlds up to this many cells answer long queries with one whole-world
 #: Pathfinder (exact; JPS where it applies) instead of the hierarchy.
@@ -49,6 +49,23 @@ SMALL_WORLD_CELLS = 1 << 20
 CLOSE_CHUNKS = 1
 _STATUS = tuple(Status(i) for i in range(len(Status)))
 _FAR = 1 << 30
+
+
+def cut_window(window: tuple[int, int, int, int] | None,
+               box: tuple[int, int, int, int]) -> tuple[int, int, int, int]:
+    """``window`` cut to the inclusive cell box ``box`` (``box`` itself when
+    ``window`` is None); QueryError when they do not overlap.
+
+    >>> cut_window((-13, -17, 24, 20), (0, 0, 99, 9))
+    (0, 0, 24, 9)
+    """
+    if window is None:
+        return box
+    out = (max(window[0], box[0]), max(window[1], box[1]),
+           min(window[2], box[2]), min(window[3], box[3]))
+    if out[0] > out[2] or out[1] > out[3]:
+        raise QueryError(f"the window {tuple(window)} lies outside the bounds {tuple(box)}")
+    return out
 
 
 @dataclass(frozen=True)
@@ -101,7 +118,6 @@ class World:
         self.costs = cost_model(costs)
         self.connectivity = connectivity
         self.snap_radius = float(snap_radius)
-        self.record = record
         self.small_world_cells = int(small_world_cells)
         self.min_weight = int(getattr(store, "min_weight", 1))
         card, diag = self.costs.card, self.costs.diag
@@ -120,6 +136,17 @@ class World:
         self._queries = self._local_q = self._long_q = 0
         self._last_window: Any = None
         self.last_algorithm = ""
+        self._described = False
+        #: The :class:`~navkit.corpus.QueryRecorder` every query is logged to, or None
+        #: (``record=``: a recorder, or a path / text file for a new one this world owns).
+        self.record: Any = None
+        if record is not None and hasattr(record, "log") and not hasattr(record, "write"):
+            self.record = record  # a QueryRecorder, or any object with log(kind, **fields)
+        elif record is not None:
+            from ..corpus.record import as_recorder
+
+            self.record = as_recorder(record, None, costs=self.costs,
+                                      connectivity=connectivity, kind="world")
 
     # ---------------------------------------------------------- constructors
     @classmethod
@@ -174,12 +201,15 @@ class World:
                         nearest: bool = False, budget: int | None = None,
                         window: Sequence[int] | None = None, algorithm: str = "auto",
                         obstacles: ArrayLike | None = None,
-                        preset: str | QueryPreset | None = None) -> PathResult:
+                        preset: str | QueryPreset | None = None,
+                        bounds: Sequence[int] | None = None) -> PathResult:
         """Path between two world cells, as :meth:`Pathfinder.find_path_cells`.
 
         With ``window`` (or ``preset``) this is a bounded local search
         (docs/rules.md §3.6) that reads only the chunks of the window; without,
-        a long query (docs/world-queries.md)."""
+        a long query (docs/world-queries.md). ``bounds``: an inclusive cell box
+        ``(x0, z0, x1, z1)`` the search never leaves (the window is cut to it;
+        without a window it is the window)."""
         t0 = time.perf_counter()
         s = self._cell(start, "start")
         g = self._cell(goal, "goal")
@@ -188,6 +218,8 @@ class World:
         b = bb if type(bb) is int and bb >= 1 else check_budget(bb)
         win = check_window(window) if window is not None else (
             pre.window_for(s, g) if pre is not None else None)
+        if bounds is not None:
+            win = cut_window(win, check_window(bounds))
         circles = None if obstacles is None else as_circles(obstacles)
         hmul = self._hmul(algorithm)
         res = self._cells(s, g, g, nearest, b, win, circles, hmul, smooth, algorithm)
@@ -355,20 +387,23 @@ class World:
     def find_path(self, start: ArrayLike, end: ArrayLike, *, smooth: bool = True,
                   nearest: bool = False, budget: int | None = None,
                   window: Sequence[int] | None = None, obstacles: ArrayLike | None = None,
-                  algorithm: str = "auto", preset: str | QueryPreset | None = None) -> PathResult:
+                  algorithm: str = "auto", preset: str | QueryPreset | None = None,
+                  bounds: Sequence[int] | None = None) -> PathResult:
         """Path between two world points in metres, as :meth:`Pathfinder.find_path`
         (snapping docs/rules.md §4.1, smoothing §5, waypoint rules §4.2-§4.3).
-        A ``preset`` window is centred on the snapped cells."""
+        A ``preset`` window is centred on the snapped cells; ``bounds`` as in
+        :meth:`find_path_cells` (the window recorded is the cut one)."""
         return self._world_logged("find_path", start, end, smooth, nearest, budget, window,
-                                  obstacles, algorithm, preset)
+                                  obstacles, algorithm, preset, bounds)
 
     def _world_logged(self, kind: str, start: ArrayLike, end: ArrayLike, smooth: bool,
                       nearest: bool, budget: int | None, window: Sequence[int] | None,
                       obstacles: ArrayLike | None, algorithm: str,
-                      preset: str | QueryPreset | None) -> PathResult:
+                      preset: str | QueryPreset | None,
+                      bounds: Sequence[int] | None = None) -> PathResult:
         t0 = time.perf_counter()
         res = self._world(start, end, smooth, nearest, budget, window, obstacles, algorithm,
-                          preset)
+                          preset, bounds)
         if self.record is not None:
             pre = get_preset(preset)
             win = self._last_window
@@ -380,10 +415,11 @@ class World:
     def find_path_to_nearest(self, start: ArrayLike, end: ArrayLike, *, smooth: bool = True,
                              budget: int | None = None, window: Sequence[int] | None = None,
                              obstacles: ArrayLike | None = None, algorithm: str = "auto",
-                             preset: str | QueryPreset | None = None) -> PathResult:
+                             preset: str | QueryPreset | None = None,
+                             bounds: Sequence[int] | None = None) -> PathResult:
         """:meth:`find_path` with ``nearest=True`` (docs/rules.md §6)."""
         return self._world_logged("find_path_to_nearest", start, end, smooth, True, budget,
-                                  window, obstacles, algorithm, preset)
+                                  window, obstacles, algorithm, preset, bounds)
 
     def cell_of(self, w: tuple[float, float]) -> tuple[int, int]:
         st = self.store
@@ -401,7 +437,8 @@ class World:
 
     def _world(self, start: ArrayLike, end: ArrayLike, smooth: bool, nearest: bool,
                budget: int | None, window: Sequence[int] | None, obstacles: ArrayLike | None,
-               algorithm: str, preset: str | QueryPreset | None) -> PathResult:
+               algorithm: str, preset: str | QueryPreset | None,
+               bounds: Sequence[int] | None = None) -> PathResult:
         st = self.store
         fy = float(st.floor_y)
         sw, ew = world_point(start, "start"), world_point(end, "end")
@@ -409,6 +446,7 @@ class World:
         pre = get_preset(preset)
         b = check_budget(budget if budget is not None or pre is None else pre.budget)
         win = check_window(window) if window is not None else None
+        box = None if bounds is None else check_window(bounds)
         circles = None if obstacles is None else as_circles(obstacles)
         hmul = self._hmul(algorithm)
         s = snap(st, circles, *self.cell_of(sw), self._rings)
@@ -430,6 +468,8 @@ class World:
         assert bgoal is not None
         if win is None and pre is not None:
             win = pre.window_for(s, bgoal)
+        if box is not None:
+            win = cut_window(win, box)
         self._last_window = win
         res = self._cells(s, g, bgoal, nearest, b, win, circles, hmul, smooth, algorithm,
                           border=border)
@@ -478,16 +518,51 @@ class World:
              nearest: bool, budget: int | None, window: Any, obstacles: Any, res: PathResult,
              t0: float) -> None:
         """``record.log(...)`` with the effective options (a preset's window and
-        budget spelled out), through ``navkit.corpus``'s ``options_dict``."""
-        from ..corpus.record import options_dict
+        budget spelled out), through ``navkit.corpus``'s ``options_dict``. The
+        first line fills in the header's source (:func:`navkit.corpus.world_source`:
+        the world file or source, its fingerprint, the hierarchy's settings);
+        lines after an edit carry ``fingerprint@vN`` (N: the store's version), so
+        replay skips them."""
+        from ..corpus.record import options_dict, world_source
 
         assert self.record is not None
+        st = self.store
+        if not self._described:
+            describe = getattr(self.record, "describe", None)
+            if describe is not None:
+                describe(source=world_source(st, self.world_options()), costs=self.costs,
+                         connectivity=self.connectivity)
+            self._described = True
+        fp = None if not st.version else f"{st.fingerprint}@v{st.version}"
         options = options_dict(self.costs, self.connectivity, algorithm=algorithm,
                                smooth=smooth, nearest=nearest, budget=budget, window=window,
                                snap_radius=self.snap_radius)
         circles = None if obstacles is None else np.asarray(obstacles, dtype=np.float64)
         self.record.log(kind, start=start, goal=goal, options=options, obstacles=circles,
-                        result=res, seconds=time.perf_counter() - t0)
+                        result=res, seconds=time.perf_counter() - t0, fingerprint=fp)
+
+    def world_options(self) -> dict[str, int]:
+        """The settings, besides costs, connectivity and snap radius, that a
+        query's answer depends on (a corpus header keeps them for replay):
+        ``small_world_cells`` and the hierarchy's ``spacing``, ``open_spacing``,
+        ``refine_chunks``."""
+        h = self.hierarchy
+        return {"small_world_cells": int(self.small_world_cells), "spacing": int(h.spacing),
+                "open_spacing": int(h.open_spacing), "refine_chunks": int(h.refine_chunks)}
+
+    def configure(self, options: dict[str, Any]) -> None:
+        """Apply :meth:`world_options` values (unknown keys: ConfigError)."""
+        for key, v in options.items():
+            if key not in ("small_world_cells", "spacing", "open_spacing", "refine_chunks"):
+                raise ConfigError(f"unknown world option {key!r}", field=key)
+            if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+                raise ConfigError(f"expected an int >= 0, got {v!r}", field=key)
+            if key == "small_world_cells":
+                self.small_world_cells = v
+            elif key == "refine_chunks":
+                self.hierarchy.refine_chunks = v
+            elif getattr(self.hierarchy, key) != v:
+                setattr(self.hierarchy, key, v)
 
     def close(self) -> None:
         self.store.close()
