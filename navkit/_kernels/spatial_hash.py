@@ -240,31 +240,97 @@ def radius_offsets(counts, order, offsets):  # type: ignore[no-untyped-def]
     return offsets[n]
 
 
+@njit(inline="always")
+def _emit_sorted(w, tmp_d2, tmp_idx, buf, pos):  # type: ignore[no-untyped-def]
+    """Write ``tmp_idx[:w]`` to ``buf[pos:]`` sorted by (d2, index)."""
+    if w > 32:
+        sort_pairs(tmp_d2, tmp_idx, 0, w)
+        for a in range(w):
+            buf[pos + a] = tmp_idx[a]
+        return
+    for a in range(w):  # each entry's rank by (d2, index), branch-free (keys are distinct)
+        dv = tmp_d2[a]
+        iv = tmp_idx[a]
+        rank = 0
+        for b in range(w):
+            db = tmp_d2[b]
+            rank += (db < dv) | ((db == dv) & (tmp_idx[b] < iv))
+        buf[pos + rank] = iv
+
+
 @njit
 def radius_append(r, geom, dims, cell_start, order, spos, start, s1, counts, buf, pos, tmp_idx,
-                  tmp_d2):  # type: ignore[no-untyped-def]
+                  tmp_d2, tmp_idx2, tmp_d22):  # type: ignore[no-untyped-def]
     """One pass of :meth:`SpatialHash.query_radius_all` over slots ``[start, s1)``:
     each point's neighbours, sorted by (d2, index), appended to ``buf`` (int32)
     from ``pos`` on, in slot order; ``counts[s]`` (slot order) their number.
 
-    Stops early, before slot ``k``, when ``buf`` or the scratch ``tmp_idx`` /
-    ``tmp_d2`` could overflow; returns ``(k, pos, need)`` with ``k == s1`` when
-    done, else the caller grows the buffer that was short (``need``: scratch
-    entries wanted, 0 when it was ``buf``) and calls again from ``k``."""
+    Two consecutive slots whose query boxes are the same cells (the usual case
+    inside one cell) share one scan of the candidates: ``tmp_idx`` / ``tmp_d2``
+    collect the first point's, ``tmp_idx2`` / ``tmp_d22`` the second's (four
+    scratch arrays of one length). Stops early, before slot ``k``, when
+    ``buf`` or the scratch could overflow; returns ``(k, pos, need)`` with
+    ``k == s1`` when done, else the caller grows what was short (``need``:
+    scratch entries wanted, 0 when it was ``buf``) and calls again from ``k``."""
     rr = r * r
     nx = dims[0]
     cap = buf.shape[0]
     tcap = tmp_idx.shape[0]
-    for s in range(start, s1):
+    s = start
+    while s < s1:
         px = spos[s, 0]
         pz = spos[s, 1]
         x0, x1, z0, z1 = _query_box(px, pz, r, geom, dims)
+        t = s + 1
+        paired = False
+        qx = 0.0
+        qz = 0.0
+        if t < s1:
+            qx = spos[t, 0]
+            qz = spos[t, 1]
+            y0, y1, y2, y3 = _query_box(qx, qz, r, geom, dims)
+            paired = y0 == x0 and y1 == x1 and y2 == z0 and y3 == z1
         w = 0
+        if paired:
+            v = 0
+            for cz in range(z0, z1 + 1):
+                row = cz * nx
+                a0 = cell_start[row + x0]
+                a1 = cell_start[row + x1 + 1]
+                u = w if w > v else v
+                if u + (a1 - a0) > tcap:  # could overflow the scratch: ask for more
+                    return s, pos, u + (a1 - a0) + (z1 - cz) * (a1 - a0) + 16
+                for q in range(a0, a1):
+                    cx = spos[q, 0]
+                    cz_ = spos[q, 1]
+                    j = order[q]
+                    dx = cx - px
+                    dz = cz_ - pz
+                    d2 = dx * dx + dz * dz
+                    ex = cx - qx
+                    ez = cz_ - qz
+                    e2 = ex * ex + ez * ez
+                    tmp_idx[w] = j
+                    tmp_d2[w] = d2
+                    w += (d2 <= rr) & (q != s)
+                    tmp_idx2[v] = j
+                    tmp_d22[v] = e2
+                    v += (e2 <= rr) & (q != t)
+            if pos + w + v > cap:
+                return s, pos, 0
+            counts[s] = w
+            _emit_sorted(w, tmp_d2, tmp_idx, buf, pos)
+            pos += w
+            counts[t] = v
+            _emit_sorted(v, tmp_d22, tmp_idx2, buf, pos)
+            pos += v
+            s += 2
+            continue
         for cz in range(z0, z1 + 1):
             row = cz * nx
             a0 = cell_start[row + x0]
             a1 = cell_start[row + x1 + 1]
-            if w + (a1 - a0) > tcap:  # could overflow the scratch: ask for more
+            if w + (a1 - a0) > tcap:
                 return s, pos, w + (a1 - a0) + (z1 - cz) * (a1 - a0) + 16
             for q in range(a0, a1):
                 dx = spos[q, 0] - px
@@ -276,20 +342,9 @@ def radius_append(r, geom, dims, cell_start, order, spos, start, s1, counts, buf
         if pos + w > cap:
             return s, pos, 0
         counts[s] = w
-        if w > 32:
-            sort_pairs(tmp_d2, tmp_idx, 0, w)
-            for a in range(w):
-                buf[pos + a] = tmp_idx[a]
-        else:  # each entry's rank by (d2, index), branch-free (keys are distinct)
-            for a in range(w):
-                dv = tmp_d2[a]
-                iv = tmp_idx[a]
-                rank = 0
-                for b in range(w):
-                    db = tmp_d2[b]
-                    rank += (db < dv) | ((db == dv) & (tmp_idx[b] < iv))
-                buf[pos + rank] = iv
+        _emit_sorted(w, tmp_d2, tmp_idx, buf, pos)
         pos += w
+        s += 1
     return s1, pos, 0
 
 

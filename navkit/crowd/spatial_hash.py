@@ -11,6 +11,13 @@
 >>> h.knn((4.0, 4.0), 2).tolist()
 [3, 2]
 
+A game tick rebuilds the same object and answers into kept buffers:
+
+>>> h.rebuild(pts + 0.25)
+>>> off, idx = h.query_radius_all(1.5, reuse=True)   # read-only views, reused next call
+>>> idx.tolist()
+[1, 0]
+
 Layout (``navkit/_kernels/spatial_hash.py``): a counting sort of the points
 by cell over a uniform grid of their bounding box (not a hashed table: one
 pass, contiguous cell runs, rows of cells scanned as one range). When the box
@@ -52,10 +59,12 @@ def as_points(values: ArrayLike, name: str) -> NDArray[np.float64]:
     if arr.ndim != 2 or arr.shape[1] != 2:
         raise QueryError(f"{name}: expected shape (n, 2), got {arr.shape}")
     out = np.ascontiguousarray(arr, dtype=np.float64)
-    if not np.all(np.isfinite(out)):
-        raise QueryError(f"{name}: contains NaN or infinite values")
-    if out.size and float(np.abs(out).max()) > 1e150:
-        raise QueryError(f"{name}: coordinates must lie within +-1e150")
+    if out.size:  # min / max: no temporary arrays (NaN propagates into both)
+        lo, hi = float(out.min()), float(out.max())
+        if not (math.isfinite(lo) and math.isfinite(hi)):
+            raise QueryError(f"{name}: contains NaN or infinite values")
+        if -lo > 1e150 or hi > 1e150:
+            raise QueryError(f"{name}: coordinates must lie within +-1e150")
     return out
 
 
@@ -117,36 +126,66 @@ class SpatialHash:
     ``cell_size`` metres, for radius and k-nearest queries.
 
     The structure owns a copy of the points (:attr:`positions`, read-only);
-    :meth:`update` moves some of them. Query answers are new arrays.
+    :meth:`update` moves some of them, :meth:`rebuild` replaces them all
+    (a game tick: no allocation once the buffers are large enough). Query
+    answers are new arrays, except ``query_radius_all(r, reuse=True)``.
     A cell size near the usual query radius is best (3 x 3 cells per query).
     """
 
     def __init__(self, positions: ArrayLike, cell_size: float):
-        pos = as_points(positions, "positions")
-        if len(pos) >= 2**31 - 1:
-            raise QueryError(f"positions: at most {2**31 - 2} points, got {len(pos)}")
         self._cell_size = as_radius(cell_size, "cell_size", positive=True)
-        self._pos = pos.copy()
-        self._n = len(pos)
-        n = self._n
-        self._max_cells = max(4 * n, 4096)
-        self._cell_start = np.zeros(self._max_cells + 1, dtype=np.int32)
-        self._order = np.zeros(n, dtype=np.int32)
-        self._slot = np.zeros(n, dtype=np.int32)
-        self._cellid = np.zeros(n, dtype=np.int32)
-        self._spos = np.zeros((n, 2), dtype=np.float64)
+        self._cap = -1
         self._geom = np.zeros(5, dtype=np.float64)
-        self._counts = np.zeros(n, dtype=np.int32)
         self._dims = np.zeros(2, dtype=np.int64)
-        self._qidx = np.zeros(n, dtype=np.int32)
-        self._qd2 = np.zeros(n, dtype=np.float64)
         # per-thread scratch of query_radius_all's fill pass (rows grow on demand)
         self._bufs: list[NDArray[np.int32]] = []
-        self._per_point = 12.0
-        self._tmp_idx = np.zeros((1, 64), dtype=np.int32)
-        self._tmp_d2 = np.zeros((1, 64), dtype=np.float64)
+        self._per_point = 10.0  # neighbours per point of the last query_radius_all
+        # per-thread candidate scratch, one row for each point of a pair
+        self._tmp_idx = np.zeros((1, 2, 128), dtype=np.int32)
+        self._tmp_d2 = np.zeros((1, 2, 128), dtype=np.float64)
+        # query_radius_all(reuse=True) answers (grow-only)
+        self._out_idx = np.zeros(0, dtype=np.int32)
         self._box = (0.0, 0.0, 0.0, 0.0)
+        self.rebuild(positions)
+
+    def rebuild(self, positions: ArrayLike) -> None:
+        """Replace every point by ``positions`` (m, 2) (any m) and re-sort them:
+        the same structure as ``SpatialHash(positions, cell_size)`` with the
+        cell size asked for at construction. Buffers are kept and grow only, so
+        a tick that rebuilds the hash of the same agents allocates nothing."""
+        pos = as_points(positions, "positions")
+        n = len(pos)
+        if n >= 2**31 - 1:
+            raise QueryError(f"positions: at most {2**31 - 2} points, got {n}")
+        if n > self._cap:
+            self._grow(n)
+        self._n = n
+        self._max_cells = max(4 * n, 4096)
+        self._pos = self._pos_buf[:n]
+        self._pos[...] = pos
+        self._order = self._order_buf[:n]
+        self._slot = self._slot_buf[:n]
+        self._cellid = self._cellid_buf[:n]
+        self._spos = self._spos_buf[:n]
+        self._counts = self._counts_buf[:n]
+        self._qidx = self._qidx_buf[:n]
+        self._qd2 = self._qd2_buf[:n]
         self._rebuild()
+
+    def _grow(self, n: int) -> None:
+        """Point buffers for ``n`` points (at least twice the old capacity)."""
+        cap = max(n, 2 * self._cap)
+        self._cap = cap
+        self._pos_buf = np.zeros((cap, 2), dtype=np.float64)
+        self._cell_start = np.zeros(max(4 * cap, 4096) + 1, dtype=np.int32)
+        self._order_buf = np.zeros(cap, dtype=np.int32)
+        self._slot_buf = np.zeros(cap, dtype=np.int32)
+        self._cellid_buf = np.zeros(cap, dtype=np.int32)
+        self._spos_buf = np.zeros((cap, 2), dtype=np.float64)
+        self._counts_buf = np.zeros(cap, dtype=np.int32)
+        self._qidx_buf = np.zeros(cap, dtype=np.int32)
+        self._qd2_buf = np.zeros(cap, dtype=np.float64)
+        self._out_off = np.zeros(cap + 1, dtype=np.int64)
 
     def _rebuild(self) -> None:
         _k.build(self._pos, self._cell_size, self._max_cells, self._geom, self._dims,
@@ -174,7 +213,8 @@ class SpatialHash:
 
     @property
     def positions(self) -> NDArray[np.float64]:
-        """The points ``(n, 2)``, read-only view."""
+        """The points ``(n, 2)``, a read-only view (it follows :meth:`update`
+        and :meth:`rebuild`: copy it to keep a tick's positions)."""
         v = self._pos.view()
         v.setflags(write=False)
         return v
@@ -192,15 +232,20 @@ class SpatialHash:
                                 self._order, self._spos, self._qidx, self._qd2, 0, self._n))
         return self._qidx[:c].copy()
 
-    def query_radius_all(self, r: float, *, threads: int | None = None
+    def query_radius_all(self, r: float, *, threads: int | None = None, reuse: bool = False
                          ) -> tuple[NDArray[np.int64], NDArray[np.int32]]:
         """Every point's neighbours within ``r`` metres, itself excluded, as CSR:
         ``offsets`` int64 ``(n + 1,)`` and ``indices`` int32; point i's
         neighbours are ``indices[offsets[i]:offsets[i + 1]]``, sorted by
         distance then index.
 
-        One pass over the points in cell order, split into contiguous ranges
-        over ``threads`` threads (default :func:`~navkit.query.fanout.max_threads`),
+        ``reuse=True`` answers with read-only views of buffers the hash keeps
+        (grow-only): no allocation and no first-touch page faults, but the next
+        ``reuse=True`` call overwrites them (copy what must outlive it).
+
+        One pass over the points in cell order (two points of one cell share
+        a scan of their candidates), split into contiguous ranges over
+        ``threads`` threads (default :func:`~navkit.query.fanout.max_threads`),
         each appending its sorted runs to its own reused buffer, then a copy
         of the runs to their places in point order; the answer is the same for
         any thread count."""
@@ -208,33 +253,33 @@ class SpatialHash:
         n = self._n
         nt = as_threads(threads, n)
         parts = split(n, nt)
-        offsets = np.empty(n + 1, dtype=np.int64)
+        offsets = self._out_off[:n + 1] if reuse else np.empty(n + 1, dtype=np.int64)
         counts = self._counts
         args = (rv, self._geom, self._dims, self._cell_start, self._order, self._spos)
         if len(self._bufs) < nt:
             self._bufs += [np.zeros(0, dtype=np.int32)] * (nt - len(self._bufs))
         if self._tmp_idx.shape[0] < nt:
-            cols = self._tmp_idx.shape[1]
-            self._tmp_idx = np.zeros((nt, cols), dtype=np.int32)
-            self._tmp_d2 = np.zeros((nt, cols), dtype=np.float64)
-        tmp = [(self._tmp_idx[t], self._tmp_d2[t]) for t in range(nt)]
+            self._grow_scratch(nt, self._tmp_idx.shape[2])
+        tmp = [(self._tmp_idx[t, 0], self._tmp_d2[t, 0], self._tmp_idx[t, 1], self._tmp_d2[t, 1])
+               for t in range(nt)]
         per = self._per_point
 
         def fill(t: int) -> None:
             s0, s1 = parts[t]
             buf = self._bufs[t]
-            if buf.shape[0] < per * (s1 - s0) + 64:
-                buf = self._bufs[t] = np.empty(int(per * (s1 - s0)) + 64, dtype=np.int32)
-            ti, td = tmp[t]
+            if buf.shape[0] < 1.1 * per * (s1 - s0) + 64:  # grow-only, with headroom
+                buf = self._bufs[t] = np.empty(int(1.5 * per * (s1 - s0)) + 64, dtype=np.int32)
+            scratch = tmp[t]
             s, pos = s0, 0
             while True:  # one pass; grows a buffer and resumes when one runs short
-                s, pos, need = _k.radius_append(*args, s, s1, counts, buf, pos, ti, td)
+                s, pos, need = _k.radius_append(*args, s, s1, counts, buf, pos, *scratch)
                 if s == s1:
                     return
                 if need:
-                    ti = np.zeros(2 * need, dtype=np.int32)
-                    td = np.zeros(2 * need, dtype=np.float64)
-                    tmp[t] = (ti, td)
+                    scratch = tmp[t] = (np.zeros(2 * need, dtype=np.int32),
+                                        np.zeros(2 * need, dtype=np.float64),
+                                        np.zeros(2 * need, dtype=np.int32),
+                                        np.zeros(2 * need, dtype=np.float64))
                 else:
                     grown = np.empty(2 * buf.shape[0] + 64, dtype=np.int32)
                     grown[:pos] = buf[:pos]
@@ -242,19 +287,32 @@ class SpatialHash:
 
         fan_out(nt, n, fill)
         total = int(_k.radius_offsets(counts, self._order, offsets))
-        indices = np.empty(total, dtype=np.int32)
-        self._per_point = max(1.0, 1.25 * total / max(n, 1))
+        if not reuse:
+            indices = np.empty(total, dtype=np.int32)
+        else:
+            if self._out_idx.shape[0] < total:
+                self._out_idx = np.zeros(total + total // 4 + 64, dtype=np.int32)
+            indices = self._out_idx[:total]
+        self._per_point = max(1.0, total / max(n, 1))
 
         def scatter(t: int) -> None:
             _k.radius_scatter(self._order, counts, offsets, self._bufs[t], parts[t][0],
                               parts[t][1], indices)
 
         fan_out(nt, n, scatter)
-        widest = max(ti.shape[0] for ti, _ in tmp)
-        if widest > self._tmp_idx.shape[1]:  # keep the grown scratch for the next query
-            self._tmp_idx = np.zeros((nt, widest), dtype=np.int32)
-            self._tmp_d2 = np.zeros((nt, widest), dtype=np.float64)
+        widest = max(sc[0].shape[0] for sc in tmp)
+        if widest > self._tmp_idx.shape[2]:  # keep the grown scratch for the next query
+            self._grow_scratch(nt, widest)
+        if reuse:
+            offsets = offsets.view()
+            indices = indices.view()
+            offsets.setflags(write=False)
+            indices.setflags(write=False)
         return offsets, indices
+
+    def _grow_scratch(self, nt: int, cols: int) -> None:
+        self._tmp_idx = np.zeros((nt, 2, cols), dtype=np.int32)
+        self._tmp_d2 = np.zeros((nt, 2, cols), dtype=np.float64)
 
     def knn(self, point: ArrayLike, k: int) -> NDArray[np.int32]:
         """Indices (int32) of the ``min(k, n)`` points nearest ``point``, sorted
