@@ -32,6 +32,7 @@ __all__ = ["AStar", "STATUS"]
 
 #: Status by kernel code.
 STATUS = tuple(Status(i) for i in range(len(Status)))
+_FOUND = int(Status.FOUND)
 
 
 class AStar:
@@ -62,6 +63,8 @@ class AStar:
         self._model_t: dict[int, tuple[Any, ...]] = {}
         self._limits_t: tuple[int, tuple[Any, ...]] = (-1, ())
         self._rings_t: dict[tuple[int, int], tuple[Any, ...]] = {}
+        # plain_args(): (hmul, budget, rings version, grid group, kernel, args, rings)
+        self._plain: tuple[Any, ...] = (None,) * 7
 
     # ------------------------------------------------------------- arguments
     # The kernels' argument groups (navkit._kernels.layouts), built through
@@ -119,6 +122,32 @@ class AStar:
             t = self._rings_t[key] = self.ws.ring_args(self.stream_offsets(hmul), self.occ.moves)
         return t
 
+    def plain_args(self, hmul: int, budget: int) -> tuple[Any, tuple[Any, ...], tuple[Any, ...]]:
+        """``(kernel, (grid, overlay, model, limits), rings)`` of a search without
+        obstacle circles or window (cached: the hot path builds nothing)."""
+        p = self._plain
+        if (p[0] == hmul and p[1] == budget and p[2] == self.ws.rings_version
+                and p[3] is self._grid_t and p[3] is not None):
+            return p[4], p[5], p[6]
+        weighted = self.pg.weighted
+        level = not weighted and (hmul == 0 or self.level_ok)
+        kernel = _search.astar_kernel(weighted, False, False, self.eight, level)
+        args = (self.grid_args(), (self.overlay.marks, np.int32(0)),
+                self.model_args(hmul), self.limit_args(budget, None))
+        rings = self.ring_args(hmul)
+        self._plain = (hmul, budget, self.ws.rings_version, args[0], kernel, args, rings)
+        return kernel, args, rings
+
+    def kernel_call(self, s: tuple[int, int], g: tuple[int, int], budget: int, hmul: int,
+                    gen: int) -> tuple[Any, tuple[Any, ...]]:
+        """``(kernel, arguments)`` of the search a cell query ``s`` -> ``g`` without
+        obstacle circles or window runs, in generation ``gen`` (for benchmarks:
+        ``kernel(*arguments)`` is the kernel alone)."""
+        kernel, args, rings = self.plain_args(hmul, budget)
+        wp = self.pg.wp
+        return kernel, (*args, self.ws.args(gen), rings, (s[1] + 1) * wp + s[0] + 1,
+                        (g[1] + 1) * wp + g[0] + 1, self.stats)
+
     # ------------------------------------------------------------------ runs
     def run(self, s: int, g: int, budget: int, window: Sequence[int] | None, hmul: int,
             level_queue: bool = True) -> NDArray[np.int64]:
@@ -126,15 +155,22 @@ class AStar:
 
         ``level_queue=False`` runs on the heap directly (what a search whose
         rings are as long as they get falls back to)."""
-        weighted = self.pg.weighted
         use_marks = self.overlay.mark > 0
+        ws = self.ws
+        status = None
+        if not use_marks and window is None and level_queue:  # the common case, cached
+            kernel, args, rings = self.plain_args(hmul, budget)
+            status = kernel(*args, ws.args(ws.next_gen()), rings, s, g, self.stats)
+            if status != _search.RETRY:
+                return self.stats
+        weighted = self.pg.weighted
         args = (self.grid_args(), self.overlay.args(),
                 self.model_args(hmul), self.limit_args(budget, window))
         level = level_queue and not weighted and (hmul == 0 or self.level_ok)
         kernel = _search.astar_kernel(weighted, use_marks, window is not None, self.eight, level)
-        ws = self.ws
-        status = kernel(*args, self.workspace_args(ws.next_gen()),
-                        self.ring_args(hmul), np.int64(s), np.int64(g), self.stats)
+        if status is None:  # (else the cached call above ran this kernel and filled a ring)
+            status = kernel(*args, self.workspace_args(ws.next_gen()),
+                            self.ring_args(hmul), np.int64(s), np.int64(g), self.stats)
         while status == _search.RETRY and ws.grow_rings():  # a ring filled: again on longer rings
             status = kernel(*args, self.workspace_args(ws.next_gen()),
                             self.ring_args(hmul), np.int64(s), np.int64(g), self.stats)
@@ -172,24 +208,61 @@ class AStar:
                    budget: int, window: Sequence[int] | None, hmul: int) -> PathResult:
         """The path between cells ``s`` and ``g`` (A* with ``hmul`` = the
         smallest weight, Dijkstra with 0)."""
-        fy = self.pg.grid.floor_y
-        if not self.free(s):
-            return no_path(Status.NO_START, start_cell=s, floor_y=fy)
-        if not self.free(g) and not nearest:
-            return no_path(Status.NO_GOAL, start_cell=s, floor_y=fy)
-        sn, gn = self.pg.node(*s), self.pg.node(*g)
-        st = self.run(sn, gn, budget, window, hmul)
-        code = STATUS[int(st[_search.ST_STATUS])]
-        expanded, generated = int(st[_search.ST_EXPANDED]), int(st[_search.ST_GENERATED])
+        pg = self.pg
+        fy = pg.grid.floor_y
+        wp = pg.wp
+        sn = (s[1] + 1) * wp + s[0] + 1  # PaddedGrid.node, inline (hot path)
+        gn = (g[1] + 1) * wp + g[0] + 1
+        cells = self.occ.cells
+        w, d = pg.width, pg.depth
+        if self.overlay.mark <= 0:  # free(), inline: no obstacle circles
+            if not (0 <= s[0] < w and 0 <= s[1] < d and cells[sn]):
+                return no_path(Status.NO_START, start_cell=s, floor_y=fy)
+            if not nearest and not (0 <= g[0] < w and 0 <= g[1] < d and cells[gn]):
+                return no_path(Status.NO_GOAL, start_cell=s, floor_y=fy)
+        else:
+            if not self.free(s):
+                return no_path(Status.NO_START, start_cell=s, floor_y=fy)
+            if not self.free(g) and not nearest:
+                return no_path(Status.NO_GOAL, start_cell=s, floor_y=fy)
+        st = self.run(sn, gn, budget, window, hmul).tolist()
+        code = STATUS[st[_search.ST_STATUS]]
+        expanded, generated = st[_search.ST_EXPANDED], st[_search.ST_GENERATED]
+        if code is Status.FOUND and not smooth:  # the common case
+            ws = self.ws
+            n = _search.trace(ws.parent, ws.tag, wp, sn, gn, ws.path)
+            cells_, pts = pg.cells_and_centres(ws.path[:n])
+            return path_result(code, cells_, pts, st[_search.ST_COST], self.costs.card,
+                               expanded, generated, s, g, fy)
         if code == Status.FOUND:
-            end, cost_int = gn, int(st[_search.ST_COST])
-        elif nearest and int(st[_search.ST_BEST]) != sn:
-            end, cost_int = int(st[_search.ST_BEST]), int(st[_search.ST_BEST_COST])
+            end, cost_int = gn, st[_search.ST_COST]
+        elif nearest and st[_search.ST_BEST] != sn:
+            end, cost_int = st[_search.ST_BEST], st[_search.ST_BEST_COST]
             if code == Status.UNREACHABLE or code == Status.WINDOW_EXHAUSTED:
                 code = Status.NEAREST
         else:
             return no_path(code, expanded=expanded, generated=generated, start_cell=s, floor_y=fy)
         return self._answer(code, s, sn, end, cost_int, smooth, expanded, generated)
+
+    def cost_query(self, s: tuple[int, int], g: tuple[int, int], budget: int, hmul: int) -> int:
+        """``cell_query(s, g, smooth=False, nearest=False, budget=budget,
+        window=None, hmul=hmul).cost_int`` without tracing the path (-1: no path)."""
+        if self.overlay.mark > 0:
+            if not (self.free(s) and self.free(g)):
+                return -1
+        else:
+            pg = self.pg
+            if not (0 <= s[0] < pg.width and 0 <= s[1] < pg.depth
+                    and 0 <= g[0] < pg.width and 0 <= g[1] < pg.depth):
+                return -1
+        wp = self.pg.wp
+        sn = (s[1] + 1) * wp + s[0] + 1
+        gn = (g[1] + 1) * wp + g[0] + 1
+        cells = self.occ.cells
+        if not (cells[sn] and cells[gn]):
+            return -1
+        st = self.run(sn, gn, budget, None, hmul)
+        return int(st[_search.ST_COST]) if st[_search.ST_STATUS] == _FOUND else -1
 
     def border_goal_query(self, s: tuple[int, int], g: tuple[int, int], *, smooth: bool,
                           budget: int, window: Sequence[int] | None) -> PathResult:

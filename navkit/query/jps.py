@@ -18,7 +18,7 @@ from numpy.typing import NDArray
 from .._kernels import geometry as _geo
 from .._kernels import jps as _jps
 from .._kernels import search as _search
-from .._kernels.layouts import BitsArgs, JpsModelArgs, JpsOutArgs, JpsWorkspaceArgs
+from .._kernels.layouts import BitsArgs, JpsModelArgs, JpsOutArgs
 from ..costs import CostModel
 from ..results import PathResult, Status, no_path, path_result
 from .astar import STATUS, AStar
@@ -30,6 +30,7 @@ from .workspace import Workspace
 __all__ = ["JPS", "PathBuffers"]
 
 _GEN_LIMIT = _search.GEN_LIMIT
+_FOUND = int(Status.FOUND)
 
 
 class PathBuffers:
@@ -83,6 +84,8 @@ class JPS:
         self._bits: tuple[Any, ...] | None = None
         self.nd: NDArray[np.int64] | None = None  # per-node search state, see _kernels.jps
         self.cand: NDArray[np.int64] | None = None
+        self._out: tuple[Any, ...] = (None,)  # out_args(), cached
+        self._out_ver = -1
         occ.on_change(self._repack)
 
     @staticmethod
@@ -149,6 +152,35 @@ class JPS:
         counters[0] = gen + count - 1
         return gen
 
+    def last_search_state(self, start: tuple[int, int] | None = None
+                          ) -> tuple[NDArray[np.int32], NDArray[np.int32]] | None:
+        """The jump points of the last JPS search (cell or world query):
+        ``(expanded, generated)``, cells ``(k, 2)`` int32 ``(x, z)`` in node
+        order; ``expanded`` were closed, ``generated`` pushed and never closed.
+        None before the first search. A world query reserves two generations
+        (the second for its search toward the nearest cell): the newer one
+        whose ``start`` cell (the query's start cell) is closed is reported,
+        empty arrays when neither is (no search ran); without ``start``, the
+        newer one with any closed node."""
+        nd = self.nd
+        if nd is None:
+            return None
+        tags = nd[0::2] >> 32
+        top = int(self.overlay.counters[0])
+        gens = [g for g in (top, top - 1) if g > 0]
+        if start is not None:
+            sn = self.pg.node(*start)
+            hit = [g for g in gens if tags[sn] == 2 * g + 1]
+        else:
+            hit = [g for g in gens if bool(np.any(tags == 2 * g + 1))]
+        if not hit:
+            empty = np.zeros((0, 2), dtype=np.int32)
+            return empty, empty.copy()
+        gen = hit[0]
+        closed = np.flatnonzero(tags == 2 * gen + 1)
+        opened = np.flatnonzero(tags == 2 * gen)
+        return self.pg.nodes_to_cells(closed), self.pg.nodes_to_cells(opened)
+
     # --------------------------------------------------------------- queries
     def cell_query(self, s: tuple[int, int], g: tuple[int, int], *, smooth: bool, nearest: bool,
                    budget: int) -> PathResult:
@@ -164,23 +196,85 @@ class JPS:
         decides which cells count; a budget run out gives the path to the
         expanded jump point closest to the goal, as A* does.
         """
-        pg = self.pg
-        sn, gn = pg.node(*s), pg.node(*g)
-        bits = self.bits()
-        bufs = self.bufs
+        wp = self.pg.wp
+        sn = (s[1] + 1) * wp + s[0] + 1  # PaddedGrid.node, inline (hot path)
+        gn = (g[1] + 1) * wp + g[0] + 1
+        bits = self._bits
+        if bits is None or self.overlay.standing[0]:
+            bits = self.bits()
         ws = self.ws
-        gen = self.next_gen()
-        stats = self.astar.stats
-        k = self.block(bits) if self.overlay.mark > 0 else 0
+        counters = self.overlay.counters  # next_gen(), inline
+        gen = int(counters[0]) + 1
+        if self.nd is None or gen + 1 > _GEN_LIMIT:
+            gen = self.next_gen()
+        else:
+            counters[0] = gen
+        bufs = self.bufs
+        out = self._out
+        if self._out_ver != bufs.version or out[0] is not ws.path:
+            out = self.out_args()
+        if self.overlay.mark <= 0:  # no obstacle circles: the common case
+            stats = self.astar.stats
+            m = _jps.jps_path(bits, self.model,
+                              (self.nd, ws.hf, ws.hk, gen, self.cand),  # a JpsWorkspaceArgs
+                              sn, gn, budget, nearest, stats, out)
+            st = stats.tolist()
+            if st[0] == _FOUND and 0 < m <= len(bufs.cells) and not smooth:  # answer(), inline
+                return path_result(Status.FOUND, bufs.cells[:m].copy(), bufs.pts[:m].copy(),
+                                   st[_search.ST_COST], self.costs.card, st[_search.ST_EXPANDED],
+                                   st[_search.ST_GENERATED], s, g, self.pg.grid.floor_y)
+            return self.answer(m, s, g, sn, gn, smooth=smooth, nearest=nearest, budget=budget)
+        k = self.block(bits)
         try:
             m = _jps.jps_path(bits, self.model,
-                              tuple(JpsWorkspaceArgs(self.nd, ws.hf, ws.hk, gen, self.cand)),
-                              sn, gn, budget, nearest, stats,
-                              tuple(JpsOutArgs(ws.path, bufs.cells, bufs.pts, pg.geo)))
+                              (self.nd, ws.hf, ws.hk, gen, self.cand),  # a JpsWorkspaceArgs
+                              sn, gn, budget, nearest, self.astar.stats, out)
         finally:
             if k:
                 self.unblock(bits, k)
         return self.answer(m, s, g, sn, gn, smooth=smooth, nearest=nearest, budget=budget)
+
+    def cost_query(self, s: tuple[int, int], g: tuple[int, int], budget: int) -> int:
+        """``cell_query(s, g, smooth=False, nearest=False, budget=budget).cost_int``
+        without a :class:`PathResult` (-1: no path)."""
+        wp = self.pg.wp
+        sn = (s[1] + 1) * wp + s[0] + 1
+        gn = (g[1] + 1) * wp + g[0] + 1
+        bits = self._bits
+        if bits is None or self.overlay.standing[0]:
+            bits = self.bits()
+        ws = self.ws
+        gen = self.next_gen()
+        out = self._out
+        if self._out_ver != self.bufs.version or out[0] is not ws.path:
+            out = self.out_args()
+        stats = self.astar.stats
+        k = self.block(bits) if self.overlay.mark > 0 else 0
+        try:
+            _jps.jps_path(bits, self.model, (self.nd, ws.hf, ws.hk, gen, self.cand),
+                          sn, gn, budget, False, stats, out)
+        finally:
+            if k:
+                self.unblock(bits, k)
+        return int(stats[_search.ST_COST]) if stats[0] == _FOUND else -1
+
+    def kernel_call(self, s: tuple[int, int], g: tuple[int, int], budget: int, gen: int,
+                    nearest: bool = False) -> tuple[Any, tuple[Any, ...]]:
+        """``(kernel, arguments)`` of the search :meth:`cell_query` runs without
+        obstacle circles, in generation ``gen`` (reserve it with :meth:`next_gen`;
+        for benchmarks: ``kernel(*arguments)`` is the kernel alone)."""
+        ws = self.ws
+        wp = self.pg.wp
+        return _jps.jps_path, (self.bits(), self.model, (self.nd, ws.hf, ws.hk, gen, self.cand),
+                               (s[1] + 1) * wp + s[0] + 1, (g[1] + 1) * wp + g[0] + 1, budget,
+                               nearest, self.astar.stats, self.out_args())
+
+    def out_args(self) -> tuple[Any, ...]:
+        """The kernels' :class:`~navkit._kernels.layouts.JpsOutArgs` on the
+        current path buffers (cached until :class:`PathBuffers` grow)."""
+        self._out_ver = self.bufs.version
+        self._out = tuple(JpsOutArgs(self.ws.path, self.bufs.cells, self.bufs.pts, self.pg.geo))
+        return self._out
 
     def answer(self, m: int, s: tuple[int, int], g: tuple[int, int], sn: int, gn: int, *,
                smooth: bool, nearest: bool, budget: int) -> PathResult:
@@ -190,9 +284,12 @@ class JPS:
         pg = self.pg
         fy = pg.grid.floor_y
         bufs = self.bufs
+        st = self.astar.stats.tolist()
+        if st[0] == _FOUND and 0 < m <= len(bufs.cells) and not smooth:  # the common case
+            return path_result(Status.FOUND, bufs.cells[:m].copy(), bufs.pts[:m].copy(),
+                               st[_search.ST_COST], self.costs.card, st[_search.ST_EXPANDED],
+                               st[_search.ST_GENERATED], s, g, fy)
         ws = self.ws
-        stats = self.astar.stats
-        st = stats.tolist()
         code = STATUS[st[0]]
         if code is Status.NO_START:
             return no_path(code, start_cell=s, floor_y=fy)

@@ -31,8 +31,9 @@ from numpy.typing import NDArray
 
 from .._kernels import jps_plus as _jp
 from .._kernels.layouts import JpsOutArgs
+from .._kernels.search import GEN_LIMIT, ST_COST, ST_EXPANDED, ST_GENERATED, ST_STATUS
 from ..errors import ConfigError, FormatError, QueryError
-from ..results import PathResult
+from ..results import PathResult, Status, path_result
 from .jps import JPS
 from .padded import PaddedGrid
 
@@ -45,6 +46,7 @@ TABLES_FORMAT = "navkit-jps-plus-1"
 #: cell (docs/jps-plus.md: game and city maps 0.02-0.21, where JPS+ wins; random
 #: and maze maps 0.35-1.0, where a table lookup costs more than a bit scan).
 AUTO_MAX_DENSITY = 0.25
+_FOUND = int(Status.FOUND)
 
 
 def jps_of(owner: Any) -> JPS:
@@ -254,7 +256,12 @@ class JPSPlus:
         gn = (g[1] + 1) * wp + g[0] + 1
         bufs = jps.bufs
         ws = jps.ws
-        gen = jps.next_gen()
+        counters = jps.overlay.counters  # jps.next_gen(), inline
+        gen = int(counters[0]) + 1
+        if jps.nd is None or gen + 1 > GEN_LIMIT:
+            gen = jps.next_gen()
+        else:
+            counters[0] = gen
         out = self._out
         if self._ver != bufs.version or out[0] is not ws.path:  # a JpsOutArgs, kept between queries
             self._ver = bufs.version
@@ -264,4 +271,44 @@ class JPSPlus:
                               jps.model,
                               (jps.nd, ws.hf, ws.hk, gen, jps.cand),  # a JpsWorkspaceArgs
                               sn, gn, budget, nearest, stats, out)
+        st = stats.tolist()
+        if st[ST_STATUS] == _FOUND and 0 < m <= len(bufs.cells) and not smooth:  # the common
+            # case: JPS.answer's first branch, inline
+            return path_result(Status.FOUND, bufs.cells[:m].copy(), bufs.pts[:m].copy(),
+                               st[ST_COST], jps.costs.card, st[ST_EXPANDED], st[ST_GENERATED],
+                               s, g, pg.grid.floor_y)
         return jps.answer(m, s, g, sn, gn, smooth=smooth, nearest=nearest, budget=budget)
+
+    def kernel_call(self, s: tuple[int, int], g: tuple[int, int], budget: int, gen: int,
+                    nearest: bool = False) -> tuple[Any, tuple[Any, ...]]:
+        """``(kernel, arguments)`` of the search :meth:`cell_query` runs on a
+        static grid, in generation ``gen`` (reserve it with ``JPS.next_gen``; for
+        benchmarks: ``kernel(*arguments)`` is the kernel alone)."""
+        jps = self.jps
+        ws = jps.ws
+        wp = self._wp
+        return _jp.jps_plus_path, (self.tables.tab, self._gb[0], self._gb[1], jps.pg.cells, wp,
+                                   jps.model, (jps.nd, ws.hf, ws.hk, gen, jps.cand),
+                                   (s[1] + 1) * wp + s[0] + 1, (g[1] + 1) * wp + g[0] + 1,
+                                   budget, nearest, jps.astar.stats, jps.out_args())
+
+    def cost_query(self, s: tuple[int, int], g: tuple[int, int], budget: int) -> int:
+        """``cell_query(s, g, smooth=False, nearest=False, budget=budget).cost_int``
+        without a :class:`~navkit.results.PathResult` (-1: no path)."""
+        jps = self.jps
+        if self._dirty or jps.overlay.mark > 0:
+            self.fallbacks += 1
+            return jps.cost_query(s, g, budget)
+        wp = jps.pg.wp
+        out = self._out
+        ws = jps.ws
+        gen = jps.next_gen()
+        if self._ver != jps.bufs.version or out[0] is not ws.path:
+            self._ver = jps.bufs.version
+            out = self._out = jps.out_args()
+        stats = jps.astar.stats
+        _jp.jps_plus_path(self.tables.tab, self._gb[0], self._gb[1], jps.pg.cells, self._wp,
+                          jps.model, (jps.nd, ws.hf, ws.hk, gen, jps.cand),
+                          (s[1] + 1) * wp + s[0] + 1, (g[1] + 1) * wp + g[0] + 1,
+                          budget, False, stats, out)
+        return int(stats[ST_COST]) if stats[ST_STATUS] == _FOUND else -1

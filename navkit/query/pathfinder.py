@@ -183,7 +183,9 @@ class Pathfinder:
         self.batches = Batches(pg, self.astar, self.jps)
         #: Run-time cell edits and per-query obstacle options (:mod:`navkit.query.edits`).
         self.edits = CellEditor(self)
-        self._drops_tables = False
+        # a cell edit drops JPS+ tables, those of precompute() and those a first
+        # "jps+" query builds alike (stale tables would cut through new walls)
+        self.on_edit(lambda xs, zs: self.cells.set_jps_plus(None))
         #: The :class:`~navkit.corpus.QueryRecorder` every query is logged to, or None.
         self.record: Any = None
         if record is not None:
@@ -268,6 +270,22 @@ class Pathfinder:
         g = pg.cell_arg(goal, "goal")
         b = self.budget if budget is None else check_budget(budget)
         with self.lock:  # (inline, not @serialized: the hot queries save a call)
+            if obstacles is None and window is None:  # the hot paths (as in _cells_query)
+                ov = self.overlay
+                if ov.mark or ov.circles is not None:
+                    ov.set(None)
+                if algorithm == "astar":
+                    return self.astar.cell_query(s, g, smooth=smooth, nearest=nearest, budget=b,
+                                                 window=None, hmul=pg.wmin)
+                jps = self.jps
+                if jps.usable and (algorithm == "auto" or algorithm == "jps"
+                                   or algorithm == "jps+"):
+                    if algorithm == "jps" or (algorithm == "auto"
+                                              and not self.cells.auto_jps_plus):
+                        return jps.cell_query(s, g, smooth=smooth, nearest=nearest, budget=b)
+                    jp = self.cells.jps_plus
+                    if jp is not None:
+                        return jp.cell_query(s, g, smooth=smooth, nearest=nearest, budget=b)
             return self._cells_query(s, g, smooth, nearest, b, window, algorithm, obstacles)
 
     def _cells_query(self, s: tuple[int, int], g: tuple[int, int], smooth: bool, nearest: bool,
@@ -276,14 +294,70 @@ class Pathfinder:
         """The body of :meth:`find_path_cells` on checked cells, under the lock."""
         if obstacles is None:
             self.overlay.set(None)
-            if ((algorithm == "jps" or (algorithm == "auto" and not self.cells.auto_jps_plus))
-                    and window is None and self.jps.usable):  # fast path
-                return self.jps.cell_query(s, g, smooth=smooth, nearest=nearest, budget=b)
+            if window is None:  # the fast path: :meth:`CellQueries.resolve`'s answer, inline
+                jps = self.jps
+                if algorithm == "auto" or algorithm == "jps" or algorithm == "jps+":
+                    if jps.usable:
+                        jp = self.cells.jps_plus
+                        if algorithm == "jps" or (algorithm == "auto"
+                                                  and not self.cells.auto_jps_plus):
+                            return jps.cell_query(s, g, smooth=smooth, nearest=nearest, budget=b)
+                        if jp is not None:
+                            return jp.cell_query(s, g, smooth=smooth, nearest=nearest, budget=b)
+                    elif algorithm == "auto":
+                        return self.astar.cell_query(s, g, smooth=smooth, nearest=nearest,
+                                                     budget=b, window=None,
+                                                     hmul=self.padded.wmin)
+                elif algorithm == "astar":
+                    return self.astar.cell_query(s, g, smooth=smooth, nearest=nearest, budget=b,
+                                                 window=None, hmul=self.padded.wmin)
             return self.cells.query(s, g, smooth=smooth, nearest=nearest, budget=b,
                                     window=window, algorithm=algorithm)
         with self.overlay.using(obstacles):
             return self.cells.query(s, g, smooth=smooth, nearest=nearest, budget=b,
                                     window=window, algorithm=algorithm)
+
+    def find_cost(self, start: ArrayLike, goal: ArrayLike, *, algorithm: Algorithm = "auto",
+                  budget: int | None = None) -> int:
+        """The integer cost of the shortest path between cells ``(x, z)``, -1 without one.
+
+        For hot loops: ``find_path_cells(start, goal, algorithm=algorithm,
+        budget=budget).cost_int`` (the same checks, errors and answers, the
+        Pathfinder's occupants included), without building a
+        :class:`~navkit.results.PathResult` or copying the path (A* also skips
+        tracing it). Divide by ``costs.card`` for cardinal-step units. With a
+        recorder (``record=``) it is logged as that ``find_path_cells`` query.
+
+        >>> import numpy as np
+        >>> pf = Pathfinder(NavGrid(np.ones((3, 4), bool)))
+        >>> pf.find_cost((0, 0), (3, 2)), pf.find_path_cells((0, 0), (3, 2)).cost_int
+        (38, 38)
+        """
+        if self.record is not None:
+            return self.find_path_cells(start, goal, algorithm=algorithm, budget=budget).cost_int
+        pg = self.padded
+        s = pg.cell_arg(start, "start")
+        g = pg.cell_arg(goal, "goal")
+        b = self.budget if budget is None else check_budget(budget)
+        with self.lock:
+            self.overlay.set(None)
+            jps = self.jps
+            if algorithm == "auto" or algorithm == "jps" or algorithm == "jps+":
+                if jps.usable:
+                    if algorithm == "jps" or (algorithm == "auto" and not self.cells.auto_jps_plus):
+                        return jps.cost_query(s, g, b)
+                    jp = self.cells.jps_plus
+                    if jp is not None:
+                        return jp.cost_query(s, g, b)
+                elif algorithm == "auto":
+                    return self.astar.cost_query(s, g, b, self.padded.wmin)
+            elif algorithm == "astar":
+                return self.astar.cost_query(s, g, b, self.padded.wmin)
+            resolved = self.cells.resolve(algorithm)  # raises for a bad name
+            if resolved == "jps+":  # tables built on first use, as find_path_cells does
+                return self.cells.query(s, g, smooth=False, nearest=False, budget=b,
+                                        window=None, algorithm=resolved).cost_int
+            return self.astar.cost_query(s, g, b, 0 if resolved == "dijkstra" else pg.wmin)
 
     def resolve_algorithm(self, algorithm: str) -> str:
         """The algorithm a query with ``algorithm`` runs: ``"auto"`` becomes
@@ -434,9 +508,6 @@ class Pathfinder:
             t = JumpTables.load(tables, self) if tables is not None else JumpTables.build(self)
             gb = GoalBounds.build(self, t) if goal_bounds else None
             self.cells.set_jps_plus(JPSPlus(self, t, gb), auto=prefer_jps_plus(t, self))
-            if not self._drops_tables:
-                self.on_edit(lambda xs, zs: self.cells.set_jps_plus(None))
-                self._drops_tables = True
             return t
 
     def save_tables(self, path: str | os.PathLike[str]) -> None:

@@ -99,6 +99,14 @@ class Workspace:
         self.gens[0] = self._gen0 = gen
         return gen
 
+    def next_gens(self, count: int) -> int:
+        """Reserve ``count`` searches in row 0 (generations ``gen .. gen + count - 1``,
+        clearing the tags first when they would wrap around); returns ``gen``."""
+        self.reserve_gens(count + 1)
+        gen = self.next_gen()
+        self.gens[0] = self._gen0 = gen + count - 1
+        return gen
+
     def reserve_gens(self, per_row: int) -> None:
         """Make sure every row can run ``per_row`` more searches without wrapping."""
         if self.gens.max() + per_row >= _GEN_LIMIT:
@@ -113,7 +121,7 @@ class Workspace:
     def args(self, gen: int) -> tuple[Any, ...]:
         """Row 0 as the kernels' workspace group (:class:`~navkit._kernels.layouts.WorkspaceArgs`)
         for a search of generation ``gen``."""
-        return self._head + (np.int64(gen),)
+        return self._head + (gen,)  # a plain int: numba types it int64 too, faster
 
     def ring_args(self, offsets: NDArray[np.int64], moves: NDArray[np.uint8]) -> tuple[Any, ...]:
         """Row 0's level-queue group (:class:`~navkit._kernels.layouts.RingArgs`)

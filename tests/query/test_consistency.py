@@ -247,11 +247,11 @@ def test_cli_path_algorithm(small_map: tuple[Path, np.ndarray], algorithm: str) 
     assert res.exit_code == 0, res.output
     out = json.loads(res.stdout)
     cells = np.asarray(out["cells"])
-    assert is_valid_path(walk, cells) and path_cost(cells, None, *EXACT) == out["cost_int"]
+    assert is_valid_path(walk, cells) and path_cost(cells, None, *EXACT) == out["costInt"]
     if algorithm == "hpa":
-        assert out["cost_int"] >= int(want) and out["algorithm"] == "hpa"
+        assert out["costInt"] >= int(want) and out["algorithm"] == "hpa"
     else:
-        assert out["cost_int"] == int(want)
+        assert out["costInt"] == int(want)
         assert out["algorithm"] == ("jps" if algorithm == "auto" else algorithm)
 
 
@@ -261,8 +261,8 @@ def test_cli_path_hpa_world_points_and_bad_choices(small_map: tuple[Path, np.nda
                                  "--costs", "exact", "--algorithm", "hpa", "--json"])
     assert res.exit_code == 0, res.output
     out = json.loads(res.stdout)
-    assert out["start_cell"] == [0, 0] and out["end_cell"] == [19, 15]
-    assert out["cost_int"] >= int(dijkstra_costs(walk, None, (0, 0), *EXACT)[15, 19])
+    assert out["startCell"] == [0, 0] and out["endCell"] == [19, 15]
+    assert out["costInt"] >= int(dijkstra_costs(walk, None, (0, 0), *EXACT)[15, 19])
     bad = _runner().invoke(app, ["path", str(path), "--from", "0,0", "--to", "1,1",
                                  "--algorithm", "fastest"])
     assert bad.exit_code == 2
