@@ -41,6 +41,7 @@ LAYERS = {
     "navkit.results": 1,
     "navkit.examples": 1,
     "navkit.spline": 1,
+    "navkit.casing": 1,
     "navkit.formats": 2,
     "navkit.level": 2,
     "navkit.query": 3,

@@ -25,10 +25,9 @@ per process; it goes in navkit :data:`SNAKE_REMOVED_IN`.
 from __future__ import annotations
 
 import os
-import re
-import sys
 from typing import Any, Literal
 
+from ..casing import SNAKE_REMOVED_IN, camel_keys, notice_once, snake_keys, to_camel, to_snake
 from ..errors import ConfigError
 
 __all__ = ["ENV", "JsonCase", "SNAKE_REMOVED_IN", "SNAKE_NOTICE", "json_case", "to_camel",
@@ -38,16 +37,11 @@ __all__ = ["ENV", "JsonCase", "SNAKE_REMOVED_IN", "SNAKE_NOTICE", "json_case", "
 ENV = "NAVKIT_JSON_CASE"
 #: The casings: ``"camel"`` (default) or ``"snake"`` (deprecated).
 JsonCase = Literal["snake", "camel"]
-#: The release that drops ``NAVKIT_JSON_CASE=snake``.
-SNAKE_REMOVED_IN = "0.2"
 #: The one-line notice ``NAVKIT_JSON_CASE=snake`` prints on stderr (once per process).
 SNAKE_NOTICE = (f"DeprecationWarning: {ENV}=snake (snake_case --json keys) is deprecated and "
                 f"will be removed in navkit {SNAKE_REMOVED_IN}; read the camelCase keys "
                 "(costInt for cost_int) instead")
 
-_SNAKE = re.compile(r"^[a-z][a-z0-9]*(?:_[a-z0-9]+)+$")
-_CAMEL = re.compile(r"^[a-z][a-z0-9]*(?:[A-Z][a-z0-9]*)+$")
-_noticed = False
 
 
 def json_case() -> JsonCase:
@@ -64,47 +58,6 @@ def json_case() -> JsonCase:
                       f"navkit {SNAKE_REMOVED_IN}), got {value!r}", field=ENV)
 
 
-def to_camel(key: str) -> str:
-    """``snake_case`` -> ``camelCase``; any other key (one word, a leading
-    underscore, a file name, digits first) is returned unchanged."""
-    if not _SNAKE.match(key):
-        return key
-    head, *rest = key.split("_")
-    return head + "".join(w[:1].upper() + w[1:] for w in rest)
-
-
-def to_snake(key: str) -> str:
-    """``camelCase`` -> ``snake_case``; any other key is returned unchanged."""
-    if not _CAMEL.match(key):
-        return key
-    return re.sub(r"(?<!^)([A-Z])", lambda m: "_" + m.group(1).lower(), key)
-
-
-def _convert(obj: Any, fn: Any) -> Any:
-    if isinstance(obj, dict):
-        return {(fn(k) if isinstance(k, str) else k): _convert(v, fn) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_convert(v, fn) for v in obj]
-    return obj
-
-
-def camel_keys(obj: Any) -> Any:
-    """A copy of a JSON value with every snake_case dict key in camelCase (values untouched)."""
-    return _convert(obj, to_camel)
-
-
-def snake_keys(obj: Any) -> Any:
-    """A copy of a JSON value with every camelCase dict key in snake_case (values untouched)."""
-    return _convert(obj, to_snake)
-
-
-def _notice() -> None:
-    global _noticed
-    if not _noticed:
-        _noticed = True
-        print(SNAKE_NOTICE, file=sys.stderr)
-
-
 def apply_case(obj: Any, case: JsonCase | None = None) -> Any:
     """``obj`` (a JSON value built with snake_case keys, the Python names) in the
     casing ``case`` (default: :func:`json_case`): :func:`camel_keys` for
@@ -113,5 +66,5 @@ def apply_case(obj: Any, case: JsonCase | None = None) -> Any:
     if case is None:
         case = json_case()
         if case == "snake":
-            _notice()
+            notice_once("NAVKIT_JSON_CASE", SNAKE_NOTICE)
     return obj if case == "snake" else camel_keys(obj)

@@ -16,6 +16,7 @@ from .fingerprint import grid_fingerprint
 from .record import (
     CORPUS_VERSION,
     KINDS,
+    SNAKE_CORPUS_VERSION,
     QueryRecorder,
     as_recorder,
     grid_source,
@@ -37,12 +38,14 @@ from .replay import (
     replay,
     replay_batch,
     serial_map_batches,
+    upgrade_corpus,
 )
 
 __all__ = [
     "QueryRecorder", "as_recorder", "grid_source", "world_source", "options_dict",
     "grid_fingerprint",
-    "CORPUS_VERSION", "KINDS", "replay", "replay_batch", "serial_map_batches",
+    "CORPUS_VERSION", "SNAKE_CORPUS_VERSION", "KINDS", "upgrade_corpus",
+    "replay", "replay_batch", "serial_map_batches",
     "make_batches", "read_corpus", "ReplayReport", "ReplaySpec", "CorpusQuery", "Task",
     "Outcome", "Mismatch", "SweepRow", "RECORDED", "UNLIMITED",
 ]

@@ -2,14 +2,16 @@
 
 A :class:`QueryRecorder` writes one header line, then one line per query::
 
-    {"navkit_corpus": 1, "source": {"kind": "grid", "path": "arena.map",
+    {"navkitCorpus": 2, "source": {"kind": "grid", "path": "arena.map",
      "fingerprint": "ab12..."}, "costs": {"card": 10, "diag": 14, "name": "seed"},
-     "connectivity": 8, "created_by": "navkit 0.x"}
+     "connectivity": 8, "createdBy": "navkit 0.x"}
     {"kind": "find_path_cells", "fingerprint": "ab12...", "start": [1, 2], "goal": [30, 4],
-     "options": {...}, "obstacles": [], "outcome": {"status": "FOUND", ...},
+     "options": {...}, "obstacles": [], "outcome": {"status": "FOUND", "costInt": 38, ...},
      "expanded": 112, "generated": 140, "time": 4.1e-05}
 
-Everything but ``time`` is deterministic. Writes are buffered and
+Keys are camelCase (format version 2; version 1 was snake_case, still read
+until navkit 0.2: :mod:`navkit.corpus.casing`). Everything but ``time`` is
+deterministic. Writes are buffered and
 serialised by a lock, so threads may share a recorder.
 
 >>> import io, numpy as np, navkit
@@ -18,7 +20,7 @@ serialised by a lock, so threads may share a recorder.
 >>> _ = pf.find_path_cells((0, 0), (3, 2))
 >>> pf.record.flush()
 >>> [line[:24] for line in buf.getvalue().splitlines()]
-['{"navkit_corpus": 1, "so', '{"kind": "find_path_cell']
+['{"navkitCorpus": 2, "sou', '{"kind": "find_path_cell']
 """
 
 from __future__ import annotations
@@ -36,13 +38,16 @@ from ..costs import CostModel, cost_model
 from ..errors import ConfigError, shown
 from ..grid import NavGrid
 from ..results import PathResult
+from .casing import camel_keys, to_camel
 from .fingerprint import grid_fingerprint
 
-__all__ = ["QueryRecorder", "as_recorder", "CORPUS_VERSION", "KINDS", "circles_list",
-           "options_dict", "grid_source", "world_source"]
+__all__ = ["QueryRecorder", "as_recorder", "CORPUS_VERSION", "SNAKE_CORPUS_VERSION", "KINDS",
+           "circles_list", "options_dict", "grid_source", "world_source"]
 
-#: The ``navkit_corpus`` value of the header this version writes and reads.
-CORPUS_VERSION = 1
+#: The ``navkitCorpus`` value of the header this version writes (camelCase keys).
+CORPUS_VERSION = 2
+#: The ``navkit_corpus`` value of the old snake_case corpora, read until navkit 0.2.
+SNAKE_CORPUS_VERSION = 1
 #: Query kinds a corpus line may name (and :func:`~navkit.corpus.replay.replay` replays).
 KINDS = ("find_path_cells", "find_path", "find_path_to_nearest")
 _SOURCE_KINDS = ("grid", "level", "world")
@@ -62,8 +67,9 @@ def options_dict(costs: CostModel, connectivity: int, *, algorithm: str, smooth:
                  nearest: bool, budget: int | None, window: Any,
                  snap_radius: float | None = None,
                  occupants: list[list[float]] | None = None) -> dict[str, Any]:
-    """The ``options`` object of a corpus line (``budget`` None: unlimited;
-    ``window``: ``[x0, z0, x1, z1]`` or None)."""
+    """The ``options`` object of a corpus line, with the Python names
+    (``snap_radius``; :meth:`QueryRecorder.log` writes them camelCase), ``budget``
+    None: unlimited; ``window``: ``[x0, z0, x1, z1]`` or None."""
     out: dict[str, Any] = {
         "algorithm": algorithm, "smooth": bool(smooth), "nearest": bool(nearest),
         "budget": None if budget is None or budget >= 2**62 else int(budget),
@@ -84,6 +90,19 @@ def _point(p: Any, integer: bool) -> list[Any]:
     if arr.shape[0] == 3:  # (x, y, z): the query drops y
         arr = arr[[0, 2]]
     return [float(v) for v in arr[:2]]
+
+
+_CAMEL: dict[str, str] = {}
+
+
+def _camel(key: str) -> str:
+    """:func:`~navkit.corpus.casing.to_camel`, memoized (an options object's few keys)."""
+    out = _CAMEL.get(key)
+    if out is None:
+        out = to_camel(key)
+        if len(_CAMEL) < 256:
+            _CAMEL[key] = out
+    return out
 
 
 def _num(v: float) -> float | None:
@@ -170,17 +189,18 @@ class QueryRecorder:
 
     # ------------------------------------------------------------- writing
     def header(self) -> dict[str, Any]:
-        """The header object (line 1)."""
+        """The header object (line 1), camelCase keys."""
         c = self.costs
-        return {"navkit_corpus": CORPUS_VERSION, "source": self.source,
+        return {"navkitCorpus": CORPUS_VERSION, "source": camel_keys(self.source),
                 "costs": None if c is None else {"card": c.card, "diag": c.diag, "name": c.name},
-                "connectivity": self.connectivity, "created_by": f"navkit {__version__}"}
+                "connectivity": self.connectivity, "createdBy": f"navkit {__version__}"}
 
     def log(self, kind: str, *, start: Any, goal: Any, options: dict[str, Any], obstacles: Any,
             result: PathResult, seconds: float, fingerprint: str | None = None) -> None:
         """Append one query: ``kind`` (one of :data:`KINDS`), its endpoints (cells
         ``(x, z)`` for ``find_path_cells``, world metres otherwise), ``options``
-        (see :func:`options_dict`), the obstacle circles ``(k, 3)`` or None, its
+        (see :func:`options_dict`; written with camelCase keys), the obstacle
+        circles ``(k, 3)`` or None, its
         ``result`` and the wall time ``seconds``. ``fingerprint``: the map's, when
         it differs from the header's (a door opened since)."""
         cells = kind == "find_path_cells"
@@ -189,10 +209,11 @@ class QueryRecorder:
             "kind": kind,
             "fingerprint": fingerprint if fingerprint is not None else self.fingerprint,
             "start": _point(start, cells), "goal": _point(goal, cells),
-            "options": options, "obstacles": circles_list(obstacles),
-            "outcome": {"status": result.status.name, "cost_int": int(result.cost_int),
+            "options": {_camel(k): v for k, v in options.items()},
+            "obstacles": circles_list(obstacles),
+            "outcome": {"status": result.status.name, "costInt": int(result.cost_int),
                         "cost": _num(result.cost), "cells": int(len(result.cells)),
-                        "end_cell": None if end is None else [int(end[0]), int(end[1])]},
+                        "endCell": None if end is None else [int(end[0]), int(end[1])]},
             "expanded": int(result.expanded), "generated": int(result.generated),
             "time": float(seconds),
         }

@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import sys
 import threading
 import time
@@ -36,12 +37,14 @@ from ..costs import CostModel
 from ..errors import FormatError, NavkitError, shown
 from ..grid import NavGrid
 from ..results import PathResult, Status
+from .casing import camel_keys, snake_notice, to_camel, to_snake
 from .fingerprint import grid_fingerprint
-from .record import CORPUS_VERSION, KINDS
+from .record import CORPUS_VERSION, KINDS, SNAKE_CORPUS_VERSION
 
 __all__ = ["replay", "replay_batch", "serial_map_batches", "read_corpus", "ReplayReport",
            "ReplaySpec", "CorpusQuery", "Task", "Outcome", "Mismatch", "SweepRow",
-           "RECORDED", "UNLIMITED", "BATCH_SECONDS", "register_store", "world_fingerprint"]
+           "RECORDED", "UNLIMITED", "BATCH_SECONDS", "register_store", "world_fingerprint",
+           "upgrade_corpus"]
 
 #: ``Task.budget`` for "the recorded options"; :data:`UNLIMITED` for no budget.
 RECORDED = -1
@@ -51,6 +54,14 @@ BATCH_SECONDS = 0.02
 _BATCH_MAX = 4096
 _STATUS = {s.name: s for s in Status}
 _ALGORITHMS = ("astar", "dijkstra", "jps", "auto")
+#: The keys of a query line, its ``options`` and its ``outcome`` (Python names).
+_LINE_KEYS = frozenset(("kind", "fingerprint", "start", "goal", "options", "obstacles",
+                        "outcome", "expanded", "generated", "time"))
+_OPTION_KEYS = frozenset(("algorithm", "smooth", "nearest", "budget", "window", "costs",
+                          "connectivity", "snap_radius", "occupants"))
+_OUTCOME_KEYS = frozenset(("status", "cost_int", "cost", "cells", "end_cell"))
+#: Multi-word keys, named in messages as the corpus spells them.
+_NAMED = re.compile(r"\b(cost_int|end_cell|snap_radius|navkit_corpus|created_by)\b")
 
 
 # ====================================================================== data
@@ -241,13 +252,45 @@ def _js(v: Any) -> Any:
 
 # =================================================================== parsing
 class _Line:
-    """Field checks for one line; every failure is a FormatError naming file and line."""
+    """Field checks for one line; every failure is a FormatError naming file and line
+    (and its fields as the corpus spells them: camelCase unless ``snake``)."""
 
-    def __init__(self, path: str, line: int):
-        self.path, self.line = path, line
+    def __init__(self, path: str, line: int, snake: bool = False):
+        self.path, self.line, self.snake = path, line, snake
 
     def bad(self, msg: str) -> FormatError:
+        if not self.snake:
+            msg = _NAMED.sub(lambda m: to_camel(m.group(1)), msg)
         return FormatError(msg, path=self.path, line=self.line)
+
+    def keys(self, obj: Any, where: str = "") -> Any:
+        """``obj`` with its dict keys (nested dicts too) in the Python names, after
+        checking they are in the corpus's casing: a key of the other casing is a
+        FormatError (a mixed corpus)."""
+        if not isinstance(obj, dict):
+            return obj
+        out = {}
+        for k, v in obj.items():
+            if isinstance(k, str):
+                if self.snake and to_snake(k) != k:
+                    raise FormatError(f"camelCase key {where + k!r} in a snake_case corpus "
+                                      f"(navkit_corpus {SNAKE_CORPUS_VERSION}): expected "
+                                      f"{to_snake(k)!r}", path=self.path, line=self.line)
+                if not self.snake and "_" in k:
+                    raise FormatError(f"snake_case key {where + k!r} in a camelCase corpus "
+                                      f"(navkitCorpus {CORPUS_VERSION}): expected "
+                                      f"{to_camel(k)!r}", path=self.path, line=self.line)
+                out[to_snake(k)] = self.keys(v, f"{where}{k}.")
+            else:
+                out[k] = v
+        return out
+
+    def known(self, obj: dict[str, Any], keys: frozenset[str], where: str = "") -> None:
+        for k in obj:
+            if k not in keys:
+                name = k if self.snake or not isinstance(k, str) else to_camel(k)
+                raise FormatError(f"unknown field {where + str(name)!r}", path=self.path,
+                                  line=self.line)
 
     def get(self, obj: dict[str, Any], key: str, where: str = "") -> Any:
         if key not in obj:
@@ -285,11 +328,15 @@ class _Line:
         return tuple(out)
 
 
-def parse_query(obj: Any, path: str, line: int) -> CorpusQuery:
-    """Validate one decoded corpus line (a FormatError names ``path`` and ``line``)."""
-    c = _Line(path, line)
+def parse_query(obj: Any, path: str, line: int, *, snake: bool = False) -> CorpusQuery:
+    """Validate one decoded corpus line (a FormatError names ``path`` and ``line``):
+    camelCase keys, or snake_case ones with ``snake`` (a version-1 corpus). A key
+    of the other casing, or one a line does not have, is a FormatError."""
+    c = _Line(path, line, snake)
     if not isinstance(obj, dict):
         raise c.bad(f"expected a JSON object, got {shown(obj)}")
+    obj = c.keys(obj)
+    c.known(obj, _LINE_KEYS)
     kind = c.get(obj, "kind")
     if kind not in KINDS:
         raise c.bad(f"unknown query kind {shown(kind)} (known: {', '.join(KINDS)})")
@@ -304,6 +351,7 @@ def parse_query(obj: Any, path: str, line: int) -> CorpusQuery:
     opts = c.get(obj, "options")
     if not isinstance(opts, dict):
         raise c.bad(f"options: expected an object, got {shown(opts)}")
+    c.known(opts, _OPTION_KEYS, "options.")
     algorithm = c.get(opts, "algorithm", "options.")
     if algorithm not in _ALGORITHMS:
         raise c.bad(f"options.algorithm: expected one of {', '.join(_ALGORITHMS)}, "
@@ -332,6 +380,7 @@ def parse_query(obj: Any, path: str, line: int) -> CorpusQuery:
     out = c.get(obj, "outcome")
     if not isinstance(out, dict):
         raise c.bad(f"outcome: expected an object, got {shown(out)}")
+    c.known(out, _OUTCOME_KEYS, "outcome.")
     status = c.get(out, "status", "outcome.")
     if status not in _STATUS:
         raise c.bad(f"outcome.status: unknown status {shown(status)}")
@@ -356,14 +405,26 @@ def parse_query(obj: Any, path: str, line: int) -> CorpusQuery:
 
 
 def parse_header(obj: Any, path: str) -> dict[str, Any]:
-    """Validate the header object (line 1)."""
+    """Validate the header object (line 1): ``navkitCorpus`` 2 (camelCase keys) or
+    the deprecated ``navkit_corpus`` 1 (snake_case). Returns it with the Python
+    (snake_case) names, whichever the file's: ``navkit_corpus``, ``created_by``,
+    ``source.world.small_world_cells``..."""
     c = _Line(path, 1)
-    if not isinstance(obj, dict) or "navkit_corpus" not in obj:
+    if not isinstance(obj, dict) or not ("navkitCorpus" in obj or "navkit_corpus" in obj):
         raise c.bad("not a navkit query corpus: line 1 must be a header object with "
-                    "'navkit_corpus'")
-    if obj["navkit_corpus"] != CORPUS_VERSION:
-        raise c.bad(f"unsupported corpus version {shown(obj['navkit_corpus'])} "
-                    f"(this navkit reads {CORPUS_VERSION})")
+                    "'navkitCorpus'")
+    if "navkitCorpus" in obj and "navkit_corpus" in obj:
+        raise c.bad("both 'navkitCorpus' and 'navkit_corpus' in the header")
+    snake = "navkit_corpus" in obj
+    version = obj["navkit_corpus" if snake else "navkitCorpus"]
+    want = SNAKE_CORPUS_VERSION if snake else CORPUS_VERSION
+    if type(version) is not int or version != want:
+        reads = (f"navkitCorpus {CORPUS_VERSION} (camelCase keys) and, until navkit 0.2, "
+                 f"navkit_corpus {SNAKE_CORPUS_VERSION} (snake_case)")
+        raise FormatError(f"unsupported corpus version {shown(version)} "
+                          f"(this navkit reads {reads})", path=path, line=1)
+    c.snake = snake
+    obj = c.keys(obj)
     src = obj.get("source")
     if src is not None:
         if not isinstance(src, dict):
@@ -389,6 +450,7 @@ def read_corpus(path: str | os.PathLike[str]) -> tuple[dict[str, Any], list[Corp
         raise FormatError(f"not UTF-8 text ({exc.reason})", path=name) from None
     header: dict[str, Any] | None = None
     queries: list[CorpusQuery] = []
+    snake = False
     for i, text in enumerate(raw.splitlines(), start=1):
         if not text.strip():
             continue
@@ -401,11 +463,37 @@ def read_corpus(path: str | os.PathLike[str]) -> tuple[dict[str, Any], list[Corp
             if i != 1:
                 raise FormatError("the header must be line 1", path=name, line=i)
             header = parse_header(obj, name)
+            snake = header["navkit_corpus"] == SNAKE_CORPUS_VERSION
+            if snake:
+                snake_notice(name)
         else:
-            queries.append(parse_query(obj, name, i))
+            queries.append(parse_query(obj, name, i, snake=snake))
     if header is None:
         raise FormatError("empty corpus: no header line", path=name, line=1)
     return header, queries
+
+
+def upgrade_corpus(src: str | os.PathLike[str], dst: str | os.PathLike[str]) -> int:
+    """Write corpus ``src`` to ``dst`` in the current format (camelCase keys,
+    ``navkitCorpus`` 2), every line validated first (a FormatError names ``src``
+    and its line); a current corpus is copied as it is. Returns the query lines
+    written. The lines keep their order, values and recorded times."""
+    name = str(src)
+    header, queries = read_corpus(src)  # validates (and notices a snake_case corpus)
+    with open(src, encoding="utf-8") as fh:
+        rows = [t for t in fh.read().splitlines() if t.strip()]
+    out = []
+    for i, text in enumerate(rows):
+        obj = json.loads(text)
+        obj = camel_keys(obj)
+        if i == 0:
+            obj["navkitCorpus"] = CORPUS_VERSION
+        out.append(json.dumps(obj, allow_nan=False))
+    if len(out) != len(queries) + 1:  # (read_corpus skipped no line but blank ones)
+        raise FormatError("the corpus changed while it was read", path=name)
+    with open(dst, "w", encoding="utf-8") as fh:
+        fh.write("\n".join(out) + "\n")
+    return len(queries)
 
 
 # ================================================================== the work

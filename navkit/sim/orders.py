@@ -23,7 +23,7 @@ from ..errors import ConfigError
 from .constants import NPC_TALK_DISTANCE, TARGET_REPLAN_THRESHOLD
 from .events import TickEvents
 from .kinds import CharacterKind
-from .planner import Planner
+from .planner import LEG, NEED_LEG, Planner
 from .schema import FOLLOW, check_field
 from .state import NEED_FOLLOW, as_point
 
@@ -147,7 +147,9 @@ class Orders:
                 else:
                     a.partial[s] = 0
             if e & _k.EV_ARRIVED:
-                if a.kind[s] == _NPC and a.partial[s]:
+                if a.partial[s] == LEG:  # a bounded leg's end: the next leg (§14.5)
+                    a.need_plan[s] |= NEED_LEG
+                elif a.kind[s] == _NPC and a.partial[s]:
                     self.planner.schedule_retry(s, -1)
                 else:
                     a.short[s] = 0  # the order is over, even where it ended short

@@ -58,9 +58,15 @@ from .events import SimStats, TickEvents
 from .kinds import CharacterKind
 from .state import NEED_FORCED, SimState
 
-__all__ = ["MapView", "obstacle_snapshot", "TickSnapshot", "grid_reference", "Planner"]
+__all__ = ["MapView", "obstacle_snapshot", "TickSnapshot", "grid_reference", "Planner",
+           "LEG", "NEED_LEG"]
 
 _NPC = CharacterKind.NPC.code
+#: ``SimState.partial`` of a partial plan that is one bounded leg of a longer walk
+#: (a world's bounded preset, docs/rules.md §14.5): any kind plans the next leg on arrival.
+LEG = 2
+#: ``SimState.need_plan`` bit: plan the next leg (beside ``NEED_FORCED``, ``NEED_FOLLOW``).
+NEED_LEG = 4
 
 
 class MapView:
@@ -144,6 +150,12 @@ class MapView:
     def ends_at(self, res: Any, goal: Any) -> bool:
         """Whether plan ``res`` ends at ``goal`` (a :meth:`static_goal` value)."""
         return bool(res.end_cell == goal)
+
+    def is_leg(self, start: tuple[float, float], end: tuple[float, float], res: Any) -> bool:
+        """Whether partial plan ``res`` (from ``start`` toward ``end``) is one leg of
+        a longer walk, to be continued from its end (docs/rules.md §14.5). Never on
+        a grid or a mesh: their plans cover the whole map."""
+        return False
 
     def add_obstacle(self, name: str, polygon: Any) -> None:
         self.nav.add_obstacle(name, polygon)
@@ -398,7 +410,8 @@ class Planner:
         ``promoted`` is the slot of a blocker that is an obstacle for this
         plan even if it moved (-1: none). An NPC whose plan ends short of a
         destination reachable on the static map, with no path at all,
-        schedules a retry at once.
+        schedules a retry at once. A partial plan that is a bounded leg
+        (:meth:`MapView.is_leg`: a world's bounded preset) is marked :data:`LEG`.
         """
         a = self.state
         start, res = self._query(slot, dest, promoted)
@@ -411,6 +424,8 @@ class Planner:
         goal = self.map.static_goal(start, dest)
         partial = goal is not None and (not has or not self.map.ends_at(res, goal))
         a.partial[slot] = 1 if partial else 0
+        if partial and has and self.map.is_leg(start, dest, res):
+            a.partial[slot] = LEG
         if partial and not has and a.kind[slot] == _NPC:
             self.schedule_retry(slot, -1)
 
@@ -509,11 +524,18 @@ class Planner:
         a = self.state
         start = (float(a.pos[slot, 0]), float(a.pos[slot, 1]))
         tick = self._tick
-        if tick is not None:
-            res = self.map.find_path(start, dest, tick.snap, tick.ignore(slot, promoted))
-        else:
-            obstacles = obstacle_snapshot(a.pos, a.inflate, a.solid(), a.moved, slot, promoted)
-            res = self.map.find_path(start, dest, obstacles)
+        try:
+            if tick is not None:
+                res = self.map.find_path(start, dest, tick.snap, tick.ignore(slot, promoted))
+            else:
+                obstacles = obstacle_snapshot(a.pos, a.inflate, a.solid(), a.moved, slot,
+                                              promoted)
+                res = self.map.find_path(start, dest, obstacles)
+        except ConfigError as exc:
+            if exc.field != "region":
+                raise
+            raise ConfigError(f"character {a.id_of(slot)!r}: {exc.reason}",
+                              field="region") from None
         if self.events is not None:  # a tick: Location.step adds its events to the stats
             self.events.replans += 1
         else:

@@ -14,10 +14,12 @@ the 38-cell window) ahead: when the destination cell is farther (Chebyshev,
 from the start cell), the plan's goal is the point at that distance on the
 straight line to it, so the window holds both ends. Such a plan ends short of a
 destination reachable on the static map, which is a *partial* plan
-(docs/rules.md §8.4): an NPC walks it to its end and replans there after its
-retry cooldown (§10.2); a follow or approach order walks it and plans again when
-its repath delay allows (§10.5); a player or bot arrives at its end (§8.4 retries
-NPCs only), so give players ``preset=None`` or a new target on arrival.
+(docs/rules.md §8.4). When it is a **bounded leg** (:meth:`WorldView.is_leg`: it
+aimed short and ends nearer the destination than it started) any character, player
+and bot included, walks it to its end and plans the next leg there toward the same
+destination (§14.5); other partial plans are as on grids (an NPC retries after its
+cooldown, §10.2; a player or bot arrives at the end). A follow or approach order
+walks it and plans again when its repath delay allows (§10.5).
 
 **The movement guard** (docs/rules.md §9) reads walkability from a resident
 **active region** of the world: ``region=(x0, z0, x1, z1)`` (inclusive cells),
@@ -27,7 +29,7 @@ version changes; default the whole world when it has at most
 never leaves it: ``World.find_path(bounds=...)``), so paths, steps and the
 connected components that decide partial plans all stay inside; a plan from a
 position outside the region is a :class:`~navkit.errors.ConfigError` (field
-``region``) naming the position.
+``region``) naming the position (and, from the planner, the character).
 
 A location on a world cannot be saved (scene files reference grids, levels and
 meshes): :meth:`WorldView.to_json` raises ConfigError. Record its plans with the
@@ -238,6 +240,22 @@ class WorldView(MapView):
         if lab[s[1] - z0, s[0] - x0] != lab[g[1] - z0, g[0] - x0]:
             return None
         return g
+
+    def is_leg(self, start: tuple[float, float], end: tuple[float, float], res: Any) -> bool:
+        """Whether partial plan ``res`` is a bounded leg to continue from its end
+        (docs/rules.md §14.5): the view has a preset, the destination cell is more
+        than :func:`reach` cells (Chebyshev) from the start cell, so the plan aimed
+        short, and its end cell is nearer (Chebyshev) to the destination cell than
+        the start cell (so the legs of one walk end: each one gains a cell or more)."""
+        pre = self.preset
+        end_cell = getattr(res, "end_cell", None)
+        if pre is None or end_cell is None or not res.has_path:
+            return False
+        w = self.world
+        sc, ec = w.cell_of(start), w.cell_of(end)
+        far = max(abs(ec[0] - sc[0]), abs(ec[1] - sc[1]))
+        left = max(abs(ec[0] - int(end_cell[0])), abs(ec[1] - int(end_cell[1])))
+        return far > reach(pre) and left < far
 
     def find_path(self, start: tuple[float, float], end: tuple[float, float],
                   obstacles: Any, ignore: Any = None) -> PathResult:

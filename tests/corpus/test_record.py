@@ -92,12 +92,12 @@ def test_pathfinder_corpus_of_the_arena_scenarios(tmp_path):
     rec.close()
     lines = read_lines(out)
     head, body = lines[0], lines[1:]
-    assert head["navkit_corpus"] == 1
+    assert head["navkitCorpus"] == 2
     assert head["source"] == {"kind": "grid", "path": str(ARENA),
                               "fingerprint": grid_fingerprint(grid)}
     assert head["costs"] == {"card": 1_000_000, "diag": 1_414_214, "name": "exact"}
     assert head["connectivity"] == 8
-    assert head["created_by"] == f"navkit {navkit.__version__}"
+    assert head["createdBy"] == f"navkit {navkit.__version__}"
     assert len(body) == len(scen)
     for i, (line, res) in enumerate(zip(body, results, strict=True)):
         assert line["kind"] == "find_path_cells"
@@ -108,8 +108,8 @@ def test_pathfinder_corpus_of_the_arena_scenarios(tmp_path):
         # the Moving AI optimal length (independent of navkit)
         assert out_["status"] == "FOUND"
         assert math.isclose(out_["cost"], scen.optimal[i], rel_tol=0, abs_tol=1e-4)
-        assert out_["cost_int"] == res.cost_int and out_["cells"] == len(res.cells)
-        assert out_["end_cell"] == scen.goal[i].tolist()
+        assert out_["costInt"] == res.cost_int and out_["cells"] == len(res.cells)
+        assert out_["endCell"] == scen.goal[i].tolist()
         assert line["expanded"] == res.expanded and line["generated"] == res.generated
         assert line["fingerprint"] == head["source"]["fingerprint"]
         assert 0 <= line["time"] < 1.0
@@ -134,14 +134,14 @@ def test_record_path_owned_and_world_queries(tmp_path):
     assert body[0]["obstacles"] == [[1.25, 1.25, 0.3]]
     assert body[0]["options"]["budget"] == 500 and body[1]["options"]["budget"] == 40
     assert body[1]["options"]["nearest"] is True
-    assert body[0]["start"] == [0.25, 0.25] and body[0]["options"]["snap_radius"] == 8.0
+    assert body[0]["start"] == [0.25, 0.25] and body[0]["options"]["snapRadius"] == 8.0
     assert body[2]["options"]["window"] == [0, 0, 9, 7]
     assert body[2]["options"]["occupants"] == [[3.0, 0.5, 0.3]]
     assert "occupants" not in body[0]["options"]
     for b, r in zip(body, (r1, r2, r3), strict=True):
         assert b["outcome"]["status"] == r.status.name
-        assert b["outcome"]["cost_int"] == r.cost_int
-        assert b["outcome"]["end_cell"] == (None if r.end_cell is None else list(r.end_cell))
+        assert b["outcome"]["costInt"] == r.cost_int
+        assert b["outcome"]["endCell"] == (None if r.end_cell is None else list(r.end_cell))
 
 
 def test_no_record_writes_nothing_and_bad_record_is_a_config_error(tmp_path):

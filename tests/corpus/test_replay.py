@@ -78,17 +78,17 @@ def test_replay_matches_everything(arena_corpus):
 
 def test_an_edited_answer_is_a_mismatch_on_its_line(arena_corpus, tmp_path):
     lines = lines_of(arena_corpus)
-    lines[7]["outcome"]["cost_int"] += 1  # file line 8
+    lines[7]["outcome"]["costInt"] += 1  # file line 8
     lines[12]["expanded"] += 3  # file line 13: effort only
-    lines[20]["outcome"]["end_cell"] = [0, 0]  # file line 21
+    lines[20]["outcome"]["endCell"] = [0, 0]  # file line 21
     p = tmp_path / "edited.jsonl"
     write_lines(p, lines)
     r = replay(p, grid=ARENA, progress=False)
     assert not r.ok
     assert [(m.line, set(m.fields)) for m in r.answer_mismatches] == \
         [(8, {"cost_int"}), (21, {"end_cell"})]
-    assert r.answer_mismatches[0].fields["cost_int"] == (lines[7]["outcome"]["cost_int"],
-                                                        lines[7]["outcome"]["cost_int"] - 1)
+    assert r.answer_mismatches[0].fields["cost_int"] == (lines[7]["outcome"]["costInt"],
+                                                        lines[7]["outcome"]["costInt"] - 1)
     assert [(m.line, set(m.fields)) for m in r.expansion_mismatches] == [(13, {"expanded"})]
     assert r.matches == r.replayed - 2
 
@@ -231,8 +231,8 @@ def test_navmap_and_sim_corpora_replay(tmp_path):
 
 
 # ------------------------------------------------------------------ bad input
-GOOD_HEAD = {"navkit_corpus": 1, "source": None, "costs": None, "connectivity": 8,
-             "created_by": "test"}
+GOOD_HEAD = {"navkitCorpus": 2, "source": None, "costs": None, "connectivity": 8,
+             "createdBy": "test"}
 
 
 def good_line():
@@ -241,8 +241,8 @@ def good_line():
                         "budget": None, "window": None, "costs": [10, 14],
                         "connectivity": 8},
             "obstacles": None,
-            "outcome": {"status": "FOUND", "cost_int": 28, "cost": 2.8, "cells": 3,
-                        "end_cell": [2, 2]},
+            "outcome": {"status": "FOUND", "costInt": 28, "cost": 2.8, "cells": 3,
+                        "endCell": [2, 2]},
             "expanded": 3, "generated": 8, "time": 1e-5}
 
 
@@ -301,8 +301,12 @@ def test_bad_lines_name_file_and_line(tmp_path, mutate, needle):
 @pytest.mark.parametrize(("text", "line", "needle"), [
     ("", 1, "empty corpus"),
     ("[1, 2]\n", 1, "not a navkit query corpus"),
-    ('{"navkit_corpus": 9}\n', 1, "unsupported corpus version"),
-    ('{"navkit_corpus": 1, "source": {"kind": "moon", "fingerprint": "x"}}\n', 1,
+    ('{"navkitCorpus": 9}\n', 1, "unsupported corpus version"),
+    ('{"navkit_corpus": 2}\n', 1, "unsupported corpus version"),
+    ('{"navkitCorpus": 1}\n', 1, "unsupported corpus version"),
+    ('{"navkitCorpus": 2, "navkit_corpus": 1}\n', 1, "both"),
+    ('{"navkitCorpus": 2, "created_by": "x"}\n', 1, "snake_case key 'created_by'"),
+    ('{"navkitCorpus": 2, "source": {"kind": "moon", "fingerprint": "x"}}\n', 1,
      "source.kind"),
     ("{nope\n", 1, "malformed JSON"),
     (json.dumps(GOOD_HEAD) + "\n" + json.dumps(good_line()) + "\n{\"kind\": \n", 3,

@@ -82,7 +82,7 @@ def test_replay_on_an_edited_map(tmp_path):
 
 def test_replay_bad_input_exits_2(tmp_path):
     p = tmp_path / "bad.jsonl"
-    p.write_text('{"navkit_corpus": 1, "source": null}\n{"kind": "find_path_cells"\n')
+    p.write_text('{"navkitCorpus": 2, "source": null}\n{"kind": "find_path_cells"\n')
     res = runner.invoke(app, ["replay", str(p), "--map", str(ARENA)])
     assert res.exit_code == 2 and f"{p}:2" in res.output and "malformed JSON" in res.output
     res = runner.invoke(app, ["replay", str(tmp_path / "missing.jsonl")])

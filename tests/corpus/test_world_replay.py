@@ -149,7 +149,7 @@ def test_tampered_cost_exits_1_via_the_cli(baked, tmp_path) -> None:
     corpus, nkw, _grid_ = baked
     rows = [json.loads(t) for t in corpus.read_text().splitlines()]
     i = next(k for k, x in enumerate(rows[1:], start=1) if x["outcome"]["status"] == "FOUND")
-    rows[i]["outcome"]["cost_int"] += 1
+    rows[i]["outcome"]["costInt"] += 1
     bad = tmp_path / "bad.jsonl"
     bad.write_text("".join(json.dumps(x) + "\n" for x in rows))
     res = runner.invoke(app, ["replay", str(bad), "--map", str(nkw), "--json"])

@@ -8,6 +8,7 @@ distance checks (approach orders, the active region).
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import pytest
@@ -152,12 +153,13 @@ def test_a_far_npc_walk_order_arrives_by_partial_plans() -> None:
     npc.set_target(goal)
     loc.run(1500)
     assert math.dist(npc.position, goal) <= 0.05 + 1e-9 and loc.stats.arrivals == 1
-    # a player arrives at the end of its partial plan (§8.4 retries NPCs only)
+    # a player walks the bounded legs too (§14.5), and arrives once: next to the
+    # NPC that stands on the destination (an occupied goal resolves to the nearest cell)
     p = loc.add_character("p", kind="player", position=_centre(np.array([5, 20])))
     p.set_target(goal)
-    loc.run(400)
-    cx = (p.position[0] - MX) / CS
-    assert not p.is_moving() and abs(cx - 5.5) <= reach(BOUNDED) + 1
+    loc.run(1500)
+    assert math.dist(p.position, goal) <= 2 * CS + 1e-9 and loc.stats.arrivals == 2
+    assert not p.is_moving()
 
 
 def test_an_active_region_of_a_big_world() -> None:
@@ -191,7 +193,8 @@ def test_an_active_region_of_a_big_world() -> None:
     a = loc.add_character("far", position=(2000.5, 2000.5))
     with pytest.raises(ConfigError, match="outside") as exc:
         a.set_target((2010.5, 2000.5))
-    assert exc.value.field == "region"
+    assert exc.value.field == "region" and "character 'far'" in str(exc.value)
+    assert "(2000.500, 2000.500)" in str(exc.value)
 
 
 def test_edits_force_replans_and_saving_is_refused(tmp_path) -> None:
@@ -211,3 +214,101 @@ def test_edits_force_replans_and_saving_is_refused(tmp_path) -> None:
     assert exc.value.field == "navigation"
     with pytest.raises(ConfigError):
         loc.set_area_available("door", True)
+
+
+def _lanes(gap: bool) -> tuple[NavGrid, Any]:
+    """240 x 40 cells, walls at x = 60, 120, 180: with ``gap``, each open at
+    z 18..22 (on the straight line z = 20); else gaps at alternate ends (a route
+    around walls wider than a bounded window)."""
+    walk = np.ones((40, 240), bool)
+    for x in (60, 120, 180):
+        if gap:
+            walk[:, x] = False
+            walk[18:23, x] = True
+        else:
+            walk[0:30, x] = False
+    if not gap:
+        walk[0:30, 120] = True
+        walk[10:40, 120] = False
+    grid = NavGrid(walk, cell_size=CS, min_x=MX, min_z=MZ)
+    return grid, lambda x, z: (MX + (x + 0.5) * CS, MZ + (z + 0.5) * CS)
+
+
+@pytest.mark.parametrize("kind", ["player", "bot"])
+def test_a_far_player_or_bot_walk_order_on_a_bounded_world_arrives(kind: str) -> None:
+    grid, c = _lanes(gap=True)
+    loc = Location(World.from_grid(grid, chunk=16))
+    assert loc.map.preset == BOUNDED
+    start, goal = c(5, 20), c(235, 20)
+    # the oracle's route: over 200 cells, more than ten bounded legs
+    route = Pathfinder(grid, "seed").find_path_cells((5, 20), (235, 20))
+    assert len(route.cells) > 200 and len(route.cells) // reach(BOUNDED) >= 10
+    ch = loc.add_character("w", kind=kind, position=start, walk_speed=4.0)
+    done: list[Any] = []
+    assert ch.set_target(goal, on_arrived=lambda who: done.append(who.id))
+    walked, last = 0.0, start
+    for _ in range(1000):
+        loc.step()
+        walked += math.dist(last, ch.position)
+        last = ch.position
+        if done:
+            break
+    assert done == ["w"] and loc.stats.arrivals == 1
+    assert math.dist(ch.position, goal) <= 0.05 + 1e-9
+    assert walked >= 200 * CS and loc.stats.replans >= 10  # leg after leg
+    assert loc.stats.retries == 0  # legs are no retries (no cooldown)
+    loc.run(30)
+    assert not ch.is_moving() and loc.stats.arrivals == 1  # arrived once, and stays
+
+
+def test_a_long_walk_on_a_grid_is_unchanged() -> None:
+    """The grid simulation of a 240-cell walk, tick by tick: the figures recorded
+    with the code before bounded legs existed (a grid plan is never a leg)."""
+    import hashlib
+
+    grid, c = _lanes(gap=False)
+    loc = Location(grid)
+    p = loc.add_character("p", kind="player", position=c(5, 35), walk_speed=4.0)
+    b = loc.add_character("b", kind="bot", position=c(5, 3), walk_speed=3.0)
+    p.set_target(c(235, 35))
+    b.set_target(c(235, 3))
+    h = hashlib.sha256()
+    stopped: dict[Any, int] = {}
+    for _ in range(1200):
+        loc.step()
+        h.update(np.round(loc.positions(), 6).tobytes())
+        for ch in (p, b):
+            if not ch.is_moving() and ch.id not in stopped:
+                stopped[ch.id] = loc.tick
+    assert stopped == {"p": 597, "b": 832}
+    assert (loc.stats.replans, loc.stats.arrivals) == (2, 2)
+    assert h.hexdigest() == "b817c82844c6769588187cdab0fe1b822a5ada9c6d9f958b1cdac889805574aa"
+    # and the unbounded world simulation still equals it, tick by tick
+    w = Location(WorldView(World.from_grid(grid, chunk=16), preset=None))
+    wp = w.add_character("p", kind="player", position=c(5, 35), walk_speed=4.0)
+    wb = w.add_character("b", kind="bot", position=c(5, 3), walk_speed=3.0)
+    wp.set_target(c(235, 35))
+    wb.set_target(c(235, 3))
+    g = Location(grid)
+    gp = g.add_character("p", kind="player", position=c(5, 35), walk_speed=4.0)
+    gb = g.add_character("b", kind="bot", position=c(5, 3), walk_speed=3.0)
+    gp.set_target(c(235, 35))
+    gb.set_target(c(235, 3))
+    for _ in range(900):
+        g.step()
+        w.step()
+        assert np.array_equal(g.positions(), w.positions())
+    assert g.stats.arrivals == w.stats.arrivals == 2
+
+
+def test_a_bounded_walk_stuck_behind_a_wide_wall_stops_without_arriving() -> None:
+    """A wall wider than the window: the last leg's next plan finds no path, so the
+    player stands there (§8.4, a plan without a path), with no arrival."""
+    grid, c = _lanes(gap=False)
+    loc = Location(World.from_grid(grid, chunk=16))
+    p = loc.add_character("p", kind="player", position=c(5, 3), walk_speed=4.0)
+    p.set_target(c(235, 3))
+    loc.run(400)
+    cx = (p.position[0] - MX) / CS
+    assert not p.is_moving() and loc.stats.arrivals == 0
+    assert 40 <= cx < 60  # several legs, then the wall at x = 60 (its gap is 27 cells up)
