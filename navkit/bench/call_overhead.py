@@ -228,9 +228,7 @@ def cli(
     ] = None,
     maps: Annotated[
         list[str] | None,
-        typer.Option('--maps',
-                     help=f"Comma-separated map names (default: {','.join(MAPS)}; "
-                          "missing ones are skipped with a note)."),
+        opt.maps(','.join(MAPS), note="; missing ones are skipped with a note"),
     ] = None,
     methods: Annotated[
         list[str] | None,

@@ -356,9 +356,7 @@ def cli(
     data: Annotated[Path | None, opt.data()] = None,
     maps: Annotated[
         list[str] | None,
-        typer.Option('--maps',
-                     help="Comma-separated map names (default: the ten game "
-                          "and city maps)."),
+        opt.maps("the ten game and city maps"),
     ] = None,
     queries: Annotated[
         int,

@@ -219,8 +219,7 @@ def cli(
     data: Annotated[Path | None, opt.data()] = None,
     maps: Annotated[
         list[str] | None,
-        typer.Option('--maps',
-                     help=f"Comma-separated map names (default: {','.join(MAPS)})."),
+        opt.maps(','.join(MAPS)),
     ] = None,
     queries: Annotated[
         int,

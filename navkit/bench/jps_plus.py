@@ -438,8 +438,7 @@ def cli(
     data: Annotated[Path | None, opt.data()] = None,
     maps: Annotated[
         list[str] | None,
-        typer.Option('--maps',
-                     help=f"Comma-separated map names (default: {','.join(MAPS)})."),
+        opt.maps(','.join(MAPS)),
     ] = None,
     quick: Annotated[bool, opt.quick("Long set only (no every-line pass), 1 round.")] = False,
     queries: Annotated[

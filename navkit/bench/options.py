@@ -119,6 +119,12 @@ def data() -> Any:
              "bundled in navkit.examples)")
 
 
+def maps(default: str, *, note: str = "") -> Any:
+    """``--maps A,B``: Moving AI map names; ``default`` says which run without it."""
+    return typer.Option("--maps", metavar="A,B",
+                        help=f"Comma-separated map names (default: {default}){note}.")
+
+
 def quick(help: str) -> Any:
     """``--quick``: a smaller run."""
     return typer.Option("--quick", help=help)
