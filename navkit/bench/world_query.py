@@ -123,7 +123,9 @@ def part_b(size: int, quick: bool, log: Any, n_long: int | None = None,
            span: int | None = None, source: str | None = None,
            cap_mib: int | None = None) -> dict[str, Any]:
     src = source or f"procedural:rooms?seed=1&width={size}&depth={size}"
-    cap = (cap_mib if cap_mib is not None else 64) << 20
+    # 32 MiB: random queries over a 10^10-cell world reuse almost nothing from a bigger
+    # cache (docs/world-queries.md); the library's default (64 MiB) suits games with locality
+    cap = (cap_mib if cap_mib is not None else 32) << 20
     t_open = time.perf_counter()
     if src.endswith(".nkw"):
         store = ChunkStore.open(src, cap_bytes=cap)
@@ -253,7 +255,7 @@ def cli(
     cap_mib: Annotated[
         int | None,
         typer.Option('--cap-mib',
-                     help="the store's LRU cap (MiB, default 64)"),
+                     help="the store's LRU cap (MiB, default 32)"),
     ] = None,
     no_maps: Annotated[bool, typer.Option('--no-maps', help="skip part (a)")] = False,
 ) -> None:

@@ -14,6 +14,7 @@ cell and its partner across the border are joined by one straight step.
   distance times its weight, and its borders with uniform walkable neighbours
   need no cells either. The layout (cells and cost matrix) is shared by every
   chunk with the same weight, size and transitions.
+  Uniform values come from ``store.uniform_value`` (a tiled, bounded cache).
 * A **uniform blocked** chunk has no entrances.
 * A **mixed** chunk runs one Dijkstra per node (the local-search kernel).
 
@@ -23,7 +24,10 @@ built lazily: the A* kernel stops at a node whose chunk is not built yet, the
 chunk is built and the search resumes. Entries are keyed by the versions of
 the chunk and its four neighbours and never keep chunk cells, so the store's
 LRU may evict chunk data. The graph is bounded by ``cap_bytes``: when a query
-starts above it, the whole graph is dropped and rebuilt on demand.
+starts with less room under it than the previous query added, the whole graph
+is dropped and rebuilt on demand (same answers: tie-breaks use cell indices,
+not node ids). Uniform walkable chunks whose neighbours are all uniform share
+one relative layout per values (:meth:`Hierarchy._layout`).
 
 A query joins start and goal to their chunks' nodes (forward and backward
 Dijkstra in those chunks), runs the kernel (queue order: smallest ``f``, then
@@ -43,7 +47,6 @@ from numpy.typing import NDArray
 from .._kernels import world_graph as _wg
 from .._kernels import world_search as _ws
 from .local import LocalSearch, free
-from .sources import uniform_values
 
 __all__ = ["Hierarchy", "border_transitions", "DEFAULT_GRAPH_CAP_BYTES"]
 
@@ -55,8 +58,6 @@ _NOWHERE = -(1 << 40)
 DEFAULT_GRAPH_CAP_BYTES = 16 << 20
 #: Bytes per node beside the arrays (the cell -> node dict).
 _DICT_BYTES = 110
-#: Most chunks whose uniform value the hierarchy remembers.
-_UNI_CACHE = 1 << 16
 
 
 def border_transitions(a: NDArray[np.bool_], b: NDArray[np.bool_], spacing: int = 16
@@ -146,11 +147,12 @@ class Hierarchy:
         self._cgen = 0
         self._cg = self._ctag = self._cmark = self._hk = self._hs = np.zeros(0, dtype=np.int64)
         self.graph_resets = 0
+        self._growth = 0  # bytes the last query added to the graph
         self.last_expanded = 0
         self.last_entries_built = 0
-        self._layouts: dict[tuple[Any, ...], tuple[NDArray[np.int64], NDArray[np.int64]]] = {}
+        # relative layouts of chunks whose neighbours are all uniform (_layout)
+        self._tmpl: dict[tuple[Any, ...], tuple[Any, ...]] = {}
         self._full: dict[int, list[int]] = {}
-        self._uni: dict[int, int] = {}
         self._gen = 0
         self._prm = np.zeros(_wg.G_SIZE, dtype=np.int64)
         self._out = np.zeros(4, dtype=np.int64)
@@ -167,6 +169,7 @@ class Hierarchy:
     def spacing(self, v: int) -> None:
         self._spacing = int(v)
         self._full.clear()
+        self._tmpl.clear()
         self._reset(1024, 8192)
 
     @property
@@ -179,6 +182,7 @@ class Hierarchy:
     def open_spacing(self, v: int) -> None:
         self._open_spacing = int(v)
         self._full.clear()
+        self._tmpl.clear()
         self._reset(1024, 8192)
 
     # -------------------------------------------------------------- table
@@ -203,7 +207,7 @@ class Hierarchy:
     def _grow_nodes(self, need: int) -> None:
         cap = self._cap
         while cap < need:
-            cap *= 2
+            cap += cap // 2  # 1.5x: less slack (and a smaller copy) than doubling
         if cap == self._cap:
             return
         n = self._n
@@ -227,7 +231,7 @@ class Hierarchy:
         if need <= cap:
             return
         while cap < need:
-            cap *= 2
+            cap += cap // 2
         for name in ("_e_to", "_e_cost"):
             a = getattr(self, name)
             b = np.zeros(cap, dtype=np.int64)
@@ -251,8 +255,8 @@ class Hierarchy:
         """Abstract nodes in the table (transition cells)."""
         return self._n - 2
 
-    def _node(self, x: int, z: int) -> int:
-        lin = z * self.store.width + x
+    def _node(self, lin: int, x: int, z: int) -> int:
+        """The id of the node at world cell ``(x, z)`` (linear index ``lin``), made if new."""
         i = self._id.get(lin)
         if i is None:
             i = self._n
@@ -268,6 +272,9 @@ class Hierarchy:
     # ------------------------------------------------------------- entries
     def _versions(self, cx: int, cz: int) -> tuple[int, ...]:
         st = self.store
+        if st.version == 0:  # nothing edited yet: every chunk is at version 0
+            return tuple(0 if 0 <= x < st.nx and 0 <= z < st.nz else -1 for x, z in
+                         ((cx, cz), (cx + 1, cz), (cx - 1, cz), (cx, cz + 1), (cx, cz - 1)))
         out = []
         for x, z in ((cx, cz), (cx + 1, cz), (cx - 1, cz), (cx, cz + 1), (cx, cz - 1)):
             out.append(st.chunk_version(x, z) if 0 <= x < st.nx and 0 <= z < st.nz else -1)
@@ -277,7 +284,8 @@ class Hierarchy:
         """Drop entries whose chunks (or neighbours) changed since they were
         built; drop the whole graph when it holds more than ``cap_bytes``."""
         st = self.store
-        if self.graph_bytes > self.cap_bytes or len(self._entries) > self.max_entries:
+        if self.graph_bytes + self._growth > self.cap_bytes \
+                or len(self._entries) > self.max_entries:
             self.entries_dropped += len(self._entries)
             self.graph_resets += 1
             self._reset(1024, 8192)
@@ -327,108 +335,139 @@ class Hierarchy:
         return o
 
     def _uniform(self, cx: int, cz: int) -> int | None:
-        """``store.uniform_value``, 0 outside the world. Unedited chunks of a
-        generator or grid store are asked from the source spec directly, with
-        a bounded cache of our own (the store's cache of uniform values keeps
-        up to 2**20 entries, over 100 MiB of Python objects)."""
+        """``store.uniform_value`` (its tiled cache of uniform values), 0 outside the world."""
         st = self.store
         if not (0 <= cx < st.nx and 0 <= cz < st.nz):
             return 0
-        spec = getattr(st, "spec", None)
-        if spec is None or st.chunk_version(cx, cz) != 0:
-            return st.uniform_value(cx, cz)
-        key = cz * st.nx + cx
-        v = self._uni.get(key)
-        if v is None:
-            if len(self._uni) >= _UNI_CACHE:
-                self._uni.clear()
-            v = int(uniform_values(spec, np.array([cx], np.int64), np.array([cz], np.int64))[0])
-            self._uni[key] = v
-        return None if v < 0 else v
+        return st.uniform_value(cx, cz)
 
-    def _build(self, cx: int, cz: int) -> _Entry:
+    def _line(self, cx: int, cz: int, u: int | None, side: int, n: int) -> NDArray[np.int64]:
+        """The first ``n`` cell values along one border of chunk ``(cx, cz)``
+        (side 0: east column, 1: west, 2: south row, 3: north); ``u`` its uniform value."""
+        if u is not None:
+            return np.full(n, u, dtype=np.int64)
+        a = self.store.get(cx, cz)
+        c = self.store.chunk
+        if side == 0:
+            v = a[:n, c - 1]
+        elif side == 1:
+            v = a[:n, 0]
+        elif side == 2:
+            v = a[c - 1, :n]
+        else:
+            v = a[0, :n]
+        return v.astype(np.int64)
+
+    def _layout(self, cx: int, cz: int, u: int | None) -> tuple[Any, ...]:
+        """The layout of chunk ``(cx, cz)`` (uniform value ``u``) relative to its
+        corner: node cells ``(k, 2)`` (ascending linear index), partner cells
+        ``(m, 2)`` across the borders, each link's node index and step cost
+        ``(m,)`` (links grouped by node; sides east, west, south, north, offsets
+        ascending), and for a walkable uniform chunk its edges in CSR order:
+        ``dst`` ``(e,)`` indexes ``[nodes, partners]``, ``cost`` ``(e,)``,
+        ``counts`` ``(k,)`` per node (else None). Cached when every neighbour
+        is uniform too: then the layout depends on the values alone."""
         st = self.store
         c = st.chunk
         x0, z0, x1, z1 = self.chunk_box(cx, cz)
+        sides = []  # (neighbour, my side, axis: 0 = the border runs along z, sign)
+        if x1 + 1 < st.width and x1 == (cx + 1) * c - 1:
+            sides.append(((cx + 1, cz), 0, 0, 1))
+        if x0 > 0:
+            sides.append(((cx - 1, cz), 1, 0, -1))
+        if z1 + 1 < st.depth and z1 == (cz + 1) * c - 1:
+            sides.append(((cx, cz + 1), 2, 1, 1))
+        if z0 > 0:
+            sides.append(((cx, cz - 1), 3, 1, -1))
+        nus = [self._uniform(ncx, ncz) for (ncx, ncz), _, _, _ in sides]
+        key: tuple[Any, ...] | None = None
+        if u is not None and all(v is not None for v in nus):
+            key = (u, x1 - x0, z1 - z0,
+                   tuple((sd[1], v) for sd, v in zip(sides, nus, strict=True)))
+            hit = self._tmpl.get(key)
+            if hit is not None:
+                return hit
+        parts: list[tuple[NDArray[np.int64], ...]] = []
+        for ((ncx, ncz), side, axis, sign), nu in zip(sides, nus, strict=True):
+            if nu == 0 or u == 0:
+                continue
+            n = (z1 - z0 + 1) if axis == 0 else (x1 - x0 + 1)
+            if u is not None and nu is not None:
+                offs = np.array(self._full_offsets(n), dtype=np.int64)
+                w = np.full(len(offs), nu, dtype=np.int64)
+            else:
+                mine = self._line(cx, cz, u, side, n)
+                theirs = self._line(ncx, ncz, nu, side ^ 1, n)
+                offs = np.array(border_transitions(mine != 0, theirs != 0, self.spacing),
+                                dtype=np.int64)
+                w = theirs[offs]
+            if axis == 0:
+                ox = np.full(len(offs), x1 - x0 if sign > 0 else 0, dtype=np.int64)
+                parts.append((ox, offs, ox + sign, offs, self.card * w))
+            else:
+                oz = np.full(len(offs), z1 - z0 if sign > 0 else 0, dtype=np.int64)
+                parts.append((offs, oz, offs, oz + sign, self.card * w))
+        if parts:
+            lx, lz, px, pz, lw = (np.concatenate(col) for col in zip(*parts, strict=True))
+        else:
+            lx = lz = px = pz = lw = np.zeros(0, dtype=np.int64)
+        uniq, first, inv = np.unique(lz * (c + 2) + lx, return_index=True, return_inverse=True)
+        k = len(uniq)
+        nodes = np.stack([lx[first], lz[first]], axis=1).reshape(k, 2)
+        order = np.argsort(inv, kind="stable")  # links grouped by node, sides kept in order
+        src_l = inv[order].astype(np.int64)
+        part = np.stack([px[order], pz[order]], axis=1).reshape(-1, 2)
+        lw = lw[order]
+        dst = cost = counts = None
+        if u is not None and u != 0 and k:
+            costs = self._uniform_costs(int(u), nodes)
+            rows, cols = np.nonzero(costs > 0)
+            src = np.concatenate([rows, src_l]).astype(np.int64)
+            dsti = np.concatenate([cols, k + np.arange(len(src_l))]).astype(np.int64)
+            cst = np.concatenate([costs[rows, cols], lw]).astype(np.int64)
+            eo = np.argsort(src, kind="stable")
+            dst, cost = dsti[eo], cst[eo]
+            counts = np.bincount(src, minlength=k).astype(np.int64)
+        out = (nodes, part, src_l, lw, dst, cost, counts)
+        if key is not None and len(self._tmpl) < 4096:
+            self._tmpl[key] = out
+        return out
+
+    def _build(self, cx: int, cz: int) -> _Entry:
+        st = self.store
+        W = st.width
+        x0, z0, x1, z1 = self.chunk_box(cx, cz)
         vers = self._versions(cx, cz)
         u = self._uniform(cx, cz)
-        cells: list[tuple[int, int]] = []
-        links: list[tuple[int, int, int, int]] = []  # (cell index, px, pz, step cost)
-        if u != 0:
-            own: dict[tuple[int, int], list[tuple[int, int, int]]] = {}
-            # (neighbour, its border strip box, axis: 0 = the strip runs along z)
-            sides = []
-            if x1 + 1 < st.width and x1 == (cx + 1) * c - 1:
-                sides.append(((cx + 1, cz), (x1, z0, x1 + 1, z1), 0, 1))
-            if x0 > 0:
-                sides.append(((cx - 1, cz), (x0 - 1, z0, x0, z1), 0, -1))
-            if z1 + 1 < st.depth and z1 == (cz + 1) * c - 1:
-                sides.append(((cx, cz + 1), (x0, z1, x1, z1 + 1), 1, 1))
-            if z0 > 0:
-                sides.append(((cx, cz - 1), (x0, z0 - 1, x1, z0), 1, -1))
-            for (ncx, ncz), (bx0, bz0, bx1, bz1), axis, sign in sides:
-                nu = self._uniform(ncx, ncz)
-                if nu == 0:
-                    continue
-                n = (bz1 - bz0 + 1) if axis == 0 else (bx1 - bx0 + 1)
-                if u is not None and nu is not None:
-                    offs = self._full_offsets(n)
-                    pvals = None
-                else:
-                    strip = st.region(bx0, bz0, bx1, bz1)
-                    if axis == 0:
-                        mine, theirs = (strip[:, 0], strip[:, 1]) if sign > 0 else \
-                            (strip[:, 1], strip[:, 0])
-                    else:
-                        mine, theirs = (strip[0], strip[1]) if sign > 0 else (strip[1], strip[0])
-                    offs = border_transitions(mine != 0, theirs != 0, self.spacing)
-                    pvals = theirs
-                for o in offs:
-                    w = int(nu or 0) if pvals is None else int(pvals[o])
-                    if axis == 0:
-                        cell = (x1 if sign > 0 else x0, z0 + o)
-                        partner = (cell[0] + sign, cell[1])
-                    else:
-                        cell = (x0 + o, z1 if sign > 0 else z0)
-                        partner = (cell[0], cell[1] + sign)
-                    own.setdefault(cell, []).append((partner[0], partner[1], self.card * w))
-            cells = sorted(own, key=lambda q: (q[1], q[0]))
-            for i, q in enumerate(cells):
-                for px, pz, w in own[q]:
-                    links.append((i, px, pz, w))
-        k = len(cells)
-        nodes = np.array(cells, dtype=np.int64).reshape(k, 2)
-        ids = np.array([self._node(int(x), int(z)) for x, z in cells], dtype=np.int64)
-        lk = np.array(links, dtype=np.int64).reshape(-1, 4)
-        pids = np.array([self._node(int(px), int(pz)) for _, px, pz, _ in links],
+        nodes_r, part_r, src_l, lw, dst, cost, counts = self._layout(cx, cz, u)
+        k = len(nodes_r)
+        node = self._node
+        nxs = (nodes_r[:, 0] + x0).tolist()
+        nzs = (nodes_r[:, 1] + z0).tolist()
+        pxs = (part_r[:, 0] + x0).tolist()
+        pzs = (part_r[:, 1] + z0).tolist()
+        ids = np.array([node(z * W + x, x, z) for x, z in zip(nxs, nzs, strict=True)],
+                       dtype=np.int64)
+        pids = np.array([node(z * W + x, x, z) for x, z in zip(pxs, pzs, strict=True)],
                         dtype=np.int64)
         self.entries_built += 1
         self.last_entries_built += 1
         if u is None and k:  # mixed: each node's edges on its first expansion
             per: list[list[tuple[int, int]]] = [[] for _ in range(k)]
-            for (i, _, _, w), pid in zip(lk.tolist(), pids.tolist(), strict=True):
+            for i, pid, w in zip(src_l.tolist(), pids.tolist(), lw.tolist(), strict=True):
                 per[i].append((pid, w))
+            nodes = nodes_r + np.array([x0, z0], dtype=np.int64)
             e = _Entry(ids, vers, nodes, per, (x0, z0, x1, z1))
             self._entries[(cx, cz)] = e
             return e
-        if k == 0:
-            costs = np.zeros((0, 0), dtype=np.int64)
-        else:
-            costs = self._uniform_costs(int(u), nodes, x0, z0)  # type: ignore[arg-type]
+        if k and dst is not None:
             self.uniform_built += 1
-        rows, cols = np.nonzero(costs > 0)
-        src = np.concatenate([rows, lk[:, 0]]).astype(np.int64)
-        dst = np.concatenate([ids[cols], pids]).astype(np.int64)
-        cst = np.concatenate([costs[rows, cols], lk[:, 3]]).astype(np.int64)
-        order = np.argsort(src, kind="stable")
-        m = len(order)
-        self._grow_edges(self._ne + m)
-        self._e_to[self._ne:self._ne + m] = dst[order]
-        self._e_cost[self._ne:self._ne + m] = cst[order]
-        counts = np.bincount(src, minlength=k).astype(np.int64)
-        starts = self._ne + np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
-        self._ne += m
-        if k:
+            m = len(dst)
+            self._grow_edges(self._ne + m)
+            self._e_to[self._ne:self._ne + m] = np.concatenate([ids, pids])[dst]
+            self._e_cost[self._ne:self._ne + m] = cost
+            starts = self._ne + np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
+            self._ne += m
             self._adj[0, ids] = starts
             self._adj[1, ids] = counts
             self._ready[ids] = 1
@@ -469,15 +508,9 @@ class Hierarchy:
         self._ne += m
         self._ready[p] = 1
 
-    def _uniform_costs(self, u: int, nodes: NDArray[np.int64], x0: int, z0: int
-                       ) -> NDArray[np.int64]:
-        """Octile (or Manhattan) distance times ``u`` between every two nodes;
-        the layout is shared by chunks with the same relative node cells."""
-        rel = nodes - np.array([x0, z0], dtype=np.int64)
-        key = (u, rel.tobytes())
-        hit = self._layouts.get(key)
-        if hit is not None:
-            return hit[1]
+    def _uniform_costs(self, u: int, rel: NDArray[np.int64]) -> NDArray[np.int64]:
+        """Octile (or Manhattan) distance times ``u`` between every two node
+        cells ``rel`` (relative to the chunk corner)."""
         dx = np.abs(rel[:, None, 0] - rel[None, :, 0])
         dz = np.abs(rel[:, None, 1] - rel[None, :, 1])
         if self.eight:
@@ -485,17 +518,21 @@ class Hierarchy:
             d = self.card * hi + (self.diag - self.card) * lo
         else:
             d = self.card * (dx + dz)
-        costs = (d * u).astype(np.int64)
-        costs.setflags(write=False)
-        if len(self._layouts) < 1024:
-            self._layouts[key] = (rel, costs)
-        return costs
+        return (d * u).astype(np.int64)
 
     # --------------------------------------------------------------- query
     def abstract_path(self, s: tuple[int, int], g: tuple[int, int]
                       ) -> tuple[list[tuple[int, int]], int] | None:
         """The abstract route ``[s, n1, ..., g]`` (world cells) and its cost, or None."""
         self._sync()
+        before = self.graph_bytes
+        try:
+            return self._abstract_path(s, g)
+        finally:
+            self._growth = max(0, self.graph_bytes - before)
+
+    def _abstract_path(self, s: tuple[int, int], g: tuple[int, int]
+                       ) -> tuple[list[tuple[int, int]], int] | None:
         self.last_entries_built = 0
         st = self.store
         c = st.chunk

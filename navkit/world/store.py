@@ -89,23 +89,40 @@ class StoreStats:
         return dict(self.__dict__)
 
 
-#: Uniform values of a generator source remembered per chunk (about 170 bytes each).
-_UNIFORM_MEMO = 1 << 16
+#: Uniform values of a generator / grid source are computed for a tile of
+#: ``_TILE x _TILE`` chunks in one batch and kept as one int32 array per tile.
+_TILE = 16
+#: Most tiles kept (LRU): 2048 tiles of 256 chunks, about 2.3 MiB.
+UNIFORM_TILES = 2048
 
 
 class _SpecBacking:
-    def __init__(self, spec: SourceSpec):
+    def __init__(self, spec: SourceSpec, nx: int, nz: int):
         self.spec = spec
-        self.uni: dict[tuple[int, int], int] = {}
+        self.nx, self.nz = nx, nz
+        self.tiles: OrderedDict[int, NDArray[np.int32]] = OrderedDict()
+        self.tiles_made = 0
+
+    def _tile(self, tx: int, tz: int) -> NDArray[np.int32]:
+        key = tz * (self.nx // _TILE + 1) + tx
+        t = self.tiles.get(key)
+        if t is not None:
+            self.tiles.move_to_end(key)
+            return t
+        cx0, cz0 = tx * _TILE, tz * _TILE
+        w, h = min(_TILE, self.nx - cx0), min(_TILE, self.nz - cz0)
+        zz, xx = np.divmod(np.arange(w * h, dtype=np.int64), w)
+        vals = uniform_values(self.spec, xx + cx0, zz + cz0)
+        t = np.full((_TILE, _TILE), -1, dtype=np.int32)
+        t[:h, :w] = vals.reshape(h, w)
+        self.tiles[key] = t
+        self.tiles_made += 1
+        while len(self.tiles) > UNIFORM_TILES:
+            self.tiles.popitem(last=False)
+        return t
 
     def uniform(self, cx: int, cz: int) -> int | None:
-        key = (cx, cz)
-        v = self.uni.get(key)
-        if v is None:
-            v = int(uniform_values(self.spec, np.array([cx]), np.array([cz]))[0])
-            if len(self.uni) >= _UNIFORM_MEMO:  # bounded: start again when full
-                self.uni.clear()
-            self.uni[key] = v
+        v = int(self._tile(cx // _TILE, cz // _TILE)[cz % _TILE, cx % _TILE])
         return None if v < 0 else v
 
     def load(self, cx: int, cz: int) -> NDArray[np.uint16]:
@@ -212,7 +229,8 @@ class ChunkStore:
             weighted = bool(getattr(spec.fn, "weighted", True))
             minw = int(getattr(spec.fn, "min_weight", 1))
             width, depth = spec.width, spec.depth
-        return cls(_SpecBacking(spec), chunk=spec.chunk, width=width, depth=depth,
+        return cls(_SpecBacking(spec, -(-width // spec.chunk), -(-depth // spec.chunk)),
+                   chunk=spec.chunk, width=width, depth=depth,
                    geometry=spec.geometry, name=spec.name, fingerprint=spec.fingerprint,
                    weighted=weighted, min_weight=max(1, minw), path=None, meta=spec.meta,
                    cap_bytes=cap)
