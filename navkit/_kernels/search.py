@@ -185,6 +185,20 @@ def _passable(cells, marks, mark, use_marks, win, wx0, wz0, wx1, wz1, q, qx, qz)
     return True
 
 
+@njit
+def _offer_h(qx, qz, gx, gz, card, diag, eight, hmul, hkind, hw, hs):  # type: ignore[no-untyped-def]
+    """:func:`heuristic_opt` as a plain call for :func:`_offer`: numba retypes
+    an inlined helper at each call site (eight per heap kernel, most of its
+    compile time); LLVM still inlines this one where it pays."""
+    return heuristic_opt(qx, qz, gx, gz, card, diag, eight, hmul, hkind, hw, hs)
+
+
+@njit
+def _offer_push(hf, hk, pos, mask, i, f, k):  # type: ignore[no-untyped-def]
+    """:func:`iheap_sift_up` as a plain call for :func:`_offer` (see :func:`_offer_h`)."""
+    iheap_sift_up(hf, hk, pos, mask, i, f, k)
+
+
 @njit(inline="always")
 def _offer(g, parent, tag, pos, hf, hk, weights, weighted, open_tag, closed_tag,  # type: ignore[no-untyped-def]
            p, gc, fc, q, qx, qz, gx, gz, step, card, diag, eight, hmul, nbits, size, lane,
@@ -205,7 +219,7 @@ def _offer(g, parent, tag, pos, hf, hk, weights, weighted, open_tag, closed_tag,
     g[q] = ng
     parent[q] = p
     tag[q] = open_tag
-    h = heuristic_opt(qx, qz, gx, gz, card, diag, eight, hmul, hkind, hw, hs)
+    h = _offer_h(qx, qz, gx, gz, card, diag, eight, hmul, hkind, hw, hs)
     mask = (np.int64(1) << nbits) - 1
     k = (h << nbits) | q
     f = ng + h
@@ -218,7 +232,7 @@ def _offer(g, parent, tag, pos, hf, hk, weights, weighted, open_tag, closed_tag,
         slot, key, nsize, nlane = size, lane, size + 1, k
     else:
         slot, key, nsize, nlane = size, k, size + 1, lane
-    iheap_sift_up(hf, hk, pos, mask, slot, f, key)
+    _offer_push(hf, hk, pos, mask, slot, f, key)
     return nsize, nlane, 1
 
 
