@@ -25,6 +25,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
+from ..distributed.bake import DASK_BATCH_CHUNKS
 from ..errors import ConfigError, FormatError
 from .common import EXIT_BAD_INPUT, NavkitGroup, emit_json, stdout
 from .distributed import (
@@ -99,10 +100,12 @@ def bake_cmd(
             raise _fail(f"{output} is {reason}; rerun with --force to rebuild it")
         if not as_json:
             typer.echo(f"{output}: {reason}; rebuilding", err=True)
+    on_dask = scheduler is not None or workers is not None
+    extra = {"batch_chunks": DASK_BATCH_CHUNKS} if on_dask else {}
     with make_runner(scheduler, workers, threads=threads, progress=not as_json,
                      timeout=connect_timeout) as runner:
         report = bake(source, output, chunk=chunk, codec=codec, level=level,
-                      progress=not as_json, map_batches=runner.map_batches)
+                      progress=not as_json, map_batches=runner.map_batches, **extra)
     d = report.to_dict()
     if as_json:
         emit_json(d)

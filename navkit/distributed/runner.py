@@ -21,7 +21,7 @@ from __future__ import annotations
 import sys
 import time
 import uuid
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Protocol
 
 from rich.console import Console
@@ -33,13 +33,13 @@ from .cluster import DEFAULT_TIMEOUT_S, DEFAULT_WORKERS, close_client, get_clien
 __all__ = ["Runner", "MapBatches", "LocalRunner", "DaskRunner", "as_runner", "timed_call"]
 
 #: ``fn(spec, batch) -> list``: the work of one batch.
-BatchFn = Callable[[Any, Any], Sequence[Any]]
+BatchFn = Callable[[Any, Any], Any]
 
 
 class MapBatches(Protocol):
     """The executor hook: ``map_batches(fn, spec, batches)`` yields ``fn(spec, b)`` in order."""
 
-    def __call__(self, fn: BatchFn, spec: Any, batches: Iterable[Any]) -> Iterator[list[Any]]:
+    def __call__(self, fn: BatchFn, spec: Any, batches: Iterable[Any]) -> Iterator[Any]:
         ...
 
 
@@ -50,7 +50,7 @@ class Runner(Protocol):
     def n_workers(self) -> int:
         ...
 
-    def map_batches(self, fn: BatchFn, spec: Any, batches: Iterable[Any]) -> Iterator[list[Any]]:
+    def map_batches(self, fn: BatchFn, spec: Any, batches: Iterable[Any]) -> Iterator[Any]:
         ...
 
 
@@ -61,11 +61,15 @@ def _progress(enabled: bool, description: str) -> Progress:
                     disable=not (enabled and err.is_terminal))
 
 
-def timed_call(fn: BatchFn, spec: Any, batch: Any) -> tuple[list[Any], float, float]:
-    """``(list(fn(spec, batch)), thread CPU seconds, wall seconds)``: what a Dask task
-    runs, so the client can tell work from waiting (a busy machine shows as wall >> CPU)."""
+def timed_call(fn: BatchFn, spec: Any, batch: Any) -> tuple[Any, float, float]:
+    """``(fn(spec, batch), thread CPU seconds, wall seconds)``: what a Dask task runs,
+    so the client can tell work from waiting (a busy machine shows as wall >> CPU). A
+    generator's items are listed; any other result (a list, a compact batch object such
+    as :class:`navkit.world.bake.BatchResult`) is returned as it is."""
     c0, t0 = time.thread_time(), time.perf_counter()
-    out = list(fn(spec, batch))
+    out = fn(spec, batch)
+    if isinstance(out, Iterator):
+        out = list(out)
     return out, time.thread_time() - c0, time.perf_counter() - t0
 
 
@@ -83,8 +87,8 @@ class LocalRunner:
         self.description = description
         self.stats: dict[str, float] = {}
 
-    def map_batches(self, fn: BatchFn, spec: Any, batches: Iterable[Any]) -> Iterator[list[Any]]:
-        """Yield ``list(fn(spec, b))`` for each batch, in order."""
+    def map_batches(self, fn: BatchFn, spec: Any, batches: Iterable[Any]) -> Iterator[Any]:
+        """Yield ``fn(spec, b)`` for each batch, in order (see :func:`timed_call`)."""
         todo = list(batches)
         self.stats = {"tasks": float(len(todo)), "task_cpu_s": 0.0, "task_wall_s": 0.0}
         t0 = time.perf_counter()
@@ -155,8 +159,8 @@ class DaskRunner:
         workers = info.get("workers", {}) if isinstance(info, dict) else {}
         return max(1, sum(int(w.get("nthreads", 1)) for w in workers.values()))
 
-    def map_batches(self, fn: BatchFn, spec: Any, batches: Iterable[Any]) -> Iterator[list[Any]]:
-        """Yield ``list(fn(spec, b))`` for each batch, in order, computed on the cluster.
+    def map_batches(self, fn: BatchFn, spec: Any, batches: Iterable[Any]) -> Iterator[Any]:
+        """Yield ``fn(spec, b)`` for each batch, in order, computed on the cluster.
 
         A batch that raises re-raises here (the same exception type); the
         remaining tasks are then cancelled.

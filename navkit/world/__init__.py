@@ -10,7 +10,15 @@ generator.
 
 from __future__ import annotations
 
-from .bake import BakeReport, BakeSpec, bake, encode_batch, is_stale, serial_map_batches
+from .bake import (
+    BakeReport,
+    BakeSpec,
+    BatchResult,
+    bake,
+    encode_batch,
+    is_stale,
+    serial_map_batches,
+)
 from .local import BOUNDED, PRESETS, QueryPreset
 from .procedural import RoomsGenerator, parse_procedural, rooms
 from .sources import GeneratorSpec, GridSpec, resolve_source
@@ -28,6 +36,7 @@ __all__ = [
     "bake",
     "BakeReport",
     "BakeSpec",
+    "BatchResult",
     "encode_batch",
     "serial_map_batches",
     "is_stale",

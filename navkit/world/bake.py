@@ -26,14 +26,13 @@ from .chunkfile import ChunkFile, ChunkFileWriter, Header
 from .codec import DEFAULT_CODEC, Codec, get_codec
 from .sources import SourceSpec, check_chunk_size, make_chunk, resolve_source, uniform_values
 
-__all__ = ["BakeSpec", "BakeReport", "bake", "encode_batch", "serial_map_batches",
+__all__ = ["BakeSpec", "BakeReport", "bake", "BatchResult", "encode_batch", "serial_map_batches",
            "plan_batches", "is_stale", "MapBatches"]
 
 #: One chunk's result: (index entry, CRC-32, blob, smallest walkable weight or 0,
 #: largest weight).
-ChunkResult = tuple[int, int, bytes, int, int]
-MapBatches = Callable[[Callable[..., list[ChunkResult]], "BakeSpec", Iterable[NDArray[np.int64]]],
-                      Iterator[list[ChunkResult]]]
+MapBatches = Callable[[Callable[..., "BatchResult"], "BakeSpec", Iterable[NDArray[np.int64]]],
+                      Iterator["BatchResult"]]
 _UNI = 1 << 31
 #: Aim for batches of about this many mixed-chunk-equivalents (~20+ ms of work).
 _BATCH_CHUNKS = 2048
@@ -56,33 +55,71 @@ class BakeSpec:
         return -(-self.source.depth // self.source.chunk)
 
 
-def encode_batch(spec: BakeSpec, ids: NDArray[np.int64]) -> list[ChunkResult]:
-    """Encode the chunks ``ids`` (``id = cz * nx + cx``): per chunk ``(entry, crc, blob,
-    min_weight, max_weight)``. Uniform chunks give ``entry = 2**31 | value`` and no blob."""
+@dataclass(frozen=True)
+class BatchResult:
+    """What :func:`encode_batch` returns for one batch of chunks (compact, so
+    that a Dask task ships a few arrays rather than a tuple per chunk).
+
+    ``entries`` (int64, one per chunk: ``2**31 | value`` for a uniform chunk,
+    else its blob's length), ``crcs`` (int64, CRC-32 of each blob, 0 for a
+    uniform chunk), ``blobs`` (the mixed chunks' blobs joined in id order),
+    ``min_weight`` (the smallest weight > 0, 0 for none) and ``max_value``."""
+
+    entries: NDArray[np.int64]
+    crcs: NDArray[np.int64]
+    blobs: bytes
+    min_weight: int
+    max_value: int
+
+    def __len__(self) -> int:
+        return int(self.entries.shape[0])
+
+    def __eq__(self, other: object) -> bool:
+        return (isinstance(other, BatchResult) and np.array_equal(self.entries, other.entries)
+                and np.array_equal(self.crcs, other.crcs) and self.blobs == other.blobs
+                and self.min_weight == other.min_weight and self.max_value == other.max_value)
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def encode_batch(spec: BakeSpec, ids: NDArray[np.int64]) -> BatchResult:
+    """Encode the chunks ``ids`` (``id = cz * nx + cx``) into a :class:`BatchResult`.
+    Uniform chunks give ``entry = 2**31 | value`` and no blob."""
     codec: Codec = get_codec(spec.codec, spec.level)
     ids = np.asarray(ids, dtype=np.int64)
     nx = spec.nx
     cxs, czs = ids % nx, ids // nx
     uni = uniform_values(spec.source, cxs, czs)
-    out: list[ChunkResult] = []
-    for i in range(ids.shape[0]):
-        u = int(uni[i])
-        if u >= 0:
-            out.append((_UNI | u, 0, b"", u, u))
-            continue
+    entries = np.empty(ids.shape[0], dtype=np.int64)
+    crcs = np.zeros(ids.shape[0], dtype=np.int64)
+    blobs: list[bytes] = []
+    u_pos = uni >= 0
+    entries[u_pos] = np.int64(_UNI) | uni[u_pos].astype(np.int64)
+    minw = int(uni[uni > 0].min()) if (uni > 0).any() else 0
+    maxv = int(uni[u_pos].max()) if u_pos.any() else 0
+    for i in np.flatnonzero(~u_pos).tolist():
         a = make_chunk(spec.source, int(cxs[i]), int(czs[i]))
         lo, hi = int(a.min()), int(a.max())
+        maxv = max(maxv, hi)
         if lo == hi:  # a generator or grid chunk that happens to be uniform
-            out.append((_UNI | lo, 0, b"", lo, lo))
+            entries[i] = _UNI | lo
+            if lo and (minw == 0 or lo < minw):
+                minw = lo
             continue
         blob = codec.compress(a.astype("<u2", copy=False).tobytes())
         w = a[a > 0]
-        out.append((len(blob), zlib.crc32(blob), blob, int(w.min()) if w.size else 0, hi))
-    return out
+        if w.size:
+            mw = int(w.min())
+            if minw == 0 or mw < minw:
+                minw = mw
+        entries[i] = len(blob)
+        crcs[i] = zlib.crc32(blob)
+        blobs.append(blob)
+    return BatchResult(entries, crcs, b"".join(blobs), minw, maxv)
 
 
-def serial_map_batches(fn: Callable[..., list[ChunkResult]], spec: BakeSpec,
-                       batches: Iterable[NDArray[np.int64]]) -> Iterator[list[ChunkResult]]:
+def serial_map_batches(fn: Callable[..., BatchResult], spec: BakeSpec,
+                       batches: Iterable[NDArray[np.int64]]) -> Iterator[BatchResult]:
     """The default ``map_batches``: ``fn(spec, ids)`` for each batch, in order, in-process."""
     for ids in batches:
         yield fn(spec, ids)
@@ -172,14 +209,13 @@ def bake(source: Any, path: str | os.PathLike[str], *, chunk: int = 64,
     minw, weighted, uniform = 0, False, 0
     try:
         for results in mapper(encode_batch, spec, plan_batches(nx, nz, batch_chunks)):
-            for entry, crc, blob, mw, hi in results:
-                writer.add(entry, crc, blob)
-                if entry & _UNI:
-                    uniform += 1
-                if mw and (minw == 0 or mw < minw):
-                    minw = mw
-                if hi > 1:
-                    weighted = True
+            writer.add_batch(results.entries, results.crcs, results.blobs)
+            uniform += int(((results.entries & _UNI) != 0).sum())
+            mw = results.min_weight
+            if mw and (minw == 0 or mw < minw):
+                minw = mw
+            if results.max_value > 1:
+                weighted = True
             if bar is not None:
                 bar.update(bar.task_ids[0], advance=len(results))
         size = writer.finish(min_weight=minw, weighted=weighted)

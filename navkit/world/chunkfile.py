@@ -248,6 +248,22 @@ class ChunkFileWriter:
             self.mixed += 1
         self.next_id = i + 1
 
+    def add_batch(self, entries: NDArray[np.int64], crcs: NDArray[np.int64], blobs: bytes) -> None:
+        """The next ``len(entries)`` chunks at once: their entries and CRCs (as in
+        :meth:`add`; a uniform chunk's CRC is ignored) and their blobs joined in order."""
+        i = self.next_id
+        k = entries.shape[0]
+        if i + k > self.entries.shape[0]:
+            raise RuntimeError(f"bake added {i + k} of {self.entries.shape[0]} chunks")
+        e = entries.astype(np.uint32)
+        self.entries[i:i + k] = e
+        mixed = (e & np.uint32(1 << 31)) == 0
+        self.crcs[i:i + k] = np.where(mixed, crcs, 0).astype(np.uint32)
+        self.fh.write(blobs)
+        self.pos += len(blobs)
+        self.mixed += int(mixed.sum())
+        self.next_id = i + k
+
     def finish(self, *, min_weight: int, weighted: bool) -> int:
         """Write the index, rewrite the header; returns the file size in bytes."""
         if self.next_id != self.entries.shape[0]:
