@@ -101,7 +101,7 @@ def bake_cmd(
         if not as_json:
             typer.echo(f"{output}: {reason}; rebuilding", err=True)
     on_dask = scheduler is not None or workers is not None
-    extra = {"batch_chunks": DASK_BATCH_CHUNKS} if on_dask else {}
+    extra: dict[str, Any] = {"batch_chunks": DASK_BATCH_CHUNKS} if on_dask else {}
     with make_runner(scheduler, workers, threads=threads, progress=not as_json,
                      timeout=connect_timeout) as runner:
         report = bake(source, output, chunk=chunk, codec=codec, level=level,
