@@ -505,27 +505,27 @@ async def sim_get(request: Request) -> Response:
         return _ok(sim.frame(full=True))
 
 
-async def sim_play(request: Request) -> Response:
+async def _set_playing(request: Request, crowd: bool, playing: bool) -> Response:
+    """Play or pause the scene (``crowd`` False) or the free crowd: a body-less
+    POST; wakes the player's loop on play, broadcasts and answers its summary."""
     st = _state(request)
-    sim = _scene(st)
+    player: Playback | CrowdPlayback = _crowd(st) if crowd else _scene(st)
     check_keys(await read_json(request, allow_empty=True), ())
     async with st.lock:
-        sim.playing = True
-        st.wake.set()
-        out = sim.summary()
-    await st.broadcast({"type": "status", **out})
+        player.playing = playing
+        if playing:
+            (st.crowd_wake if crowd else st.wake).set()
+        out = player.summary()
+    await st.broadcast({"type": "crowdStatus" if crowd else "status", **out})
     return _ok(out)
+
+
+async def sim_play(request: Request) -> Response:
+    return await _set_playing(request, crowd=False, playing=True)
 
 
 async def sim_pause(request: Request) -> Response:
-    st = _state(request)
-    sim = _scene(st)
-    check_keys(await read_json(request, allow_empty=True), ())
-    async with st.lock:
-        sim.playing = False
-        out = sim.summary()
-    await st.broadcast({"type": "status", **out})
-    return _ok(out)
+    return await _set_playing(request, crowd=False, playing=False)
 
 
 async def sim_step(request: Request) -> Response:
@@ -652,26 +652,11 @@ async def crowd_get(request: Request) -> Response:
 
 
 async def crowd_play(request: Request) -> Response:
-    st = _state(request)
-    crowd = _crowd(st)
-    check_keys(await read_json(request, allow_empty=True), ())
-    async with st.lock:
-        crowd.playing = True
-        st.crowd_wake.set()
-        out = crowd.summary()
-    await st.broadcast({"type": "crowdStatus", **out})
-    return _ok(out)
+    return await _set_playing(request, crowd=True, playing=True)
 
 
 async def crowd_pause(request: Request) -> Response:
-    st = _state(request)
-    crowd = _crowd(st)
-    check_keys(await read_json(request, allow_empty=True), ())
-    async with st.lock:
-        crowd.playing = False
-        out = crowd.summary()
-    await st.broadcast({"type": "crowdStatus", **out})
-    return _ok(out)
+    return await _set_playing(request, crowd=True, playing=False)
 
 
 async def crowd_step(request: Request) -> Response:
