@@ -270,23 +270,34 @@ class Pathfinder:
         g = pg.cell_arg(goal, "goal")
         b = self.budget if budget is None else check_budget(budget)
         with self.lock:  # (inline, not @serialized: the hot queries save a call)
-            if obstacles is None and window is None:  # the hot paths (as in _cells_query)
-                ov = self.overlay
-                if ov.mark or ov.circles is not None:
-                    ov.set(None)
-                if algorithm == "astar":
-                    return self.astar.cell_query(s, g, smooth=smooth, nearest=nearest, budget=b,
-                                                 window=None, hmul=pg.wmin)
-                jps = self.jps
-                if jps.usable and (algorithm == "auto" or algorithm == "jps"
-                                   or algorithm == "jps+"):
-                    if algorithm == "jps" or (algorithm == "auto"
-                                              and not self.cells.auto_jps_plus):
-                        return jps.cell_query(s, g, smooth=smooth, nearest=nearest, budget=b)
-                    jp = self.cells.jps_plus
-                    if jp is not None:
-                        return jp.cell_query(s, g, smooth=smooth, nearest=nearest, budget=b)
+            if obstacles is None and window is None:  # the hot path
+                eng = self._plain_engine(algorithm)
+                if eng is not None:
+                    ov = self.overlay
+                    if ov.mark or ov.circles is not None:
+                        ov.set(None)
+                    if eng is self.astar:
+                        return eng.cell_query(s, g, smooth=smooth, nearest=nearest, budget=b,
+                                              window=None, hmul=pg.wmin)
+                    return eng.cell_query(s, g, smooth=smooth, nearest=nearest, budget=b)
             return self._cells_query(s, g, smooth, nearest, b, window, algorithm, obstacles)
+
+    def _plain_engine(self, algorithm: str) -> Any:
+        """The engine a query without obstacles or window runs for ``algorithm``,
+        :meth:`CellQueries.resolve`'s answer without its checks: ``self.astar``,
+        ``self.jps``, the installed JPS+ engine, or None where the general route
+        must answer (Dijkstra, JPS+ tables not built yet, a bad name or a
+        refused JPS: :meth:`~navkit.query.cells.CellQueries.query` raises)."""
+        if algorithm == "astar":
+            return self.astar
+        if algorithm == "auto" or algorithm == "jps" or algorithm == "jps+":
+            if self.jps.usable:
+                if algorithm == "jps" or (algorithm == "auto" and not self.cells.auto_jps_plus):
+                    return self.jps
+                return self.cells.jps_plus
+            if algorithm == "auto":
+                return self.astar
+        return None
 
     def _cells_query(self, s: tuple[int, int], g: tuple[int, int], smooth: bool, nearest: bool,
                      b: int, window: Sequence[int] | None, algorithm: Algorithm,
@@ -294,23 +305,12 @@ class Pathfinder:
         """The body of :meth:`find_path_cells` on checked cells, under the lock."""
         if obstacles is None:
             self.overlay.set(None)
-            if window is None:  # the fast path: :meth:`CellQueries.resolve`'s answer, inline
-                jps = self.jps
-                if algorithm == "auto" or algorithm == "jps" or algorithm == "jps+":
-                    if jps.usable:
-                        jp = self.cells.jps_plus
-                        if algorithm == "jps" or (algorithm == "auto"
-                                                  and not self.cells.auto_jps_plus):
-                            return jps.cell_query(s, g, smooth=smooth, nearest=nearest, budget=b)
-                        if jp is not None:
-                            return jp.cell_query(s, g, smooth=smooth, nearest=nearest, budget=b)
-                    elif algorithm == "auto":
-                        return self.astar.cell_query(s, g, smooth=smooth, nearest=nearest,
-                                                     budget=b, window=None,
-                                                     hmul=self.padded.wmin)
-                elif algorithm == "astar":
-                    return self.astar.cell_query(s, g, smooth=smooth, nearest=nearest, budget=b,
-                                                 window=None, hmul=self.padded.wmin)
+            eng = None if window is not None else self._plain_engine(algorithm)
+            if eng is self.astar:
+                return eng.cell_query(s, g, smooth=smooth, nearest=nearest, budget=b,
+                                      window=None, hmul=self.padded.wmin)
+            if eng is not None:
+                return eng.cell_query(s, g, smooth=smooth, nearest=nearest, budget=b)
             return self.cells.query(s, g, smooth=smooth, nearest=nearest, budget=b,
                                     window=window, algorithm=algorithm)
         with self.overlay.using(obstacles):
@@ -341,18 +341,11 @@ class Pathfinder:
         b = self.budget if budget is None else check_budget(budget)
         with self.lock:
             self.overlay.set(None)
-            jps = self.jps
-            if algorithm == "auto" or algorithm == "jps" or algorithm == "jps+":
-                if jps.usable:
-                    if algorithm == "jps" or (algorithm == "auto" and not self.cells.auto_jps_plus):
-                        return jps.cost_query(s, g, b)
-                    jp = self.cells.jps_plus
-                    if jp is not None:
-                        return jp.cost_query(s, g, b)
-                elif algorithm == "auto":
-                    return self.astar.cost_query(s, g, b, self.padded.wmin)
-            elif algorithm == "astar":
-                return self.astar.cost_query(s, g, b, self.padded.wmin)
+            eng = self._plain_engine(algorithm)
+            if eng is self.astar:
+                return eng.cost_query(s, g, b, pg.wmin)
+            if eng is not None:
+                return eng.cost_query(s, g, b)
             resolved = self.cells.resolve(algorithm)  # raises for a bad name
             if resolved == "jps+":  # tables built on first use, as find_path_cells does
                 return self.cells.query(s, g, smooth=False, nearest=False, budget=b,
