@@ -41,7 +41,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["GROUPS", "GroupResult", "warm_up"]
+__all__ = ["GROUPS", "GroupResult", "default_jobs", "warm_up"]
 
 
 def _walk() -> np.ndarray:
@@ -274,6 +274,8 @@ class GroupResult:
     cpu_s: float
     wall_s: float
     error: str | None = None
+    #: Peak memory of the group's own process in MB (None when run in this process).
+    peak_mb: float | None = None
 
 
 def _cpu() -> float:
@@ -281,37 +283,117 @@ def _cpu() -> float:
     return ru.ru_utime + ru.ru_stime
 
 
-def warm_up(groups: Iterable[str] | None = None) -> list[GroupResult]:
-    """Compile (or load) the kernels of ``groups`` (default: all, in the order of
-    :data:`GROUPS`). A group that fails is reported with its error; the others
-    still run.
-
-    >>> [r.error for r in warm_up(["flow"])]
-    [None]
-    """
-    names = list(GROUPS) if groups is None else list(groups)
+def _check(names: list[str]) -> None:
     unknown = [g for g in names if g not in GROUPS]
     if unknown:
         from .errors import ConfigError
 
         raise ConfigError(f"unknown warm-up group(s) {', '.join(map(repr, unknown))}; "
                           f"expected some of {', '.join(GROUPS)}", field="groups")
-    out = []
-    # the "compiling kernels" notice is for first calls that did not ask; this one did
+
+
+def _in_process(name: str) -> GroupResult:
+    """Run one group here; the notice that a first call compiles stays quiet (it asked)."""
     quiet = os.environ.get("NAVKIT_QUIET_COMPILE")
     os.environ["NAVKIT_QUIET_COMPILE"] = "1"
+    c0, t0 = _cpu(), time.perf_counter()
+    error = None
     try:
-        for name in names:
-            c0, t0 = _cpu(), time.perf_counter()
-            error = None
-            try:
-                GROUPS[name]()
-            except Exception as exc:  # noqa: BLE001 - reported per group, the exit status says it
-                error = f"{type(exc).__name__}: {exc}"
-            out.append(GroupResult(name, _cpu() - c0, time.perf_counter() - t0, error))
+        GROUPS[name]()
+    except Exception as exc:  # noqa: BLE001 - reported per group, the exit status says it
+        error = f"{type(exc).__name__}: {exc}"
     finally:
         if quiet is None:
             os.environ.pop("NAVKIT_QUIET_COMPILE", None)
         else:
             os.environ["NAVKIT_QUIET_COMPILE"] = quiet
-    return out
+    return GroupResult(name, _cpu() - c0, time.perf_counter() - t0, error)
+
+
+#: The line a child process prints its result on (:func:`_child`).
+_MARK = "NAVKIT_WARMUP "
+
+
+def _child(name: str) -> None:
+    """Entry point of a group's own process: run it, print its result as one JSON line.
+    CPU and peak memory are the whole process's (interpreter and import included)."""
+    import json
+
+    r = _in_process(name)
+    ru = resource.getrusage(resource.RUSAGE_SELF)
+    print(_MARK + json.dumps({"cpu_s": ru.ru_utime + ru.ru_stime, "error": r.error,
+                              "peak_mb": ru.ru_maxrss / 1024}), flush=True)
+
+
+def _in_child(name: str) -> GroupResult:
+    """Run one group in a new Python process (same interpreter, environment and cache)."""
+    import json
+    import subprocess
+    import sys
+
+    t0 = time.perf_counter()
+    code = f"from navkit.warmup import _child; _child({name!r})"
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env={**os.environ, "NAVKIT_QUIET_COMPILE": "1"})
+    wall = time.perf_counter() - t0
+    for line in proc.stdout.splitlines():
+        if line.startswith(_MARK):
+            got = json.loads(line[len(_MARK):])
+            return GroupResult(name, got["cpu_s"], wall, got["error"], got["peak_mb"])
+    tail = (proc.stderr.strip().splitlines() or [f"exit status {proc.returncode}"])[-1]
+    return GroupResult(name, 0.0, wall, f"the warm-up process failed: {tail}")
+
+
+def default_jobs() -> int:
+    """How many groups ``navkit warmup`` compiles at once: the cores, at most 2 (a
+    third process mostly waits on the same cache and memory).
+
+    >>> 1 <= default_jobs() <= 2
+    True
+    """
+    return min(2, os.cpu_count() or 1)
+
+
+def warm_up(groups: Iterable[str] | None = None, *, jobs: int = 0,
+            done: Callable[[GroupResult], None] | None = None) -> list[GroupResult]:
+    """Compile (or load) the kernels of ``groups`` (default: all, in the order of
+    :data:`GROUPS`). A group that fails is reported with its error; the others
+    still run.
+
+    ``jobs=0`` (the default) runs the groups in this process, one after the
+    other. ``jobs >= 1`` runs each group in a new process, ``jobs`` at a time
+    (what ``navkit warmup`` does): every process holds only its own group's
+    compiled code, so peak memory is the largest group's, not the sum, and
+    two cores compile two groups at once. The kernel cache is shared on disk;
+    two groups that need the same kernel at the same time may both compile
+    it. ``done`` is called with each result as it arrives. Results come back
+    in the order of ``groups``.
+
+    >>> [r.error for r in warm_up(["flow"])]
+    [None]
+    """
+    names = list(GROUPS) if groups is None else list(groups)
+    _check(names)
+    if jobs < 0:
+        from .errors import ConfigError
+
+        raise ConfigError(f"jobs must be >= 0, got {jobs}", field="jobs")
+    results: dict[str, GroupResult] = {}
+
+    def finish(r: GroupResult) -> None:
+        results[r.group] = r
+        if done is not None:
+            done(r)
+
+    if jobs == 0:
+        for name in names:
+            finish(_in_process(name))
+    else:
+        from concurrent.futures import ThreadPoolExecutor, as_completed
+
+        # threads only wait on the child processes; each child compiles on its own core
+        with ThreadPoolExecutor(max_workers=jobs) as pool:
+            futures = [pool.submit(_in_child, name) for name in names]
+            for fut in as_completed(futures):
+                finish(fut.result())
+    return [results[n] for n in names]

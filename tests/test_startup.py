@@ -3,12 +3,16 @@ that a first call compiles, and ``navkit warmup``."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
+
+import navkit
 
 from navkit import _numba_config as cfg
 from navkit.cli import app
@@ -95,9 +99,41 @@ def test_warmup_command() -> None:
     r = runner.invoke(app, ["warmup", "flow", "--no-progress"])
     assert r.exit_code == 0, r.output
     assert "flow" in r.output
+    r = runner.invoke(app, ["warmup", "flow", "crowd", "--jobs", "2", "--json"])
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.output)
+    assert [g["group"] for g in out["groups"]] == ["flow", "crowd"]
+    assert out["jobs"] == 2 and out["peakMb"] > 0 and out["failed"] == 0
     r = runner.invoke(app, ["warmup", "bogus"])
     assert r.exit_code == 2
     assert "bogus" in r.output
+
+
+def test_warmup_in_group_processes_reports_each_group_and_its_errors(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``jobs >= 1`` runs each group in a new process: its CPU and peak memory
+    come back, results keep the order asked for, a failing group is reported
+    with its error and the others still run."""
+    from navkit import warmup
+
+    seen: list[str] = []
+    got = warmup.warm_up(["flow", "crowd"], jobs=2, done=lambda r: seen.append(r.group))
+    assert [r.group for r in got] == ["flow", "crowd"] and sorted(seen) == ["crowd", "flow"]
+    for r in got:
+        assert r.error is None, r.error
+        assert r.peak_mb is not None and r.peak_mb > 50  # an interpreter with numba loaded
+        assert r.cpu_s > 0 and r.wall_s > 0
+    bad = warmup._in_child("no-such-group")  # the child process's own failure path
+    assert bad.error is not None and "no-such-group" in bad.error
+
+    def boom() -> None:
+        raise RuntimeError("kernel failed")
+
+    monkeypatch.setitem(warmup.GROUPS, "flow", boom)
+    got = warmup.warm_up(["flow", "crowd"], jobs=0)
+    assert got[0].error == "RuntimeError: kernel failed" and got[1].error is None
+    with pytest.raises(navkit.ConfigError, match="jobs"):
+        warmup.warm_up(["flow"], jobs=-1)
 
 
 _CLOSURE_KEY = """
