@@ -68,6 +68,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from .._numba_config import njit
 from .heap import heap_pop, heap_push
 from .mesh_layouts import MeshArgs
@@ -552,8 +554,9 @@ def search(mesh_t, twin, vgaps, tparent, edead, nf, ni, hf, hk, best_g, g_stamp,
     ni[0, I_ROOT] = srid
     ni[0, I_POLY] = VIRTUAL
     ni[0, I_PARENT] = -1
-    nn = 1
-    hs = 0
+    # int64 from the start (not literals): the helpers below then compile once
+    nn = np.int64(1)
+    hs = np.int64(0)
     nseed_polys = 1
     if skind == 1:
         nseed_polys = 2
@@ -582,7 +585,8 @@ def search(mesh_t, twin, vgaps, tparent, edead, nf, ni, hf, hk, best_g, g_stamp,
             bz = vtx[b, 1]
             if _cross(ax - sx, az - sz, bx - sx, bz - sz) <= 0.0:
                 nn, hs = _edge_turn(corner, best_g, g_stamp, stamp, nf, ni, hf, hk, nn, hs, sx, sz,
-                                    0.0, 0, a, b, ax, az, bx, bz, q, twin[e], gx, gz)
+                                    0.0, np.int64(0), np.int64(a), np.int64(b), ax, az, bx,
+                                    bz, q, twin[e], gx, gz)
                 if nn < 0:
                     return GROW
                 continue
@@ -596,8 +600,9 @@ def search(mesh_t, twin, vgaps, tparent, edead, nf, ni, hf, hk, best_g, g_stamp,
             a = pverts[e]
             if vgaps[a] < 2 or a == srid:
                 continue
-            nn, hs = _pinch(mesh_t, vgaps, best_g, g_stamp, stamp, nf, ni, hf, hk, nn, hs, a, p,
-                            0, _dist(sx, sz, vtx[a, 0], vtx[a, 1]), gx, gz)
+            nn, hs = _pinch(mesh_t, vgaps, best_g, g_stamp, stamp, nf, ni, hf, hk, nn, hs,
+                            np.int64(a), np.int64(p), np.int64(0),
+                            _dist(sx, sz, vtx[a, 0], vtx[a, 1]), gx, gz)
             if nn < 0:
                 return GROW
 
@@ -684,8 +689,8 @@ def search(mesh_t, twin, vgaps, tparent, edead, nf, ni, hf, hk, best_g, g_stamp,
                 else:
                     if _cross(cx - rx, cz - rz, dx - rx, dz - rz) <= 0.0:
                         nn, hs = _edge_turn(corner, best_g, g_stamp, stamp, nf, ni, hf, hk, nn,
-                                            hs, rx, rz, g, i, c, d, cx, cz, dx, dz, q, twin[e],
-                                            gx, gz)
+                                            hs, rx, rz, g, i, np.int64(c), np.int64(d), cx, cz,
+                                            dx, dz, q, twin[e], gx, gz)
                         if nn < 0:
                             return GROW
                         continue
@@ -704,8 +709,9 @@ def search(mesh_t, twin, vgaps, tparent, edead, nf, ni, hf, hk, best_g, g_stamp,
                 c = pverts[p0 + li]
                 if vgaps[c] < 2 or c == rid:
                     continue
-                nn, hs = _pinch(mesh_t, vgaps, best_g, g_stamp, stamp, nf, ni, hf, hk, nn, hs, c,
-                                P, i, g + _dist(rx, rz, vtx[c, 0], vtx[c, 1]), gx, gz)
+                nn, hs = _pinch(mesh_t, vgaps, best_g, g_stamp, stamp, nf, ni, hf, hk, nn, hs,
+                                np.int64(c), np.int64(P), i,
+                                g + _dist(rx, rz, vtx[c, 0], vtx[c, 1]), gx, gz)
                 if nn < 0:
                     return GROW
             continue
@@ -807,8 +813,9 @@ def search(mesh_t, twin, vgaps, tparent, edead, nf, ni, hf, hk, best_g, g_stamp,
             if (j == jr and (hrx != vtx[c, 0] or hrz != vtx[c, 1])) or (
                     j == jl + 1 and (hlx != vtx[c, 0] or hlz != vtx[c, 1])):
                 continue
-            nn, hs = _pinch(mesh_t, vgaps, best_g, g_stamp, stamp, nf, ni, hf, hk, nn, hs, c, P,
-                            i, g + _dist(rx, rz, vtx[c, 0], vtx[c, 1]), gx, gz)
+            nn, hs = _pinch(mesh_t, vgaps, best_g, g_stamp, stamp, nf, ni, hf, hk, nn, hs,
+                            np.int64(c), np.int64(P), i,
+                            g + _dist(rx, rz, vtx[c, 0], vtx[c, 1]), gx, gz)
             if nn < 0:
                 return GROW
 
@@ -837,7 +844,8 @@ def search(mesh_t, twin, vgaps, tparent, edead, nf, ni, hf, hk, best_g, g_stamp,
                 if q < 0 or _dead(edead, amark, stamp, twin[e], q):
                     continue
                 nn, hs = _edge_turn(corner, best_g, g_stamp, stamp, nf, ni, hf, hk, nn, hs, rx,
-                                    rz, g, i, c, d, vtx[c, 0], vtx[c, 1], vtx[d, 0], vtx[d, 1],
+                                    rz, g, i, np.int64(c), np.int64(d), vtx[c, 0], vtx[c, 1],
+                                    vtx[d, 0], vtx[d, 1],
                                     q, twin[e], gx, gz)
                 if nn < 0:
                     return GROW
@@ -862,7 +870,7 @@ def search(mesh_t, twin, vgaps, tparent, edead, nf, ni, hf, hk, best_g, g_stamp,
                 continue
             if vgaps[u] >= 2:  # a pinch: seen from the root, whatever P hides
                 nn, hs = _pinch(mesh_t, vgaps, best_g, g_stamp, stamp, nf, ni, hf, hk, nn, hs,
-                                u, P, i, g + _dist(rx, rz, ux, uz), gx, gz)
+                                np.int64(u), np.int64(P), i, g + _dist(rx, rz, ux, uz), gx, gz)
                 if nn < 0:
                     return GROW
             if not shadow:
@@ -891,8 +899,9 @@ def search(mesh_t, twin, vgaps, tparent, edead, nf, ni, hf, hk, best_g, g_stamp,
                     _virtual(nf, ni, nn, ux, uz, u, g2, i)
                     vnode = nn
                     nn += 1
-                nn, hs = _pinch(mesh_t, vgaps, best_g, g_stamp, stamp, nf, ni, hf, hk, nn, hs, c,
-                                P, vnode, g2 + _dist(ux, uz, vtx[c, 0], vtx[c, 1]), gx, gz)
+                nn, hs = _pinch(mesh_t, vgaps, best_g, g_stamp, stamp, nf, ni, hf, hk, nn, hs,
+                                np.int64(c), np.int64(P), vnode,
+                                g2 + _dist(ux, uz, vtx[c, 0], vtx[c, 1]), gx, gz)
                 if nn < 0:
                     return GROW
             for j in range(j0, j1 + 1):
