@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from .._numba_config import njit
 from .mesh_geom import orient
 from .mesh_layouts import MeshArgs
@@ -109,7 +111,7 @@ def funnel_search(mesh_t, sx, sz, start, gx, gz, goal, max_nodes, stamp, ws, scr
     f[start] = math.sqrt((sx - gx) ** 2 + (sz - gz) ** 2)
     parent[start] = -1
     pedge[start] = -1
-    size = _push(hf, hk, 0, f[start], start)
+    size = _push(hf, hk, np.int64(0), f[start], np.int64(start))
     found = False
     while size > 0:
         fc = hf[0]
@@ -152,7 +154,7 @@ def funnel_search(mesh_t, sx, sz, start, gx, gz, goal, max_nodes, stamp, ws, scr
             pz[q] = mz
             parent[q] = p
             pedge[q] = k
-            size = _push(hf, hk, size, fq, q)
+            size = _push(hf, hk, size, fq, np.int64(q))
             generated += 1
     if not found:
         return UNREACHABLE, 0, expanded, generated
@@ -216,7 +218,7 @@ def string_pull(portals, npt, out, scr):  # type: ignore[no-untyped-def]
     apex = 0
     li = 0
     ri = 0
-    n = _add(out, 0, ax, az)
+    n = _add(out, np.int64(0), ax, az)
     i = 1
     # the apex index only grows, so at most npt * npt steps
     for _ in range(npt * npt + npt):

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from .._numba_config import njit
 from .mesh_layouts import MeshArgs
 
@@ -153,7 +155,7 @@ def locate_point(mesh_t, x, z, scr):  # type: ignore[no-untyped-def]
         p = mesh.bucket_polys[k]  # ascending within a bucket
         if x < bbox[p, 0] or x > bbox[p, 2] or z < bbox[p, 1] or z > bbox[p, 3]:
             continue
-        if poly_contains(mesh.vertices, mesh.poly_start, mesh.poly_verts, p, x, z, scr):
+        if poly_contains(mesh.vertices, mesh.poly_start, mesh.poly_verts, np.int64(p), x, z, scr):
             return p
     return -1
 
@@ -219,7 +221,8 @@ def _scan_bucket(mesh_t, b, x, z, best, bd2, bx, bz, scr):  # type: ignore[no-un
         bb = _bbox_d2(mesh.poly_bbox, p, x, z)
         if bb > bd2 or (bb == bd2 and p > best):
             continue
-        d2, qx, qz = poly_nearest(mesh.vertices, mesh.poly_start, mesh.poly_verts, p, x, z, scr)
+        d2, qx, qz = poly_nearest(mesh.vertices, mesh.poly_start, mesh.poly_verts, np.int64(p),
+                                  x, z, scr)
         if d2 < bd2 or (d2 == bd2 and p < best):
             best = p
             bd2 = d2
@@ -251,7 +254,7 @@ def nearest_kernel(mesh_t, x, z, max_dist, scr):  # type: ignore[no-untyped-def]
     # the ring of the first bucket inside the grid, and the ring past the last
     r0 = max(0, -cx, cx - (nx - 1), -cz, cz - (nz - 1))
     r1 = max(cx, nx - 1 - cx, cz, nz - 1 - cz)
-    best = -1
+    best = np.int64(-1)
     bd2 = math.inf
     bx = math.nan
     bz = math.nan
@@ -296,7 +299,7 @@ def nearest_in_region_kernel(mesh_t, poly_region, region, x, z, scr):  # type: i
     """``(poly, qx, qz)``: the nearest point of the polygons of ``region``
     (brute force; ties to the lowest polygon), or ``(-1, nan, nan)``."""
     mesh = MeshArgs(*mesh_t)
-    best = -1
+    best = np.int64(-1)
     bd2 = math.inf
     bx = math.nan
     bz = math.nan
@@ -305,7 +308,8 @@ def nearest_in_region_kernel(mesh_t, poly_region, region, x, z, scr):  # type: i
             continue
         if _bbox_d2(mesh.poly_bbox, p, x, z) >= bd2:
             continue
-        d2, qx, qz = poly_nearest(mesh.vertices, mesh.poly_start, mesh.poly_verts, p, x, z, scr)
+        d2, qx, qz = poly_nearest(mesh.vertices, mesh.poly_start, mesh.poly_verts, np.int64(p),
+                                  x, z, scr)
         if d2 < bd2:
             best = p
             bd2 = d2
@@ -361,7 +365,7 @@ def _fan_next(mesh_t, w, cur, ax, az, bx, bz, scr):  # type: ignore[no-untyped-d
     vertices = mesh.vertices
     wx = vertices[w, 0]
     wz = vertices[w, 1]
-    best = -1
+    best = np.int64(-1)
     for i in range(mesh.vert_start[w], mesh.vert_start[w + 1]):
         r = mesh.vert_polys[i]
         if r < 0 or r == cur or (best >= 0 and r > best):
@@ -402,7 +406,7 @@ def raycast_kernel(mesh_t, ax, az, start, bx, bz, scr):  # type: ignore[no-untyp
         start = locate_point(mesh_t, ax, az, scr)
         if start < 0:
             return RAY_OUTSIDE, -1, 0.0, ax, az
-    elif not poly_contains(vertices, ps, pv, start, ax, az, scr):
+    elif not poly_contains(vertices, ps, pv, np.int64(start), ax, az, scr):
         return RAY_BAD_START, start, 0.0, ax, az
     dx = bx - ax
     dz = bz - az
@@ -410,7 +414,7 @@ def raycast_kernel(mesh_t, ax, az, start, bx, bz, scr):  # type: ignore[no-untyp
     cur = start
     tcur = 0.0
     for _ in range(2 * npoly + 2):
-        if poly_contains(vertices, ps, pv, cur, bx, bz, scr):
+        if poly_contains(vertices, ps, pv, np.int64(cur), bx, bz, scr):
             return RAY_CLEAR, cur, 1.0, bx, bz
         s = ps[cur]
         n = ps[cur + 1] - s

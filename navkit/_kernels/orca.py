@@ -407,7 +407,7 @@ def _wall_lines(grid, a, i, px, pz, reach):  # type: ignore[no-untyped-def]
     cr = 0.5 * cs * math.sqrt(2.0)
     inv_tau = 1.0 / a.tau_wall
     inv_dt = 1.0 / a.dt
-    m = 0
+    m = np.int64(0)  # not a literal: _add_line compiles once
     for s in range(cnt):
         c = wall_c[s]
         cz = c // wpad
