@@ -18,10 +18,17 @@ from __future__ import annotations
 import numpy as np
 
 from .._numba_config import njit
+from .prefetch import prefetch
 
 #: Relative widening of a query's cell range, so that a point whose rounded
 #: squared distance passes ``d2 <= r*r`` is always in a scanned cell.
 RANGE_SLACK = 1e-9
+#: How many slots ahead :func:`pair_emit` prefetches the place of a run.
+EMIT_AHEAD = 8
+#: A slot whose stencil holds more points than this gets a run of its exact
+#: neighbour count, not of its candidates (:func:`pair_runs`): the pair buffer
+#: stays near the answer's size for clusters and wide stencils.
+DENSE = 64
 
 
 @njit
@@ -228,137 +235,306 @@ def _query_box(px, pz, r, geom, dims):  # type: ignore[no-untyped-def]
             axis_cell(pz - reach, geom[1], cs, nz), axis_cell(pz + reach, geom[1], cs, nz))
 
 
-@njit
-def radius_offsets(counts, order, offsets):  # type: ignore[no-untyped-def]
-    """CSR offsets (int64, point order) from the slot-order ``counts``; returns the total."""
-    n = order.shape[0]
-    for s in range(n):
-        offsets[order[s] + 1] = counts[s]
-    offsets[0] = 0
-    for i in range(n):
-        offsets[i + 1] += offsets[i]
-    return offsets[n]
-
-
 @njit(inline="always")
 def _emit_sorted(w, tmp_d2, tmp_idx, buf, pos):  # type: ignore[no-untyped-def]
-    """Write ``tmp_idx[:w]`` to ``buf[pos:]`` sorted by (d2, index)."""
+    """Write ``tmp_idx[:w]`` to ``buf[pos:]`` sorted by (d2, index).
+
+    Up to 32 entries: each entry's rank, branch-free; first by distance alone
+    (one comparison, which vectorizes), and when two distances are equal (the
+    ranks then collide: ``seen`` misses a bit) again by (d2, index)."""
     if w > 32:
         sort_pairs(tmp_d2, tmp_idx, 0, w)
         for a in range(w):
             buf[pos + a] = tmp_idx[a]
         return
-    for a in range(w):  # each entry's rank by (d2, index), branch-free (keys are distinct)
+    seen = np.uint64(0)
+    for a in range(w):
         dv = tmp_d2[a]
-        iv = tmp_idx[a]
         rank = 0
         for b in range(w):
-            db = tmp_d2[b]
-            rank += (db < dv) | ((db == dv) & (tmp_idx[b] < iv))
-        buf[pos + rank] = iv
+            rank += tmp_d2[b] < dv
+        seen |= np.uint64(1) << np.uint64(rank)
+        buf[pos + rank] = tmp_idx[a]
+    if seen != (np.uint64(1) << np.uint64(w)) - np.uint64(1):
+        for a in range(w):  # keys (d2, index) are distinct
+            dv = tmp_d2[a]
+            iv = tmp_idx[a]
+            rank = 0
+            for b in range(w):
+                db = tmp_d2[b]
+                rank += (db < dv) | ((db == dv) & (tmp_idx[b] < iv))
+            buf[pos + rank] = iv
+
+
+# ---------------------------------------------------------------- all pairs
+# query_radius_all visits each unordered pair of points once, over a half
+# stencil of cells: a cell (cx, cz) pairs with the later points of itself, the
+# cells cx + 1 .. cx + k of its row and the cells cx - k .. cx + k of the rows
+# cz + 1 .. cz + k (k = stencil half-width). A pair outside the stencil can
+# still be within r (k * cs below the radius's reach, or rounding at a cell
+# border): its point of lower cell index finds it, from its own query box,
+# in the box's cells outside the stencil of higher index (:func:`_extra_count`).
+# (The query box is the one :func:`radius_point` scans, which holds every
+# point within r: so each pair is found exactly once.) Passes, each on the
+# thread that owns the cell rows: give every slot a run of the pair buffer
+# with room for its candidates, or for its counted neighbours when there are
+# many (:func:`pair_runs`); write each pair's slots into both points' runs
+# (:func:`pair_fill`); the CSR offsets from the runs' lengths
+# (:func:`pair_offsets`, serial); each run sorted by (d2, index) into its
+# place in point order (:func:`pair_emit`). A pair that reaches into the next
+# range's first ``k + 1`` rows goes through ``cur2`` into a second run of
+# that point, which that range sized: no two threads write one entry, and
+# the answer (sorted runs) does not depend on the threads.
 
 
 @njit
-def radius_append(r, geom, dims, cell_start, order, spos, start, s1, counts, buf, pos, tmp_idx,
-                  tmp_d2, tmp_idx2, tmp_d22):  # type: ignore[no-untyped-def]
-    """One pass of :meth:`SpatialHash.query_radius_all` over slots ``[start, s1)``:
-    each point's neighbours, sorted by (d2, index), appended to ``buf`` (int32)
-    from ``pos`` on, in slot order; ``counts[s]`` (slot order) their number.
+def _extra_range(zz, part, cx, cz, k, x0, x1):  # type: ignore[no-untyped-def]
+    """Cells ``[xa, xb]`` of row ``zz`` in a query box ``[x0, x1]`` outside the
+    stencil of cell ``(cx, cz)`` and of higher index than it, part 0 or 1
+    (the row's cells left and right of the stencil); empty when ``xa > xb``."""
+    if zz == cz:
+        if part == 1:
+            return 1, 0
+        return (cx + k + 1 if cx + k + 1 > x0 else x0), x1
+    if zz <= cz + k:
+        if part == 0:
+            return x0, (cx - k - 1 if cx - k - 1 < x1 else x1)
+        return (cx + k + 1 if cx + k + 1 > x0 else x0), x1
+    if part == 1:
+        return 1, 0
+    return x0, x1
 
-    Two consecutive slots whose query boxes are the same cells (the usual case
-    inside one cell) share one scan of the candidates: ``tmp_idx`` / ``tmp_d2``
-    collect the first point's, ``tmp_idx2`` / ``tmp_d22`` the second's (four
-    scratch arrays of one length). Stops early, before slot ``k``, when
-    ``buf`` or the scratch could overflow; returns ``(k, pos, need)`` with
-    ``k == s1`` when done, else the caller grows what was short (``need``:
-    scratch entries wanted, 0 when it was ``buf``) and calls again from ``k``."""
-    rr = r * r
-    nx = dims[0]
-    cap = buf.shape[0]
-    tcap = tmp_idx.shape[0]
-    s = start
-    while s < s1:
-        px = spos[s, 0]
-        pz = spos[s, 1]
-        x0, x1, z0, z1 = _query_box(px, pz, r, geom, dims)
-        t = s + 1
-        paired = False
-        qx = 0.0
-        qz = 0.0
-        if t < s1:
-            qx = spos[t, 0]
-            qz = spos[t, 1]
-            y0, y1, y2, y3 = _query_box(qx, qz, r, geom, dims)
-            paired = y0 == x0 and y1 == x1 and y2 == z0 and y3 == z1
-        w = 0
-        if paired:
-            v = 0
-            for cz in range(z0, z1 + 1):
-                row = cz * nx
-                a0 = cell_start[row + x0]
-                a1 = cell_start[row + x1 + 1]
-                u = w if w > v else v
-                if u + (a1 - a0) > tcap:  # could overflow the scratch: ask for more
-                    return s, pos, u + (a1 - a0) + (z1 - cz) * (a1 - a0) + 16
-                for q in range(a0, a1):
-                    cx = spos[q, 0]
-                    cz_ = spos[q, 1]
-                    j = order[q]
-                    dx = cx - px
-                    dz = cz_ - pz
-                    d2 = dx * dx + dz * dz
-                    ex = cx - qx
-                    ez = cz_ - qz
-                    e2 = ex * ex + ez * ez
-                    tmp_idx[w] = j
-                    tmp_d2[w] = d2
-                    w += (d2 <= rr) & (q != s)
-                    tmp_idx2[v] = j
-                    tmp_d22[v] = e2
-                    v += (e2 <= rr) & (q != t)
-            if pos + w + v > cap:
-                return s, pos, 0
-            counts[s] = w
-            _emit_sorted(w, tmp_d2, tmp_idx, buf, pos)
-            pos += w
-            counts[t] = v
-            _emit_sorted(v, tmp_d22, tmp_idx2, buf, pos)
-            pos += v
-            s += 2
-            continue
-        for cz in range(z0, z1 + 1):
-            row = cz * nx
-            a0 = cell_start[row + x0]
-            a1 = cell_start[row + x1 + 1]
-            if w + (a1 - a0) > tcap:
-                return s, pos, w + (a1 - a0) + (z1 - cz) * (a1 - a0) + 16
-            for q in range(a0, a1):
+
+@njit
+def _extra_count(s, px, pz, rr, cx, cz, k, x0, x1, z1, nx, cell_start, spos, q_lo, q_hi, ecnt):  # type: ignore[no-untyped-def]
+    """The pairs of slot ``s`` with points of its query box ``[x0, x1] x [.., z1]``
+    outside its stencil, in cells of higher index (rows ``cz .. z1``): counted
+    into ``ecnt`` for the partners in slots ``[q_lo, q_hi)``; returns how many."""
+    m = 0
+    for zz in range(cz, z1 + 1):
+        row = zz * nx
+        for part in range(2):
+            xa, xb = _extra_range(zz, part, cx, cz, k, x0, x1)
+            if xa > xb:
+                continue
+            for q in range(cell_start[row + xa], cell_start[row + xb + 1]):
                 dx = spos[q, 0] - px
                 dz = spos[q, 1] - pz
-                d2 = dx * dx + dz * dz
-                tmp_idx[w] = order[q]
-                tmp_d2[w] = d2
-                w += (d2 <= rr) & (q != s)
-        if pos + w > cap:
-            return s, pos, 0
-        counts[s] = w
-        _emit_sorted(w, tmp_d2, tmp_idx, buf, pos)
-        pos += w
-        s += 1
-    return s1, pos, 0
+                if dx * dx + dz * dz <= rr:
+                    m += 1
+                    if q_lo <= q < q_hi:
+                        ecnt[q] += 1
+    return m
 
 
 @njit
-def radius_scatter(order, counts, offsets, buf, s0, s1, out_idx):  # type: ignore[no-untyped-def]
-    """Copy the runs :func:`radius_append` wrote for slots ``[s0, s1)`` (in slot
-    order, from ``buf[0]``) to their places in point order, ``out_idx[offsets[i]:]``."""
-    pos = 0
+def _extra_fill(s, px, pz, rr, cx, cz, k, x0, x1, z1, nx, z_hi, cell_start, spos,
+                buf, nbuf, cur, cur2, w):  # type: ignore[no-untyped-def]
+    """The pairs of :func:`_extra_count`, written into both points' runs
+    (``s``'s from ``buf[w]``; rows ``>= z_hi`` through ``cur2`` into
+    ``nbuf``); returns ``w`` advanced."""
+    for zz in range(cz, z1 + 1):
+        row = zz * nx
+        far = zz >= z_hi
+        for part in range(2):
+            xa, xb = _extra_range(zz, part, cx, cz, k, x0, x1)
+            if xa > xb:
+                continue
+            for q in range(cell_start[row + xa], cell_start[row + xb + 1]):
+                dx = spos[q, 0] - px
+                dz = spos[q, 1] - pz
+                if dx * dx + dz * dz <= rr:
+                    buf[w] = q
+                    w += 1
+                    if far:
+                        nbuf[cur2[q]] = s
+                        cur2[q] += 1
+                    else:
+                        buf[cur[q]] = s
+                        cur[q] += 1
+    return w
+
+
+@njit
+def pair_runs(r, k, geom, dims, cell_start, spos, z_lo, z_hi, ecnt, rstart, ostart, cur, cur2,
+              wide):  # type: ignore[no-untyped-def]
+    """The runs of the slots of cell rows ``[z_lo, z_hi)`` (a thread range)
+    in that range's part of the pair buffer (offsets from its start):
+    ``ostart[s]`` (``cur[s]``, the write cursor) has room for every other
+    point of the stencil's cells, the pairs from outside the stencil
+    (``wide[s] = 1`` when slot s's query box leaves it; ``ecnt``: their count,
+    zeroed here, with those of the ``k + 1`` rows below), plus one spare entry
+    that the branch-free writes of :func:`pair_fill` may hit. A slot of the
+    first ``k + 1`` rows of a range after the first has a second run before,
+    from ``rstart[s]`` (``cur2[s]``), for the pairs of the range before;
+    elsewhere that run is empty (``rstart == ostart``). Returns the range's
+    entries."""
+    rr = r * r
+    nx = dims[0]
+    nz = dims[1]
+    q_lo = cell_start[z_lo * nx]
+    q_hi = cell_start[z_hi * nx]
+    for s in range(q_lo, q_hi):
+        ecnt[s] = 0
+    below = z_lo - k - 1 if z_lo > k + 1 else 0
+    acc = 0
+    for cz in range(below, z_hi):
+        own = cz >= z_lo
+        second = z_lo > 0 and cz <= z_lo + k
+        za = cz - k if cz > k else 0
+        zb = cz + k if cz + k < nz - 1 else nz - 1
+        for cx in range(nx):
+            c = cz * nx + cx
+            b0 = cell_start[c]
+            b1 = cell_start[c + 1]
+            if b0 == b1:
+                continue
+            xa = cx - k if cx > k else 0
+            xb = cx + k if cx + k < nx - 1 else nx - 1
+            nb = 0
+            if own:
+                for zz in range(za, zb + 1):
+                    row = zz * nx
+                    nb += cell_start[row + xb + 1] - cell_start[row + xa]
+            for s in range(b0, b1):
+                px = spos[s, 0]
+                pz = spos[s, 1]
+                x0, x1, z0, z1 = _query_box(px, pz, r, geom, dims)
+                out = x0 < cx - k or x1 > cx + k or z1 > cz + k
+                m = 0
+                if out:  # below the range: only the partners in the range count
+                    m = _extra_count(s, px, pz, rr, cx, cz, k, x0, x1, z1, nx, cell_start, spos,
+                                     q_lo, q_hi, ecnt)
+                if not own:
+                    continue
+                wide[s] = out
+                ecnt[s] += m
+                cap = nb  # the stencil's points less s, and the spare entry
+                if nb > DENSE:  # many candidates: room for the neighbours only, counted
+                    cap = 0  # (-1 for s itself, +1 for the spare entry)
+                    for zz in range(za, zb + 1):
+                        row = zz * nx
+                        for q in range(cell_start[row + xa], cell_start[row + xb + 1]):
+                            dx = spos[q, 0] - px
+                            dz = spos[q, 1] - pz
+                            cap += (dx * dx + dz * dz) <= rr
+                cap += ecnt[s]  # the pairs from outside the stencil
+                rstart[s] = acc
+                cur2[s] = acc
+                if second:
+                    acc += cap
+                ostart[s] = acc
+                cur[s] = acc
+                acc += cap
+    return acc
+
+
+@njit
+def pair_fill(r, k, geom, dims, cell_start, spos, z_lo, z_hi, wide, buf, base, base2, cur, cur2):  # type: ignore[no-untyped-def]
+    """Every pair (``d2 <= r*r``) owned by the cell rows ``[z_lo, z_hi)``,
+    written into both points' runs (the other point's slot) through the
+    cursors ``cur`` (rows of the range; its part of ``buf`` starts at
+    ``base``) and ``cur2`` (rows ``>= z_hi``: the next range's second runs,
+    its part from ``base2``). Branch-free: every candidate is written at the
+    cursors, which move on only for a pair (each run has a spare entry).
+    Returns 0."""
+    buf = buf[base:]
+    nbuf = buf[base2 - base:]
+    rr = r * r
+    nx = dims[0]
+    nz = dims[1]
+    for cz in range(z_lo, z_hi):
+        zb = cz + k if cz + k < nz - 1 else nz - 1
+        for cx in range(nx):
+            c = cz * nx + cx
+            b0 = cell_start[c]
+            b1 = cell_start[c + 1]
+            if b0 == b1:
+                continue
+            xa = cx - k if cx > k else 0
+            xb = cx + k if cx + k < nx - 1 else nx - 1
+            e_row = cell_start[cz * nx + xb + 1]
+            for s in range(b0, b1):
+                px = spos[s, 0]
+                pz = spos[s, 1]
+                w = cur[s]
+                for q in range(s + 1, e_row):
+                    dx = spos[q, 0] - px
+                    dz = spos[q, 1] - pz
+                    f = (dx * dx + dz * dz) <= rr
+                    buf[w] = q
+                    w += f
+                    t = cur[q]
+                    buf[t] = s
+                    cur[q] = t + f
+                for zz in range(cz + 1, zb + 1):
+                    row = zz * nx
+                    far = zz >= z_hi  # the next range's rows: its second runs
+                    tbuf = nbuf if far else buf
+                    tcur = cur2 if far else cur
+                    for q in range(cell_start[row + xa], cell_start[row + xb + 1]):
+                        dx = spos[q, 0] - px
+                        dz = spos[q, 1] - pz
+                        f = (dx * dx + dz * dz) <= rr
+                        buf[w] = q
+                        w += f
+                        t = tcur[q]
+                        tbuf[t] = s
+                        tcur[q] = t + f
+                if wide[s]:
+                    x0, x1, z0, z1 = _query_box(px, pz, r, geom, dims)
+                    w = _extra_fill(s, px, pz, rr, cx, cz, k, x0, x1, z1, nx, z_hi,
+                                    cell_start, spos, buf, nbuf, cur, cur2, w)
+                cur[s] = w
+    return 0
+
+
+@njit
+def pair_offsets(order, rstart, ostart, cur, cur2, offsets, soff):  # type: ignore[no-untyped-def]
+    """After :func:`pair_fill`: ``offsets`` (int64, point order) the CSR
+    offsets, ``soff[s]`` the offset of slot s's point. Returns
+    ``(total, largest count)``."""
+    n = order.shape[0]
+    widest = 0
+    offsets[0] = 0
+    for s in range(n):
+        c = (cur2[s] - rstart[s]) + (cur[s] - ostart[s])
+        offsets[order[s] + 1] = c
+        widest = c if c > widest else widest
+    for i in range(n):
+        offsets[i + 1] += offsets[i]
+    for s in range(n):
+        soff[s] = offsets[order[s]]
+    return offsets[n], widest
+
+
+@njit
+def pair_emit(spos, order, rstart, ostart, cur, cur2, soff, buf, s0, s1, out_idx, tmp_idx, tmp_d2):  # type: ignore[no-untyped-def]
+    """Slots ``[s0, s1)``: each slot's runs of :func:`pair_fill` (``buf``: the
+    slots' range's part of the pair buffer), sorted by (d2, index), as point
+    indices at ``out_idx[soff[s]:]``. ``tmp_*`` hold the largest count.
+    Those places are scattered (point order is not cell order): each one is
+    prefetched :data:`EMIT_AHEAD` slots before (about 1.5x faster)."""
     for s in range(s0, s1):
-        w = counts[s]
-        o = offsets[order[s]]
-        for a in range(w):
-            out_idx[o + a] = buf[pos + a]
-        pos += w
+        prefetch(out_idx, soff[s + EMIT_AHEAD] if s + EMIT_AHEAD < s1 else 0)
+        px = spos[s, 0]
+        pz = spos[s, 1]
+        w = 0
+        for a in range(rstart[s], cur2[s]):
+            q = buf[a]
+            dx = spos[q, 0] - px
+            dz = spos[q, 1] - pz
+            tmp_d2[w] = dx * dx + dz * dz
+            tmp_idx[w] = order[q]
+            w += 1
+        for a in range(ostart[s], cur[s]):
+            q = buf[a]
+            dx = spos[q, 0] - px
+            dz = spos[q, 1] - pz
+            tmp_d2[w] = dx * dx + dz * dz
+            tmp_idx[w] = order[q]
+            w += 1
+        _emit_sorted(w, tmp_d2, tmp_idx, out_idx, soff[s])
     return 0
 
 

@@ -137,12 +137,10 @@ class SpatialHash:
         self._cap = -1
         self._geom = np.zeros(5, dtype=np.float64)
         self._dims = np.zeros(2, dtype=np.int64)
-        # per-thread scratch of query_radius_all's fill pass (rows grow on demand)
-        self._bufs: list[NDArray[np.int32]] = []
-        self._per_point = 10.0  # neighbours per point of the last query_radius_all
-        # per-thread candidate scratch, one row for each point of a pair
-        self._tmp_idx = np.zeros((1, 2, 128), dtype=np.int32)
-        self._tmp_d2 = np.zeros((1, 2, 128), dtype=np.float64)
+        # query_radius_all's pair buffer (slots, grow-only) and per-thread sort scratch
+        self._pairs = np.zeros(0, dtype=np.int32)
+        self._tmp_idx = np.zeros((1, 64), dtype=np.int32)
+        self._tmp_d2 = np.zeros((1, 64), dtype=np.float64)
         # query_radius_all(reuse=True) answers (grow-only)
         self._out_idx = np.zeros(0, dtype=np.int32)
         self._box = (0.0, 0.0, 0.0, 0.0)
@@ -182,7 +180,13 @@ class SpatialHash:
         self._slot_buf = np.zeros(cap, dtype=np.int32)
         self._cellid_buf = np.zeros(cap, dtype=np.int32)
         self._spos_buf = np.zeros((cap, 2), dtype=np.float64)
-        self._counts_buf = np.zeros(cap, dtype=np.int32)
+        self._counts_buf = np.zeros(cap, dtype=np.int32)  # query_radius_all: pairs past the stencil
+        self._wide_buf = np.zeros(cap, dtype=np.uint8)
+        self._rstart_buf = np.zeros(cap, dtype=np.int64)
+        self._ostart_buf = np.zeros(cap, dtype=np.int64)
+        self._cur_buf = np.zeros(cap, dtype=np.int64)
+        self._cur2_buf = np.zeros(cap, dtype=np.int64)
+        self._soff_buf = np.zeros(cap, dtype=np.int64)
         self._qidx_buf = np.zeros(cap, dtype=np.int32)
         self._qd2_buf = np.zeros(cap, dtype=np.float64)
         self._out_off = np.zeros(cap + 1, dtype=np.int64)
@@ -243,76 +247,97 @@ class SpatialHash:
         (grow-only): no allocation and no first-touch page faults, but the next
         ``reuse=True`` call overwrites them (copy what must outlive it).
 
-        One pass over the points in cell order (two points of one cell share
-        a scan of their candidates), split into contiguous ranges over
-        ``threads`` threads (default :func:`~navkit.query.fanout.max_threads`),
-        each appending its sorted runs to its own reused buffer, then a copy
-        of the runs to their places in point order; the answer is the same for
-        any thread count."""
+        Each unordered pair of points is tested once, over a half stencil of
+        cells (about ``r / cell_size`` cells each way): every point gets a
+        run of a pair buffer (room for its candidates), one pass writes each
+        pair into both points' runs, then each run is sorted into its place
+        in point order. The passes run on ``threads`` threads (default
+        :func:`~navkit.query.fanout.max_threads`), each on its own range of
+        cell rows (one range when the grid has too few rows); the answer is
+        the same for any thread count."""
         rv = as_radius(r)
         n = self._n
-        nt = as_threads(threads, n)
-        parts = split(n, nt)
         offsets = self._out_off[:n + 1] if reuse else np.empty(n + 1, dtype=np.int64)
-        counts = self._counts
-        args = (rv, self._geom, self._dims, self._cell_start, self._order, self._spos)
-        if len(self._bufs) < nt:
-            self._bufs += [np.zeros(0, dtype=np.int32)] * (nt - len(self._bufs))
-        if self._tmp_idx.shape[0] < nt:
-            self._grow_scratch(nt, self._tmp_idx.shape[2])
-        tmp = [(self._tmp_idx[t, 0], self._tmp_d2[t, 0], self._tmp_idx[t, 1], self._tmp_d2[t, 1])
-               for t in range(nt)]
-        per = self._per_point
+        if n == 0:
+            offsets[0] = 0
+            indices = self._out_idx[:0] if reuse else np.empty(0, dtype=np.int32)
+            return self._answer(offsets, indices, reuse)
+        nx, nz = int(self._dims[0]), int(self._dims[1])
+        k = self._stencil(rv)
+        rows = self._row_split(as_threads(threads, n), nx, nz, k)
+        nt = len(rows)
+        rstart, ostart = self._rstart_buf[:n], self._ostart_buf[:n]
+        cur, cur2 = self._cur_buf[:n], self._cur2_buf[:n]
+        soff, wide = self._soff_buf[:n], self._wide_buf[:n]
+        grid = (rv, k, self._geom, self._dims, self._cell_start, self._spos)
+        sizes = [0] * nt
+
+        def runs(t: int) -> None:
+            sizes[t] = int(_k.pair_runs(*grid, rows[t][0], rows[t][1], self._counts, rstart,
+                                        ostart, cur, cur2, wide))
+
+        fan_out(nt, n, runs)
+        base = [sum(sizes[:t]) for t in range(nt + 1)]  # each range's part of the pair buffer
+        if self._pairs.shape[0] < base[nt]:
+            self._pairs = np.empty(base[nt] + base[nt] // 4 + 64, dtype=np.int32)
+        pairs = self._pairs
 
         def fill(t: int) -> None:
-            s0, s1 = parts[t]
-            buf = self._bufs[t]
-            if buf.shape[0] < 1.1 * per * (s1 - s0) + 64:  # grow-only, with headroom
-                buf = self._bufs[t] = np.empty(int(1.5 * per * (s1 - s0)) + 64, dtype=np.int32)
-            scratch = tmp[t]
-            s, pos = s0, 0
-            while True:  # one pass; grows a buffer and resumes when one runs short
-                s, pos, need = _k.radius_append(*args, s, s1, counts, buf, pos, *scratch)
-                if s == s1:
-                    return
-                if need:
-                    scratch = tmp[t] = (np.zeros(2 * need, dtype=np.int32),
-                                        np.zeros(2 * need, dtype=np.float64),
-                                        np.zeros(2 * need, dtype=np.int32),
-                                        np.zeros(2 * need, dtype=np.float64))
-                else:
-                    grown = np.empty(2 * buf.shape[0] + 64, dtype=np.int32)
-                    grown[:pos] = buf[:pos]
-                    buf = self._bufs[t] = grown
+            _k.pair_fill(*grid, rows[t][0], rows[t][1], wide, pairs, base[t], base[t + 1], cur,
+                         cur2)
 
         fan_out(nt, n, fill)
-        total = int(_k.radius_offsets(counts, self._order, offsets))
+        total, widest = (int(v) for v in _k.pair_offsets(self._order, rstart, ostart, cur, cur2,
+                                                          offsets, soff))
+        if self._tmp_idx.shape[0] < nt or self._tmp_idx.shape[1] < widest:
+            cols = max(widest + widest // 4, self._tmp_idx.shape[1])
+            self._tmp_idx = np.zeros((nt, cols), dtype=np.int32)
+            self._tmp_d2 = np.zeros((nt, cols), dtype=np.float64)
         if not reuse:
             indices = np.empty(total, dtype=np.int32)
         else:
             if self._out_idx.shape[0] < total:
                 self._out_idx = np.zeros(total + total // 4 + 64, dtype=np.int32)
             indices = self._out_idx[:total]
-        self._per_point = max(1.0, total / max(n, 1))
+        starts = self._cell_start
 
-        def scatter(t: int) -> None:
-            _k.radius_scatter(self._order, counts, offsets, self._bufs[t], parts[t][0],
-                              parts[t][1], indices)
+        def emit(t: int) -> None:
+            _k.pair_emit(self._spos, self._order, rstart, ostart, cur, cur2, soff,
+                         pairs[base[t]:], int(starts[rows[t][0] * nx]),
+                         int(starts[rows[t][1] * nx]), indices, self._tmp_idx[t], self._tmp_d2[t])
 
-        fan_out(nt, n, scatter)
-        widest = max(sc[0].shape[0] for sc in tmp)
-        if widest > self._tmp_idx.shape[2]:  # keep the grown scratch for the next query
-            self._grow_scratch(nt, widest)
+        fan_out(nt, n, emit)
+        return self._answer(offsets, indices, reuse)
+
+    def _stencil(self, r: float) -> int:
+        """The half stencil's half-width in cells for radius ``r``: the query box
+        reaches under ``k + 0.5`` cells each way, so a pair is at most ``k + 1``
+        cells apart (at least 1, at most the grid)."""
+        cs = float(self._geom[2])
+        reach = r * (1.0 + _k.RANGE_SLACK) + _k.RANGE_SLACK * cs
+        return int(min(max(reach / cs + 0.5, 1.0), float(max(self._dims[0], self._dims[1]))))
+
+    def _row_split(self, nt: int, nx: int, nz: int, k: int) -> list[tuple[int, int]]:
+        """``nt`` (or fewer) ranges of cell rows covering the grid, balanced by
+        points, each at least ``k + 1`` rows (a pair reaches ``k + 1`` rows on)."""
+        if nt > 1:
+            starts = self._cell_start[:nx * nz + 1:nx]  # slot of each row's first point
+            cuts = np.searchsorted(starts, [self._n * t // nt for t in range(1, nt)])
+            bounds = [0, *(int(c) for c in cuts), nz]
+            ranges = list(zip(bounds[:-1], bounds[1:], strict=True))
+            if all(b - a >= k + 1 for a, b in ranges):
+                return ranges
+        return [(0, nz)]
+
+    @staticmethod
+    def _answer(offsets: NDArray[np.int64], indices: NDArray[np.int32], reuse: bool
+                ) -> tuple[NDArray[np.int64], NDArray[np.int32]]:
         if reuse:
             offsets = offsets.view()
             indices = indices.view()
             offsets.setflags(write=False)
             indices.setflags(write=False)
         return offsets, indices
-
-    def _grow_scratch(self, nt: int, cols: int) -> None:
-        self._tmp_idx = np.zeros((nt, 2, cols), dtype=np.int32)
-        self._tmp_d2 = np.zeros((nt, 2, cols), dtype=np.float64)
 
     def knn(self, point: ArrayLike, k: int) -> NDArray[np.int32]:
         """Indices (int32) of the ``min(k, n)`` points nearest ``point``, sorted
