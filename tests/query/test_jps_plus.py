@@ -200,6 +200,81 @@ def test_budget_equals_online_jps(scene, budget, nearest):
             np.testing.assert_array_equal(r.cells, a.cells)
 
 
+@fixed(120)
+@given(scenes())
+def test_answer_equals_online_jps(scene):
+    """Without a budget JPS+ returns online JPS's very answer: status, cost, the
+    cells and waypoints of the path, and the counts (same successors, same queue
+    order: the slot beside the heap and the table-read forced cells change no
+    expansion)."""
+    pf = _pf(scene)
+    jp = JPSPlus(pf)
+    for s, g in scene["queries"]:
+        for nearest in (False, True):
+            a = pf.jps.cell_query(s, g, smooth=False, nearest=nearest, budget=BIG)
+            r = jp.cell_query(s, g, smooth=False, nearest=nearest, budget=BIG)
+            assert (r.status, r.cost_int, r.end_cell) == (a.status, a.cost_int, a.end_cell)
+            assert (r.expanded, r.generated) == (a.expanded, a.generated), (s, g)
+            np.testing.assert_array_equal(r.cells, a.cells)
+            np.testing.assert_array_equal(r.waypoints, a.waypoints)
+
+
+@fixed(60)
+@given(scenes(max_side=24), st.integers(0, 4))
+def test_trace_equals_online_trace(scene, cap):
+    """The JPS+ trace (``jps_plus.trace``) writes what ``jps.jps_trace_body``
+    writes, nodes, cells and world centres, also when the buffers are too short
+    for the cells (``cap`` rows: nodes only)."""
+    from navkit._kernels import jps as _jps
+    from navkit._kernels import jps_plus as _jpk
+
+    pf = _pf(scene)
+    jp = JPSPlus(pf)
+    pg = pf.padded
+    jps = pf.jps
+    geo = (0.25, -3.0, 0.5)
+    for s, g in scene["queries"]:
+        r = jp.cell_query(s, g, smooth=False, nearest=False, budget=BIG)
+        if not r.found:
+            continue
+        m = len(r.cells)
+        rows = m if cap == 0 else min(m, cap - 1)
+        outs = []
+        for fn in (_jpk.trace, _jps.jps_trace_body):
+            nodes = np.full(pg.n, -7, dtype=np.int32)
+            cells = np.full((rows, 2), -7, dtype=np.int32)
+            pts = np.full((rows, 2), -7.0)
+            got = fn(jps.nd, int(pg.wp), jps.model[2], pg.node(*s), pg.node(*g), nodes, cells,
+                     pts, geo)
+            outs.append((got, nodes, cells, pts))
+        (m1, n1, c1, p1), (m2, n2, c2, p2) = outs
+        assert m1 == m2 == m
+        np.testing.assert_array_equal(n1, n2)
+        np.testing.assert_array_equal(c1, c2)
+        np.testing.assert_array_equal(p1, p2)
+
+
+def test_long_path_beyond_path_buffers_equals_online_jps():
+    """A path longer than the path buffers (1,024 rows at first): the trace fills
+    only the node chain and the query side converts it, as for online JPS."""
+    walk = np.ones((7, 1500), dtype=bool)
+    walk[1:6, 200:1300:100] = False  # pillars: jump points along the way
+    walk[3, 1250:1260] = False
+    cells = [((0, 3), (1499, 3)), ((1499, 6), (0, 0)), ((3, 0), (1496, 6))]
+    pf = Pathfinder(NavGrid(walk), costs="exact")
+    jp = JPSPlus(pf)
+    plus = [jp.cell_query(s, g, smooth=False, nearest=False, budget=BIG) for s, g in cells]
+    other = Pathfinder(NavGrid(walk), costs="exact")
+    for (s, g), r in zip(cells, plus, strict=True):
+        a = other.jps.cell_query(s, g, smooth=False, nearest=False, budget=BIG)
+        assert r.found and len(r.cells) > 1024
+        assert (r.cost_int, r.expanded, r.generated) == (a.cost_int, a.expanded, a.generated)
+        np.testing.assert_array_equal(r.cells, a.cells)
+        np.testing.assert_array_equal(r.waypoints, a.waypoints)
+        assert is_valid_path(walk, r.cells)
+        assert r.cost_int == other.find_path_cells(s, g, algorithm="astar").cost_int
+
+
 @fixed(40)
 @given(scenes())
 def test_occupants_fall_back_and_recover(scene):
