@@ -31,7 +31,7 @@ def _free(cells, marks, mark, q):  # type: ignore[no-untyped-def]
     return cells[q] != 0 and not (mark > 0 and marks[q] == mark)
 
 
-@njit
+@njit(_nrt=False)
 def line_of_sight(cells, overlay, wp, a, b):  # type: ignore[no-untyped-def]
     """True when the segment between the centres of padded nodes a and b is clear.
 
@@ -179,7 +179,7 @@ def _string_pull(cells, overlay, wp, path, n, out, weights, card, diag, cum, wei
     return m
 
 
-@njit
+@njit(_nrt=False)
 def string_pull(cells, overlay, wp, path, n, out):  # type: ignore[no-untyped-def]
     """String pulling (docs/rules.md §5.1): from each anchor keep the furthest
     path node in sight.
@@ -190,7 +190,7 @@ def string_pull(cells, overlay, wp, path, n, out):  # type: ignore[no-untyped-de
     return _string_pull(cells, overlay, wp, path, n, out, path, 0, 0, out, False)
 
 
-@njit
+@njit(_nrt=False)
 def string_pull_weighted(cells, overlay, wp, weights, card, diag, path, n, out, cum):  # type: ignore[no-untyped-def]
     """:func:`string_pull` on weighted terrain: a node in sight is kept only
     when the straight segment to it costs no more than the path it replaces.
@@ -206,7 +206,7 @@ def string_pull_weighted(cells, overlay, wp, weights, card, diag, path, n, out, 
     return _string_pull(cells, overlay, wp, path, n, out, weights, card, diag, cum, True)
 
 
-@njit
+@njit(_nrt=False)
 def snap_cell(cells, overlay, wp, hp, rings, cx, cz):  # type: ignore[no-untyped-def]
     """Snapping (docs/rules.md §4.1) of the unpadded cell ``(cx, cz)``
     (anywhere, even far outside the grid): its padded node when free, else the
@@ -231,7 +231,7 @@ def snap_cell(cells, overlay, wp, hp, rings, cx, cz):  # type: ignore[no-untyped
     return nearest_free(cells, overlay, wp, hp, cx + 1, cz + 1, rings)
 
 
-@njit
+@njit(_nrt=False)
 def nearest_free(cells, overlay, wp, hp, cx, cz, radius):  # type: ignore[no-untyped-def]
     """Nearest free padded node to padded cell ``(cx, cz)`` within Chebyshev ``radius``.
 
@@ -298,7 +298,7 @@ def circle_cells(x, z, r, min_x, min_z, cell_size, w, d):  # type: ignore[no-unt
     return x0, z0, x1, z1
 
 
-@njit
+@njit(_nrt=False)
 def stamp_circles(marks, mark, wp, hp, min_x, min_z, cell_size, circles, counts, delta):  # type: ignore[no-untyped-def]
     """Mark every cell whose centre lies within a circle (closed disc).
 
@@ -329,7 +329,7 @@ def stamp_circles(marks, mark, wp, hp, min_x, min_z, cell_size, circles, counts,
     return touched
 
 
-@njit
+@njit(_nrt=False)
 def reachable_nearest(cells, overlay, wp, start, gx, gz, tag, gen, queue):  # type: ignore[no-untyped-def]
     """The cell reachable from padded node ``start`` closest to padded cell ``(gx, gz)``.
 

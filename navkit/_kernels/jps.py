@@ -150,7 +150,7 @@ def _refresh(b, nw, nl, line, w):  # type: ignore[no-untyped-def]
     b[k + 2] = (u & ~un) | (d & ~dn)
 
 
-@njit
+@njit(_nrt=False)
 def pack(cells, wp, hp, rows, nwr, cols, nwc):  # type: ignore[no-untyped-def]
     """Pack the padded ``cells`` (nonzero = passable) into ``rows`` and ``cols``."""
     for i in range(rows.shape[0]):
@@ -205,12 +205,14 @@ def refresh_box(bits, hp, x0, z0, x1, z1):  # type: ignore[no-untyped-def]
             _refresh(cols, nwc, wp, line, w)
 
 
-@njit(inline="always")
+@njit(_nrt=False)
 def _free(rows, nwr, x, z):  # type: ignore[no-untyped-def]
+    """1 when padded cell ``(x, z)`` is passable in the packed rows (a plain
+    call: see :func:`_make_jumps`)."""
     return (rows[3 * (z * nwr + 1 + (x >> 6))] >> (x & 63)) & 1
 
 
-@njit
+@njit(_nrt=False)
 def repack_box(cells, bits, hp, x0, z0, x1, z1):  # type: ignore[no-untyped-def]
     """Re-read the padded cells ``x0..x1`` x ``z0..z1`` (inclusive) into ``bits``."""
     bits_ = BitsArgs(*bits)
@@ -234,7 +236,7 @@ def _circle_box(circle, wp, hp, geo):  # type: ignore[no-untyped-def]
     return x0 + 1, z0 + 1, x1 + 1, z1 + 1  # padded; empty when x0 > x1
 
 
-@njit
+@njit(_nrt=False)
 def overlay_block(bits, marks, mark, hp, geo, circles, saved):  # type: ignore[no-untyped-def]
     """Clear the bits of the cells with ``marks == mark`` near the ``circles``.
 
@@ -260,7 +262,7 @@ def overlay_block(bits, marks, mark, hp, geo, circles, saved):  # type: ignore[n
     return k
 
 
-@njit
+@njit(_nrt=False)
 def overlay_restore(bits, hp, geo, circles, saved, k):  # type: ignore[no-untyped-def]
     """Undo :func:`overlay_block` (same ``geo`` and ``circles``)."""
     wp = BitsArgs(*bits).wp
@@ -274,7 +276,7 @@ def overlay_restore(bits, hp, geo, circles, saved, k):  # type: ignore[no-untype
 
 
 # ---------------------------------------------------------------- scanning
-@njit(inline="always")
+@njit(_nrt=False)
 def _scan_fwd(b, lb, x):  # type: ignore[no-untyped-def]
     """First position ``> x`` on the line at word offset ``lb`` that is blocked
     or has a forced side cell: the position when it is passable (a jump
@@ -296,7 +298,7 @@ def _scan_fwd(b, lb, x):  # type: ignore[no-untyped-def]
         w += 1
 
 
-@njit(inline="always")
+@njit(_nrt=False)
 def _scan_bwd(b, lb, x):  # type: ignore[no-untyped-def]
     """:func:`_scan_fwd` towards lower positions (first event ``< x``)."""
     i = x - 1
@@ -322,7 +324,7 @@ def jps_sign(v):  # type: ignore[no-untyped-def]
 
 
 # ------------------------------------------------------------------ search
-@njit
+@njit(_nrt=False)
 def jps_compact(hf, hk, size, nd, open_tag, wp, xb, cb):  # type: ignore[no-untyped-def]
     """Drop stale heap entries (closed nodes, superseded costs); returns the new size."""
     mask = (np.int64(1) << cb) - 1
@@ -368,6 +370,16 @@ def jps_add(cand, nc, qx, qz, ng):  # type: ignore[no-untyped-def]
     return nc + 1
 
 
+@njit(_nrt=False)
+def _add(cand, nc, qx, qz, ng):  # type: ignore[no-untyped-def]
+    """:func:`jps_add` as a plain call for the jumps (issue #13: sixteen inlined
+    copies were a sixth of :func:`jps`'s IR); LLVM inlines it back."""
+    cand[3 * nc] = qx
+    cand[3 * nc + 1] = qz
+    cand[3 * nc + 2] = ng
+    return nc + 1
+
+
 def _make_jumps(dx: int, dz: int):  # type: ignore[no-untyped-def]
     """The jump in direction ``(dx, dz)``, specialised: ``dx`` and ``dz`` are
     closure constants, so numba prunes the branches of the other directions
@@ -375,18 +387,22 @@ def _make_jumps(dx: int, dz: int):  # type: ignore[no-untyped-def]
     compile). Each variant has its own name (see
     :func:`navkit._kernels.search._make_astar` on numba's disk cache).
 
-    ``jump(bits, ctx, px, pz, gc, cand, nc) -> nc`` (``ctx`` a
-    :class:`~navkit._kernels.layouts.JpsContext`) lists, in ``cand``, the
-    jump points found from ``(px, pz)`` (``gc`` its cost): one straight jump,
-    or a diagonal run to its end with the straight jump points off it and
-    the goal.
+    ``jump(rows, cols, nwr, nwc, gx, gz, card, diag, px, pz, gc, cand, nc) -> nc``
+    (the packed lines of :class:`~navkit._kernels.layouts.BitsArgs`, the goal
+    and step costs as plain values: a tuple opened in each of the eight
+    inlined copies cost compile time) lists, in ``cand``, the jump points
+    found from ``(px, pz)`` (``gc`` its cost): one straight jump, or a
+    diagonal run to its end with the straight jump points off it and the goal.
+
+    The jumps stay inlined into :func:`jps` (as plain calls they ran 3-5%
+    slower); what they call (:func:`_free`, :func:`_scan_fwd`,
+    :func:`_scan_bwd`, :func:`_add`) are plain calls, which LLVM inlines
+    back: numba types an inlined helper again at every call site, and these
+    had forty copies, two thirds of the kernel's IR (issue #13).
     """
     if dx != 0 and dz != 0:
 
-        def jump(bits, ctx, px, pz, gc, cand, nc):  # type: ignore[no-untyped-def]
-            bits_ = BitsArgs(*bits)
-            rows, cols, nwr, nwc = bits_.rows, bits_.cols, bits_.nwr, bits_.nwc
-            gx, gz, card, diag = ctx.gx, ctx.gz, ctx.card, ctx.diag
+        def jump(rows, cols, nwr, nwc, gx, gz, card, diag, px, pz, gc, cand, nc):  # type: ignore[no-untyped-def]
             x = px + dx
             z = pz + dz
             if (_free(rows, nwr, x, z) == 0 or _free(rows, nwr, x, pz) == 0
@@ -395,31 +411,31 @@ def _make_jumps(dx: int, dz: int):  # type: ignore[no-untyped-def]
             gd = gc + diag
             while True:
                 if x == gx and z == gz:
-                    return jps_add(cand, nc, x, z, gd)
+                    return _add(cand, nc, x, z, gd)
                 if dx > 0:
                     eh = _scan_fwd(rows, z * nwr, x)
                     if gz == z and x < gx <= abs(eh):
                         eh = gx  # the goal comes first
                     if eh > 0:
-                        nc = jps_add(cand, nc, eh, z, gd + (eh - x) * card)
+                        nc = _add(cand, nc, eh, z, gd + (eh - x) * card)
                 else:
                     eh = _scan_bwd(rows, z * nwr, x)
                     if gz == z and abs(eh) <= gx < x:
                         eh = gx
                     if eh > 0:
-                        nc = jps_add(cand, nc, eh, z, gd + (x - eh) * card)
+                        nc = _add(cand, nc, eh, z, gd + (x - eh) * card)
                 if dz > 0:
                     ev = _scan_fwd(cols, x * nwc, z)
                     if gx == x and z < gz <= abs(ev):
                         ev = gz
                     if ev > 0:
-                        nc = jps_add(cand, nc, x, ev, gd + (ev - z) * card)
+                        nc = _add(cand, nc, x, ev, gd + (ev - z) * card)
                 else:
                     ev = _scan_bwd(cols, x * nwc, z)
                     if gx == x and abs(ev) <= gz < z:
                         ev = gz
                     if ev > 0:
-                        nc = jps_add(cand, nc, x, ev, gd + (z - ev) * card)
+                        nc = _add(cand, nc, x, ev, gd + (z - ev) * card)
                 # the next diagonal step needs both side cells: the two scans just tested them
                 if eh == -(x + dx) or ev == -(z + dz) or _free(rows, nwr, x + dx, z + dz) == 0:
                     return nc
@@ -430,36 +446,33 @@ def _make_jumps(dx: int, dz: int):  # type: ignore[no-untyped-def]
         kind = "diagonal"
     else:
 
-        def jump(bits, ctx, px, pz, gc, cand, nc):  # type: ignore[no-untyped-def]
-            bits_ = BitsArgs(*bits)
-            rows, cols, nwr, nwc = bits_.rows, bits_.cols, bits_.nwr, bits_.nwc
-            gx, gz, card = ctx.gx, ctx.gz, ctx.card
+        def jump(rows, cols, nwr, nwc, gx, gz, card, diag, px, pz, gc, cand, nc):  # type: ignore[no-untyped-def]
             if dz == 0:
                 if dx > 0:
                     e = _scan_fwd(rows, pz * nwr, px)
                     if gz == pz and px < gx <= abs(e):
                         e = gx
                     if e > 0:
-                        return jps_add(cand, nc, e, pz, gc + (e - px) * card)
+                        return _add(cand, nc, e, pz, gc + (e - px) * card)
                 else:
                     e = _scan_bwd(rows, pz * nwr, px)
                     if gz == pz and abs(e) <= gx < px:
                         e = gx
                     if e > 0:
-                        return jps_add(cand, nc, e, pz, gc + (px - e) * card)
+                        return _add(cand, nc, e, pz, gc + (px - e) * card)
             else:
                 if dz > 0:
                     e = _scan_fwd(cols, px * nwc, pz)
                     if gx == px and pz < gz <= abs(e):
                         e = gz
                     if e > 0:
-                        return jps_add(cand, nc, px, e, gc + (e - pz) * card)
+                        return _add(cand, nc, px, e, gc + (e - pz) * card)
                 else:
                     e = _scan_bwd(cols, px * nwc, pz)
                     if gx == px and abs(e) <= gz < pz:
                         e = gz
                     if e > 0:
-                        return jps_add(cand, nc, px, e, gc + (pz - e) * card)
+                        return _add(cand, nc, px, e, gc + (pz - e) * card)
             return nc
 
         kind = "straight"
@@ -478,7 +491,7 @@ _NE = _make_jumps(1, -1)
 _NW = _make_jumps(-1, -1)
 
 
-@njit
+@njit(_nrt=False)
 def jps(bits, model, ws, start, goal, budget, stats):  # type: ignore[no-untyped-def]
     """One JPS query ``start -> goal`` (padded nodes); returns the status and
     fills ``stats`` like the A* kernels of :mod:`navkit._kernels.search`.
@@ -493,7 +506,7 @@ def jps(bits, model, ws, start, goal, budget, stats):  # type: ignore[no-untyped
     ``stats[ST_STATUS]`` and ``stats[ST_COST] = -1`` are written.
     """
     bits_ = BitsArgs(*bits)
-    rows, wp, nwr = bits_.rows, bits_.wp, bits_.nwr
+    rows, cols, wp, nwr, nwc = bits_.rows, bits_.cols, bits_.wp, bits_.nwr, bits_.nwc
     model_ = JpsModelArgs(*model)
     card, diag, xb, cb = model_.card, model_.diag, model_.xb, model_.cb
     ws_ = JpsWorkspaceArgs(*ws)
@@ -584,23 +597,23 @@ def jps(bits, model, ws, start, goal, budget, stats):  # type: ignore[no-untyped
         # one specialised jump per direction (see _make_jumps); the successors
         # are listed first and offered in one place below: one inlined copy of
         # the queue code halves the compile time and runs faster too
-        nc = 0
+        nc = np.int64(0)  # not a literal 0: one compiled _add
         if dirs & (1 << 5):
-            nc = _E(bits, ctx, px, pz, gc, cand, nc)
+            nc = _E(rows, cols, nwr, nwc, gx, gz, card, diag, px, pz, gc, cand, nc)
         if dirs & (1 << 3):
-            nc = _W(bits, ctx, px, pz, gc, cand, nc)
+            nc = _W(rows, cols, nwr, nwc, gx, gz, card, diag, px, pz, gc, cand, nc)
         if dirs & (1 << 7):
-            nc = _S(bits, ctx, px, pz, gc, cand, nc)
+            nc = _S(rows, cols, nwr, nwc, gx, gz, card, diag, px, pz, gc, cand, nc)
         if dirs & (1 << 1):
-            nc = _N(bits, ctx, px, pz, gc, cand, nc)
+            nc = _N(rows, cols, nwr, nwc, gx, gz, card, diag, px, pz, gc, cand, nc)
         if dirs & (1 << 8):
-            nc = _SE(bits, ctx, px, pz, gc, cand, nc)
+            nc = _SE(rows, cols, nwr, nwc, gx, gz, card, diag, px, pz, gc, cand, nc)
         if dirs & (1 << 6):
-            nc = _SW(bits, ctx, px, pz, gc, cand, nc)
+            nc = _SW(rows, cols, nwr, nwc, gx, gz, card, diag, px, pz, gc, cand, nc)
         if dirs & (1 << 2):
-            nc = _NE(bits, ctx, px, pz, gc, cand, nc)
+            nc = _NE(rows, cols, nwr, nwc, gx, gz, card, diag, px, pz, gc, cand, nc)
         if dirs & 1:
-            nc = _NW(bits, ctx, px, pz, gc, cand, nc)
+            nc = _NW(rows, cols, nwr, nwc, gx, gz, card, diag, px, pz, gc, cand, nc)
         for i in range(nc):
             size, generated = jps_offer(ws, ctx, pc, cand[3 * i + 2], cand[3 * i], cand[3 * i + 1],
                                      size, generated)
@@ -621,16 +634,15 @@ def jps(bits, model, ws, start, goal, budget, stats):  # type: ignore[no-untyped
 
 # ------------------------------------------------------------------- paths
 @njit(inline="always")
-def _fill(nodes, i, px, pz, wp, room, cells, pts, geo):  # type: ignore[no-untyped-def]
-    """Store padded cell ``(px, pz)`` as path entry ``i`` (in cells/pts too when ``room``)."""
+def _fill(nodes, i, px, pz, wp, room, cells, pts, min_x, min_z, cs):  # type: ignore[no-untyped-def]
+    """Store padded cell ``(px, pz)`` as path entry ``i`` (in cells/pts too when
+    ``room``); ``min_x, min_z, cs`` a CellGeometry's values."""
     nodes[i] = pz * wp + px
     if room:
         x = px - 1
         z = pz - 1
         cells[i, 0] = x
         cells[i, 1] = z
-        geo_ = CellGeometry(*geo)
-        min_x, min_z, cs = geo_.min_x, geo_.min_z, geo_.cell_size
         # the formula of NavGrid.cells_to_world, so the floats are identical
         pts[i, 0] = min_x + (np.float64(x) + 0.5) * cs
         pts[i, 1] = min_z + (np.float64(z) + 0.5) * cs
@@ -645,6 +657,8 @@ def jps_trace_body(nd, wp, xb, start, end, nodes, cells, pts, geo):  # type: ign
     :func:`nodes_to_cells`. Between two jump points the chain takes its
     diagonal steps first, then the straight ones."""
     xmask = (np.int64(1) << xb) - 1
+    geo_ = CellGeometry(*geo)
+    min_x, min_z, cs = geo_.min_x, geo_.min_z, geo_.cell_size
     total = 1
     p = end
     px = p % wp
@@ -668,7 +682,7 @@ def jps_trace_body(nd, wp, xb, start, end, nodes, cells, pts, geo):  # type: ign
     p = end
     cx = p % wp
     cz = p // wp
-    _fill(nodes, i, cx, cz, wp, room, cells, pts, geo)
+    _fill(nodes, i, cx, cz, wp, room, cells, pts, min_x, min_z, cs)
     while p != start:
         qc = nd[2 * p] & LOW32
         tx = qc & xmask
@@ -684,26 +698,28 @@ def jps_trace_body(nd, wp, xb, start, end, nodes, cells, pts, geo):  # type: ign
             if adz >= adx:
                 cz += jps_sign(ddz)
             i -= 1
-            _fill(nodes, i, cx, cz, wp, room, cells, pts, geo)
+            _fill(nodes, i, cx, cz, wp, room, cells, pts, min_x, min_z, cs)
         p = q
     return total
 
 
-@njit
+@njit(_nrt=False)
 def jps_trace(nd, wp, xb, start, end, nodes, cells, pts):  # type: ignore[no-untyped-def]
     """:func:`jps_trace_body` as a kernel (world centres with unit geometry)."""
     return jps_trace_body(nd, wp, xb, start, end, nodes, cells, pts, (0.0, 0.0, 1.0))
 
 
-@njit
+@njit(_nrt=False)
 def nodes_to_cells(nodes, m, wp, cells, pts, geo):  # type: ignore[no-untyped-def]
     """Cells and world centres of ``nodes[:m]`` (for paths longer than the buffers)."""
+    geo_ = CellGeometry(*geo)
     for i in range(m):
-        _fill(nodes, i, nodes[i] % wp, nodes[i] // wp, wp, True, cells, pts, geo)
+        _fill(nodes, i, nodes[i] % wp, nodes[i] // wp, wp, True, cells, pts,
+              geo_.min_x, geo_.min_z, geo_.cell_size)
 
 
 # ----------------------------------------------------------------- kernels
-@njit(inline="always")  # one linking level less for the world query (compile time)
+@njit(inline="always", _nrt=False)  # inline: one linking level less for the world query
 def jps_path(bits, model, ws, start, goal, budget, to_best, stats, out):  # type: ignore[no-untyped-def]
     """:func:`jps` and the path in one call (one dispatch per query).
 

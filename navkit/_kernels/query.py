@@ -96,9 +96,10 @@ RES_SIZE = 10
 #: Cells beyond which a coordinate is clamped before it becomes an integer.
 _CLAMP = float(1 << 40)
 
-@njit(inline="always")
+@njit(_nrt=False)
 def _cell(w, lo, cs):  # type: ignore[no-untyped-def]
-    """``floor((w - lo) / cs)`` as NavGrid.world_to_cell computes it, clamped to +-2**40."""
+    """``floor((w - lo) / cs)`` as NavGrid.world_to_cell computes it, clamped to +-2**40
+    (a plain call: four inlined copies were an eighth of the world kernel's IR)."""
     f = np.floor((w - lo) / cs)
     if f < -_CLAMP:
         f = -_CLAMP
@@ -149,7 +150,7 @@ def _span_blocked(b, nw, line, x0, x1):  # type: ignore[no-untyped-def]
     return -1
 
 
-@njit
+@njit(_nrt=False)
 def _los_lines(b, nw, ax, az, bx, bz):  # type: ignore[no-untyped-def]
     """Line of sight between the centres of ``(ax, az)`` and ``(bx, bz)`` on
     packed lines indexed by ``z``: in each line the span of cells whose closed
@@ -220,7 +221,7 @@ def _meets(ax, az, bx, bz, cx, cz):  # type: ignore[no-untyped-def]
     return lo <= 0 <= hi
 
 
-@njit
+@njit(_nrt=False)
 def line_of_sight_bits(bits, a, b):  # type: ignore[no-untyped-def]
     """:func:`navkit._kernels.geometry.line_of_sight` on JPS rows and columns
     (the same cells: every cell whose closed square meets the segment, which
@@ -232,7 +233,7 @@ def line_of_sight_bits(bits, a, b):  # type: ignore[no-untyped-def]
     return _los_blocker(bits, a % wp, a // wp, b % wp, b // wp) < 0
 
 
-@njit
+@njit(_nrt=False)
 def _string_pull_bits(bits, path, cells, n, out):  # type: ignore[no-untyped-def]
     """:func:`navkit._kernels.geometry.string_pull` with :func:`line_of_sight_bits`;
     ``cells[:n]`` are the path's unpadded ``(x, z)``.
@@ -277,7 +278,7 @@ string_pull_bits = _string_pull_bits
 
 
 # ------------------------------------------------------------------- overlay
-@njit
+@njit(_nrt=False)
 def release(bits, hp, geo, ov, ov_circles, saved):  # type: ignore[no-untyped-def]
     """Restore the JPS rows under the standing overlay ``ov`` and retire it."""
     if ov[0] > 0:
@@ -353,8 +354,10 @@ def stamp_overlay(fx, circles):  # type: ignore[no-untyped-def]
 
 
 @njit(inline="always")
-def _search_and_path(fx, mark, jgen, agen, s, g, budget, nearest, res):  # type: ignore[no-untyped-def]
-    """Step 3 and the chain: returns ``(status, end, cost, m)`` (``m = 0``: no path)."""
+def _search_and_path(fx, mark, jgen, agen, s, g, budget, nearest, res, may_near):  # type: ignore[no-untyped-def]
+    """Step 3 and the chain: returns ``(status, end, cost, m)`` (``m = 0``: no path).
+    ``may_near`` (a constant): False when ``nearest`` is known False, which
+    prunes the nearest-cell search before typing."""
     fx_ = WorldArgs(*fx)
     bits, jmodel, grid = fx_.bits, fx_.jmodel, fx_.grid
     st_ = WorldState(*fx_.st)
@@ -375,7 +378,8 @@ def _search_and_path(fx, mark, jgen, agen, s, g, budget, nearest, res):  # type:
     m = jps_path(bits, jmodel, (nd, jhf, jhk, jgen, cand), s, g, budget, nearest, stats,
                  (nodes, cells_out, pts_out, geo))
     status = stats[ST_STATUS]
-    if nearest and (status == UNREACHABLE or status == NO_GOAL) and budget >= nd.shape[0] // 2:
+    if may_near and nearest and (status == UNREACHABLE or status == NO_GOAL) \
+            and budget >= nd.shape[0] // 2:
         # find-path-to-nearest: the reachable cell closest to the goal (what
         # an exhaustive A* picks), then JPS to it
         count = stats[ST_EXPANDED]
@@ -393,7 +397,7 @@ def _search_and_path(fx, mark, jgen, agen, s, g, budget, nearest, res):  # type:
         res[R_EXPANDED] = count + flooded + stats[ST_EXPANDED]
         res[R_GENERATED] = gen_count + flooded + stats[ST_GENERATED]
         return NEAREST, best, stats[ST_COST], m
-    if nearest and (status == UNREACHABLE or status == NO_GOAL):
+    if may_near and nearest and (status == UNREACHABLE or status == NO_GOAL):
         # ... with a budget A* could run out of: A*'s answer, which the Python
         # path gives (an A* kernel here would double this kernel's compile time)
         return FALLBACK, s, -1, 0
@@ -406,84 +410,113 @@ def _search_and_path(fx, mark, jgen, agen, s, g, budget, nearest, res):  # type:
     return status, stats[ST_BEST], stats[ST_BEST_COST], m
 
 
-@njit
-def world_jps(fx, circles, sx, sz, ex, ez, budget, nearest, smooth, res):  # type: ignore[no-untyped-def]
-    """The whole query (see the module docstring); returns ``res[R_STATUS]``.
+def _make_world(with_circles: bool, with_nearest: bool):  # type: ignore[no-untyped-def]
+    """Build :func:`world_jps` (both flags) or :func:`world_jps_free` (neither).
 
-    ``res``: status (a :class:`navkit.results.Status` code or FALLBACK /
-    BAD_CIRCLE / NEED_ROOM), expanded, generated, integer cost (-1: none),
-    snapped start and end node (-1: none), chain length, first waypoint row
-    and waypoint count in ``wpts``, bad circle row.
+    The flags are closure constants: numba prunes the overlay branch and the
+    nearest-cell search before typing, so the free variant never compiles the
+    overlay kernels (stamping, clearing and restoring the rows), the flood
+    and a second copy of the search (issue #13: almost half of a cold first
+    world query). Each variant has its own name (see
+    :func:`navkit._kernels.search._make_astar` on numba's disk cache).
+    Compiled without reference counting: the query allocates nothing (and
+    numba's counting of the arrays in ``fx`` was more than half of its lowering).
     """
-    fx_ = WorldArgs(*fx)
-    cells = GridArgs(*fx_.grid).cells
-    marks = WorldState(*fx_.st).marks
-    out_ = WorldOut(*fx_.out)
-    nodes, snodes, cells_out, wpts = out_.nodes, out_.smooth_nodes, out_.cells, out_.wpts
-    geo_i_, geo_f_ = GeoInts(*fx_.geo_i), GeoFloats(*fx_.geo_f)
-    wp, hp, rings = geo_i_.wp, geo_i_.hp, geo_i_.snap_rings
-    min_x, min_z, cs, trim = geo_f_.min_x, geo_f_.min_z, geo_f_.cell_size, geo_f_.trim
-    for i in range(RES_SIZE):
-        res[i] = 0
-    res[R_COST] = -1
-    res[R_START] = -1
-    res[R_END] = -1
-    mark = stamp_overlay(fx, circles)
-    if mark < 0:
-        res[R_STATUS] = BAD_CIRCLE
-        res[R_INDEX] = -1 - mark
-        return BAD_CIRCLE
-    # the overlay as the Python side passes it, (marks, int32 mark): one compiled
-    # snap_cell / reachable_nearest for both callers
-    ovl = (marks, np.int32(mark))
-    s = snap_cell(cells, ovl, wp, hp, rings, _cell(sx, min_x, cs), _cell(sz, min_z, cs))
-    if s < 0:
-        res[R_STATUS] = NO_START
-        return NO_START
-    res[R_START] = s
-    ecx = _cell(ex, min_x, cs)
-    ecz = _cell(ez, min_z, cs)
-    g = snap_cell(cells, ovl, wp, hp, rings, ecx, ecz)
-    if g < 0:
-        if not nearest:
-            res[R_STATUS] = NO_GOAL
-            return NO_GOAL
-        if not (0 <= ecx < wp - 2 and 0 <= ecz < hp - 2):
-            res[R_STATUS] = FALLBACK
+
+    def world(fx, circles, sx, sz, ex, ez, budget, nearest, smooth, res):  # type: ignore[no-untyped-def]
+        """The whole query (see the module docstring); returns ``res[R_STATUS]``.
+
+        ``res``: status (a :class:`navkit.results.Status` code or FALLBACK /
+        BAD_CIRCLE / NEED_ROOM), expanded, generated, integer cost (-1: none),
+        snapped start and end node (-1: none), chain length, first waypoint row
+        and waypoint count in ``wpts``, bad circle row. :func:`world_jps_free`
+        reads no ``circles``, needs ``nearest`` False and a released standing
+        overlay (``fx``'s ``st.ov[0] == 0``: the caller releases it first).
+        """
+        fx_ = WorldArgs(*fx)
+        cells = GridArgs(*fx_.grid).cells
+        marks = WorldState(*fx_.st).marks
+        out_ = WorldOut(*fx_.out)
+        nodes, snodes, cells_out, wpts = out_.nodes, out_.smooth_nodes, out_.cells, out_.wpts
+        geo_i_, geo_f_ = GeoInts(*fx_.geo_i), GeoFloats(*fx_.geo_f)
+        wp, hp, rings = geo_i_.wp, geo_i_.hp, geo_i_.snap_rings
+        min_x, min_z, cs, trim = geo_f_.min_x, geo_f_.min_z, geo_f_.cell_size, geo_f_.trim
+        for i in range(RES_SIZE):
+            res[i] = 0
+        res[R_COST] = -1
+        res[R_START] = -1
+        res[R_END] = -1
+        if with_circles:
+            mark = stamp_overlay(fx, circles)
+            if mark < 0:
+                res[R_STATUS] = BAD_CIRCLE
+                res[R_INDEX] = -1 - mark
+                return BAD_CIRCLE
+        else:
+            mark = 0 * res[0]  # int64 (not a literal), as stamp_overlay's
+        # the overlay as the Python side passes it, (marks, int32 mark): one compiled
+        # snap_cell / reachable_nearest for both callers
+        ovl = (marks, np.int32(mark))
+        s = snap_cell(cells, ovl, wp, hp, rings, _cell(sx, min_x, cs), _cell(sz, min_z, cs))
+        if s < 0:
+            res[R_STATUS] = NO_START
+            return NO_START
+        res[R_START] = s
+        ecx = _cell(ex, min_x, cs)
+        ecz = _cell(ez, min_z, cs)
+        g = snap_cell(cells, ovl, wp, hp, rings, ecx, ecz)
+        if g < 0:
+            if not nearest:
+                res[R_STATUS] = NO_GOAL
+                return NO_GOAL
+            if not (0 <= ecx < wp - 2 and 0 <= ecz < hp - 2):
+                res[R_STATUS] = FALLBACK
+                return FALLBACK
+            g = (ecz + 1) * wp + ecx + 1
+        jgen, agen = _next_gens(fx)
+        status, end, cost, m = _search_and_path(fx, mark, jgen, agen, s, g, budget, nearest, res,
+                                                with_nearest)
+        res[R_STATUS] = status
+        if status == FALLBACK:
             return FALLBACK
-        g = (ecz + 1) * wp + ecx + 1
-    jgen, agen = _next_gens(fx)
-    status, end, cost, m = _search_and_path(fx, mark, jgen, agen, s, g, budget, nearest, res)
-    res[R_STATUS] = status
-    if status == FALLBACK:
-        return FALLBACK
-    if m == 0:
+        if m == 0:
+            return status
+        res[R_COST] = cost
+        res[R_END] = end
+        res[R_NCELLS] = m
+        if m > cells_out.shape[0]:
+            res[R_STATUS] = NEED_ROOM
+            return NEED_ROOM
+        # waypoints: the string-pulled chain's cell centres, or the chain's
+        if smooth:  # (wpts holds the chain's centres, read nowhere below)
+            n = _string_pull_bits(fx_.bits, nodes, cells_out, m, snodes)
+            for i in range(n):
+                _centre(wpts, i, snodes[i], wp, min_x, min_z, cs)
+        else:
+            n = m
+        # docs/rules.md §4.3, §4.2: the exact end when its cell is the end cell; the
+        # first waypoint dropped within trim metres of the start
+        if (status == FOUND and (ecz + 1) * wp + ecx + 1 == end and 0 <= ecx < wp - 2
+                and 0 <= ecz < hp - 2):
+            wpts[n - 1, 0] = ex
+            wpts[n - 1, 1] = ez
+        first = 0
+        if n > 1 and np.hypot(wpts[0, 0] - sx, wpts[0, 1] - sz) <= trim:
+            first = 1
+        res[R_FIRST] = first
+        res[R_NPTS] = n - first
         return status
-    res[R_COST] = cost
-    res[R_END] = end
-    res[R_NCELLS] = m
-    if m > cells_out.shape[0]:
-        res[R_STATUS] = NEED_ROOM
-        return NEED_ROOM
-    # waypoints: the string-pulled chain's cell centres, or the chain's
-    if smooth:  # (wpts holds the chain's centres, read nowhere below)
-        n = _string_pull_bits(fx_.bits, nodes, cells_out, m, snodes)
-        for i in range(n):
-            _centre(wpts, i, snodes[i], wp, min_x, min_z, cs)
-    else:
-        n = m
-    # docs/rules.md §4.3, §4.2: the exact end when its cell is the end cell; the
-    # first waypoint dropped within trim metres of the start
-    if (status == FOUND and (ecz + 1) * wp + ecx + 1 == end and 0 <= ecx < wp - 2
-            and 0 <= ecz < hp - 2):
-        wpts[n - 1, 0] = ex
-        wpts[n - 1, 1] = ez
-    first = 0
-    if n > 1 and np.hypot(wpts[0, 0] - sx, wpts[0, 1] - sz) <= trim:
-        first = 1
-    res[R_FIRST] = first
-    res[R_NPTS] = n - first
-    return status
+
+    world.__name__ = world.__qualname__ = "world_jps" if with_circles else "world_jps_free"
+    return njit(world, _nrt=False)
 
 
-__all__ = ["world_jps", "release", "FALLBACK", "BAD_CIRCLE", "NEED_ROOM", "RES_SIZE"]
+#: The whole query, obstacle circles stamped as the standing overlay.
+world_jps = _make_world(True, True)
+#: :func:`world_jps` for a query without obstacle circles and not to the nearest
+#: cell, whose caller released the standing overlay first: the same answers,
+#: without the overlay kernels and the nearest-cell search.
+world_jps_free = _make_world(False, False)
+
+__all__ = ["world_jps", "world_jps_free", "release", "FALLBACK", "BAD_CIRCLE", "NEED_ROOM",
+           "RES_SIZE"]

@@ -91,7 +91,7 @@ BACK_SHIFT = 23
 TAG_LOW = (1 << BACK_SHIFT) - 1
 
 
-@njit
+@njit(_nrt=False)
 def move_masks(cells, wp, x0, z0, x1, z1, eight, out):  # type: ignore[no-untyped-def]
     """Write the legal moves of every node in padded columns ``x0..x1`` and
     rows ``z0..z1`` (inclusive, inside the border) into ``out`` (uint8): bit
@@ -112,11 +112,16 @@ def move_masks(cells, wp, x0, z0, x1, z1, eight, out):  # type: ignore[no-untype
                 no = cells[p - wp] != 0
                 m = np.int64(e) | (np.int64(w) << 1) | (np.int64(so) << 2) | (np.int64(no) << 3)
                 if eight:
-                    dm = np.int64(eight) - 1
-                    m |= np.int64(_diag_ok(e, so, dm) and cells[p + wp + 1] != 0) << 4
-                    m |= np.int64(_diag_ok(w, so, dm) and cells[p + wp - 1] != 0) << 5
-                    m |= np.int64(_diag_ok(e, no, dm) and cells[p - wp + 1] != 0) << 6
-                    m |= np.int64(_diag_ok(w, no, dm) and cells[p - wp - 1] != 0) << 7
+                    # _diag_ok(a, b, eight - 1) as a count (issue #13: four
+                    # inlined copies were most of this kernel's compile time):
+                    # a diagonal needs 2 free side cells, 1 or none
+                    need = 3 - np.int64(eight)
+                    ne, nw_ = np.int64(e), np.int64(w)
+                    ns, nn = np.int64(so), np.int64(no)
+                    m |= np.int64(ne + ns >= need and cells[p + wp + 1] != 0) << 4
+                    m |= np.int64(nw_ + ns >= need and cells[p + wp - 1] != 0) << 5
+                    m |= np.int64(ne + nn >= need and cells[p - wp + 1] != 0) << 6
+                    m |= np.int64(nw_ + nn >= need and cells[p - wp - 1] != 0) << 7
             out[p] = m
 
 

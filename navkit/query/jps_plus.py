@@ -44,7 +44,7 @@ __all__ = ["JumpTables", "JPSPlus", "grid_fingerprint", "jump_point_density", "p
 TABLES_FORMAT = "navkit-jps-plus-1"
 #: ``"auto"`` prefers JPS+ on grids with at most this many jump points per free
 #: cell (docs/jps-plus.md: game and city maps 0.02-0.21, where JPS+ wins; random
-#: and maze maps 0.35-1.0, where a table lookup costs more than a bit scan).
+#: and maze maps 0.35-1.0, where the two run about even: no reason to pay for tables).
 AUTO_MAX_DENSITY = 0.25
 _FOUND = int(Status.FOUND)
 

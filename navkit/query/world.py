@@ -182,12 +182,19 @@ class WorldQueries:
         res = self._res
         if type(nearest) is not bool or type(smooth) is not bool:
             nearest, smooth = bool(nearest), bool(smooth)
-        code = _query.world_jps(fx, circles, sw[0], sw[1],
-                                ew[0], ew[1], budget, nearest, smooth, res)
+        if len(circles) or nearest:
+            kernel = _query.world_jps
+        else:  # neither circles nor nearest: release the standing overlay here,
+            # as world_jps would, and run the variant without the overlay kernels and
+            # the nearest-cell search (issue #13: a first plain query compiles neither)
+            if self.overlay.standing[0]:
+                self.overlay.release_standing()
+            kernel = _query.world_jps_free
+        code = kernel(fx, circles, sw[0], sw[1], ew[0], ew[1], budget, nearest, smooth, res)
         while code == _query.NEED_ROOM:
             self.jps.bufs.grow(int(res[_query.R_NCELLS]))
-            code = _query.world_jps(self.kernel_args(), circles, sw[0], sw[1],
-                                    ew[0], ew[1], budget, nearest, smooth, res)
+            code = kernel(self.kernel_args(), circles, sw[0], sw[1],
+                          ew[0], ew[1], budget, nearest, smooth, res)
         if code == _query.FALLBACK:
             return None
         self.kernel_queries += 1
