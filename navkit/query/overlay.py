@@ -192,19 +192,8 @@ class Occupancy:
         self._occupants: dict[int, tuple[float, float, float]] = {}
         self._next_handle = 1
         self._listeners: list[Callable[[int, int, int, int], None]] = []
-        self._moves: NDArray[np.uint8] | None = None  # made on first read (:attr:`moves`)
-
-    @property
-    def moves(self) -> NDArray[np.uint8]:
-        """Each node's legal moves (uint8, one per node; one entry on weighted
-        grids, which never read them), computed on first read, so that a
-        query that never runs the level queue never compiles ``move_masks``;
-        kept current by :meth:`update_moves` from then on."""
-        if self._moves is None:
-            pg = self.pg
-            self._moves = np.zeros(1 if pg.weighted else pg.n, dtype=np.uint8)
-            self.update_moves(1, 1, pg.wp - 2, pg.hp - 2)
-        return self._moves
+        self.moves = np.zeros(1 if pg.weighted else pg.n, dtype=np.uint8)
+        self.update_moves(1, 1, pg.wp - 2, pg.hp - 2)
 
     def free(self, cell: tuple[int, int]) -> bool:
         """True when ``cell`` is inside the grid, walkable and unoccupied."""
@@ -281,8 +270,8 @@ class Occupancy:
         """Recompute the move masks of padded columns ``x0..x1``, rows ``z0..z1``
         (clamped to the interior) after their cells changed."""
         pg = self.pg
-        if pg.weighted or self._moves is None:  # not read yet: made whole on first read
+        if pg.weighted:
             return
         _search.move_masks(self.cells, np.int64(pg.wp), np.int64(max(x0, 1)),
                            np.int64(max(z0, 1)), np.int64(min(x1, pg.wp - 2)),
-                           np.int64(min(z1, pg.hp - 2)), self._rule, self._moves)
+                           np.int64(min(z1, pg.hp - 2)), self._rule, self.moves)
