@@ -649,16 +649,11 @@ def _fill(nodes, i, px, pz, wp, room, cells, pts, min_x, min_z, cs):  # type: ig
 
 
 @njit(_nrt=False)
-def jps_trace_body(nd, wp, xb, start, end, nodes, cells, pts, geo):  # type: ignore[no-untyped-def]
-    """Write the full cell chain ``start .. end`` into ``nodes`` (padded nodes,
-    capacity: all nodes); returns its length ``m``. When ``cells`` and ``pts``
-    hold ``m`` rows, they get the unpadded ``(x, z)`` cells and their world
-    centres (``geo = (min_x, min_z, cell_size)``); otherwise see
-    :func:`nodes_to_cells`. Between two jump points the chain takes its
-    diagonal steps first, then the straight ones."""
+def jps_chain_length(nd, wp, xb, start, end):  # type: ignore[no-untyped-def]
+    """Cells of the chain from padded node ``start`` to ``end`` (both included),
+    walking the jump points' parents in ``nd``: each hop adds its Chebyshev
+    length."""
     xmask = (np.int64(1) << xb) - 1
-    geo_ = CellGeometry(*geo)
-    min_x, min_z, cs = geo_.min_x, geo_.min_z, geo_.cell_size
     total = 1
     p = end
     px = p % wp
@@ -677,6 +672,21 @@ def jps_trace_body(nd, wp, xb, start, end, nodes, cells, pts, geo):  # type: ign
         p = qz * wp + qx
         px = qx
         pz = qz
+    return total
+
+
+@njit(_nrt=False)
+def jps_trace_body(nd, wp, xb, start, end, nodes, cells, pts, geo):  # type: ignore[no-untyped-def]
+    """Write the full cell chain ``start .. end`` into ``nodes`` (padded nodes,
+    capacity: all nodes); returns its length ``m``. When ``cells`` and ``pts``
+    hold ``m`` rows, they get the unpadded ``(x, z)`` cells and their world
+    centres (``geo = (min_x, min_z, cell_size)``); otherwise see
+    :func:`nodes_to_cells`. Between two jump points the chain takes its
+    diagonal steps first, then the straight ones."""
+    xmask = (np.int64(1) << xb) - 1
+    geo_ = CellGeometry(*geo)
+    min_x, min_z, cs = geo_.min_x, geo_.min_z, geo_.cell_size
+    total = jps_chain_length(nd, wp, xb, start, end)
     room = cells.shape[0] >= total and pts.shape[0] >= total
     i = total - 1
     p = end

@@ -44,7 +44,7 @@ import numpy as np
 from .._numba_config import njit
 from .geometry import closer
 from .heap import heap_pop, heap_push
-from .jps import LOW32, jps_compact
+from .jps import LOW32, jps_chain_length, jps_compact
 from .layouts import CellGeometry, JpsContext, JpsModelArgs, JpsOutArgs, JpsWorkspaceArgs
 from .prefetch import prefetch
 from .search import (
@@ -435,24 +435,7 @@ def trace(nd, wp, xb, start, end, nodes, cells, pts, geo):  # type: ignore[no-un
     ``cells`` and ``pts``, bit for bit), filling each run between two jump
     points (its diagonal steps, then its straight ones) in straight loops."""
     xmask = (np.int64(1) << xb) - 1
-    total = 1
-    p = end
-    px = p % wp
-    pz = p // wp
-    while p != start:
-        qc = nd[2 * p] & LOW32
-        qx = qc & xmask
-        qz = qc >> xb
-        ax = px - qx
-        az = pz - qz
-        if ax < 0:
-            ax = -ax
-        if az < 0:
-            az = -az
-        total += ax if ax > az else az
-        p = qz * wp + qx
-        px = qx
-        pz = qz
+    total = jps_chain_length(nd, wp, xb, start, end)
     room = cells.shape[0] >= total and pts.shape[0] >= total
     geo_ = CellGeometry(*geo)
     min_x, min_z, cs = geo_.min_x, geo_.min_z, geo_.cell_size
