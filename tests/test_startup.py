@@ -13,7 +13,6 @@ import pytest
 from typer.testing import CliRunner
 
 import navkit
-
 from navkit import _numba_config as cfg
 from navkit.cli import app
 
