@@ -429,6 +429,24 @@ def jps_plus(tab, gbi, gb, cells, wp, model, ws, start, goal, budget, stats):  #
     return status
 
 
+@njit(inline="always")
+def _put_run(nodes, cells, pts, room, i, cx, cz, j0, j1, sx, sz, wp, min_x, min_z, cs):  # type: ignore[no-untyped-def]
+    """Chain entries ``i - j`` for ``j`` in ``[j0, j1)``: padded node
+    ``(cx + j * sx, cz + j * sz)``; with ``room``, also its unpadded cell and
+    world centre (the formula of ``NavGrid.cells_to_world``, so the floats are
+    identical to :func:`navkit._kernels.jps.jps_trace_body`'s)."""
+    for j in range(j0, j1):
+        nodes[i - j] = (cz + j * sz) * wp + cx + j * sx
+    if room:
+        for j in range(j0, j1):
+            x = cx + j * sx - 1
+            z = cz + j * sz - 1
+            cells[i - j, 0] = x
+            cells[i - j, 1] = z
+            pts[i - j, 0] = min_x + (np.float64(x) + 0.5) * cs
+            pts[i - j, 1] = min_z + (np.float64(z) + 0.5) * cs
+
+
 @njit(_nrt=False)
 def trace(nd, wp, xb, start, end, nodes, cells, pts, geo):  # type: ignore[no-untyped-def]
     """:func:`navkit._kernels.jps.jps_trace_body`'s result (the same ``nodes``,
@@ -470,36 +488,13 @@ def trace(nd, wp, xb, start, end, nodes, cells, pts, geo):  # type: ignore[no-un
                 sx1 = 0
                 sz1 = sz2
         # cell i, then the n1 straight cells before it, then the n2 diagonal ones
-        for j in range(n1 + 1):
-            x = cx + j * sx1
-            z = cz + j * sz1
-            nodes[i - j] = z * wp + x
-        if room:
-            for j in range(n1 + 1):
-                x = cx + j * sx1 - 1
-                z = cz + j * sz1 - 1
-                cells[i - j, 0] = x
-                cells[i - j, 1] = z
-                # the formula of NavGrid.cells_to_world, so the floats are identical
-                pts[i - j, 0] = min_x + (np.float64(x) + 0.5) * cs
-                pts[i - j, 1] = min_z + (np.float64(z) + 0.5) * cs
+        _put_run(nodes, cells, pts, room, i, cx, cz, 0, n1 + 1, sx1, sz1, wp, min_x, min_z, cs)
         if p == start:
             return total
         cx += n1 * sx1
         cz += n1 * sz1
         i -= n1
-        for j in range(1, n2):
-            x = cx + j * sx2
-            z = cz + j * sz2
-            nodes[i - j] = z * wp + x
-        if room:
-            for j in range(1, n2):
-                x = cx + j * sx2 - 1
-                z = cz + j * sz2 - 1
-                cells[i - j, 0] = x
-                cells[i - j, 1] = z
-                pts[i - j, 0] = min_x + (np.float64(x) + 0.5) * cs
-                pts[i - j, 1] = min_z + (np.float64(z) + 0.5) * cs
+        _put_run(nodes, cells, pts, room, i, cx, cz, 1, n2, sx2, sz2, wp, min_x, min_z, cs)
         # the parent itself is the next run's first cell
         cx += n2 * sx2
         cz += n2 * sz2
