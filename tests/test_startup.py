@@ -139,7 +139,7 @@ _CLOSURE_KEY = """
 import hashlib
 from numba.core.serialize import dumps
 from navkit._kernels import search
-k = search.astar_seq_kernel(False, False, False, True, True)
+k = search.astar_seq_kernel(False, False, False, True)
 cells = tuple(c.cell_contents for c in k.py_func.__closure__)
 print(hashlib.sha256(dumps(cells)).hexdigest())
 """

@@ -483,13 +483,15 @@ def expansion_end(p, goal, expanded, budget):  # type: ignore[no-untyped-def]
     return -1
 
 
-def _level_source(general: bool, eight: bool):  # type: ignore[no-untyped-def]
-    """The level-queue A* (uniform step costs) for these flags, as a plain function.
+def _level_source(general: bool):  # type: ignore[no-untyped-def]
+    """The level-queue A* (uniform step costs) for this flag, as a plain function.
 
-    The same expansions in the same order as the heap's. ``general`` and
-    ``eight`` are closure constants: numba folds them, so without ``general``
-    successors come from the static move masks (minus the move back to the
-    parent) and the overlay and window tests are compiled out."""
+    The same expansions in the same order as the heap's. ``general`` is a
+    closure constant: numba folds it, so without ``general`` successors come
+    from the static move masks (minus the move back to the parent) and the
+    overlay and window tests are compiled out. Connectivity is the model's
+    ``eight``, read at run time (one well-predicted branch per expansion; a
+    closure constant compiled every kernel twice, issue #13)."""
 
     def astar(grid, overlay, model, limits, ws, rings, start, goal, stats):  # type: ignore[no-untyped-def]
         grid_ = GridArgs(*grid)
@@ -497,7 +499,7 @@ def _level_source(general: bool, eight: bool):  # type: ignore[no-untyped-def]
         overlay_ = OverlayArgs(*overlay)
         marks, mark = overlay_.marks, overlay_.mark
         model_ = ModelArgs(*model)
-        card, diag, dmode = model_.card, model_.diag, model_.dmode
+        card, diag, dmode, eight = model_.card, model_.diag, model_.dmode, model_.eight
         limits_ = LimitArgs(*limits)
         budget = limits_.budget
         wx0, wz0, wx1, wz1 = limits_.wx0, limits_.wz0, limits_.wx1, limits_.wz1
@@ -635,11 +637,11 @@ def _level_source(general: bool, eight: bool):  # type: ignore[no-untyped-def]
     return astar
 
 
-def _heap_source(weighted: bool, general: bool, eight: bool):  # type: ignore[no-untyped-def]
+def _heap_source(weighted: bool, general: bool):  # type: ignore[no-untyped-def]
     """The A* on the indexed heap for these flags, as a plain function: with
     ``general`` False the overlay and the window are ignored and their tests
     compiled out; ``weighted`` reads terrain weights (closure constants, folded
-    by numba)."""
+    by numba). Connectivity is the model's ``eight``, read at run time."""
 
     def astar(grid, overlay, model, limits, ws, rings, start, goal, stats):  # type: ignore[no-untyped-def]
         grid_ = GridArgs(*grid)
@@ -649,6 +651,7 @@ def _heap_source(weighted: bool, general: bool, eight: bool):  # type: ignore[no
         model_ = ModelArgs(*model)
         card, diag, hmul = model_.card, model_.diag, model_.hmul
         dmode, hkind, hw, hs = model_.dmode, model_.hkind, model_.hw, model_.hs
+        eight = model_.eight
         limits_ = LimitArgs(*limits)
         budget = limits_.budget
         wx0, wz0, wx1, wz1 = limits_.wx0, limits_.wz0, limits_.wx1, limits_.wz1
@@ -772,7 +775,7 @@ def _heap_source(weighted: bool, general: bool, eight: bool):  # type: ignore[no
     return astar
 
 
-def _make_astar(weighted: bool, general: bool, eight: bool, level: bool):  # type: ignore[no-untyped-def]
+def _make_astar(weighted: bool, general: bool, level: bool):  # type: ignore[no-untyped-def]
     """Build the single-query A* kernel specialised for these features.
 
     The flags are closure constants, which numba folds into the search
@@ -780,7 +783,9 @@ def _make_astar(weighted: bool, general: bool, eight: bool, level: bool):  # typ
     carries no weight loads (a
     runtime weight test costs up to half the speed), only the ``general``
     variants test the overlay and the window (about 10%), and ``level``
-    picks the queue. Each variant gets its own ``__qualname__``: numba names
+    picks the queue. Connectivity is not a variant: both read the model's
+    ``eight`` at run time (as fast, and half the kernels to compile). Each
+    variant gets its own ``__qualname__``: numba names
     compiled symbols and cache files after it, and variants sharing a name
     could be linked in place of one another when loaded from the disk cache.
     Closure values are plain bools, so the cache key is the same in every
@@ -792,12 +797,12 @@ def _make_astar(weighted: bool, general: bool, eight: bool, level: bool):  # typ
     up to half the speed.
     """
 
-    astar = _level_source(general, eight) if level else _heap_source(weighted, general, eight)
-    astar.__name__ = astar.__qualname__ = "astar_" + variant_name(weighted, general, eight, level)
+    astar = _level_source(general) if level else _heap_source(weighted, general)
+    astar.__name__ = astar.__qualname__ = "astar_" + variant_name(weighted, general, level)
     return njit(astar, _nrt=False)
 
 
-def _make_astar_seq(weighted: bool, general: bool, eight: bool, level: bool):  # type: ignore[no-untyped-def]
+def _make_astar_seq(weighted: bool, general: bool, level: bool):  # type: ignore[no-untyped-def]
     """Build the multi-query kernel: ``starts[i] -> goals[i]`` one after another.
 
     ``ws``'s generation is the first query's; query ``i`` uses ``gen + i``
@@ -810,7 +815,7 @@ def _make_astar_seq(weighted: bool, general: bool, eight: bool, level: bool):  #
     kernel.
     """
 
-    single = _variant("single", weighted, general, False, eight, level)
+    single = _variant("single", weighted, general, False, level)
 
     def astar_seq(grid, overlay, model, limits, ws, rings, starts, goals, out_stats, stats):  # type: ignore[no-untyped-def]
         cells = GridArgs(*grid).cells
@@ -837,16 +842,19 @@ def _make_astar_seq(weighted: bool, general: bool, eight: bool, level: bool):  #
         return starts.shape[0]
 
     astar_seq.__name__ = astar_seq.__qualname__ = (
-        "astar_seq_" + variant_name(weighted, general, eight, level))
+        "astar_seq_" + variant_name(weighted, general, level))
     return njit(astar_seq, _nrt=False)
 
 
-def variant_name(weighted: bool, general: bool, eight: bool, level: bool = False) -> str:
-    """A short unique name for a kernel variant, e.g. ``"uniform_8"``."""
+def variant_name(weighted: bool, general: bool, level: bool = False) -> str:
+    """A short unique name for a kernel variant, e.g. ``"uniform_level"``.
+
+    >>> variant_name(True, True)
+    'weighted_general'
+    """
     parts = ["weighted" if weighted else "uniform"]
     if general:
         parts.append("general")
-    parts.append("8" if eight else "4")
     if level:
         parts.append("level")
     return "_".join(parts)
@@ -965,16 +973,16 @@ def distance_field(grid, overlay, model, ws, sources, dist):  # type: ignore[no-
     return settled
 
 
-_KERNELS: dict[tuple[str, bool, bool, bool, bool], object] = {}
+_KERNELS: dict[tuple[str, bool, bool, bool], object] = {}
 
 
-def _variant(kind: str, weighted: bool, use_marks: bool, window: bool, eight: bool,  # type: ignore[no-untyped-def]
+def _variant(kind: str, weighted: bool, use_marks: bool, window: bool,  # type: ignore[no-untyped-def]
              level: bool | None):
     if level is None:
         level = not weighted
     if level and weighted:
         raise ValueError("the level queue needs uniform step costs")
-    key = (kind, bool(weighted), bool(use_marks or window), bool(eight), bool(level))
+    key = (kind, bool(weighted), bool(use_marks or window), bool(level))
     kernel = _KERNELS.get(key)
     if kernel is None:
         make = _make_astar if kind == "single" else _make_astar_seq
@@ -982,7 +990,7 @@ def _variant(kind: str, weighted: bool, use_marks: bool, window: bool, eight: bo
     return kernel
 
 
-def astar_kernel(weighted: bool, use_marks: bool, window: bool, eight: bool,  # type: ignore[no-untyped-def]
+def astar_kernel(weighted: bool, use_marks: bool, window: bool,  # type: ignore[no-untyped-def]
                  level: bool | None = None):
     """The A* kernel for this feature set (built on first use, cached on disk by numba).
 
@@ -993,15 +1001,15 @@ def astar_kernel(weighted: bool, use_marks: bool, window: bool, eight: bool,  # 
     in ``ws`` for :func:`trace`. ``level`` (default: without terrain
     weights) picks the level queue, which needs ``rings`` and may answer
     ``RETRY``; the heap ignores ``rings``. Overlay and window share one
-    compiled variant.
+    compiled variant, and so do both connectivities (``model``'s ``eight``).
     """
-    return _variant("single", weighted, use_marks, window, eight, level)
+    return _variant("single", weighted, use_marks, window, level)
 
 
-def astar_seq_kernel(weighted: bool, use_marks: bool, window: bool, eight: bool,  # type: ignore[no-untyped-def]
+def astar_seq_kernel(weighted: bool, use_marks: bool, window: bool,  # type: ignore[no-untyped-def]
                      level: bool | None = None):
     """The multi-query kernel for this feature set; see :func:`_make_astar_seq`."""
-    return _variant("seq", weighted, use_marks, window, eight, level)
+    return _variant("seq", weighted, use_marks, window, level)
 
 
 def stream_offsets(card: int, diag: int, eight: bool, hmul: int) -> NDArray[np.int64]:

@@ -131,7 +131,7 @@ class AStar:
             return p[4], p[5], p[6]
         weighted = self.pg.weighted
         level = not weighted and (hmul == 0 or self.level_ok)
-        kernel = _search.astar_kernel(weighted, False, False, self.eight, level)
+        kernel = _search.astar_kernel(weighted, False, False, level)
         args = (self.grid_args(), (self.overlay.marks, np.int32(0)),
                 self.model_args(hmul), self.limit_args(budget, None))
         rings = self.ring_args(hmul)
@@ -167,7 +167,7 @@ class AStar:
         args = (self.grid_args(), self.overlay.args(),
                 self.model_args(hmul), self.limit_args(budget, window))
         level = level_queue and not weighted and (hmul == 0 or self.level_ok)
-        kernel = _search.astar_kernel(weighted, use_marks, window is not None, self.eight, level)
+        kernel = _search.astar_kernel(weighted, use_marks, window is not None, level)
         if status is None:  # (else the cached call above ran this kernel and filled a ring)
             status = kernel(*args, self.workspace_args(ws.next_gen()),
                             self.ring_args(hmul), np.int64(s), np.int64(g), self.stats)
@@ -175,8 +175,7 @@ class AStar:
             status = kernel(*args, self.workspace_args(ws.next_gen()),
                             self.ring_args(hmul), np.int64(s), np.int64(g), self.stats)
         if status == _search.RETRY:  # a ring at its longest filled: the same search on the heap
-            kernel = _search.astar_kernel(weighted, use_marks,
-                                          window is not None, self.eight, False)
+            kernel = _search.astar_kernel(weighted, use_marks, window is not None, False)
             kernel(*args, self.workspace_args(ws.next_gen()),
                    self.ring_args(hmul), np.int64(s), np.int64(g), self.stats)
         return self.stats

@@ -114,7 +114,7 @@ class Batches:
         a = self.astar
         weighted = self.pg.weighted
         level = not weighted and (hmul == 0 or a.level_ok)
-        seq = _search.astar_seq_kernel(weighted, a.overlay.mark > 0, False, a.eight, level)
+        seq = _search.astar_seq_kernel(weighted, a.overlay.mark > 0, False, level)
         grid, ovl, model, lim = (a.grid_args(), a.overlay.args(), a.model_args(hmul),
                                  a.limit_args(budget, None))
         offsets, wp = a.stream_offsets(hmul), np.int64(self.pg.wp)

@@ -239,7 +239,7 @@ def test_kernel_answers_retry_when_a_ring_fills():
     walk[5:35, 20] = False
     pf = Pathfinder(NavGrid(walk), costs="exact")
     ws = Workspace(pf.padded.wp * pf.padded.hp, ring_bits=1)
-    kernel = S.astar_kernel(False, False, False, True, True)
+    kernel = S.astar_kernel(False, False, False, True)
     stats = np.zeros(S.STATS_SIZE, dtype=np.int64)
     status = kernel(pf.astar.grid_args(), pf.overlay.args(), pf.astar.model_args(1),
                     pf.astar.limit_args(pf.budget, None), ws.args(1),
@@ -256,7 +256,7 @@ def test_no_retry_with_full_rings(world, data):
     walk, costs, conn = world
     pf = Pathfinder(NavGrid(walk), costs=costs, connectivity=conn)
     depth, width = walk.shape
-    kernel = S.astar_kernel(False, False, False, conn == 8, True)
+    kernel = S.astar_kernel(False, False, False, True)
     stats = np.zeros(S.STATS_SIZE, dtype=np.int64)
     for hmul in (1, 0):
         for _ in range(3):
