@@ -3,7 +3,7 @@
 A local search reads only the chunks its window (and the start cell) covers:
 they are assembled once into a dense *block* (cached, LRU in bytes, keyed by
 the chunk span and checked against the chunks' versions), and the windowed
-A* kernel :func:`navkit._kernels.world_search.search_kernel` runs on it with
+A* kernel :func:`navkit._kernels.world_search.window_search` runs on it with
 navkit's integer costs and tie-breaks, the heuristic scaled by the *world's*
 smallest weight, so answers equal ``Pathfinder(whole grid)`` with the same window.
 """
@@ -247,8 +247,7 @@ class LocalSearch:
                   bgoal[1] - bz, self.card, self.diag, self.eight,
                   self.hmul if hmul is None else hmul, reverse, budget, self._gen, use_marks, nt)
         path = self._path if want_path else self._nopath
-        kern = _ws.search_kernel(self.eight, reverse, use_marks, nt > 0)
-        status = kern(cells, marks, tmask, prm, self._buf, out, path)
+        status = _ws.window_search(cells, marks, tmask, prm, self._buf, out, path)
         if tslots is not None:
             tmask[tslots] = 0
         while want_path and status == 0 and out[9] < 0:  # the path buffer was too short
@@ -256,8 +255,7 @@ class LocalSearch:
             self._gen += 1
             prm[16] = self._gen
             prm[_ws.P_NTARGETS] = 0
-            kern = _ws.search_kernel(self.eight, reverse, use_marks, False)
-            status = kern(cells, marks, self._dummy, prm, self._buf, out, path)
+            status = _ws.window_search(cells, marks, self._dummy, prm, self._buf, out, path)
         self._last = (ww, x0, z0, sx, sz, bx, bz)
         cells_out = None
         if want_path and status == 0:
