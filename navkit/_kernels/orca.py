@@ -213,7 +213,7 @@ def _lp3(lines, nobst, m, begin, radius, proj, res, tmp):  # type: ignore[no-unt
             np_ += 1
         tmp[0] = res[0]
         tmp[1] = res[1]
-        if _lp2(proj, np_, radius, -diz, dix, True, res) < np_:
+        if _lp2(proj, np_, radius, -diz, dix, np.bool_(True), res) < np_:
             res[0] = tmp[0]
             res[1] = tmp[1]
         distance = _det(dix, diz, pix - res[0], piz - res[1])
@@ -490,7 +490,8 @@ def orca_velocities(pos, rc, speed, solid, walking, exclude, a_t, tmp, grid_t): 
             changed[i] = 0
             continue
         radius = speed[i]
-        fail = _lp2(lines, m, radius, ox, oz, False, res)
+        # np.bool_, not literals: one compiled _lp1 / _lp2 (issue #13)
+        fail = _lp2(lines, m, radius, ox, oz, np.bool_(False), res)
         if fail < m:
             _lp3(lines, nobst, m, fail, radius, a.proj, res, sav)
         vnew[i, 0] = res[0]

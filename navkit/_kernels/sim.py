@@ -687,8 +687,9 @@ def tick(body_t, nav_t, retry_t, follow_t, grid_t, hash_t, params_t, out_t, soli
         solid[i] = 1 if (alive[i] and enabled[i]) else 0
     build_hash(pos, solid, hsh)
     _intentions(body, nav, retry, follow, grid, params, out, solid, marks)
+    # np.bool_, not a literal: one compiled _moves for tick and tick_orca (issue #13)
     return _moves(body, nav, retry, follow, grid, hsh, params, out, solid,
-                  False, solid, out.dirv, out.dirv, out.dirv, out.ev_blocker, 0.0)
+                  np.bool_(False), solid, out.dirv, out.dirv, out.dirv, out.ev_blocker, 0.0)
 
 
 @njit
@@ -790,7 +791,7 @@ def tick_orca(body_t, nav_t, retry_t, follow_t, grid_t, hash_t, params_t, out_t,
         steplen[i] = step
         override[i] = 1
     return _moves(body, nav, retry, follow, grid, hsh, params, out, solid,
-                  True, override, vnew, orca.vel, vpref, orca.nearest, stall_frac)
+                  np.bool_(True), override, vnew, orca.vel, vpref, orca.nearest, stall_frac)
 
 
 @njit

@@ -144,7 +144,7 @@ def sort_pairs(d2, idx, lo, hi):  # type: ignore[no-untyped-def]
         idx[lo] = idx[lo + end]
         d2[lo + end] = dv
         idx[lo + end] = iv
-        _sift(d2, idx, lo, 0, end)
+        _sift(d2, idx, lo, np.int64(0), end)  # not a literal 0: one compiled _sift
 
 
 @njit
@@ -243,7 +243,7 @@ def _emit_sorted(w, tmp_d2, tmp_idx, buf, pos):  # type: ignore[no-untyped-def]
     (one comparison, which vectorizes), and when two distances are equal (the
     ranks then collide: ``seen`` misses a bit) again by (d2, index)."""
     if w > 32:
-        sort_pairs(tmp_d2, tmp_idx, 0, w)
+        sort_pairs(tmp_d2, tmp_idx, np.int64(0), w)  # one compiled sort_pairs (issue #13)
         for a in range(w):
             buf[pos + a] = tmp_idx[a]
         return
@@ -519,7 +519,7 @@ def pair_emit(spos, order, rstart, ostart, cur, cur2, soff, buf, s0, s1, out_idx
         prefetch(out_idx, soff[s + EMIT_AHEAD] if s + EMIT_AHEAD < s1 else 0)
         px = spos[s, 0]
         pz = spos[s, 1]
-        w = 0
+        w = np.int64(0)
         for a in range(rstart[s], cur2[s]):
             q = buf[a]
             dx = spos[q, 0] - px
@@ -579,7 +579,7 @@ def knn_point(px, pz, k, exclude, geom, dims, cell_start, order, spos, out_idx, 
         return 0
     cx = axis_cell(px, minx, cs, nx)
     cz = axis_cell(pz, minz, cs, nz)
-    cnt = 0
+    cnt = np.int64(0)  # not a literal 0: one compiled _knn_range / _knn_insert
     lmax = nx if nx > nz else nz
     for lv in range(lmax + 1):
         zlo = cz - lv

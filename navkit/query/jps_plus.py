@@ -217,7 +217,11 @@ class JPSPlus:
                                   field="goal_bounds")
             self._gb = (goal_bounds.index, goal_bounds.boxes)
         else:
-            self._gb = (np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.int16))
+            # read-only like real bounds: one compiled jps_plus for both (issue #13)
+            none_i, none_b = np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.int16)
+            none_i.setflags(write=False)
+            none_b.setflags(write=False)
+            self._gb = (none_i, none_b)
         pg = jps.pg
         self._wp = int(pg.wp)  # a plain int: numba dispatches it faster than np.int64
         occ = jps.occ
