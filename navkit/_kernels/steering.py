@@ -92,7 +92,10 @@ class CrowdWork(NamedTuple):
     max_cells: Any  # int
 
 
-@njit(inline="always")
+# unit_hash, truncate and steer are plain calls, not inlined copies: advance
+# calls them at a dozen sites, and each inlined copy was typed again with the
+# whole kernel (most of its compile time, issue #13); LLVM inlines them back.
+@njit
 def unit_hash(seed, i, tick):  # type: ignore[no-untyped-def]
     """A uniform float in [0, 1) from (seed, i, tick): splitmix64 finalizer."""
     z = (np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15)) ^ (
@@ -104,7 +107,7 @@ def unit_hash(seed, i, tick):  # type: ignore[no-untyped-def]
     return float(z >> np.uint64(11)) * (1.0 / 9007199254740992.0)
 
 
-@njit(inline="always")
+@njit
 def truncate(x, z, m):  # type: ignore[no-untyped-def]
     l2 = x * x + z * z
     if l2 > m * m and l2 > 0.0:
@@ -113,7 +116,7 @@ def truncate(x, z, m):  # type: ignore[no-untyped-def]
     return x, z
 
 
-@njit(inline="always")
+@njit
 def steer(dx, dz, speed, vx, vz, mf, inv_dt):  # type: ignore[no-untyped-def]
     """The acceleration that turns ``v`` into ``normalize(d) * speed`` in one
     tick, truncated to ``mf``; a zero ``d`` asks to stop."""
@@ -392,7 +395,7 @@ def advance(st, wd, ws, params, prio, blend, dt, tick, seed, s0, s1):  # type: i
                             j = order[q]
                             a = i if i < j else j
                             b = j if i < j else i
-                            ang = 6.283185307179586 * unit_hash(seed, a * 1000003 + b, 0)
+                            ang = 6.283185307179586 * unit_hash(seed, a * 1000003 + b, np.int64(0))
                             sg = 1.0 if i < j else -1.0
                             sepx += sg * math.cos(ang) * 1e6
                             sepz += sg * math.sin(ang) * 1e6
