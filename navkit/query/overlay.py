@@ -179,9 +179,12 @@ class Occupancy:
     (:func:`navkit._kernels.search.move_masks`; uniform grids only, which the
     level queue reads) under the diagonal mode ``dmode`` (docs/rules.md
     §3.9: 0 the corner rule, 1 at least one side cell free, 2 always).
+    With ``lazy_moves`` they are computed on first access of :attr:`moves`
+    (a Pathfinder whose queries run JPS then never compiles
+    :func:`~navkit._kernels.search.move_masks`, issue #13).
     """
 
-    def __init__(self, pg: PaddedGrid, eight: bool, dmode: int = 0):
+    def __init__(self, pg: PaddedGrid, eight: bool, dmode: int = 0, *, lazy_moves: bool = False):
         self.pg = pg
         self.eight = eight
         self.dmode = int(dmode)
@@ -192,8 +195,20 @@ class Occupancy:
         self._occupants: dict[int, tuple[float, float, float]] = {}
         self._next_handle = 1
         self._listeners: list[Callable[[int, int, int, int], None]] = []
-        self.moves = np.zeros(1 if pg.weighted else pg.n, dtype=np.uint8)
-        self.update_moves(1, 1, pg.wp - 2, pg.hp - 2)
+        self._moves = np.zeros(1 if pg.weighted else pg.n, dtype=np.uint8)
+        #: False until the move masks are computed (then kept current by every change).
+        self._moves_ready = False
+        if not lazy_moves:
+            _ = self.moves
+
+    @property
+    def moves(self) -> NDArray[np.uint8]:
+        """Each node's legal moves, one bit per move (uint8, one per node; one
+        unused entry on weighted grids), computed on first access."""
+        if not self._moves_ready:
+            self._moves_ready = True
+            self.update_moves(1, 1, self.pg.wp - 2, self.pg.hp - 2)
+        return self._moves
 
     def free(self, cell: tuple[int, int]) -> bool:
         """True when ``cell`` is inside the grid, walkable and unoccupied."""
@@ -270,8 +285,8 @@ class Occupancy:
         """Recompute the move masks of padded columns ``x0..x1``, rows ``z0..z1``
         (clamped to the interior) after their cells changed."""
         pg = self.pg
-        if pg.weighted:
+        if pg.weighted or not self._moves_ready:
             return
         _search.move_masks(self.cells, np.int64(pg.wp), np.int64(max(x0, 1)),
                            np.int64(max(z0, 1)), np.int64(min(x1, pg.wp - 2)),
-                           np.int64(min(z1, pg.hp - 2)), self._rule, self.moves)
+                           np.int64(min(z1, pg.hp - 2)), self._rule, self._moves)

@@ -164,7 +164,8 @@ class Pathfinder:
         pg.check_costs(self.costs)
         pg.check_keys(self.costs)
         check_greedy_keys(pg, self.costs, opts.hw)
-        self.occupancy = Occupancy(pg, eight, opts.dmode)
+        # move masks on first A* use: below, a grid JPS answers packs JPS's rows instead
+        self.occupancy = Occupancy(pg, eight, opts.dmode, lazy_moves=True)
         self.overlay = Overlay(pg)
         self.jps_bufs = PathBuffers()
         heap_extra = JPS.heap_room(pg)
@@ -178,6 +179,10 @@ class Pathfinder:
         self.cells = CellQueries(pg, self.astar, self.jps)
         if eight and not (opts.corner_rule and opts.plain):
             self._without_jps()
+        if self.jps.usable:
+            self.jps.bits()  # what "auto" queries read (numba loads now, not at a first query)
+        else:
+            _ = self.occupancy.moves  # what the level-queue A* reads
         self.world = WorldQueries(pg, self.occupancy, self.overlay, self.astar,
                                   self.jps, self.cells, self.snap_radius)
         self.batches = Batches(pg, self.astar, self.jps)

@@ -371,3 +371,38 @@ def test_unweighted_grid_refuses_overflowing_weights_unchanged() -> None:
         pf.set_weights((0, 0, 9, 9), 65535)
     assert info.value.field == "values"
     assert not pf.padded.weighted and pf.resolve_algorithm("auto") == "jps"
+
+
+@pytest.mark.parametrize("seed", [3, 11])
+def test_move_masks_built_at_the_first_astar_query_see_earlier_edits(seed: int) -> None:
+    """On a grid JPS answers, the level-queue A*'s move masks are built at the
+    first A* query (issue #13). Edits and occupants made before it must be in
+    them: the A* answers equal those of a Pathfinder whose masks were built
+    first and then kept current edit by edit, and a fresh Pathfinder on the
+    edited cells (the occupants removed again)."""
+    rng = np.random.default_rng(seed)
+    walk = rng.random((20, 26)) < 0.8
+    late = Pathfinder(NavGrid(walk), costs="exact")  # masks not built yet
+    early = Pathfinder(NavGrid(walk), costs="exact")
+    early.find_path_cells((0, 0), (1, 1), algorithm="astar")  # masks built now
+    edited = walk.copy()
+    cells = rng.integers(0, (26, 20), size=(12, 2))
+    for pf in (late, early):
+        pf.find_path_cells((0, 0), (25, 19))  # JPS
+        pf.set_walkable(cells, False)
+        pf.add_occupant(12.5, 9.5, 1.6)
+    edited[cells[:, 1], cells[:, 0]] = False
+    free = np.argwhere(edited)[:, ::-1]
+    pairs = free[rng.integers(0, len(free), size=(25, 2))]
+    for s, g in pairs:
+        a = late.find_path_cells(tuple(s), tuple(g), algorithm="astar")
+        b = early.find_path_cells(tuple(s), tuple(g), algorithm="astar")
+        assert (a.status, a.cost_int, a.expanded) == (b.status, b.cost_int, b.expanded)
+        assert np.array_equal(a.cells, b.cells)
+    handle = next(iter(late.occupants))
+    late.remove_occupant(handle)
+    fresh = Pathfinder(NavGrid(edited), costs="exact")
+    for s, g in pairs:
+        a = late.find_path_cells(tuple(s), tuple(g), algorithm="astar")
+        f = fresh.find_path_cells(tuple(s), tuple(g), algorithm="astar")
+        assert (a.status, a.cost_int, a.expanded) == (f.status, f.cost_int, f.expanded)

@@ -23,12 +23,13 @@ _PROBE = """
 import json
 import numpy as np
 import navkit
-from navkit._kernels import geometry as G, jps as J, query as Q
+from navkit._kernels import geometry as G, jps as J, query as Q, search as S
 
 KERNELS = {"jps": J.jps, "jps_path": J.jps_path, "_add": J._add, "_scan_fwd": J._scan_fwd,
            "overlay_block": J.overlay_block, "overlay_restore": J.overlay_restore,
            "stamp_circles": G.stamp_circles, "reachable_nearest": G.reachable_nearest,
-           "release": Q.release, "world_jps": Q.world_jps, "world_jps_free": Q.world_jps_free}
+           "release": Q.release, "world_jps": Q.world_jps, "world_jps_free": Q.world_jps_free,
+           "move_masks": S.move_masks}
 
 def count():
     return {k: len(d.signatures) for k, d in KERNELS.items()}
@@ -44,6 +45,8 @@ out["world"] = count()
 pf.find_path((1.5, 1.5), (22.5, 22.5), obstacles=[(8.0, 8.0, 1.5)])
 pf.find_path_to_nearest((1.5, 1.5), (12.5, 10.5))
 out["general"] = count()
+pf.find_path_cells((1, 1), (22, 22), algorithm="astar")
+out["astar"] = count()
 print("PROBE " + json.dumps(out))
 """
 
@@ -54,7 +57,8 @@ def test_a_cold_first_query_compiles_only_what_it_runs(tmp_path: Path) -> None:
     without obstacles reuses it and compiles no overlay kernel, no
     nearest-cell search and not the general world kernel; queries with
     obstacles or to the nearest cell compile the general kernel, still on
-    the same JPS specialisation."""
+    the same JPS specialisation. The level-queue A*'s move masks are built
+    (and compiled) at the first A* query, not for JPS queries."""
     env = {k: v for k, v in os.environ.items()
            if k not in ("NUMBA_DISABLE_JIT", "NAVKIT_NUMBA_CACHE")}
     env.update(PYTHONPATH=str(ROOT), NUMBA_CACHE_DIR=str(tmp_path), NAVKIT_QUIET_COMPILE="1")
@@ -66,13 +70,14 @@ def test_a_cold_first_query_compiles_only_what_it_runs(tmp_path: Path) -> None:
     assert got["cells"] == {"jps": 1, "jps_path": 1, "_add": 1, "_scan_fwd": 1,
                             "overlay_block": 0, "overlay_restore": 0, "stamp_circles": 0,
                             "reachable_nearest": 0, "release": 0, "world_jps": 0,
-                            "world_jps_free": 0}
+                            "world_jps_free": 0, "move_masks": 0}
     assert got["world"] == {**got["cells"], "world_jps_free": 1}
     general = got["general"]
     assert general["world_jps"] == 1 and general["world_jps_free"] == 1
     assert general["overlay_block"] == 1 and general["stamp_circles"] == 1
     assert general["reachable_nearest"] == 1
     assert general["jps"] == 1 and general["_add"] == 1  # one JPS specialisation throughout
+    assert general["move_masks"] == 0 and got["astar"]["move_masks"] == 1
 
 
 def _walk(rng: np.random.Generator, depth: int, width: int, density: float) -> np.ndarray:
