@@ -80,6 +80,9 @@ FALLBACK = 7
 BAD_CIRCLE = 8
 #: The chain does not fit ``out``'s ``(cap, 2)`` buffers; ``res[R_NCELLS]`` is its length.
 NEED_ROOM = 9
+#: :func:`world_jps_free` only: an end's cell is outside the grid or blocked, so it
+#: needs snapping, which :func:`world_jps` does (the free variant compiles no ring search).
+NEED_SNAP = 10
 
 R_STATUS = 0
 R_EXPANDED = 1
@@ -431,7 +434,8 @@ def _make_world(with_circles: bool, with_nearest: bool):  # type: ignore[no-unty
         snapped start and end node (-1: none), chain length, first waypoint row
         and waypoint count in ``wpts``, bad circle row. :func:`world_jps_free`
         reads no ``circles``, needs ``nearest`` False and a released standing
-        overlay (``fx``'s ``st.ov[0] == 0``: the caller releases it first).
+        overlay (``fx``'s ``st.ov[0] == 0``: the caller releases it first), and
+        answers ``NEED_SNAP`` when an end's cell is not a free grid cell.
         """
         fx_ = WorldArgs(*fx)
         cells = GridArgs(*fx_.grid).cells
@@ -457,14 +461,24 @@ def _make_world(with_circles: bool, with_nearest: bool):  # type: ignore[no-unty
         # the overlay as the Python side passes it, (marks, int32 mark): one compiled
         # snap_cell / reachable_nearest for both callers
         ovl = (marks, np.int32(mark))
-        s = snap_cell(cells, ovl, wp, hp, rings, _cell(sx, min_x, cs), _cell(sz, min_z, cs))
+        scx = _cell(sx, min_x, cs)
+        scz = _cell(sz, min_z, cs)
+        ecx = _cell(ex, min_x, cs)
+        ecz = _cell(ez, min_z, cs)
+        if not with_circles:
+            # both ends on free cells, or world_jps snaps them (docs/rules.md §4.1)
+            s = (scz + 1) * wp + scx + 1
+            g = (ecz + 1) * wp + ecx + 1
+            if not (0 <= scx < wp - 2 and 0 <= scz < hp - 2 and cells[s] != 0
+                    and 0 <= ecx < wp - 2 and 0 <= ecz < hp - 2 and cells[g] != 0):
+                res[R_STATUS] = NEED_SNAP
+                return NEED_SNAP
+        s = snap_cell(cells, ovl, wp, hp, rings, scx, scz) if with_circles else s
         if s < 0:
             res[R_STATUS] = NO_START
             return NO_START
         res[R_START] = s
-        ecx = _cell(ex, min_x, cs)
-        ecz = _cell(ez, min_z, cs)
-        g = snap_cell(cells, ovl, wp, hp, rings, ecx, ecz)
+        g = snap_cell(cells, ovl, wp, hp, rings, ecx, ecz) if with_circles else g
         if g < 0:
             if not nearest:
                 res[R_STATUS] = NO_GOAL
@@ -515,8 +529,9 @@ def _make_world(with_circles: bool, with_nearest: bool):  # type: ignore[no-unty
 world_jps = _make_world(True, True)
 #: :func:`world_jps` for a query without obstacle circles and not to the nearest
 #: cell, whose caller released the standing overlay first: the same answers,
-#: without the overlay kernels and the nearest-cell search.
+#: without the overlay kernels, the nearest-cell search and snapping (an end
+#: whose cell is blocked or outside the grid gives ``NEED_SNAP``).
 world_jps_free = _make_world(False, False)
 
 __all__ = ["world_jps", "world_jps_free", "release", "FALLBACK", "BAD_CIRCLE", "NEED_ROOM",
-           "RES_SIZE"]
+           "NEED_SNAP", "RES_SIZE"]

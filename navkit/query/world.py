@@ -191,6 +191,9 @@ class WorldQueries:
                 self.overlay.release_standing()
             kernel = _query.world_jps_free
         code = kernel(fx, circles, sw[0], sw[1], ew[0], ew[1], budget, nearest, smooth, res)
+        if code == _query.NEED_SNAP:  # an end needs snapping: the general kernel snaps
+            kernel = _query.world_jps
+            code = kernel(fx, circles, sw[0], sw[1], ew[0], ew[1], budget, nearest, smooth, res)
         while code == _query.NEED_ROOM:
             self.jps.bufs.grow(int(res[_query.R_NCELLS]))
             code = kernel(self.kernel_args(), circles, sw[0], sw[1],
