@@ -46,7 +46,7 @@ from numpy.typing import NDArray
 
 from .._numba_config import njit
 from .geometry import closer
-from .heap import heapify, iheap_pop, iheap_sift_up, kheap_pop, kheap_push, uidx
+from .heap import heapify, iheap_pop, iheap_sift_up, kheap_pop, kheap_push
 from .layouts import GridArgs, LimitArgs, ModelArgs, OverlayArgs, RingArgs, WorkspaceArgs
 from .prefetch import prefetch
 
@@ -250,7 +250,7 @@ def _settle(g, tag, ht, n, open_tag, closed_tag, gc, q, qx, qz, step, back):  # 
     scratch; returns the new successor count ``n``.
     :func:`_enqueue` queues the noted successors. (Two halves keep the code
     that numba inlines eight times per kernel small.)"""
-    u = uidx(q)
+    u = np.uint64(q)
     tq = tag[u] & TAG_LOW
     if tq == closed_tag:
         return n
@@ -259,11 +259,11 @@ def _settle(g, tag, ht, n, open_tag, closed_tag, gc, q, qx, qz, step, back):  # 
         return n
     g[u] = ng
     tag[u] = open_tag | np.int32(back << BACK_SHIFT)
-    i = uidx(SUCC + 4 * n)
+    i = np.uint64(SUCC + 4 * n)
     ht[i] = q
-    ht[i + uidx(1)] = qx
-    ht[i + uidx(2)] = qz
-    ht[i + uidx(3)] = ng
+    ht[i + np.uint64(1)] = qx
+    ht[i + np.uint64(2)] = qz
+    ht[i + np.uint64(3)] = ng
     return n + 1
 
 
@@ -280,12 +280,12 @@ def _enqueue(hk, rings, n, fc, gx, gz, model, eight, nbits, size):  # type: igno
     hkind, hw, hs = model_.hkind, model_.hw, model_.hs
     rmask = (np.int64(1) << rbits) - 1
     for s in range(n):
-        i = uidx(SUCC + 4 * s)
+        i = np.uint64(SUCC + 4 * s)
         q = ht[i]
-        h = heuristic_opt(ht[i + uidx(1)], ht[i + uidx(2)], gx, gz, card, diag, eight, hmul,
-                          hkind, hw, hs)
+        h = heuristic_opt(ht[i + np.uint64(1)], ht[i + np.uint64(2)], gx, gz, card, diag, eight,
+                          hmul, hkind, hw, hs)
         k = (h << nbits) | q
-        f = ht[i + uidx(3)] + h
+        f = ht[i + np.uint64(3)] + h
         df = f - fc
         if df == 0:  # (expanded next: too soon for a prefetch to help)
             size = kheap_push(hk, size, k)
@@ -293,16 +293,16 @@ def _enqueue(hk, rings, n, fc, gx, gz, model, eight, nbits, size):  # type: igno
         # branch-free: which stream's step is df (0 when none matches but offs[0])
         j = (np.int64(df == offs[1]) + 2 * np.int64(df == offs[2]) + 3 * np.int64(df == offs[3])
              + 4 * np.int64(df == offs[4]))
-        tail = ht[uidx(NSTREAMS + j)]
-        head = ht[uidx(j)]
+        tail = ht[np.uint64(NSTREAMS + j)]
+        head = ht[np.uint64(j)]
         if (j == 0 and df != offs[0]) or tail - head > rmask:
             return size, 1
-        e = uidx((j << rbits) + (tail & rmask))
+        e = np.uint64((j << rbits) + (tail & rmask))
         rf[e] = f
         rk[e] = k
         if tail == head:
-            ht[uidx(HEAD_F + j)] = f
-        ht[uidx(NSTREAMS + j)] = tail + 1
+            ht[np.uint64(HEAD_F + j)] = f
+        ht[np.uint64(NSTREAMS + j)] = tail + 1
     return size, 0
 
 
@@ -324,8 +324,8 @@ def _new_head(rings, tag, g, j, hd, tl, mask, wp):  # type: ignore[no-untyped-de
     faults."""
     rings_ = RingArgs(*rings)
     rf, rk, ht, rbits = rings_.rf, rings_.rk, rings_.ht, rings_.rbits
-    e = uidx((np.int64(j) << rbits) + (hd & ((np.int64(1) << rbits) - 1)))
-    ht[uidx(HEAD_F + j)] = rf[e] if hd < tl else _NO_F
+    e = np.uint64((np.int64(j) << rbits) + (hd & ((np.int64(1) << rbits) - 1)))
+    ht[np.uint64(HEAD_F + j)] = rf[e] if hd < tl else _NO_F
     _prefetch_around(rings, tag, g, rk[e] & mask, wp)
 
 
@@ -353,13 +353,13 @@ def _pop_level(wp, g, tag, hk, rings, open_tag, nbits):  # type: ignore[no-untyp
         if jb < 0:
             return np.int64(-1), fmin, 0
         base = np.int64(jb) << rbits
-        hd = ht[uidx(jb)]
-        k = rk[uidx(base + (hd & rmask))]
+        hd = ht[np.uint64(jb)]
+        k = rk[np.uint64(base + (hd & rmask))]
         hd += 1
-        ht[uidx(jb)] = hd
-        _new_head(rings, tag, g, jb, hd, ht[uidx(NSTREAMS + jb)], mask, wp)
+        ht[np.uint64(jb)] = hd
+        _new_head(rings, tag, g, jb, hd, ht[np.uint64(NSTREAMS + jb)], mask, wp)
         n = k & mask
-        if (tag[uidx(n)] & TAG_LOW) != open_tag or fmin - (k >> nbits) != g[uidx(n)]:
+        if (tag[np.uint64(n)] & TAG_LOW) != open_tag or fmin - (k >> nbits) != g[np.uint64(n)]:
             continue  # stale: closed, or a cheaper entry followed
         ties = 0
         for j in range(NSTREAMS):
@@ -377,11 +377,12 @@ def _pop_level(wp, g, tag, hk, rings, open_tag, nbits):  # type: ignore[no-untyp
             tl = ht[NSTREAMS + j]
             while hd < tl:
                 i = base + (hd & rmask)
-                if rf[uidx(i)] != fmin:
+                if rf[np.uint64(i)] != fmin:
                     break
-                k = rk[uidx(i)]
+                k = rk[np.uint64(i)]
                 n = k & mask
-                if (tag[uidx(n)] & TAG_LOW) == open_tag and fmin - (k >> nbits) == g[uidx(n)]:
+                un = np.uint64(n)
+                if (tag[un] & TAG_LOW) == open_tag and fmin - (k >> nbits) == g[un]:
                     size = kheap_push(hk, size, k)
                     _prefetch_around(rings, tag, g, n, wp)
                 hd += 1
@@ -429,9 +430,9 @@ def _parent_of(parent, tag, wp, n):  # type: ignore[no-untyped-def]
     """The parent of closed node ``n``: the level queue keeps it as the move
     back (a mask bit above ``BACK_SHIFT`` in the tag), the heap in ``parent``
     (its tags have no such bits)."""
-    b = (tag[uidx(n)] >> BACK_SHIFT) & 255
+    b = (tag[np.uint64(n)] >> BACK_SHIFT) & 255
     if b == 0:
-        return np.int64(parent[uidx(n)])
+        return np.int64(parent[np.uint64(n)])
     if b == 1:
         return n + 1
     if b == 2:
@@ -535,7 +536,7 @@ def _level_source(general: bool):  # type: ignore[no-untyped-def]
                 k = hk[0]
                 size = kheap_pop(hk, size)
             p = k & mask
-            up = uidx(p)
+            up = np.uint64(p)
             gc = fc - (k >> nbits)
             tb = tag[up] & ~TAG_LOW  # the move back to the parent (closed)
             back = tb >> BACK_SHIFT
