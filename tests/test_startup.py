@@ -153,3 +153,47 @@ def test_kernels_that_call_kernels_hit_the_cache_in_a_new_process() -> None:
     keys = {subprocess.run([sys.executable, "-c", _CLOSURE_KEY], env=env, check=True,
                            capture_output=True, text=True).stdout.strip() for _ in range(2)}
     assert len(keys) == 1 and len(next(iter(keys))) == 64
+
+
+def test_the_collector_runs_less_often_while_a_kernel_compiles(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """While a navkit kernel compiles, the collector's first threshold is
+    ``COMPILE_GC_THRESHOLD``; afterwards the caller's thresholds are back, also
+    when the compile fails; ``NAVKIT_COMPILE_GC=default`` leaves them alone."""
+    import gc
+
+    import numba
+    from numba.core import event
+
+    if numba.config.DISABLE_JIT:
+        pytest.skip("no compiles without the JIT")
+    seen: list[int] = []
+
+    class Probe(event.Listener):
+        def on_start(self, ev: event.Event) -> None:
+            seen.append(gc.get_threshold()[0])
+
+        def on_end(self, ev: event.Event) -> None:
+            pass
+
+    def make(body: str):  # a function navkit's listeners count as theirs
+        ns: dict[str, object] = {}
+        exec(f"def probe(x):\n    {body}\n", {"__name__": "navkit._probe"}, ns)
+        return numba.njit(cache=False)(ns["probe"])
+
+    before = gc.get_threshold()
+    gc.set_threshold(700, 10, 10)
+    probe = Probe()
+    event.register("numba:compile", probe)
+    try:
+        assert make("return x + 1")(1) == 2
+        assert seen[-1] == cfg.COMPILE_GC_THRESHOLD and gc.get_threshold() == (700, 10, 10)
+        with pytest.raises(numba.TypingError):
+            make("return x.no_such_attribute")(1)
+        assert gc.get_threshold() == (700, 10, 10)
+        monkeypatch.setenv("NAVKIT_COMPILE_GC", "default")
+        assert make("return x + 2")(1) == 3
+        assert seen[-1] == 700
+    finally:
+        event.unregister("numba:compile", probe)
+        gc.set_threshold(*before)
