@@ -121,12 +121,14 @@ C_GENERATED = 1
 C_WAYPOINTS = 2
 
 
-@njit(inline="always")
+# _cross, _dist, _add and _dead are plain calls (LLVM inlines them back): as
+# inline="always" helpers numba typed a copy at each of their ~50 call sites.
+@njit
 def _cross(ax, az, bx, bz):  # type: ignore[no-untyped-def]
     return ax * bz - az * bx
 
 
-@njit(inline="always")
+@njit
 def _dist(ax, az, bx, bz):  # type: ignore[no-untyped-def]
     return math.sqrt((ax - bx) * (ax - bx) + (az - bz) * (az - bz))
 
@@ -300,7 +302,17 @@ def dead_trees(poly_start, poly_verts, poly_adj, vgaps, tparent, edead, queue, d
 def _add(nf, ni, hf, hk, nn, hs, rx, rz, rid, ax, az, bx, bz, edge, poly, parent, kind, g, f):  # type: ignore[no-untyped-def]
     """Write node ``nn`` and queue it; the caller checked the capacity. Its ray
     directions are ``a - r`` and ``b - r`` (the caller overwrites one whose
-    end is a computed crossing point)."""
+    end is a computed crossing point). The integers go to :func:`_add_node` as
+    int64: one compiled copy for every call site (literals such as ``-1`` and
+    int32 array elements compiled it seven times)."""
+    return _add_node(nf, ni, hf, hk, np.int64(nn), np.int64(hs), rx, rz, np.int64(rid), ax, az,
+                     bx, bz, np.int64(edge), np.int64(poly), np.int64(parent), np.int64(kind),
+                     np.float64(g), np.float64(f))
+
+
+@njit
+def _add_node(nf, ni, hf, hk, nn, hs, rx, rz, rid, ax, az, bx, bz, edge, poly, parent, kind, g, f):  # type: ignore[no-untyped-def]
+    """:func:`_add`'s body."""
     nf[nn, F_RX] = rx
     nf[nn, F_RZ] = rz
     nf[nn, F_AX] = ax
@@ -321,7 +333,7 @@ def _add(nf, ni, hf, hk, nn, hs, rx, rz, rid, ax, az, bx, bz, edge, poly, parent
     return heap_push(hf, hk, hs, f, nn)
 
 
-@njit(inline="always")
+@njit
 def _dead(edead, amark, stamp, k, q):  # type: ignore[no-untyped-def]
     """True when entering polygon ``q`` through its edge ``k`` leads into a dead
     tree (see :func:`dead_trees`) that does not hold the goal."""
