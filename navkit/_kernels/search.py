@@ -252,8 +252,17 @@ def _settle(g, tag, ht, n, open_tag, closed_tag, gc, q, qx, qz, step, back):  # 
     move-mask bit ``back`` of the move back to the parent ``p`` in its tag
     (instead of ``p`` in ``parent``), and note the successor in ``ht``'s
     scratch; returns the new successor count ``n``.
-    :func:`_enqueue` queues the noted successors. (Two halves keep the code
-    that numba inlines eight times per kernel small.)"""
+    :func:`_enqueue` queues the noted successors. (An inlined wrapper that
+    passes int64s to :func:`_settle_cell`, compiled once.)"""
+    return _settle_cell(g, tag, ht, np.int64(n), open_tag, closed_tag, np.int64(gc), np.int64(q),
+                        np.int64(qx), np.int64(qz), np.int64(step), np.int64(back))
+
+
+@njit
+def _settle_cell(g, tag, ht, n, open_tag, closed_tag, gc, q, qx, qz, step, back):  # type: ignore[no-untyped-def]
+    """:func:`_settle`'s body, a plain call on int64 arguments: compiled once
+    (inlined, numba typed it at each of the eight call sites of every level
+    kernel; LLVM inlines it back)."""
     u = np.uint64(q)
     tq = tag[u] & TAG_LOW
     if tq == closed_tag:
