@@ -314,10 +314,12 @@ def _next_gens(fx):  # type: ignore[no-untyped-def]
     return jgen, agen
 
 
-@njit(inline="always")
+@njit(_nrt=False)
 def stamp_overlay(fx, circles):  # type: ignore[no-untyped-def]
     """Make ``circles`` the standing overlay; returns its mark (0: none) or
-    ``-1 - row`` for an invalid circle (the overlay is then retired)."""
+    ``-1 - row`` for an invalid circle (the overlay is then retired). A plain
+    call (once per query): world_jps and edits.ignore_begin share one compiled
+    copy instead of typing it inside each."""
     fx_ = WorldArgs(*fx)
     bits = fx_.bits
     geo_i_, geo_f_, st_ = GeoInts(*fx_.geo_i), GeoFloats(*fx_.geo_f), WorldState(*fx_.st)
