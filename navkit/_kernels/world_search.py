@@ -133,11 +133,12 @@ def _ok(cells, marks, use_marks, x0, z0, x1, z1, ww, qx, qz):  # type: ignore[no
     return True
 
 
-@njit(inline="always")
+@njit
 def _relax(cells, g, parent, tag, hpos, hf, hh, hi, p, gc, qx, qz, step, wp, reverse,  # type: ignore[no-untyped-def]
            x0, z0, ww, hgx, hgz, card, diag, eight, hmul, open_tag, closed_tag, size, generated):
     """Offer window cell ``(qx, qz)`` the cost ``gc + step * weight``; returns
-    ``(size, generated)``."""
+    ``(size, generated)``. A plain call (LLVM inlines it): inlined, numba
+    typed it at each of its eight call sites."""
     q = (qz - z0) * ww + qx - x0
     tq = tag[q]
     if tq == closed_tag:
@@ -222,7 +223,7 @@ def window_search(cells, marks, targets, prm, buf, out, path):  # type: ignore[n
     hpos[ss] = 0
     size = 1
     expanded = 0
-    generated = 1
+    generated = np.int64(1)  # not a literal: one compiled _relax
     best = ss
     best_x = sx
     best_z = sz
