@@ -255,7 +255,8 @@ def render_grid(
     h = _check_heat(grid, heat)
     cell_rgb = _base_colors(grid, h)
     pixels = np.repeat(np.repeat(cell_rgb, scale, axis=0), scale, axis=1)
-    image = Image.fromarray(np.ascontiguousarray(pixels), mode="RGB")
+    # uint8 (h, w, 3): Pillow reads it as RGB (its ``mode=`` argument is deprecated)
+    image = Image.fromarray(np.ascontiguousarray(pixels, dtype=np.uint8))
     draw = ImageDraw.Draw(image)
 
     thick = max(2, int(round(scale * 0.45)))
