@@ -15,13 +15,6 @@ from .._numba_config import njit
 
 
 @njit(inline="always")
-def uidx(i):  # type: ignore[no-untyped-def]
-    """``i`` (>= 0) as an unsigned index: numba then compiles no negative-index
-    wrap-around (a shift, a mask and an add per access in the hot loops)."""
-    return np.uint64(i)
-
-
-@njit(inline="always")
 def entry_less(fa, ka, fb, kb):  # type: ignore[no-untyped-def]
     """True when entry a leaves the heap before entry b."""
     return fa < fb or (fa == fb and ka < kb)
@@ -41,7 +34,8 @@ def _sift_up(hf, hk, i, f, k, pos, mask, track, pairs):  # type: ignore[no-untyp
     Without ``pairs`` (also constant) the heap is ``hk`` alone, ordered by
     key (the key heap below); ``hf`` and ``f`` are ignored.
 
-    :func:`uidx` and :func:`key_less` are written out here and in
+    Indices are ``np.uint64`` (numba then compiles no negative-index
+    wrap-around) and :func:`key_less` is written out here and in
     :func:`_sift_down`: the same machine code, without the fourteen inlined
     copies numba typed for each heap function (issue #13)."""
     while i > 0:
