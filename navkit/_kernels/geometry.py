@@ -206,6 +206,18 @@ def string_pull_weighted(cells, overlay, wp, weights, card, diag, path, n, out, 
     return _string_pull(cells, overlay, wp, path, n, out, weights, card, diag, cum, True)
 
 
+@njit(inline="always")
+def free_node(cells, marks, mark, wp, hp, cx, cz):  # type: ignore[no-untyped-def]
+    """The padded node of the unpadded cell ``(cx, cz)`` when it lies in the
+    grid and is free (under ``mark``, 0: no overlay), else -1: snapping's first
+    answer (docs/rules.md §4.1)."""
+    if 0 <= cx < wp - 2 and 0 <= cz < hp - 2:
+        q = (cz + 1) * wp + cx + 1
+        if _free(cells, marks, mark, q):
+            return q
+    return -1
+
+
 @njit(_nrt=False)
 def snap_cell(cells, overlay, wp, hp, rings, cx, cz):  # type: ignore[no-untyped-def]
     """Snapping (docs/rules.md §4.1) of the unpadded cell ``(cx, cz)``
@@ -213,11 +225,9 @@ def snap_cell(cells, overlay, wp, hp, rings, cx, cz):  # type: ignore[no-untyped
     nearest free node within ``rings`` square rings (:func:`nearest_free`),
     else -1."""
     overlay_ = OverlayArgs(*overlay)
-    marks, mark = overlay_.marks, overlay_.mark
-    if 0 <= cx < wp - 2 and 0 <= cz < hp - 2:
-        q = (cz + 1) * wp + cx + 1
-        if _free(cells, marks, mark, q):
-            return q
+    q = free_node(cells, overlay_.marks, overlay_.mark, wp, hp, cx, cz)
+    if q >= 0:
+        return q
     # clamp far-away cells so the ring arithmetic stays small
     lim = (wp if wp > hp else hp) + rings + 2
     if cx < -lim:

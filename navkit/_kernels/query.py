@@ -45,7 +45,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._numba_config import njit
-from .geometry import MAX_COORD, reachable_nearest, snap_cell, stamp_circles
+from .geometry import MAX_COORD, free_node, reachable_nearest, snap_cell, stamp_circles
 from .jps import ctz, jps_path, overlay_block, overlay_restore
 from .layouts import (
     AStarArrays,
@@ -467,20 +467,20 @@ def _make_world(with_circles: bool, with_nearest: bool):  # type: ignore[no-unty
         scz = _cell(sz, min_z, cs)
         ecx = _cell(ex, min_x, cs)
         ecz = _cell(ez, min_z, cs)
-        if not with_circles:
-            # both ends on free cells, or world_jps snaps them (docs/rules.md §4.1)
-            s = (scz + 1) * wp + scx + 1
-            g = (ecz + 1) * wp + ecx + 1
-            if not (0 <= scx < wp - 2 and 0 <= scz < hp - 2 and cells[s] != 0
-                    and 0 <= ecx < wp - 2 and 0 <= ecz < hp - 2 and cells[g] != 0):
+        if with_circles:
+            s = snap_cell(cells, ovl, wp, hp, rings, scx, scz)
+        else:  # both ends on free cells, or world_jps snaps them (docs/rules.md §4.1)
+            s = free_node(cells, marks, mark, wp, hp, scx, scz)
+            g = free_node(cells, marks, mark, wp, hp, ecx, ecz)
+            if s < 0 or g < 0:
                 res[R_STATUS] = NEED_SNAP
                 return NEED_SNAP
-        s = snap_cell(cells, ovl, wp, hp, rings, scx, scz) if with_circles else s
         if s < 0:
             res[R_STATUS] = NO_START
             return NO_START
         res[R_START] = s
-        g = snap_cell(cells, ovl, wp, hp, rings, ecx, ecz) if with_circles else g
+        if with_circles:
+            g = snap_cell(cells, ovl, wp, hp, rings, ecx, ecz)
         if g < 0:
             if not nearest:
                 res[R_STATUS] = NO_GOAL
