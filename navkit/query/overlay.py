@@ -199,15 +199,19 @@ class Occupancy:
         #: False until the move masks are computed (then kept current by every change).
         self._moves_ready = False
         if not lazy_moves:
-            _ = self.moves
+            self.ensure_moves()
+
+    def ensure_moves(self) -> None:
+        """Compute the move masks now unless they exist (then every change keeps them current)."""
+        if not self._moves_ready:
+            self._moves_ready = True
+            self.update_moves(1, 1, self.pg.wp - 2, self.pg.hp - 2)
 
     @property
     def moves(self) -> NDArray[np.uint8]:
         """Each node's legal moves, one bit per move (uint8, one per node; one
         unused entry on weighted grids), computed on first access."""
-        if not self._moves_ready:
-            self._moves_ready = True
-            self.update_moves(1, 1, self.pg.wp - 2, self.pg.hp - 2)
+        self.ensure_moves()
         return self._moves
 
     def free(self, cell: tuple[int, int]) -> bool:

@@ -182,7 +182,7 @@ class Pathfinder:
         if self.jps.usable:
             self.jps.bits()  # what "auto" queries read (numba loads now, not at a first query)
         else:
-            _ = self.occupancy.moves  # what the level-queue A* reads
+            self.occupancy.ensure_moves()  # what the level-queue A* reads
         self.world = WorldQueries(pg, self.occupancy, self.overlay, self.astar,
                                   self.jps, self.cells, self.snap_radius)
         self.batches = Batches(pg, self.astar, self.jps)
