@@ -157,6 +157,13 @@ def _drop_stale_cache(sources: Path | None = None, cache: Path | None = None) ->
         pass
 
 
+def _ours(event: _event.Event) -> bool:
+    """True when a numba compile event is for a navkit kernel."""
+    data = event.data if isinstance(event.data, dict) else {}
+    func = getattr(data.get("dispatcher"), "py_func", None)
+    return str(getattr(func, "__module__", "")).startswith("navkit.")
+
+
 class _CompileNotice(_event.Listener):
     """Says once, on stderr, that a navkit kernel is compiling, when it takes a while."""
 
@@ -165,14 +172,8 @@ class _CompileNotice(_event.Listener):
         self.said = False
         self.timer: threading.Timer | None = None
 
-    @staticmethod
-    def _ours(event: _event.Event) -> bool:
-        data = event.data if isinstance(event.data, dict) else {}
-        func = getattr(data.get("dispatcher"), "py_func", None)
-        return str(getattr(func, "__module__", "")).startswith("navkit.")
-
     def on_start(self, event: _event.Event) -> None:
-        if self.said or not self._ours(event):
+        if self.said or not _ours(event):
             return
         self.depth += 1
         quiet = os.environ.get("NAVKIT_QUIET_COMPILE", "") in ("1", "true", "yes")
@@ -183,7 +184,7 @@ class _CompileNotice(_event.Listener):
             self.timer.start()
 
     def on_end(self, event: _event.Event) -> None:
-        if self.said or not self._ours(event):
+        if self.said or not _ours(event):
             return
         self.depth = max(self.depth - 1, 0)
         if self.depth == 0 and self.timer is not None:
@@ -222,7 +223,7 @@ class _CompileGC(_event.Listener):
         self.saved: tuple[int, ...] | None = None
 
     def on_start(self, event: _event.Event) -> None:
-        if not _CompileNotice._ours(event):
+        if not _ours(event):
             return
         self.depth += 1
         if self.depth == 1 and os.environ.get("NAVKIT_COMPILE_GC", "") != "default":
@@ -231,7 +232,7 @@ class _CompileGC(_event.Listener):
                 gc.set_threshold(COMPILE_GC_THRESHOLD, *self.saved[1:])
 
     def on_end(self, event: _event.Event) -> None:
-        if not _CompileNotice._ours(event):
+        if not _ours(event):
             return
         self.depth = max(self.depth - 1, 0)
         if self.depth == 0 and self.saved is not None:
