@@ -121,7 +121,7 @@ C_GENERATED = 1
 C_WAYPOINTS = 2
 
 
-# _cross, _dist, _add and _dead are plain calls (LLVM inlines them back): as
+# _cross, _dist, _dead and _add_node are plain calls (LLVM inlines them back): as
 # inline="always" helpers numba typed a copy at each of their ~50 call sites.
 @njit
 def _cross(ax, az, bx, bz):  # type: ignore[no-untyped-def]
