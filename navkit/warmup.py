@@ -41,7 +41,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["AFTER", "GROUPS", "GroupResult", "default_jobs", "ready_groups", "warm_up"]
+__all__ = ["AFTER", "GROUPS", "GroupResult", "RECYCLE_MB", "default_jobs", "ready_groups",
+           "warm_up"]
 
 
 def _walk() -> np.ndarray:
@@ -288,7 +289,8 @@ class GroupResult:
     cpu_s: float
     wall_s: float
     error: str | None = None
-    #: Peak memory of the group's own process in MB (None when run in this process).
+    #: Peak memory in MB of the worker process that ran the group, up to its end
+    #: (None when run in this process).
     peak_mb: float | None = None
 
 
@@ -324,38 +326,109 @@ def _in_process(name: str) -> GroupResult:
     return GroupResult(name, _cpu() - c0, time.perf_counter() - t0, error)
 
 
-#: The line a child process prints its result on (:func:`_child`).
+#: The line a worker process prints each result on (:func:`_worker`).
 _MARK = "NAVKIT_WARMUP "
+#: A worker process whose peak memory reached this many MB after a group is
+#: closed and the next group gets a new process (:func:`warm_up`): the largest
+#: group adds about 240 MB to a process, so no process passes about 800 MB.
+RECYCLE_MB = 540.0
 
 
-def _child(name: str) -> None:
-    """Entry point of a group's own process: run it, print its result as one JSON line.
-    CPU and peak memory are the whole process's (interpreter and import included)."""
+def _worker() -> None:
+    """Entry point of a warm-up worker process: run each group named on a line of
+    stdin, print its result as one JSON line, until stdin closes. A group's CPU
+    is the process's since the previous group (the first one's includes the
+    interpreter and the import); peak memory is the whole process's so far.
+    Groups that follow in the same process find the kernels they share with
+    earlier ones compiled already (neither compiled nor loaded again)."""
     import json
+    import sys
 
-    r = _in_process(name)
-    ru = resource.getrusage(resource.RUSAGE_SELF)
-    print(_MARK + json.dumps({"cpu_s": ru.ru_utime + ru.ru_stime, "error": r.error,
-                              "peak_mb": ru.ru_maxrss / 1024}), flush=True)
+    before = 0.0
+    for line in sys.stdin:
+        name = line.strip()
+        if not name:
+            continue
+        error = None
+        if name in GROUPS:
+            error = _in_process(name).error
+        else:
+            error = f"unknown warm-up group {name!r}"
+        ru = resource.getrusage(resource.RUSAGE_SELF)
+        cpu = ru.ru_utime + ru.ru_stime
+        print(_MARK + json.dumps({"cpu_s": cpu - before, "error": error,
+                                  "peak_mb": ru.ru_maxrss / 1024}), flush=True)
+        before = cpu
+
+
+class _Process:
+    """One worker process (:func:`_worker`) and the groups it has run."""
+
+    def __init__(self) -> None:
+        import subprocess
+        import sys
+        import tempfile
+
+        self.stderr = tempfile.TemporaryFile(mode="w+")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", "from navkit.warmup import _worker; _worker()"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr, text=True,
+            env={**os.environ, "NAVKIT_QUIET_COMPILE": "1"})
+        self.peak_mb = 0.0
+
+    def run(self, name: str) -> GroupResult:
+        """Run group ``name`` in this process; a process that dies reports its last
+        stderr line as the group's error (and is closed)."""
+        import json
+
+        t0 = time.perf_counter()
+        proc = self.proc
+        assert proc.stdin is not None and proc.stdout is not None
+        try:
+            proc.stdin.write(name + "\n")
+            proc.stdin.flush()
+            for line in proc.stdout:
+                if line.startswith(_MARK):
+                    got = json.loads(line[len(_MARK):])
+                    self.peak_mb = float(got["peak_mb"])
+                    return GroupResult(name, got["cpu_s"], time.perf_counter() - t0,
+                                       got["error"], got["peak_mb"])
+        except (OSError, ValueError):  # a broken pipe: the process is gone
+            pass
+        self.close(keep_stderr=True)
+        self.stderr.seek(0)
+        tail = (self.stderr.read().strip().splitlines()
+                or [f"exit status {proc.returncode}"])[-1]
+        self.stderr.close()
+        return GroupResult(name, 0.0, time.perf_counter() - t0,
+                           f"the warm-up process failed: {tail}")
+
+    @property
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def close(self, keep_stderr: bool = False) -> None:
+        """Let the process end (stdin closed) and wait for it."""
+        if self.proc.stdin is not None and not self.proc.stdin.closed:
+            try:
+                self.proc.stdin.close()
+            except OSError:
+                pass
+        self.proc.wait()
+        if self.proc.stdout is not None:
+            self.proc.stdout.close()
+        if not keep_stderr:
+            self.stderr.close()
 
 
 def _in_child(name: str) -> GroupResult:
     """Run one group in a new Python process (same interpreter, environment and cache)."""
-    import json
-    import subprocess
-    import sys
-
-    t0 = time.perf_counter()
-    code = f"from navkit.warmup import _child; _child({name!r})"
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          env={**os.environ, "NAVKIT_QUIET_COMPILE": "1"})
-    wall = time.perf_counter() - t0
-    for line in proc.stdout.splitlines():
-        if line.startswith(_MARK):
-            got = json.loads(line[len(_MARK):])
-            return GroupResult(name, got["cpu_s"], wall, got["error"], got["peak_mb"])
-    tail = (proc.stderr.strip().splitlines() or [f"exit status {proc.returncode}"])[-1]
-    return GroupResult(name, 0.0, wall, f"the warm-up process failed: {tail}")
+    proc = _Process()
+    try:
+        return proc.run(name)
+    finally:
+        if proc.alive:
+            proc.close()
 
 
 def default_jobs() -> int:
@@ -375,10 +448,13 @@ def warm_up(groups: Iterable[str] | None = None, *, jobs: int = 0,
     still run.
 
     ``jobs=0`` (the default) runs the groups in this process, one after the
-    other. ``jobs >= 1`` runs each group in a new process, ``jobs`` at a time
-    (what ``navkit warmup`` does): every process holds only its own group's
-    compiled code, so peak memory is the largest group's, not the sum, and
-    two cores compile two groups at once. The kernel cache is shared on disk:
+    other. ``jobs >= 1`` runs the groups in worker processes, ``jobs`` at a
+    time (what ``navkit warmup`` does): two cores compile two groups at once,
+    and a worker runs further groups until its peak memory reaches
+    :data:`RECYCLE_MB`, then a new process takes over, so no process holds
+    every group's compiled code (all of it in one process passes 800 MB)
+    while groups that follow in a worker reuse what it compiled (no process
+    start-up, no reload from the cache). The kernel cache is shared on disk:
     a group starts only after the groups of :data:`AFTER` it shares kernels
     with (when they are asked for too), so it loads those kernels instead of
     compiling them beside them. ``done`` is called with each result as it
@@ -407,17 +483,28 @@ def warm_up(groups: Iterable[str] | None = None, *, jobs: int = 0,
         from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 
         waiting = list(names)
-        running: dict[Future[GroupResult], str] = {}
-        # threads only wait on the child processes; each child compiles on its own core
-        with ThreadPoolExecutor(max_workers=jobs) as pool:
-            while waiting or running:
-                for name in ready_groups(waiting, set(running.values()), jobs - len(running)):
-                    waiting.remove(name)
-                    running[pool.submit(_in_child, name)] = name
-                finished, _ = wait(running, return_when=FIRST_COMPLETED)
-                for fut in finished:
-                    del running[fut]
-                    finish(fut.result())
+        running: dict[Future[GroupResult], tuple[str, _Process]] = {}
+        idle: list[_Process] = []
+        # threads only wait on the worker processes; each compiles on its own core
+        try:
+            with ThreadPoolExecutor(max_workers=jobs) as pool:
+                while waiting or running:
+                    busy = {n for n, _ in running.values()}
+                    for name in ready_groups(waiting, busy, jobs - len(running)):
+                        waiting.remove(name)
+                        proc = idle.pop() if idle else _Process()
+                        running[pool.submit(proc.run, name)] = (name, proc)
+                    finished, _ = wait(running, return_when=FIRST_COMPLETED)
+                    for fut in finished:
+                        _, proc = running.pop(fut)
+                        if proc.alive and proc.peak_mb < RECYCLE_MB:
+                            idle.append(proc)
+                        elif proc.alive:
+                            proc.close()
+                        finish(fut.result())
+        finally:
+            for proc in idle:
+                proc.close()
     return [results[n] for n in names]
 
 

@@ -135,6 +135,43 @@ def test_warmup_in_group_processes_reports_each_group_and_its_errors(
         warmup.warm_up(["flow"], jobs=-1)
 
 
+
+def test_warmup_worker_runs_groups_one_after_another_and_reports_its_death() -> None:
+    """A worker process keeps what it compiled: the same group a second time
+    costs next to nothing (its CPU is the time since the previous group); a
+    worker that died reports the failure as the group's error."""
+    from navkit import warmup
+
+    proc = warmup._Process()
+    try:
+        first = proc.run("flow")
+        again = proc.run("flow")
+        assert first.error is None and again.error is None
+        assert proc.alive and proc.peak_mb > 50
+        assert again.cpu_s < 0.5 * first.cpu_s, (first.cpu_s, again.cpu_s)
+        proc.proc.kill()
+        proc.proc.wait()
+        dead = proc.run("flow")
+        assert dead.error is not None and dead.error.startswith("the warm-up process failed")
+        assert not proc.alive
+    finally:
+        if proc.alive:
+            proc.close()
+
+
+def test_warmup_recycles_a_worker_past_its_memory_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past ``RECYCLE_MB`` the next group gets a new process: its CPU then
+    includes a new interpreter's import again, so both report a full process."""
+    from navkit import warmup
+
+    monkeypatch.setattr(warmup, "RECYCLE_MB", 0.0)
+    seen: list[warmup.GroupResult] = []
+    warmup.warm_up(["flow", "flow"], jobs=1, done=seen.append)
+    assert [r.error for r in seen] == [None, None]
+    # a reused worker would report about 0.01 s for the second (see the test above)
+    assert seen[1].cpu_s > 0.2, seen
+
+
 _CLOSURE_KEY = """
 import hashlib
 from numba.core.serialize import dumps

@@ -6,7 +6,7 @@ Each case runs in a fresh Python process, twice: *cold* with an empty numba
 cache (``NUMBA_CACHE_DIR`` a new folder: the kernels compile) and *warm* on
 the cache the cold run left (they load). Reported per run: wall seconds and
 CPU seconds of the whole process (import included, and the processes it
-started: ``navkit warmup`` compiles each group in its own) and its peak
+started: ``navkit warmup`` compiles its groups in worker processes) and its peak
 resident memory (the largest of those processes); for the cases, also the
 time of the first call alone.
 
@@ -104,7 +104,7 @@ t = _T()
 
 _REPORT = """
 ru = resource.getrusage(resource.RUSAGE_SELF)
-rc = resource.getrusage(resource.RUSAGE_CHILDREN)  # navkit warmup's group processes
+rc = resource.getrusage(resource.RUSAGE_CHILDREN)  # navkit warmup's worker processes
 print("NAVKIT_STARTUP " + json.dumps({"import_s": import_s, "first_s": _T.s,
       "cpu_s": ru.ru_utime + ru.ru_stime + rc.ru_utime + rc.ru_stime,
       "peak_mb": max(ru.ru_maxrss, rc.ru_maxrss) / 1024}))

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 __all__ = ["warmup_cmd", "HELP"]
 
 HELP = ("Compile (or load) navkit's kernels now, so that first queries do not: groups grid, jps, "
-        "hpa, flow, mesh, crowd, sim, world, viewer (default: all), each in its own process. "
+        "hpa, flow, mesh, crowd, sim, world, viewer (default: all), in worker processes. "
         "Exits 1 if a kernel fails to compile.")
 
 
@@ -29,7 +29,7 @@ def warmup_cmd(
     progress: Annotated[bool, typer.Option("--progress/--no-progress",
                                            help="Show a progress bar.")] = True,
     jobs: Annotated[int | None, typer.Option(
-        "--jobs", "-j", min=0, help="Groups compiled at once, each in its own process (default: "
+        "--jobs", "-j", min=0, help="Groups compiled at once, in as many worker processes (default: "
         "the number of cores, at most 2); 0: every group in this process.")] = None,
 ) -> None:
     """Compile the kernels of the named groups and report the time each took."""
