@@ -34,7 +34,6 @@ border is the neighbouring cell, itself a transition of the same border
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
 from .._numba_config import njit
@@ -351,80 +350,66 @@ def _local(wp, stride, box, p):  # type: ignore[no-untyped-def]
     return (z - box[1]) * stride + (x - box[0])
 
 
-def _make_build_clusters(parallel: bool):  # type: ignore[no-untyped-def]
-    def build_clusters(grid, geo, model, node_off, node_cell,  # type: ignore[no-untyped-def]
-                       adj_off, adj_cost, trees, clusters, prune):
-        """Intra-cluster edges and Dijkstra trees of every node of ``clusters``.
+@njit(nogil=True)
+def build_clusters(grid, geo, model, node_off, node_cell,  # type: ignore[no-untyped-def]
+                   adj_off, adj_cost, trees, clusters, prune):
+    """Intra-cluster edges and Dijkstra trees of every node of ``clusters``.
 
-        One Dijkstra per node over its whole cluster. Writes ``trees[u]`` (a
-        shortest-path tree from ``u`` to every cell it reaches in the cluster,
-        which queries use to connect their endpoints) and the intra part
-        of row ``u`` of ``adj_cost``. With ``prune``, an edge ``u -> v`` whose
-        cost equals ``u -> w -> v`` for another node ``w`` of the cluster is
-        dropped (cost -1): the costs are exact in-cluster distances, so by
-        induction on the cost every distance survives through the kept edges.
-        Returns the number of settled cells.
-        """
-        C = ClusterGeometry(*geo).size
-        CC = C * C
-        total = 0
-        for t in numba.prange(clusters.shape[0]):
-            c = clusters[t]
-            g = np.empty(CC, dtype=np.int64)
-            closed = np.zeros(CC, dtype=np.uint8)
-            target = np.zeros(CC, dtype=np.uint8)
-            hf = np.empty(8 * CC + 8, dtype=np.int64)
-            hk = np.empty(8 * CC + 8, dtype=np.int64)
-            _cx, _cz, x0, z0, x1, z1 = cluster_box(geo, c)
-            box = (x0, z0, x1, z1)
-            n0 = node_off[c]
-            n1 = node_off[c + 1]
-            nc = n1 - n0
-            cm = np.full((nc, nc), -1, dtype=np.int64)
-            settled = 0
-            for i in range(n0, n1):
-                # no early stop: a query reads the tree at any cell of the cluster
-                settled += box_dijkstra(grid, geo, model, box, C, False, node_cell[i], target,
-                                        CC + 1, node_cell[i], np.int64(0), g, closed, trees[i],
-                                        hf, hk)
-                for j in range(n0, n1):
-                    if j != i:
-                        li = _local(ClusterGeometry(*geo).wp, C, box, node_cell[j])
-                        if closed[li] != 0:
-                            cm[i - n0, j - n0] = g[li]
-            for i in range(nc):
-                e = adj_off[n0 + i]
-                for j in range(nc):
-                    if j == i:
-                        continue
-                    cij = cm[i, j]
-                    if prune and cij >= 0:
-                        for w in range(nc):
-                            if (w != i and w != j and cm[i, w] >= 0 and cm[w, j] >= 0
-                                    and cm[i, w] + cm[w, j] == cij):
-                                cij = -1
-                                break
-                    adj_cost[e] = cij
-                    e += 1
-            total += settled
-        return total
-
-    build_clusters.__name__ = build_clusters.__qualname__ = (
-        "build_clusters_" + ("parallel" if parallel else "serial"))
-    return njit(parallel=parallel)(build_clusters)
-
-
-_BUILD: dict[bool, object] = {}
-
-
-def build_kernel(parallel: bool):  # type: ignore[no-untyped-def]
-    """:func:`build_clusters` threaded with ``prange``, or serial (for a
-    handful of clusters, starting threads costs more than it saves). Both
-    variants give identical results."""
-    k = _BUILD.get(bool(parallel))
-    if k is None:
-        k = _BUILD[bool(parallel)] = _make_build_clusters(bool(parallel))
-    return k
+    One Dijkstra per node over its whole cluster. Writes ``trees[u]`` (a
+    shortest-path tree from ``u`` to every cell it reaches in the cluster,
+    which queries use to connect their endpoints) and the intra part
+    of row ``u`` of ``adj_cost``. With ``prune``, an edge ``u -> v`` whose
+    cost equals ``u -> w -> v`` for another node ``w`` of the cluster is
+    dropped (cost -1): the costs are exact in-cluster distances, so by
+    induction on the cost every distance survives through the kept edges.
+    Returns the number of settled cells. Runs without the GIL: the caller
+    shares the clusters out over threads (:mod:`navkit.query.fanout`; a
+    ``prange`` version compiled in about three times as long), each writing
+    only its own clusters' rows of ``adj_cost`` and ``trees``.
+    """
+    C = ClusterGeometry(*geo).size
+    CC = C * C
+    total = 0
+    for t in range(clusters.shape[0]):
+        c = clusters[t]
+        g = np.empty(CC, dtype=np.int64)
+        closed = np.zeros(CC, dtype=np.uint8)
+        target = np.zeros(CC, dtype=np.uint8)
+        hf = np.empty(8 * CC + 8, dtype=np.int64)
+        hk = np.empty(8 * CC + 8, dtype=np.int64)
+        _cx, _cz, x0, z0, x1, z1 = cluster_box(geo, c)
+        box = (x0, z0, x1, z1)
+        n0 = node_off[c]
+        n1 = node_off[c + 1]
+        nc = n1 - n0
+        cm = np.full((nc, nc), -1, dtype=np.int64)
+        settled = 0
+        for i in range(n0, n1):
+            # no early stop: a query reads the tree at any cell of the cluster
+            settled += box_dijkstra(grid, geo, model, box, C, False, node_cell[i], target,
+                                    CC + 1, node_cell[i], np.int64(0), g, closed, trees[i],
+                                    hf, hk)
+            for j in range(n0, n1):
+                if j != i:
+                    li = _local(ClusterGeometry(*geo).wp, C, box, node_cell[j])
+                    if closed[li] != 0:
+                        cm[i - n0, j - n0] = g[li]
+        for i in range(nc):
+            e = adj_off[n0 + i]
+            for j in range(nc):
+                if j == i:
+                    continue
+                cij = cm[i, j]
+                if prune and cij >= 0:
+                    for w in range(nc):
+                        if (w != i and w != j and cm[i, w] >= 0 and cm[w, j] >= 0
+                                and cm[i, w] + cm[w, j] == cij):
+                            cij = -1
+                            break
+                adj_cost[e] = cij
+                e += 1
+        total += settled
+    return total
 
 
 # ---------------------------------------------------------------- adjacency

@@ -29,8 +29,8 @@ def warmup_cmd(
     progress: Annotated[bool, typer.Option("--progress/--no-progress",
                                            help="Show a progress bar.")] = True,
     jobs: Annotated[int | None, typer.Option(
-        "--jobs", "-j", min=0, help="Groups compiled at once, in as many worker processes (default: "
-        "the number of cores, at most 2); 0: every group in this process.")] = None,
+        "--jobs", "-j", min=0, help="Groups compiled at once, in as many worker processes "
+        "(default: the number of cores, at most 2); 0: every group in this process.")] = None,
 ) -> None:
     """Compile the kernels of the named groups and report the time each took."""
     from .._numba_config import cache_dir

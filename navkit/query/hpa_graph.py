@@ -21,11 +21,12 @@ from .._kernels.layouts import AbstractGraphArgs, ClusterGeometry, HpaGridArgs, 
 from ..costs import CostModel
 from ..errors import ConfigError, QueryError
 from ..grid import NavGrid
+from .fanout import fan_out, max_threads
 from .padded import PaddedGrid, pad
 
 __all__ = ["ClusterGraph", "changed_cells"]
 
-#: Cluster count from which build kernels run threaded.
+#: Clusters per thread from which the cluster Dijkstras run on more than one thread.
 _PARALLEL_MIN = 32
 
 
@@ -164,14 +165,30 @@ class ClusterGraph:
         t = time.perf_counter()
         C = self.cluster_size
         self.trees = np.full((n, C * C), _k.NO_CODE, dtype=np.uint8)
-        _k.build_kernel(ncl >= _PARALLEL_MIN)(grid_t, self.geo, model, node_off, node_cell,
-                                              adj_off, adj_cost, self.trees, clusters, self.prune)
+        self._build_clusters(grid_t, model, node_off, node_cell, adj_off, adj_cost, self.trees,
+                             clusters)
         phases["cluster_dijkstra"] = (time.perf_counter() - t) * 1e3
 
         t = time.perf_counter()
         self.relabel()
         phases["components"] = (time.perf_counter() - t) * 1e3
         return phases
+
+    def _build_clusters(self, grid_t: Any, model: Any, node_off: NDArray[np.int64],
+                        node_cell: NDArray[np.int64], adj_off: NDArray[np.int64],
+                        adj_cost: NDArray[np.int64], trees: NDArray[np.uint8],
+                        clusters: NDArray[np.int64]) -> None:
+        """The cluster Dijkstras of ``clusters`` (:func:`navkit._kernels.hpa.build_clusters`),
+        shared out over threads, every ``n``-th cluster to one thread, when there are at
+        least ``_PARALLEL_MIN`` per thread; each thread writes only its clusters' rows."""
+        clusters = np.ascontiguousarray(clusters, dtype=np.int64)
+        n = max(1, min(max_threads(), len(clusters) // _PARALLEL_MIN))
+
+        def work(t: int) -> None:
+            _k.build_clusters(grid_t, self.geo, model, node_off, node_cell, adj_off, adj_cost,
+                              trees, np.ascontiguousarray(clusters[t::n]), self.prune)
+
+        fan_out(n, len(clusters), work)
 
     def _set_nodes(self, node_off: NDArray[np.int64], node_cell: NDArray[np.int64],
                    node_bits: NDArray[np.uint8]) -> None:
@@ -302,9 +319,8 @@ class ClusterGraph:
     def _rebuild_in_place(self, touched: NDArray[np.int64]) -> None:
         grid_t, model = self.grid_args(), self.model_args()
         old_off = self.node_off
-        build = _k.build_kernel(len(touched) >= _PARALLEL_MIN)
-        build(grid_t, self.geo, model, old_off, self.node_cell,
-              self.adj_off, self.adj_cost, self.trees, touched, self.prune)
+        self._build_clusters(grid_t, model, old_off, self.node_cell, self.adj_off,
+                             self.adj_cost, self.trees, touched)
         # inter edges into and out of the touched clusters (their costs follow the weights)
         around = self._with_neighbours(touched)
         rows = np.concatenate([np.arange(old_off[c], old_off[c + 1])
@@ -346,9 +362,8 @@ class ClusterGraph:
         trees = np.full((n, C * C), _k.NO_CODE, dtype=np.uint8)
         _k.splice(old_off, old_adj_off, old_cost, old_trees,
                   new_off, adj_off, adj_cost, trees, flag)
-        build = _k.build_kernel(len(touched) >= _PARALLEL_MIN)
-        build(grid_t, self.geo, model, new_off, node_cell,
-              adj_off, adj_cost, trees, touched, self.prune)
+        self._build_clusters(grid_t, model, new_off, node_cell, adj_off, adj_cost, trees,
+                             touched)
         self.adj_off, self.adj_to, self.adj_cost, self.trees = adj_off, adj_to, adj_cost, trees
 
     def changed(self, grid: NavGrid,

@@ -213,6 +213,32 @@ def test_determinism():
         assert ra.status == rb.status and np.array_equal(ra.cells, rb.cells)
 
 
+
+def test_threaded_build_equals_one_thread(monkeypatch: pytest.MonkeyPatch):
+    """The cluster Dijkstras shared out over threads give the same graph, trees and
+    updates as on one thread (each thread writes only its own clusters' rows)."""
+    from navkit.query import hpa_graph
+
+    rng = np.random.default_rng(5)
+    walk = rng.random((200, 200)) < 0.7
+    weights = rng.integers(1, 4, walk.shape).astype(np.int32)
+    changed = walk.copy()
+    changed[40:160, 100] = False
+    grids = [NavGrid(walk, weights=weights), NavGrid(changed, weights=weights)]
+    calls: list[int] = []
+    fan_out = hpa_graph.fan_out
+    monkeypatch.setattr(hpa_graph, "max_threads", lambda: 4)
+    monkeypatch.setattr(hpa_graph, "fan_out",
+                        lambda n, items, work: (calls.append(n), fan_out(n, items, work)))
+    threaded = HPAStar(grids[0], cluster_size=6)
+    threaded.update(grids[1])
+    assert calls and calls[0] == 4  # 1,156 clusters: 4 threads
+    monkeypatch.setattr(hpa_graph, "max_threads", lambda: 1)
+    single = HPAStar(grids[0], cluster_size=6)
+    single.update(grids[1])
+    assert_same_graph(threaded, single)
+    assert np.array_equal(threaded.graph.trees, single.graph.trees)
+
 # --------------------------------------------------------------------------- updates
 def assert_same_graph(a: HPAStar, b: HPAStar) -> None:
     ga, gb = a.graph_arrays(), b.graph_arrays()
