@@ -339,6 +339,8 @@ def _worker() -> None:
     stdin, print its result as one JSON line, until stdin closes. A group's CPU
     is the process's since the previous group (the first one's includes the
     interpreter and the import); peak memory is the whole process's so far.
+    When stdin closes the process ends at once, without the interpreter's
+    teardown.
     Groups that follow in the same process find the kernels they share with
     earlier ones compiled already (neither compiled nor loaded again)."""
     import json
@@ -359,6 +361,11 @@ def _worker() -> None:
         print(_MARK + json.dumps({"cpu_s": cpu - before, "error": error,
                                   "peak_mb": ru.ru_maxrss / 1024}), flush=True)
         before = cpu
+    # numba wrote every cache file as it compiled: skip the interpreter's teardown
+    # of hundreds of MB of compiled code (about 0.4 s of CPU per worker)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
 
 
 class _Process:
