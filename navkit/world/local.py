@@ -250,20 +250,21 @@ class LocalSearch:
         status = _ws.window_search(cells, marks, tmask, prm, self._buf, out, path)
         if tslots is not None:
             tmask[tslots] = 0
-        while want_path and status == 0 and out[9] < 0:  # the path buffer was too short
+        while want_path and status == 0 and out[_ws.O_NPATH] < 0:  # the path buffer was too short
             self._path = path = np.zeros((2 * len(self._path), 2), dtype=np.int64)
             self._gen += 1
-            prm[16] = self._gen
+            prm[_ws.P_GEN] = self._gen
             prm[_ws.P_NTARGETS] = 0
             status = _ws.window_search(cells, marks, self._dummy, prm, self._buf, out, path)
         self._last = (ww, x0, z0, sx, sz, bx, bz)
         cells_out = None
         if want_path and status == 0:
-            k = int(out[9])
+            k = int(out[_ws.O_NPATH])
             cells_out = path[:k].astype(np.int32)
             if bx or bz:
                 cells_out += np.array((bx, bz), dtype=np.int32)
-        return Raw(status, int(out[1]), int(out[2]), cells_out, int(out[4]))
+        return Raw(status, int(out[_ws.O_EXPANDED]), int(out[_ws.O_GENERATED]), cells_out,
+                   int(out[_ws.O_COST]))
 
     def trace(self, end_slot: int) -> NDArray[np.int32]:
         """World cells from the last search's start to slot ``end_slot``."""
