@@ -41,8 +41,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["AFTER", "GROUPS", "GroupResult", "RECYCLE_MB", "default_jobs", "ready_groups",
-           "warm_up"]
+__all__ = ["AFTER", "GROUPS", "GroupResult", "RECYCLE_MB", "check_groups", "default_jobs",
+           "ready_groups", "warm_up"]
 
 
 def _walk() -> np.ndarray:
@@ -299,7 +299,12 @@ def _cpu() -> float:
     return ru.ru_utime + ru.ru_stime
 
 
-def _check(names: list[str]) -> None:
+def check_groups(names: Iterable[str]) -> None:
+    """Raise :class:`~navkit.errors.ConfigError` (field ``groups``) naming any of
+    ``names`` that is not a group of :data:`GROUPS`.
+
+    >>> check_groups(["grid", "jps"])
+    """
     unknown = [g for g in names if g not in GROUPS]
     if unknown:
         from .errors import ConfigError
@@ -471,7 +476,7 @@ def warm_up(groups: Iterable[str] | None = None, *, jobs: int = 0,
     [None]
     """
     names = list(GROUPS) if groups is None else list(groups)
-    _check(names)
+    check_groups(names)
     if jobs < 0:
         from .errors import ConfigError
 

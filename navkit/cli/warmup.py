@@ -9,7 +9,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from .common import EXIT_BAD_INPUT, emit_json, stderr, stdout
+from .common import emit_json, stderr, stdout
 
 if TYPE_CHECKING:
     from ..warmup import GroupResult
@@ -34,14 +34,10 @@ def warmup_cmd(
 ) -> None:
     """Compile the kernels of the named groups and report the time each took."""
     from .._numba_config import cache_dir
-    from ..warmup import GROUPS, default_jobs, warm_up
+    from ..warmup import GROUPS, check_groups, default_jobs, warm_up
 
     names = list(groups) if groups else list(GROUPS)
-    unknown = [g for g in names if g not in GROUPS]
-    if unknown:
-        typer.echo(f"error: unknown group(s) {', '.join(unknown)}; expected some of "
-                   f"{', '.join(GROUPS)}", err=True)
-        raise typer.Exit(EXIT_BAD_INPUT)
+    check_groups(names)  # a ConfigError: "error: ..." and exit status 2, as every command
     if jobs is None:
         jobs = default_jobs()
     show = progress and not as_json
