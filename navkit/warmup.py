@@ -356,15 +356,11 @@ def _worker() -> None:
         name = line.strip()
         if not name:
             continue
-        error = None
-        if name in GROUPS:
-            error = _in_process(name).error
-        else:
-            error = f"unknown warm-up group {name!r}"
-        ru = resource.getrusage(resource.RUSAGE_SELF)
-        cpu = ru.ru_utime + ru.ru_stime
-        print(_MARK + json.dumps({"cpu_s": cpu - before, "error": error,
-                                  "peak_mb": ru.ru_maxrss / 1024}), flush=True)
+        error = _in_process(name).error  # an unknown name: its KeyError
+        cpu = _cpu()
+        peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        print(_MARK + json.dumps({"cpu_s": cpu - before, "error": error, "peak_mb": peak_mb}),
+              flush=True)
         before = cpu
     # numba wrote every cache file as it compiled: skip the interpreter's teardown
     # of hundreds of MB of compiled code (about 0.4 s of CPU per worker)
@@ -407,7 +403,7 @@ class _Process:
                                        got["error"], got["peak_mb"])
         except (OSError, ValueError):  # a broken pipe: the process is gone
             pass
-        self.close(keep_stderr=True)
+        self._end()
         self.stderr.seek(0)
         tail = (self.stderr.read().strip().splitlines()
                 or [f"exit status {proc.returncode}"])[-1]
@@ -419,8 +415,8 @@ class _Process:
     def alive(self) -> bool:
         return self.proc.poll() is None
 
-    def close(self, keep_stderr: bool = False) -> None:
-        """Let the process end (stdin closed) and wait for it."""
+    def _end(self) -> None:
+        """Close the process's stdin (it ends) and stdout, and wait for it."""
         if self.proc.stdin is not None and not self.proc.stdin.closed:
             try:
                 self.proc.stdin.close()
@@ -429,18 +425,11 @@ class _Process:
         self.proc.wait()
         if self.proc.stdout is not None:
             self.proc.stdout.close()
-        if not keep_stderr:
-            self.stderr.close()
 
-
-def _in_child(name: str) -> GroupResult:
-    """Run one group in a new Python process (same interpreter, environment and cache)."""
-    proc = _Process()
-    try:
-        return proc.run(name)
-    finally:
-        if proc.alive:
-            proc.close()
+    def close(self) -> None:
+        """Let the process end and wait for it; drop its stderr."""
+        self._end()
+        self.stderr.close()
 
 
 def default_jobs() -> int:

@@ -122,7 +122,9 @@ def test_warmup_in_group_processes_reports_each_group_and_its_errors(
         assert r.error is None, r.error
         assert r.peak_mb is not None and r.peak_mb > 50  # an interpreter with numba loaded
         assert r.cpu_s > 0 and r.wall_s > 0
-    bad = warmup._in_child("no-such-group")  # the child process's own failure path
+    proc = warmup._Process()  # the worker process's own failure path
+    bad = proc.run("no-such-group")
+    proc.close()
     assert bad.error is not None and "no-such-group" in bad.error
 
     def boom() -> None:
@@ -133,7 +135,6 @@ def test_warmup_in_group_processes_reports_each_group_and_its_errors(
     assert got[0].error == "RuntimeError: kernel failed" and got[1].error is None
     with pytest.raises(navkit.ConfigError, match="jobs"):
         warmup.warm_up(["flow"], jobs=-1)
-
 
 
 def test_warmup_worker_runs_groups_one_after_another_and_reports_its_death() -> None:

@@ -213,7 +213,6 @@ def test_determinism():
         assert ra.status == rb.status and np.array_equal(ra.cells, rb.cells)
 
 
-
 def test_threaded_build_equals_one_thread(monkeypatch: pytest.MonkeyPatch):
     """The cluster Dijkstras shared out over threads give the same graph, trees and
     updates as on one thread (each thread writes only its own clusters' rows)."""
@@ -238,6 +237,7 @@ def test_threaded_build_equals_one_thread(monkeypatch: pytest.MonkeyPatch):
     single.update(grids[1])
     assert_same_graph(threaded, single)
     assert np.array_equal(threaded.graph.trees, single.graph.trees)
+
 
 # --------------------------------------------------------------------------- updates
 def assert_same_graph(a: HPAStar, b: HPAStar) -> None:
