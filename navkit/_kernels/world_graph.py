@@ -26,7 +26,7 @@ import numpy as np
 from .._numba_config import njit
 
 __all__ = ["graph_astar", "chunk_row", "FOUND", "UNREACHABLE", "BUDGET_EXHAUSTED", "NEED",
-           "O_STATUS", "O_NODE", "O_EXPANDED", "O_COST", "G_SIZE"]
+           "O_STATUS", "O_NODE", "O_EXPANDED", "O_COST", "G_SIZE", "H_SHIFT"]
 
 FOUND = 0
 UNREACHABLE = 1
@@ -34,9 +34,14 @@ BUDGET_EXHAUSTED = 2
 NEED = 4
 
 O_STATUS, O_NODE, O_EXPANDED, O_COST = range(4)
-#: ``prm``: goal x, goal z, card, diag, eight, hmul, gen, max expansions.
+#: ``prm``: goal x, goal z, card, diag, eight, hmul, gen, max expansions. ``hmul`` is
+#: fixed point with ``H_SHIFT`` fraction bits: the heuristic is the octile (or Manhattan)
+#: distance in step units times ``hmul / 2**H_SHIFT`` (the smallest weight times the
+#: heuristic's inflation, docs/world-queries.md), rounded down.
 G_GX, G_GZ, G_CARD, G_DIAG, G_EIGHT, G_HMUL, G_GEN, G_MAX = range(8)
 G_SIZE = 8
+#: Fraction bits of ``prm[G_HMUL]``.
+H_SHIFT = 10
 
 
 @njit(inline="always")
@@ -99,10 +104,10 @@ def _octile(x, z, gx, gz, card, diag, eight, hmul):  # type: ignore[no-untyped-d
     if dz < 0:
         dz = -dz
     if eight == 0:
-        return card * (dx + dz) * hmul
+        return (card * (dx + dz) * hmul) >> H_SHIFT
     if dx < dz:
-        return (card * dz + (diag - card) * dx) * hmul
-    return (card * dx + (diag - card) * dz) * hmul
+        return ((card * dz + (diag - card) * dx) * hmul) >> H_SHIFT
+    return ((card * dx + (diag - card) * dz) * hmul) >> H_SHIFT
 
 
 @njit(inline="always")

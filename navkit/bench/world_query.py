@@ -157,6 +157,7 @@ def part_b(size: int, quick: bool, log: Any, n_long: int | None = None,
     built: list[int] = []
     expanded: list[int] = []
     graph_mib: list[float] = []
+    weights: list[float] = []
     h = world.hierarchy
     span = min(size - 1, span if span is not None else (1000 if quick else 10_000))
     while len(t_long) < n_long:
@@ -171,6 +172,7 @@ def part_b(size: int, quick: bool, log: Any, n_long: int | None = None,
         built.append(h.last_entries_built)
         expanded.append(h.last_expanded)
         graph_mib.append(h.graph_bytes / 2**20)
+        weights.append(h.last_weight)
         if len(t_long) % 10 == 0:
             log(f"  {len(t_long)}/{n_long} long queries, median "
                 f"{_med_us(t_long) / 1e6:.2f} s, RSS "
@@ -187,13 +189,15 @@ def part_b(size: int, quick: bool, log: Any, n_long: int | None = None,
            "long_chunks_built_median": float(np.median(built)) if built else 0.0,
            "long_expanded_median": float(np.median(expanded)) if expanded else 0.0,
            "graph_mib_max": max(graph_mib) if graph_mib else 0.0,
+           "long_weights": {str(w): weights.count(w) for w in sorted(set(weights))},
            "graph_resets": h.graph_resets, "peak_rss_mib": rss,
            "graph_entries": world.stats().graph_entries_cached,
            "store": store.stats().to_dict()}
     log(f"[{src}] local {out['local_us']:.1f} us (found {found}/{n_local}, "
         f"chunks {out['chunks_touched_median']}), long {out['long_ms']:.0f} ms over "
         f"{span} x {span} cells (found {out['long_found']}/{n_long}, chunks built "
-        f"{out['long_chunks_built_median']:.0f}), peak RSS {rss:.0f} MiB")
+        f"{out['long_chunks_built_median']:.0f}, answered with weight "
+        f"{out['long_weights']}), peak RSS {rss:.0f} MiB")
     return out
 
 

@@ -31,7 +31,10 @@ one relative layout per values (:meth:`Hierarchy._layout`).
 
 A query joins start and goal to their chunks' nodes (forward and backward
 Dijkstra in those chunks), runs the kernel (queue order: smallest ``f``, then
-smallest ``h``, then the lower world linear index), and refines the route leg
+smallest ``h``, then the lower world linear index) in attempts: exact A*
+first, then, each time an attempt spends ``attempt_expansions``, weighted A*
+with the next of ``weights`` (bounded work, a route within that weight of the
+abstract optimum), and refines the route leg
 by leg: a windowed A* over the (at most ``refine_chunks``) chunks of
 consecutive route nodes, with the query's obstacle circles, so a leg may cross
 a border anywhere (diagonally too), never costing more than its abstract part.
@@ -39,6 +42,7 @@ a border anywhere (diagonally too), never costing more than its abstract part.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -46,9 +50,11 @@ from numpy.typing import NDArray
 
 from .._kernels import world_graph as _wg
 from .._kernels import world_search as _ws
+from ..errors import ConfigError
 from .local import LocalSearch, free
 
-__all__ = ["Hierarchy", "border_transitions", "DEFAULT_GRAPH_CAP_BYTES"]
+__all__ = ["Hierarchy", "border_transitions", "DEFAULT_GRAPH_CAP_BYTES", "DEFAULT_WEIGHTS",
+           "DEFAULT_ATTEMPT_EXPANSIONS"]
 
 #: An expansion count no search reaches.
 _NO_BUDGET = 1 << 62
@@ -56,6 +62,10 @@ _NO_BUDGET = 1 << 62
 _NOWHERE = -(1 << 40)
 #: Default bound of the abstract graph's memory.
 DEFAULT_GRAPH_CAP_BYTES = 16 << 20
+#: Heuristic inflations of the abstract search's attempts (the first is exact A*).
+DEFAULT_WEIGHTS = (1.0, 1.1, 1.2, 1.4, 2.0)
+#: Expansions an attempt may make before the next (larger) weight takes over.
+DEFAULT_ATTEMPT_EXPANSIONS = 32_768
 #: Bytes per node beside the arrays (the cell -> node dict).
 _DICT_BYTES = 110
 
@@ -130,7 +140,9 @@ class Hierarchy:
     def __init__(self, store: Any, local: LocalSearch, card: int, diag: int, eight: bool,
                  hmul: int, max_entries: int = 1 << 20, max_expansions: int = 2_000_000,
                  cap_bytes: int = DEFAULT_GRAPH_CAP_BYTES, spacing: int = 0,
-                 open_spacing: int = 32, refine_chunks: int = 2):
+                 open_spacing: int = 32, refine_chunks: int = 2,
+                 weights: tuple[float, ...] = DEFAULT_WEIGHTS,
+                 attempt_expansions: int = DEFAULT_ATTEMPT_EXPANSIONS):
         self.store = store
         self.local = local
         self.card, self.diag, self.eight, self.hmul = int(card), int(diag), bool(eight), int(hmul)
@@ -140,6 +152,10 @@ class Hierarchy:
         self._spacing = int(spacing)
         self._open_spacing = int(open_spacing)
         self.refine_chunks = int(refine_chunks)
+        self.weights = weights
+        self.attempt_expansions = int(attempt_expansions)
+        self.last_weight = 1.0
+        self.last_attempts = 0
         self.entries_built = 0
         self.entries_dropped = 0
         self.uniform_built = 0
@@ -158,6 +174,22 @@ class Hierarchy:
         self._out = np.zeros(4, dtype=np.int64)
         self._state = np.zeros(2, dtype=np.int64)
         self._reset(1024, 8192)
+
+    @property
+    def weights(self) -> tuple[float, ...]:
+        """Heuristic inflations of the abstract search's attempts, in order (each
+        finite and >= 1; ``(1.0,)``: plain A*, see :meth:`abstract_path`)."""
+        return self._weights
+
+    @weights.setter
+    def weights(self, v: Any) -> None:
+        try:
+            ws = tuple(float(w) for w in v)
+        except (TypeError, ValueError):
+            ws = ()
+        if not ws or not all(math.isfinite(w) and w >= 1.0 for w in ws):
+            raise ConfigError(f"expected weights >= 1, got {v!r}", field="weights")
+        self._weights = ws
 
     @property
     def spacing(self) -> int:
@@ -523,17 +555,40 @@ class Hierarchy:
     # --------------------------------------------------------------- query
     def abstract_path(self, s: tuple[int, int], g: tuple[int, int]
                       ) -> tuple[list[tuple[int, int]], int] | None:
-        """The abstract route ``[s, n1, ..., g]`` (world cells) and its cost, or None."""
-        self._sync()
-        before = self.graph_bytes
-        try:
-            return self._abstract_path(s, g)
-        finally:
-            self._growth = max(0, self.graph_bytes - before)
+        """The abstract route ``[s, n1, ..., g]`` (world cells) and its cost, or None.
 
-    def _abstract_path(self, s: tuple[int, int], g: tuple[int, int]
-                       ) -> tuple[list[tuple[int, int]], int] | None:
+        Searches with the heuristic inflated by ``weights[0]``, ``weights[1]``, ...
+        in turn: every attempt but the last stops after ``attempt_expansions``
+        expansions, and the next one starts over with the next weight (weighted
+        A*: a route found with weight ``w`` costs at most ``w`` times the abstract
+        optimum). Between attempts the graph is kept, or dropped under the same
+        rule as between queries. ``last_weight`` is the weight that answered,
+        ``last_expanded`` the expansions of all attempts."""
         self.last_entries_built = 0
+        self.last_attempts = 0
+        total = 0
+        res: tuple[list[tuple[int, int]], int] | None = None
+        weights = tuple(self.weights)
+        for k, w in enumerate(weights):
+            last = k == len(weights) - 1
+            budget = self.max_expansions if last else min(self.attempt_expansions,
+                                                          self.max_expansions)
+            self._sync()
+            before = self.graph_bytes
+            try:
+                res, status = self._abstract_path(s, g, w, budget)
+            finally:
+                self._growth = max(0, self.graph_bytes - before)
+            total += self.last_expanded
+            self.last_attempts += 1
+            self.last_weight = w
+            if status != _wg.BUDGET_EXHAUSTED:
+                break
+        self.last_expanded = total
+        return res
+
+    def _abstract_path(self, s: tuple[int, int], g: tuple[int, int], weight: float,
+                       budget: int) -> tuple[tuple[list[tuple[int, int]], int] | None, int]:
         st = self.store
         c = st.chunk
         W = st.width
@@ -569,8 +624,8 @@ class Hierarchy:
             self._sbuf[2] = 0
             self._gen = 1
         prm = self._prm
-        prm[:] = (g[0], g[1], self.card, self.diag, self.eight, self.hmul, self._gen,
-                  self.max_expansions)
+        prm[:] = (g[0], g[1], self.card, self.diag, self.eight,
+                  self.hmul * int(round(weight * (1 << _wg.H_SHIFT))), self._gen, budget)
         state = self._state
         state[:] = 0
         out = self._out
@@ -595,7 +650,7 @@ class Hierarchy:
             self._to_goal[gids] = -1
         self.last_expanded = int(out[_wg.O_EXPANDED])
         if status != _wg.FOUND:
-            return None
+            return None, status
         route = []
         parent = self._sbuf[1]
         n = 1
@@ -605,7 +660,7 @@ class Hierarchy:
                 break
             n = int(parent[n])
         route.reverse()
-        return route, int(out[_wg.O_COST])
+        return (route, int(out[_wg.O_COST])), status
 
     # ---------------------------------------------------------- refinement
     def _span_ok(self, cx0: int, cz0: int, cx1: int, cz1: int) -> bool:

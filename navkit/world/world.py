@@ -86,6 +86,7 @@ class WorldStats:
     graph_entries_dropped: int
     last_abstract_expanded: int
     last_algorithm: str
+    last_abstract_weight: float = 1.0
 
 
 class World:
@@ -512,7 +513,8 @@ class World:
         return WorldStats(self.store.stats(), self._queries, self._local_q, self._long_q,
                           loc.last_chunks, loc.cached_blocks, loc.blocks_built, loc.block_hits,
                           loc.blocks_dropped, h.cached_entries, h.entries_built,
-                          h.entries_dropped, h.last_expanded, self.last_algorithm)
+                          h.entries_dropped, h.last_expanded, self.last_algorithm,
+                          h.last_weight)
 
     def _log(self, kind: str, start: Any, goal: Any, algorithm: str, smooth: bool,
              nearest: bool, budget: int | None, window: Any, obstacles: Any, res: PathResult,
@@ -545,22 +547,24 @@ class World:
         """The settings, besides costs, connectivity and snap radius, that a
         query's answer depends on (a corpus header keeps them for replay):
         ``small_world_cells`` and the hierarchy's ``spacing``, ``open_spacing``,
-        ``refine_chunks``."""
+        ``refine_chunks``, ``attempt_expansions``."""
         h = self.hierarchy
         return {"small_world_cells": int(self.small_world_cells), "spacing": int(h.spacing),
-                "open_spacing": int(h.open_spacing), "refine_chunks": int(h.refine_chunks)}
+                "open_spacing": int(h.open_spacing), "refine_chunks": int(h.refine_chunks),
+                "attempt_expansions": int(h.attempt_expansions)}
 
     def configure(self, options: dict[str, Any]) -> None:
         """Apply :meth:`world_options` values (unknown keys: ConfigError)."""
         for key, v in options.items():
-            if key not in ("small_world_cells", "spacing", "open_spacing", "refine_chunks"):
+            if key not in ("small_world_cells", "spacing", "open_spacing", "refine_chunks",
+                           "attempt_expansions"):
                 raise ConfigError(f"unknown world option {key!r}", field=key)
             if isinstance(v, bool) or not isinstance(v, int) or v < 0:
                 raise ConfigError(f"expected an int >= 0, got {v!r}", field=key)
             if key == "small_world_cells":
                 self.small_world_cells = v
-            elif key == "refine_chunks":
-                self.hierarchy.refine_chunks = v
+            elif key in ("refine_chunks", "attempt_expansions"):
+                setattr(self.hierarchy, key, v)
             elif getattr(self.hierarchy, key) != v:
                 setattr(self.hierarchy, key, v)
 

@@ -4,9 +4,11 @@ better-than-optimal paths; small worlds and close pairs are exact."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from navkit.errors import ConfigError
 from navkit.grid import NavGrid
 from navkit.query.pathfinder import Pathfinder
 from navkit.results import Status
@@ -235,3 +237,79 @@ def test_open_field_is_near_optimal_and_loads_no_uniform_chunk():
     assert worst <= 1.03
     mixed = {(x // 64, z // 64) for z in range(100, 140) for x in range(40, 60)}
     assert store.stats().loads <= len(mixed)
+
+
+def _far_pairs(rng, grid, n):
+    """``n`` pairs of walkable cells in different chunks (so the hierarchy runs)."""
+    free = np.argwhere(grid.walkable)
+    out = []
+    while len(out) < n:
+        s = tuple(int(v) for v in free[rng.integers(len(free))][::-1])
+        g = tuple(int(v) for v in free[rng.integers(len(free))][::-1])
+        if max(abs(s[0] - g[0]), abs(s[1] - g[1])) > 40:
+            out.append((s, g))
+    return out
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 10**6), budget=st.integers(0, 40),
+       weights=st.sampled_from([(1.0, 1.5), (1.0, 1.1, 1.25, 3.0), (2.0,)]))
+def test_weighted_attempts_stay_within_their_weight(seed, budget, weights):
+    """An attempt that runs out of expansions hands over to the next weight; the
+    route it finds costs at most that weight times the exact abstract optimum
+    (weighted A* with a consistent heuristic), and refined paths stay valid."""
+    rng, grid = _patchwork(seed)
+    pf = Pathfinder(grid, "seed")
+    exact = World(ChunkStore.from_grid(grid, chunk=16), "seed", small_world_cells=0)
+    exact.hierarchy.weights = (1.0,)
+    world = World(ChunkStore.from_grid(grid, chunk=16), "seed", small_world_cells=0)
+    h = world.hierarchy
+    h.weights, h.attempt_expansions = weights, budget
+    for s, g in _far_pairs(rng, grid, 4):
+        a1 = exact.hierarchy.abstract_path(s, g)
+        aw = h.abstract_path(s, g)
+        assert (a1 is None) == (aw is None)
+        if a1 is not None and aw is not None:
+            assert a1[1] <= aw[1] <= h.last_weight * a1[1]
+            assert 1 <= h.last_attempts <= len(weights)
+            assert h.last_weight == weights[h.last_attempts - 1]
+            if h.last_attempts < len(weights):  # answered before the last weight: in budget
+                assert h.last_expanded - (h.last_attempts - 1) * budget <= budget
+        opt = pf.find_path_cells(s, g)
+        r = world.find_path_cells(s, g)
+        assert (r.status == Status.FOUND) == (opt.status == Status.FOUND)
+        if r.status == Status.FOUND:
+            assert opt.cost_int <= r.cost_int
+            assert world.stats().last_abstract_weight == h.last_weight
+            _check_path(grid, r)
+
+
+def test_weighted_attempts_do_not_depend_on_the_graph_cap():
+    """The attempts stop on expansion counts, never on memory: the answers (and
+    the weight that gave them) are the same whether the graph is kept or
+    dropped before every attempt."""
+    rng, grid = _patchwork(7)
+    worlds = []
+    for cap in (1, 1 << 40):
+        w = World(ChunkStore.from_grid(grid, chunk=16), "seed", small_world_cells=0)
+        w.hierarchy.cap_bytes, w.hierarchy.attempt_expansions = cap, 150
+        worlds.append(w)
+    weights_seen = set()
+    for s, g in _far_pairs(rng, grid, 12):
+        a, b = (w.find_path_cells(s, g) for w in worlds)
+        assert a.status == b.status and a.cost_int == b.cost_int
+        assert np.array_equal(a.cells, b.cells)
+        assert worlds[0].hierarchy.last_weight == worlds[1].hierarchy.last_weight
+        weights_seen.add(worlds[0].hierarchy.last_weight)
+    assert worlds[0].hierarchy.graph_resets > worlds[1].hierarchy.graph_resets == 0
+    assert len(weights_seen) > 1  # the budget of 150 expansions made some queries hand over
+
+
+def test_weights_must_be_at_least_one():
+    world = World(ChunkStore.from_grid(NavGrid(np.ones((64, 64), bool)), chunk=16),
+                  small_world_cells=0)
+    for bad in ((0.5,), (), "ab", (1.0, float("nan"))):
+        with pytest.raises(ConfigError, match="weights"):
+            world.hierarchy.weights = bad
+    world.hierarchy.weights = [1, 1.5]
+    assert world.hierarchy.weights == (1.0, 1.5)
