@@ -520,20 +520,33 @@ def jps_plus_path(tab, gbi, gb, cells, wp, model, ws, start, goal, budget, to_be
 
 # ------------------------------------------------------------- goal bounding
 @njit
-def build_goal_bounds(cells, wp, card, diag, sources, gb, dist, stamp, first, hf, hk):  # type: ignore[no-untyped-def]
+def build_goal_bounds(cells, wp, card, diag, sources, gb, dist, stamp, first, qc, qd):  # type: ignore[no-untyped-def]
     """Goal-bounding boxes of the padded nodes ``sources`` (int64) into ``gb``
     (int16, ``32 * len(sources)``; layout: :func:`jps_plus`), one Dijkstra per
     source under the corner rule and step costs ``card`` / ``diag``.
 
-    Scratch: ``dist`` (int64), ``stamp`` (int64, zeros on the first call),
+    The Dijkstra's queue is two FIFO queues, one for entries made by straight
+    steps and one for diagonal steps: entries go in with the cost of the node
+    being settled plus a constant, and settled costs never decrease, so each
+    queue stays sorted and the smaller of the two heads is the queue's minimum
+    (the straight head on a tie). A node enters each queue at most once per
+    source (a second entry would need a smaller cost than the first, and a
+    queue's costs only grow). Entries are ``cost * 2**24 + node`` (nodes
+    < 2**24); a node's entry is stale when its cost is not ``dist``'s.
+
+    Scratch: ``dist`` (int64), ``stamp`` (int64, zeros: one call per scratch),
     ``first`` (uint8: the set of first moves of the optimal paths to a node)
-    one per node; ``hf`` / ``hk`` heap arrays of at least ``8 * n + 8``.
-    Returns the number of nodes settled, over all sources."""
+    one per node; ``qc`` / ``qd`` int64 rings whose length is a power of two
+    above ``n``. Returns the number of nodes settled, over all sources."""
     settled = 0
     n = cells.shape[0]
+    mc = qc.shape[0] - 1
+    md = qd.shape[0] - 1
+    shift = 24
+    low = (1 << shift) - 1
     for i in range(sources.shape[0]):
         src = sources[i]
-        tag = np.int64(i + 1)
+        tag = np.int64(i + 1) * 2
         for k in range(8):
             o = 32 * i + 4 * k
             gb[o] = 32767
@@ -543,14 +556,21 @@ def build_goal_bounds(cells, wp, card, diag, sources, gb, dist, stamp, first, hf
         stamp[src] = tag
         dist[src] = 0
         first[src] = 0
-        size = heap_push(hf, hk, np.int64(0), np.int64(0), src)
-        while size > 0:
-            d = hf[0]
-            u = hk[0]
-            size = heap_pop(hf, hk, size)
+        hc = tc = hd = td = 0
+        qc[0] = src
+        tc = 1
+        while hc != tc or hd != td:
+            if hd == td or (hc != tc and qc[hc & mc] <= qd[hd & md]):
+                e = qc[hc & mc]
+                hc += 1
+            else:
+                e = qd[hd & md]
+                hd += 1
+            u = e & low
+            d = e >> shift
             if stamp[u] != tag or d != dist[u]:
-                continue  # settled already (stamp tag + n) or a stale entry
-            stamp[u] = tag + n
+                continue  # settled already (stamp tag + 1) or a stale entry
+            stamp[u] = tag + 1
             settled += 1
             ux = u % wp
             uz = u // wp
@@ -573,21 +593,27 @@ def build_goal_bounds(cells, wp, card, diag, sources, gb, dist, stamp, first, hf
                 v = u + dz * wp + dx
                 if v < 0 or v >= n or cells[v] == 0:
                     continue
-                if dx != 0 and dz != 0:
+                straight = dx == 0 or dz == 0
+                if straight:
+                    nd_ = d + card
+                else:
                     if cells[u + dx] == 0 or cells[u + dz * wp] == 0:
                         continue
                     nd_ = d + diag
-                else:
-                    nd_ = d + card
                 fv = np.uint8(1 << k) if u == src else fm
                 sv = stamp[v]
-                if sv == tag + n:
+                if sv == tag + 1:
                     continue
                 if sv != tag or nd_ < dist[v]:
                     stamp[v] = tag
                     dist[v] = nd_
                     first[v] = fv
-                    size = heap_push(hf, hk, size, nd_, v)
+                    if straight:
+                        qc[tc & mc] = (nd_ << shift) | v
+                        tc += 1
+                    else:
+                        qd[td & md] = (nd_ << shift) | v
+                        td += 1
                 elif nd_ == dist[v]:
                     first[v] |= fv
     return settled

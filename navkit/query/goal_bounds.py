@@ -15,17 +15,24 @@ docs/jps-plus.md). Memory: 4 bytes per cell plus 64 per jump point.
 
 from __future__ import annotations
 
+import os
 import time
+import zipfile
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from .._kernels import jps_plus as _jp
-from ..errors import ConfigError
+from ..errors import ConfigError, FormatError
+from .fanout import fan_out, max_threads
 from .jps_plus import JumpTables, grid_fingerprint, jps_of
 
-__all__ = ["GoalBounds", "jump_points"]
+__all__ = ["GoalBounds", "jump_points", "BOUNDS_FORMAT"]
+
+#: The ``format`` field of a saved goal-bounds file.
+BOUNDS_FORMAT = "navkit-goal-bounds/1"
 
 
 def jump_points(tables: JumpTables, owner: Any) -> NDArray[np.int64]:
@@ -61,10 +68,11 @@ class GoalBounds:
 
     @classmethod
     def build(cls, owner: Any, tables: JumpTables | None = None, *,
-              max_jump_points: int | None = None) -> GoalBounds:
-        """One Dijkstra per jump point (see the module docstring). Raises
-        ConfigError when the grid has more than ``max_jump_points`` of them
-        (a guard against builds of hours)."""
+              max_jump_points: int | None = None, threads: int | None = None) -> GoalBounds:
+        """One Dijkstra per jump point (see the module docstring), shared out over
+        ``threads`` threads (default: numba's thread count; same boxes for any
+        count). Raises ConfigError when the grid has more than
+        ``max_jump_points`` of them (a guard against builds of hours)."""
         jps = jps_of(owner)
         if tables is None:
             tables = JumpTables.build(jps)
@@ -74,14 +82,25 @@ class GoalBounds:
             raise ConfigError(f"{len(src)} jump points, more than max_jump_points="
                               f"{max_jump_points}: goal bounding would take too long here",
                               field="max_jump_points")
-        t0 = time.perf_counter()
         n = pg.n
+        if n >= 1 << 24:
+            raise ConfigError(f"{n} padded cells: goal bounding takes grids below 2**24 cells",
+                              field="grid")
+        t0 = time.perf_counter()
         boxes = np.zeros(32 * len(src), dtype=np.int16)
-        hf = np.zeros(8 * n + 8, dtype=np.int64)
-        hk = np.zeros(8 * n + 8, dtype=np.int64)
-        _jp.build_goal_bounds(pg.cells, int(pg.wp), int(jps.costs.card), int(jps.costs.diag),
-                              src, boxes, np.zeros(n, dtype=np.int64),
-                              np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.uint8), hf, hk)
+        nt = max(1, min(max_threads() if threads is None else int(threads), len(src)))
+        cuts = np.linspace(0, len(src), nt + 1).astype(np.int64)
+        ring = 1 << int(n).bit_length()
+        card, diag = int(jps.costs.card), int(jps.costs.diag)
+
+        def work(t: int) -> None:  # one Dijkstra per source of this thread's share
+            a, b = int(cuts[t]), int(cuts[t + 1])
+            _jp.build_goal_bounds(pg.cells, int(pg.wp), card, diag, src[a:b],
+                                  boxes[32 * a:32 * b], np.zeros(n, dtype=np.int64),
+                                  np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.uint8),
+                                  np.zeros(ring, dtype=np.int64), np.zeros(ring, dtype=np.int64))
+
+        fan_out(nt, len(src), work)
         index = np.full(n, -1, dtype=np.int32)
         index[src] = np.arange(len(src), dtype=np.int32)
         dt = time.perf_counter() - t0
@@ -89,6 +108,50 @@ class GoalBounds:
         boxes.setflags(write=False)
         return cls(index, boxes, grid_fingerprint(pg),
                    (int(jps.costs.card), int(jps.costs.diag)), dt)
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write the bounds to ``path`` (``.npz``, compressed) with the grid's
+        fingerprint and the step costs they were built for."""
+        np.savez_compressed(path, format=np.array(BOUNDS_FORMAT), index=self.index,
+                            boxes=self.boxes, costs=np.array(self.costs, dtype=np.int64),
+                            fingerprint=np.array(self.fingerprint))
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str], owner: Any) -> GoalBounds:
+        """Read bounds saved by :meth:`save` for ``owner`` (a Pathfinder). Raises
+        FormatError naming the file when it is not such a file, is damaged, or
+        belongs to another grid or other step costs."""
+        name = str(path)
+        try:
+            with np.load(Path(path), allow_pickle=False) as f:
+                fmt = str(f["format"])
+                index = np.ascontiguousarray(f["index"])
+                boxes = np.ascontiguousarray(f["boxes"])
+                costs = tuple(int(v) for v in f["costs"])
+                fp = str(f["fingerprint"])
+        except (OSError, KeyError, ValueError, TypeError, zipfile.BadZipFile) as e:
+            raise FormatError(f"not a goal-bounds file ({e})", path=name) from None
+        if fmt != BOUNDS_FORMAT:
+            raise FormatError(f"goal-bounds format {fmt!r}, expected {BOUNDS_FORMAT!r}",
+                              path=name)
+        jps = jps_of(owner)
+        if (index.dtype != np.int32 or index.shape != (jps.pg.n,) or boxes.dtype != np.int16
+                or boxes.ndim != 1 or len(boxes) % 32 or len(costs) != 2):
+            raise FormatError(f"goal bounds of shapes {index.shape} {index.dtype} and "
+                              f"{boxes.shape} {boxes.dtype} do not fit this grid", path=name)
+        rows = len(boxes) // 32
+        used = index[index >= 0]
+        if (index < -1).any() or len(used) != rows or not np.array_equal(
+                np.sort(used), np.arange(rows, dtype=np.int32)):
+            raise FormatError("goal-bounds index is damaged (rows out of range or repeated)",
+                              path=name)
+        out = cls(index, boxes, fp, (costs[0], costs[1]))
+        if not out.matches(jps):
+            raise FormatError("these goal bounds belong to another grid or other step costs; "
+                              "rebuild them with GoalBounds.build", path=name)
+        index.setflags(write=False)
+        boxes.setflags(write=False)
+        return out
 
     @property
     def nbytes(self) -> int:

@@ -483,9 +483,12 @@ class Pathfinder:
         return self.edits.set_weights(region, values)
 
     def precompute(self, *, goal_bounds: bool = False,
-                   tables: str | os.PathLike[str] | None = None) -> JumpTables:
+                   tables: str | os.PathLike[str] | None = None,
+                   bounds: str | os.PathLike[str] | None = None) -> JumpTables:
         """Build (or load from ``tables``, a file :meth:`save_tables` wrote) the
-        offline jump tables of JPS+ (docs/jps-plus.md) and optionally goal bounds;
+        offline jump tables of JPS+ (docs/jps-plus.md) and optionally goal bounds
+        (``goal_bounds=True`` builds them, ``bounds=`` loads a file
+        :meth:`save_bounds` wrote);
         ``algorithm="jps+"`` then uses them, and ``"auto"`` picks JPS+ where it wins
         (maps whose jump-point density is at most
         :data:`~navkit.query.jps_plus.AUTO_MAX_DENSITY`: game and city maps, not
@@ -504,9 +507,20 @@ class Pathfinder:
         with self.lock:
             self.cells.resolve("jps+")  # a clear error where JPS+ does not apply
             t = JumpTables.load(tables, self) if tables is not None else JumpTables.build(self)
-            gb = GoalBounds.build(self, t) if goal_bounds else None
+            if bounds is not None:
+                gb: GoalBounds | None = GoalBounds.load(bounds, self)
+            else:
+                gb = GoalBounds.build(self, t) if goal_bounds else None
             self.cells.set_jps_plus(JPSPlus(self, t, gb), auto=prefer_jps_plus(t, self))
             return t
+
+    def save_bounds(self, path: str | os.PathLike[str]) -> None:
+        """Write the goal bounds :meth:`precompute` built (``.npz``, with the grid's
+        fingerprint and step costs; ``precompute(bounds=...)`` reads them back)."""
+        jp = self.cells.jps_plus
+        if jp is None or jp.goal_bounds is None:
+            raise QueryError("no goal bounds: call precompute(goal_bounds=True) first")
+        jp.goal_bounds.save(path)
 
     def save_tables(self, path: str | os.PathLike[str]) -> None:
         """Write the JPS+ tables :meth:`precompute` made (``.npz``, with the grid's

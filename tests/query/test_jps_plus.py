@@ -498,3 +498,61 @@ def test_goal_bounds_guard_and_mismatch():
     other = Pathfinder(NavGrid(rng.random((20, 20)) < 0.7))
     with pytest.raises(ConfigError):
         JPSPlus(other, goal_bounds=GoalBounds.build(pf))
+
+
+def test_goal_bounds_threads_save_and_load(tmp_path):
+    """Any thread count builds the same boxes; save / load round-trips them, and
+    a file for another grid, other step costs or a damaged file is a FormatError
+    naming the file."""
+    from navkit.query.goal_bounds import GoalBounds
+
+    rng = np.random.default_rng(5)
+    grid = NavGrid(rng.random((40, 50)) < 0.75)
+    pf = Pathfinder(grid, costs="exact")
+    one = GoalBounds.build(pf, threads=1)
+    three = GoalBounds.build(pf, threads=3)
+    assert np.array_equal(one.index, three.index) and np.array_equal(one.boxes, three.boxes)
+    path = tmp_path / "b.npz"
+    one.save(path)
+    back = GoalBounds.load(path, pf)
+    assert np.array_equal(back.index, one.index) and np.array_equal(back.boxes, one.boxes)
+    jp = JPSPlus(pf, goal_bounds=back)
+    for _ in range(20):
+        free = np.argwhere(grid.walkable)
+        s, g = (tuple(int(v) for v in free[rng.integers(len(free))][::-1]) for _ in range(2))
+        assert jp.cell_query(s, g, smooth=False, nearest=False, budget=BIG).cost_int == \
+            pf.find_path_cells(s, g, algorithm="astar").cost_int
+    with pytest.raises(FormatError, match="another grid") as e:
+        GoalBounds.load(path, Pathfinder(NavGrid(rng.random((40, 50)) < 0.75), costs="exact"))
+    assert str(path) in str(e.value)
+    with pytest.raises(FormatError, match="another grid"):
+        GoalBounds.load(path, Pathfinder(grid, costs="seed"))
+    with np.load(path) as f:
+        parts = dict(f)
+    parts["index"] = parts["index"].copy()
+    parts["index"][parts["index"] >= 0] = 10**6  # rows out of range
+    np.savez(tmp_path / "bad.npz", **parts)
+    with pytest.raises(FormatError, match="damaged"):
+        GoalBounds.load(tmp_path / "bad.npz", pf)
+    (tmp_path / "junk.npz").write_bytes(b"not a zip")
+    with pytest.raises(FormatError, match="not a goal-bounds file"):
+        GoalBounds.load(tmp_path / "junk.npz", pf)
+
+
+def test_pathfinder_saves_and_loads_goal_bounds(tmp_path):
+    rng = np.random.default_rng(8)
+    grid = NavGrid(rng.random((30, 30)) < 0.8)
+    pf = Pathfinder(grid, costs="exact")
+    with pytest.raises(QueryError, match="no goal bounds"):
+        pf.save_bounds(tmp_path / "b.npz")
+    pf.precompute(goal_bounds=True)
+    pf.save_bounds(tmp_path / "b.npz")
+    again = Pathfinder(grid, costs="exact")
+    again.precompute(bounds=tmp_path / "b.npz")
+    gb = again.cells.jps_plus.goal_bounds
+    assert gb is not None and np.array_equal(gb.boxes, pf.cells.jps_plus.goal_bounds.boxes)
+    free = np.argwhere(grid.walkable)
+    for _ in range(10):
+        s, g = (tuple(int(v) for v in free[rng.integers(len(free))][::-1]) for _ in range(2))
+        assert again.find_path_cells(s, g, algorithm="jps+").cost_int == \
+            pf.find_path_cells(s, g, algorithm="astar").cost_int
