@@ -17,10 +17,13 @@ microseconds per call of
 * **kernel**: the search kernel alone with the arguments that call passes
   (``AStar.kernel_call`` / ``JPS.kernel_call`` / ``JPSPlus.kernel_call``, one
   argument tuple per call built beforehand, each with its own search
-  generation): the numba dispatch and the search;
+  generation), called through its compiled entry point
+  (:func:`navkit.query.fastcall.entry_point`): the search without numba's
+  type dispatch;
 * **outside**: call minus kernel: argument checks, option resolution, the
-  lock, buffers, result building (for A* also tracing the path: a second
-  kernel that ``find_cost`` skips).
+  lock, buffers, result building (for A* also numba's dispatch, which the JPS
+  and JPS+ query objects skip, and tracing the path: a second kernel that
+  ``find_cost`` skips).
 
 Each figure is the fastest of ``--rounds`` rounds (call and kernel loops
 alternate, garbage collector paused) of the calling thread's CPU time
@@ -87,14 +90,19 @@ def pick_cell(walkable: Any) -> Cell:
 def _kernel_calls(pf: Any, algorithm: str, s: Cell, g: Cell, n: int) -> list[tuple[Any, ...]]:
     """``n`` ready ``(kernel, arguments)`` pairs of the search a query runs,
     each in its own reserved generation."""
+    from ..query.fastcall import entry_point
+
     b = pf.budget
     if algorithm == "astar":
         gen = pf.workspace.next_gens(n)
         hmul = pf.padded.wmin
-        return [pf.astar.kernel_call(s, g, b, hmul, gen + i) for i in range(n)]
-    gen = pf.jps.next_gen(n)
-    q = pf.jps if algorithm == "jps" else pf.cells.jps_plus
-    return [q.kernel_call(s, g, b, gen + i) for i in range(n)]
+        calls = [pf.astar.kernel_call(s, g, b, hmul, gen + i) for i in range(n)]
+    else:
+        gen = pf.jps.next_gen(n)
+        q = pf.jps if algorithm == "jps" else pf.cells.jps_plus
+        calls = [q.kernel_call(s, g, b, gen + i) for i in range(n)]
+    call = entry_point(calls[0][0], calls[0][1])  # the compiled search, no type dispatch
+    return [(call, args) for _, args in calls]
 
 
 def _time_call(fn: Callable[[], Any], n: int) -> float:

@@ -22,6 +22,7 @@ from .._kernels.layouts import BitsArgs, JpsModelArgs, JpsOutArgs
 from ..costs import CostModel
 from ..results import PathResult, Status, no_path, path_result
 from .astar import STATUS, AStar
+from .fastcall import entry_point
 from .overlay import Occupancy, Overlay
 from .padded import PaddedGrid
 from .smoothing import StringPull
@@ -86,6 +87,7 @@ class JPS:
         self.cand: NDArray[np.int64] | None = None
         self._out: tuple[Any, ...] = (None,)  # out_args(), cached
         self._out_ver = -1
+        self._call: Any = None  # jps_path's compiled entry for the buffers in _out (fastcall)
         occ.on_change(self._repack)
 
     @staticmethod
@@ -215,9 +217,12 @@ class JPS:
             out = self.out_args()
         if self.overlay.mark <= 0:  # no obstacle circles: the common case
             stats = self.astar.stats
-            m = _jps.jps_path(bits, self.model,
-                              (self.nd, ws.hf, ws.hk, gen, self.cand),  # a JpsWorkspaceArgs
-                              sn, gn, budget, nearest, stats, out)
+            args = (bits, self.model, (self.nd, ws.hf, ws.hk, gen, self.cand),  # workspace
+                    sn, gn, budget, bool(nearest), stats, out)
+            call = self._call
+            if call is None:  # the compiled search for these buffers' types (query.fastcall)
+                call = self._call = entry_point(_jps.jps_path, args)
+            m = call(*args)
             st = stats.tolist()
             if st[0] == _FOUND and 0 < m <= len(bufs.cells) and not smooth:  # answer(), inline
                 return path_result(Status.FOUND, bufs.cells[:m].copy(), bufs.pts[:m].copy(),
@@ -250,9 +255,13 @@ class JPS:
             out = self.out_args()
         stats = self.astar.stats
         k = self.block(bits) if self.overlay.mark > 0 else 0
+        args = (bits, self.model, (self.nd, ws.hf, ws.hk, gen, self.cand), sn, gn, budget,
+                False, stats, out)
+        call = self._call
+        if call is None:
+            call = self._call = entry_point(_jps.jps_path, args)
         try:
-            _jps.jps_path(bits, self.model, (self.nd, ws.hf, ws.hk, gen, self.cand),
-                          sn, gn, budget, False, stats, out)
+            call(*args)
         finally:
             if k:
                 self.unblock(bits, k)
@@ -274,6 +283,7 @@ class JPS:
         current path buffers (cached until :class:`PathBuffers` grow)."""
         self._out_ver = self.bufs.version
         self._out = tuple(JpsOutArgs(self.ws.path, self.bufs.cells, self.bufs.pts, self.pg.geo))
+        self._call = None  # derived again for the new buffers
         return self._out
 
     def answer(self, m: int, s: tuple[int, int], g: tuple[int, int], sn: int, gn: int, *,

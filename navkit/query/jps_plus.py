@@ -34,6 +34,7 @@ from .._kernels.layouts import JpsOutArgs
 from .._kernels.search import GEN_LIMIT, ST_COST, ST_EXPANDED, ST_GENERATED, ST_STATUS
 from ..errors import ConfigError, FormatError, QueryError
 from ..results import PathResult, Status, path_result
+from .fastcall import entry_point
 from .jps import JPS
 from .padded import PaddedGrid
 
@@ -233,6 +234,7 @@ class JPSPlus:
         self.fallbacks = 0
         self._ver = -1
         self._out: tuple[Any, ...] = (None,)
+        self._call: Any = None  # the search's compiled entry for the buffers in _out
 
     def _occupancy_changed(self, x0: int, z0: int, x1: int, z1: int) -> None:
         pg = self.jps.pg
@@ -270,11 +272,15 @@ class JPSPlus:
         if self._ver != bufs.version or out[0] is not ws.path:  # a JpsOutArgs, kept between queries
             self._ver = bufs.version
             out = self._out = tuple(JpsOutArgs(ws.path, bufs.cells, bufs.pts, pg.geo))
+            self._call = None
         stats = jps.astar.stats
-        m = _jp.jps_plus_path(self.tables.tab, self._gb[0], self._gb[1], pg.cells, self._wp,
-                              jps.model,
-                              (jps.nd, ws.hf, ws.hk, gen, jps.cand),  # a JpsWorkspaceArgs
-                              sn, gn, budget, nearest, stats, out)
+        args = (self.tables.tab, self._gb[0], self._gb[1], pg.cells, self._wp, jps.model,
+                (jps.nd, ws.hf, ws.hk, gen, jps.cand),  # a JpsWorkspaceArgs
+                sn, gn, budget, bool(nearest), stats, out)
+        call = self._call
+        if call is None:  # the compiled search for these buffers' types (query.fastcall)
+            call = self._call = entry_point(_jp.jps_plus_path, args)
+        m = call(*args)
         st = stats.tolist()
         if st[ST_STATUS] == _FOUND and 0 < m <= len(bufs.cells) and not smooth:  # the common
             # case: JPS.answer's first branch, inline
@@ -310,9 +316,14 @@ class JPSPlus:
         if self._ver != jps.bufs.version or out[0] is not ws.path:
             self._ver = jps.bufs.version
             out = self._out = jps.out_args()
+            self._call = None
         stats = jps.astar.stats
-        _jp.jps_plus_path(self.tables.tab, self._gb[0], self._gb[1], jps.pg.cells, self._wp,
-                          jps.model, (jps.nd, ws.hf, ws.hk, gen, jps.cand),
-                          (s[1] + 1) * wp + s[0] + 1, (g[1] + 1) * wp + g[0] + 1,
-                          budget, False, stats, out)
+        args = (self.tables.tab, self._gb[0], self._gb[1], jps.pg.cells, self._wp, jps.model,
+                (jps.nd, ws.hf, ws.hk, gen, jps.cand),
+                (s[1] + 1) * wp + s[0] + 1, (g[1] + 1) * wp + g[0] + 1, budget, False, stats,
+                out)
+        call = self._call
+        if call is None:
+            call = self._call = entry_point(_jp.jps_plus_path, args)
+        call(*args)
         return int(stats[ST_COST]) if stats[ST_STATUS] == _FOUND else -1
