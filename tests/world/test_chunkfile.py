@@ -140,6 +140,11 @@ def _baked(tmp_path: Path) -> tuple[Path, np.ndarray]:
     return path, cells
 
 
+def _uniform_chunk(cf, store):
+    i = int(np.flatnonzero((cf.entries & np.uint32(1 << 31)) != 0)[0])
+    return i % store.nx, i // store.nx
+
+
 def test_format_errors_name_file_and_chunk(tmp_path: Path) -> None:
     path, _ = _baked(tmp_path)
     raw = bytearray(path.read_bytes())
@@ -171,7 +176,8 @@ def test_format_errors_name_file_and_chunk(tmp_path: Path) -> None:
     cf = store._backing.cf  # type: ignore[union-attr]
     i = int(np.flatnonzero((cf.entries & np.uint32(1 << 31)) == 0)[3])
     cx, cz = i % store.nx, i // store.nx
-    off = cf.data_offset + int(cf.ends[i]) - int(cf.entries[i])
+    off, length = cf.blob_span(cx, cz)
+    assert length == int(cf.entries[i]) and cf.blob_span(*_uniform_chunk(cf, store)) is None
     blob = bytearray(raw)
     blob[off + 2] ^= 0xFF
     s2 = opened(bytes(blob))
