@@ -12,9 +12,9 @@ the same arrays (or arrays of the same dtype, dimensions, layout and
 read-only flag) and the same kinds of scalars. The query objects derive the
 entry again whenever they rebuild their buffers.
 
+>>> import numba
 >>> import numpy as np
->>> from navkit._numba_config import njit
->>> @njit
+>>> @numba.njit
 ... def total(a, k):
 ...     return a.sum() * k
 >>> call = entry_point(total, (np.ones(3), 2))
