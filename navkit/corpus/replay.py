@@ -595,7 +595,11 @@ def _world(spec: ReplaySpec, q: CorpusQuery) -> tuple[Any, bool]:
             cache.clear()
         store = stores[skey] = _world_store(spec)
     w = World(store, q.costs, connectivity=q.connectivity, snap_radius=q.snap_radius)
-    w.configure(dict(spec.world_options))
+    options = dict(spec.world_options)
+    if options and "attempt_expansions" not in options:
+        # recorded before the abstract search ran in weighted attempts: plain A*
+        w.hierarchy.weights = (1.0,)
+    w.configure(options)
     if len(cache) >= 4:
         cache.clear()
     cache[key] = w

@@ -221,3 +221,22 @@ def test_dask_replay_equals_local(baked) -> None:
     same = ("budget", "queries", "found", "median_expanded", "p99_expanded", "max_expanded")
     assert [[r[k] for k in same] for r in a["sweep"]] == [[r[k] for k in same]
                                                           for r in b["sweep"]]
+
+
+def test_a_corpus_from_before_the_weighted_attempts_replays_plain_astar(baked) -> None:
+    """A world header without ``attempt_expansions`` was recorded when the abstract
+    search was plain A*: replay runs it so; a header with the key gets the attempts."""
+    from navkit.corpus.replay import _world
+    from navkit.world.hierarchy import DEFAULT_WEIGHTS
+
+    corpus, nkw, _grid_ = baked
+    header, lines = read_corpus(corpus)
+    opts = dict(header["source"]["world"])
+    assert opts["attempt_expansions"] == 32_768
+    old = {k: v for k, v in opts.items() if k != "attempt_expansions"}
+    for options, weights in ((opts, DEFAULT_WEIGHTS), (old, (1.0,))):
+        spec = ReplaySpec(corpus=str(corpus), fingerprint=header["source"]["fingerprint"],
+                          map_kind="world", world_path=str(nkw.resolve()),
+                          world_options=tuple(sorted(options.items())))
+        w, _ = _world(spec, lines[0])
+        assert w.hierarchy.weights == weights
