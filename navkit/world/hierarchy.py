@@ -134,7 +134,9 @@ class Hierarchy:
 
     ``cap_bytes``: the graph's memory bound; ``spacing``: transitions along a
     long entrance (:func:`border_transitions`); ``refine_chunks``: the most
-    chunks one refinement window spans (1 = per chunk, as classic HPA*).
+    chunks one refinement window spans (1 = per chunk, as classic HPA*);
+    ``weights`` / ``attempt_expansions``: the abstract search's attempts
+    (:meth:`abstract_path`).
     """
 
     def __init__(self, store: Any, local: LocalSearch, card: int, diag: int, eight: bool,
