@@ -21,9 +21,8 @@ microseconds per call of
   (:func:`navkit.query.fastcall.entry_point`): the search without numba's
   type dispatch;
 * **outside**: call minus kernel: argument checks, option resolution, the
-  lock, buffers, result building (for A* also numba's dispatch, which the JPS
-  and JPS+ query objects skip, and tracing the path: a second kernel that
-  ``find_cost`` skips).
+  lock, buffers, result building (for A* also tracing the path: two more
+  kernels that ``find_cost`` skips).
 
 Each figure is the fastest of ``--rounds`` rounds (call and kernel loops
 alternate, garbage collector paused) of the calling thread's CPU time

@@ -22,6 +22,7 @@ from .._kernels import search as _search
 from .._kernels.layouts import GridArgs, LimitArgs, ModelArgs
 from ..costs import CostModel
 from ..results import PathResult, Status, no_path, path_result
+from .fastcall import entry_point
 from .options import SearchOptions, search_options
 from .overlay import Occupancy, Overlay
 from .padded import PaddedGrid
@@ -65,6 +66,8 @@ class AStar:
         self._rings_t: dict[tuple[int, int], tuple[Any, ...]] = {}
         # plain_args(): (hmul, budget, rings version, grid group, kernel, args, rings)
         self._plain: tuple[Any, ...] = (None,) * 7
+        self._call: Any = None  # the plain search's compiled entry for the arguments of _plain
+        self._call_for: Any = None
 
     # ------------------------------------------------------------- arguments
     # The kernels' argument groups (navkit._kernels.layouts), built through
@@ -160,7 +163,12 @@ class AStar:
         status = None
         if not use_marks and window is None and level_queue:  # the common case, cached
             kernel, args, rings = self.plain_args(hmul, budget)
-            status = kernel(*args, ws.args(ws.next_gen()), rings, s, g, self.stats)
+            full = (*args, ws.args(ws.next_gen()), rings, int(s), int(g), self.stats)
+            plain = self._plain
+            if self._call_for is not plain:  # the compiled search for these arguments' types
+                self._call = entry_point(kernel, full)  # (query.fastcall)
+                self._call_for = plain
+            status = self._call(*full)
             if status != _search.RETRY:
                 return self.stats
         weighted = self.pg.weighted
