@@ -27,7 +27,7 @@ from ..errors import ConfigError, FormatError
 from ..grid import NavGrid
 from ._common import PathLike, cell_limit, check_cells, open_error
 
-__all__ = ["from_array", "read_npy", "write_npz", "GEOMETRY_KEYS"]
+__all__ = ["from_array", "read_npy", "read_npz_members", "write_npz", "GEOMETRY_KEYS"]
 
 #: Scalar geometry entries an ``.npz`` grid may carry (all in metres).
 GEOMETRY_KEYS = ("cell_size", "min_x", "min_z", "floor_y", "agent_radius")
@@ -104,6 +104,19 @@ def read_npy(path: PathLike, *, max_cells: int | None = None) -> NavGrid:
         return NavGrid(walkable, name=p.name, **kwargs)
     except ConfigError as exc:
         raise FormatError(f"{exc.field or 'array'}: {exc.reason}", path=p) from None
+
+
+def read_npz_members(path: PathLike, keys: tuple[str, ...], what: str
+                     ) -> dict[str, NDArray[Any]]:
+    """The arrays ``keys`` of the ``.npz`` file ``path`` (a navkit asset such as
+    JPS+ tables), loaded without pickle. A missing, truncated or damaged file, or
+    one without some key, raises :class:`~navkit.errors.FormatError` naming the
+    file: ``not a {what} (reason)``."""
+    try:
+        with np.load(Path(path), allow_pickle=False) as f:
+            return {k: np.asarray(f[k]) for k in keys}
+    except (KeyError, TypeError, *_READ_ERRORS) as exc:
+        raise FormatError(f"not a {what} ({_reason(exc)})", path=str(path)) from None
 
 
 def _reason(exc: BaseException) -> str:

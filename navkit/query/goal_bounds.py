@@ -17,8 +17,6 @@ from __future__ import annotations
 
 import os
 import time
-import zipfile
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -121,15 +119,17 @@ class GoalBounds:
         """Read bounds saved by :meth:`save` for ``owner`` (a Pathfinder). Raises
         FormatError naming the file when it is not such a file, is damaged, or
         belongs to another grid or other step costs."""
+        from ..formats.arrays import read_npz_members
+
         name = str(path)
+        f = read_npz_members(path, ("format", "index", "boxes", "costs", "fingerprint"),
+                             "goal-bounds file")
         try:
-            with np.load(Path(path), allow_pickle=False) as f:
-                fmt = str(f["format"])
-                index = np.ascontiguousarray(f["index"])
-                boxes = np.ascontiguousarray(f["boxes"])
-                costs = tuple(int(v) for v in f["costs"])
-                fp = str(f["fingerprint"])
-        except (OSError, KeyError, ValueError, TypeError, zipfile.BadZipFile) as e:
+            fmt, fp = str(f["format"]), str(f["fingerprint"])
+            index = np.ascontiguousarray(f["index"])
+            boxes = np.ascontiguousarray(f["boxes"])
+            costs = tuple(int(v) for v in f["costs"])
+        except (TypeError, ValueError) as e:
             raise FormatError(f"not a goal-bounds file ({e})", path=name) from None
         if fmt != BOUNDS_FORMAT:
             raise FormatError(f"goal-bounds format {fmt!r}, expected {BOUNDS_FORMAT!r}",

@@ -23,7 +23,6 @@ from __future__ import annotations
 import hashlib
 import os
 import time
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -134,17 +133,16 @@ class JumpTables:
         """Read tables saved by :meth:`save` for the grid of ``owner`` (a
         Pathfinder). Raises FormatError naming the file when it is not such a
         file or belongs to another grid."""
+        from ..formats.arrays import read_npz_members
+
         name = str(path)
         jps = jps_of(owner)
+        f = read_npz_members(path, ("format", "tab", "shape", "fingerprint"), "JPS+ table file")
         try:
-            with np.load(Path(path), allow_pickle=False) as f:
-                fmt = str(f["format"])
-                tab = np.ascontiguousarray(f["tab"])
-                wp, hp = (int(v) for v in f["shape"])
-                fp = str(f["fingerprint"])
-        except FormatError:
-            raise
-        except (OSError, KeyError, ValueError, TypeError) as e:
+            fmt, fp = str(f["format"]), str(f["fingerprint"])
+            tab = np.ascontiguousarray(f["tab"])
+            wp, hp = (int(v) for v in f["shape"])
+        except (TypeError, ValueError) as e:
             raise FormatError(f"not a JPS+ table file ({e})", path=name) from None
         if fmt != TABLES_FORMAT:
             raise FormatError(f"JPS+ table format {fmt!r}, expected {TABLES_FORMAT!r}", path=name)

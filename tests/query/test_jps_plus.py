@@ -375,6 +375,11 @@ def test_load_rejects_other_grid_and_garbage(tmp_path: Path):
     np.savez(tmp_path / "wrong.npz", tab=np.zeros(3, dtype=np.int16))
     with pytest.raises(FormatError):
         JumpTables.load(tmp_path / "wrong.npz", pf)
+    cut = tmp_path / "cut.npz"  # a truncated file: zipfile's own error before
+    cut.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
+    with pytest.raises(FormatError, match="not a JPS[+] table file") as e:
+        JumpTables.load(cut, pf)
+    assert e.value.path == str(cut)
 
 
 # --------------------------------------------------------------------------- Moving AI
@@ -537,6 +542,9 @@ def test_goal_bounds_threads_save_and_load(tmp_path):
     (tmp_path / "junk.npz").write_bytes(b"not a zip")
     with pytest.raises(FormatError, match="not a goal-bounds file"):
         GoalBounds.load(tmp_path / "junk.npz", pf)
+    (tmp_path / "cut.npz").write_bytes(path.read_bytes()[: path.stat().st_size // 2])
+    with pytest.raises(FormatError, match="not a goal-bounds file"):
+        GoalBounds.load(tmp_path / "cut.npz", pf)
 
 
 def test_pathfinder_saves_and_loads_goal_bounds(tmp_path):
