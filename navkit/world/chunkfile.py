@@ -205,26 +205,30 @@ class ChunkFile:
     def blob_span(self, cx: int, cz: int) -> tuple[int, int] | None:
         """File offset and length of mixed chunk ``(cx, cz)``'s blob; None for a
         uniform chunk."""
-        i = cz * self.header.nx + cx
+        b = self._blob(cz * self.header.nx + cx)
+        return None if b is None else (b[0], b[1])
+
+    def _blob(self, i: int) -> tuple[int, int, int] | None:
+        """Offset, length and CRC of chunk ``i``'s blob (None: uniform); its rank
+        among the mixed chunks by binary search."""
         e = int(self.entries[i])
         if e & (1 << 31):
             return None
         r = int(np.searchsorted(self.mixed_ids, i))
-        return self.data_offset + int(self.mixed_ends[r]) - e, e
+        return self.data_offset + int(self.mixed_ends[r]) - e, e, int(self.mixed_crcs[r])
 
     def read(self, cx: int, cz: int) -> NDArray[np.uint16]:
         """Mixed chunk ``(cx, cz)``: pread, CRC check, decompress; a read-only
         ``(chunk, chunk)`` uint16 array. FormatError naming the chunk on damage."""
         i = cz * self.header.nx + cx
-        e = int(self.entries[i])
         c = self.header.chunk
-        if e & (1 << 31):
-            return np.full((c, c), e & 0xFFFF, dtype=np.uint16)
+        b = self._blob(i)
+        if b is None:
+            return np.full((c, c), int(self.entries[i]) & 0xFFFF, dtype=np.uint16)
+        off, length, crc = b
         where = f"chunk ({cx}, {cz})"
-        r = int(np.searchsorted(self.mixed_ids, i))  # the chunk's rank among the mixed ones
-        blob = _pread(self.fd, e, self.data_offset + int(self.mixed_ends[r]) - e, self.path,
-                      where)
-        if zlib.crc32(blob) != int(self.mixed_crcs[r]):
+        blob = _pread(self.fd, length, off, self.path, where)
+        if zlib.crc32(blob) != crc:
             raise FormatError(f"{where} fails its checksum (the file is damaged)",
                               path=self.path)
         try:

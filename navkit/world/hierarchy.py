@@ -570,7 +570,7 @@ class Hierarchy:
         self.last_attempts = 0
         total = 0
         res: tuple[list[tuple[int, int]], int] | None = None
-        weights = tuple(self.weights)
+        weights = self.weights  # validated, a tuple
         for k, w in enumerate(weights):
             last = k == len(weights) - 1
             budget = self.max_expansions if last else min(self.attempt_expansions,

@@ -555,9 +555,9 @@ class World:
 
     def configure(self, options: dict[str, Any]) -> None:
         """Apply :meth:`world_options` values (unknown keys: ConfigError)."""
+        known = self.world_options()
         for key, v in options.items():
-            if key not in ("small_world_cells", "spacing", "open_spacing", "refine_chunks",
-                           "attempt_expansions"):
+            if key not in known:
                 raise ConfigError(f"unknown world option {key!r}", field=key)
             if isinstance(v, bool) or not isinstance(v, int) or v < 0:
                 raise ConfigError(f"expected an int >= 0, got {v!r}", field=key)
