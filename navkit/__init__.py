@@ -35,6 +35,7 @@ _EXPORTS: dict[str, str] = {
     "SpatialHash": "navkit.crowd.spatial_hash",
     "Crowd": "navkit.crowd.crowd",
     "PathResult": "navkit.results",
+    "PathBuffer": "navkit.results",
     "MeshPathResult": "navkit.results",
     "BatchResult": "navkit.results",
     "Status": "navkit.results",
@@ -57,7 +58,8 @@ _EXPORTS: dict[str, str] = {
 
 __all__ = [
     "NavGrid", "Pathfinder", "HPAStar", "NavMap", "PathCache", "FlowField", "FlowFieldCache",
-    "obstacle_radius", "NavMesh", "SpatialHash", "Crowd", "PathResult", "MeshPathResult",
+    "obstacle_radius", "NavMesh", "SpatialHash", "Crowd", "PathResult", "PathBuffer",
+    "MeshPathResult",
     "BatchResult", "Status", "CostModel", "SEED", "EXACT",
     "load_grid", "save_grid", "read_scenarios", "NavkitError", "FormatError", "ConfigError",
     "QueryError", "Location", "Character", "CharacterKind", "World", "ChunkStore", "__version__",
@@ -100,7 +102,7 @@ if TYPE_CHECKING:  # what the names are, for type checkers and IDEs
     from .query.hpa import HPAStar
     from .query.navmap import NavMap, obstacle_radius
     from .query.pathfinder import Pathfinder
-    from .results import BatchResult, MeshPathResult, PathResult, Status
+    from .results import BatchResult, MeshPathResult, PathBuffer, PathResult, Status
     from .sim.character import Character
     from .sim.kinds import CharacterKind
     from .sim.location import Location

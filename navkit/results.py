@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["Status", "PathResult", "MeshPathResult", "BatchResult", "SearchTrace",
+__all__ = ["Status", "PathResult", "PathBuffer", "MeshPathResult", "BatchResult", "SearchTrace",
            "path_result", "no_path", "with_waypoints", "points3d"]
 
 
@@ -159,6 +159,117 @@ def path_result(status: Status, cells: NDArray[np.int32],
                         cost_int=cost_int, expanded=expanded, generated=generated,
                         start_cell=start_cell, end_cell=end_cell, floor_y=floor_y)
     return res
+
+
+class PathBuffer:
+    """A reusable answer of cell queries in a hot loop: what
+    :meth:`navkit.Pathfinder.find_path_into` writes, in place, instead of a
+    new :class:`PathResult` per query.
+
+    After a query, ``n`` is the number of path cells (0: no path),
+    :attr:`cells` the cell chain ``(n, 2)`` int32 ``(x, z)`` and
+    :attr:`waypoints` the cell centres ``(n, 2)`` float64 world metres (views
+    of the buffer's own arrays: the next query overwrites them; copy what you
+    keep, or call :meth:`result`), ``status`` a :class:`Status`, ``cost_int``
+    the integer cost (-1 without a path), ``cost`` the cost in cardinal-step
+    units (``inf`` without a path), ``expanded`` / ``generated`` the search's
+    counts. The arrays grow (at least doubling) when a path does not fit.
+
+    >>> import numpy as np, navkit
+    >>> pf = navkit.Pathfinder(navkit.NavGrid(np.ones((3, 4), bool)))
+    >>> buf = navkit.PathBuffer()
+    >>> pf.find_path_into((0, 0), (3, 2), buf), buf.cost, buf.cells[-1].tolist()
+    (4, 3.8, [3, 2])
+    """
+
+    __slots__ = ("n", "status", "cost_int", "cost", "expanded", "generated", "_cells", "_pts")
+
+    def __init__(self, capacity: int = 1024):
+        if isinstance(capacity, bool) or not isinstance(capacity, (int, np.integer)) \
+                or capacity < 1:
+            from .errors import ConfigError
+
+            raise ConfigError(f"expected an integer >= 1, got {capacity!r}", field="capacity")
+        self._cells = np.zeros((int(capacity), 2), dtype=np.int32)
+        self._pts = np.zeros((int(capacity), 2), dtype=np.float64)
+        self.n = 0
+        self.status = Status.UNREACHABLE
+        self.cost_int = -1
+        self.cost = float("inf")
+        self.expanded = 0
+        self.generated = 0
+
+    @property
+    def cells(self) -> NDArray[np.int32]:
+        """The last path's cells ``(n, 2)`` int32 ``(x, z)`` (a view until the next query)."""
+        return self._cells[:self.n]
+
+    @property
+    def waypoints(self) -> NDArray[np.float64]:
+        """The last path's cell centres ``(n, 2)`` float64, world metres (a view)."""
+        return self._pts[:self.n]
+
+    @property
+    def capacity(self) -> int:
+        """Path cells the buffer holds before it grows."""
+        return len(self._cells)
+
+    @property
+    def found(self) -> bool:
+        """True when the last query reached its goal."""
+        return self.status == Status.FOUND
+
+    def arrays(self, need: int = 0) -> tuple[NDArray[np.int32], NDArray[np.float64]]:
+        """The whole cell and centre arrays, grown first (at least doubling) when
+        they hold fewer than ``need`` rows (for the query engines)."""
+        if need > len(self._cells):
+            cap = max(int(need), 2 * len(self._cells))
+            self._cells = np.zeros((cap, 2), dtype=np.int32)
+            self._pts = np.zeros((cap, 2), dtype=np.float64)
+        return self._cells, self._pts
+
+    def set_answer(self, status: Status, n: int, cost_int: int, card: int, expanded: int,
+                   generated: int) -> int:
+        """Record a query's answer (its ``n`` cells already in :meth:`arrays`); returns ``n``."""
+        self.n = n
+        self.status = status
+        if n:
+            self.cost_int = cost_int
+            self.cost = cost_int / card
+        else:
+            self.cost_int = -1
+            self.cost = float("inf")
+        self.expanded = expanded
+        self.generated = generated
+        return n
+
+    def load(self, res: PathResult, card: int) -> int:
+        """Copy a :class:`PathResult` of a cell query into the buffer; returns its length."""
+        n = len(res.cells)
+        cells, pts = self.arrays(n)
+        cells[:n] = res.cells
+        pts[:n] = res.waypoints
+        return self.set_answer(res.status, n, res.cost_int, card, res.expanded, res.generated)
+
+    def result(self, floor_y: float = 0.0) -> PathResult:
+        """The last answer as a :class:`PathResult` (copies of the arrays;
+        ``start_cell`` / ``end_cell`` from the path's ends)."""
+        n = self.n
+        if n == 0:
+            return no_path(self.status, expanded=self.expanded, generated=self.generated,
+                           floor_y=floor_y)
+        cells = self._cells[:n].copy()
+        res = object.__new__(PathResult)
+        res.__dict__.update(status=self.status, cells=cells, waypoints=self._pts[:n].copy(),
+                            cost=self.cost, cost_int=self.cost_int, expanded=self.expanded,
+                            generated=self.generated,
+                            start_cell=(int(cells[0, 0]), int(cells[0, 1])),
+                            end_cell=(int(cells[-1, 0]), int(cells[-1, 1])), floor_y=floor_y)
+        return res
+
+    def __repr__(self) -> str:
+        return (f"PathBuffer({self.status.name}, n={self.n}, cost={self.cost:.6g}, "
+                f"capacity={self.capacity})")
 
 
 def no_path(status: Status, *, start_cell: tuple[int, int] | None = None, expanded: int = 0,

@@ -58,6 +58,7 @@ def _grid() -> None:
     from .level.raster import rasterize
     from .query.navmap import NavMap
     from .query.pathfinder import Pathfinder
+    from .results import PathBuffer
 
     walk = _walk()
     weights = np.ones(walk.shape, dtype=np.int32)
@@ -71,6 +72,7 @@ def _grid() -> None:
                 pf.find_path_cells((1, 1), (22, 22), algorithm=algorithm, obstacles=obstacles)
                 pf.find_path_cells((1, 1), (22, 22), algorithm=algorithm, window=(0, 0, 23, 23))
             pf.find_path((1.5, 1.5), (22.5, 22.5), algorithm="astar")
+            pf.find_path_into((1, 1), (22, 22), PathBuffer(), algorithm="astar")
             pf.find_path_to_nearest((1.5, 1.5), (40.0, 40.0), algorithm="astar")
             starts = np.array([[1, 1], [2, 2]])
             goals = np.array([[22, 22], [20, 3]])

@@ -36,6 +36,8 @@ def readme_example() -> str:
 CHECKS = """
 assert r.status.name == "FOUND" and abs(r.cost - 347.978) < 1e-3, r
 assert w.has_path and n.has_path and b.cost[0] == r.cost and np.isfinite(d[36, 77])
+assert c == r.cost_int and k == len(r.cells) and buf.cost == r.cost, (c, k, buf)
+assert (buf.cells == r.cells).all() and (buf.waypoints == r.waypoints).all()
 assert "site-packages" in navkit.__file__, navkit.__file__
 print("README example OK", navkit.__version__)
 """

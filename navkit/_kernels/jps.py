@@ -71,6 +71,7 @@ from .search import (
     UNREACHABLE,
     expansion_end,
     heuristic,
+    trace,
 )
 
 NO_START = 5
@@ -726,6 +727,17 @@ def nodes_to_cells(nodes, m, wp, cells, pts, geo):  # type: ignore[no-untyped-de
     for i in range(m):
         _fill(nodes, i, nodes[i] % wp, nodes[i] // wp, wp, True, cells, pts,
               geo_.min_x, geo_.min_z, geo_.cell_size)
+
+
+@njit(_nrt=False)
+def trace_cells(parent, tag, wp, start, end, nodes, cells, pts, geo):  # type: ignore[no-untyped-def]
+    """An A* search's path ``start .. end`` (:func:`navkit._kernels.search.trace`
+    into ``nodes``) and, when ``cells`` / ``pts`` hold it, its cells and world
+    centres, in one call; returns its length."""
+    m = trace(parent, tag, wp, start, end, nodes)
+    if cells.shape[0] >= m and pts.shape[0] >= m:
+        nodes_to_cells(nodes, m, wp, cells, pts, geo)
+    return m
 
 
 # ----------------------------------------------------------------- kernels

@@ -874,7 +874,7 @@ def variant_name(weighted: bool, general: bool, level: bool = False) -> str:
     return "_".join(parts)
 
 
-@njit
+@njit(_nrt=False)
 def trace(parent, tag, wp, start, end, out):  # type: ignore[no-untyped-def]
     """Write the node chain ``start .. end`` into ``out``; returns its length.
 

@@ -12,8 +12,10 @@ microseconds per call of
 
 * **call**: the public call, in a loop of ``--calls`` calls:
   ``Pathfinder.find_path_cells(s, g, algorithm=...)`` (``astar``, ``jps``,
-  ``jps+``, ``auto``) or ``Pathfinder.find_cost(s, g, algorithm=...)``
-  (``cost:astar``, ``cost:jps``, ``cost:jps+``);
+  ``jps+``, ``auto``), ``Pathfinder.find_cost(s, g, algorithm=...)``
+  (``cost:astar``, ``cost:jps``, ``cost:jps+``) or
+  ``Pathfinder.find_path_into(s, g, buf, algorithm=...)`` into one reused
+  :class:`~navkit.PathBuffer` (``into:astar``, ``into:jps``, ``into:jps+``);
 * **kernel**: the search kernel alone with the arguments that call passes
   (``AStar.kernel_call`` / ``JPS.kernel_call`` / ``JPSPlus.kernel_call``, one
   argument tuple per call built beforehand, each with its own search
@@ -62,6 +64,9 @@ METHODS: dict[str, tuple[str, str]] = {
     "cost:astar": ("find_cost", "astar"),
     "cost:jps": ("find_cost", "jps"),
     "cost:jps+": ("find_cost", "jps+"),
+    "into:astar": ("find_path_into", "astar"),
+    "into:jps": ("find_path_into", "jps"),
+    "into:jps+": ("find_path_into", "jps+"),
 }
 
 Cell = tuple[int, int]
@@ -120,6 +125,20 @@ def _time_kernel(calls: list[tuple[Any, ...]]) -> float:
     return (time.thread_time_ns() - t0) / len(calls) / 1e3
 
 
+def _caller(pf: Any, entry: str, s: Cell, g: Cell,
+            alg: str) -> tuple[Callable[[], Any], Callable[[Any], int]]:
+    """The timed public call ``pf.<entry>(s, g, algorithm=alg)`` (``find_path_into``
+    into one PathBuffer, reused) and how to read the integer cost off its answer."""
+    from ..results import PathBuffer
+
+    fn = getattr(pf, entry)
+    if entry == "find_path_into":
+        buf = PathBuffer()
+        return (lambda: fn(s, g, buf, algorithm=alg)), (lambda _: buf.cost_int)
+    call = lambda: fn(s, g, algorithm=alg)  # noqa: E731
+    return call, (int if entry == "find_cost" else (lambda r: r.cost_int))
+
+
 def measure_map(pf: Any, s: Cell, *, calls: int, rounds: int,
                 methods: list[str] | None = None) -> dict[str, Any]:
     """Call, kernel and outside microseconds per method and query (see the module docstring)."""
@@ -129,15 +148,12 @@ def measure_map(pf: Any, s: Cell, *, calls: int, rounds: int,
         rows: dict[str, Any] = {}
         for name in methods or list(METHODS):
             entry, alg = METHODS[name]
-            fn = getattr(pf, entry)
             kalg = pf.resolve_algorithm(alg)
             ref = pf.find_path_cells(s, g, algorithm=alg).cost_int
-            got = fn(s, g, algorithm=alg)
-            if (got if entry == "find_cost" else got.cost_int) != ref:
+            call, cost_of = _caller(pf, entry, s, g, alg)
+            got = cost_of(call())
+            if got != ref:
                 raise AssertionError(f"{name}: {got} != {ref}")
-
-            def call(fn: Any = fn, g: Cell = g, alg: str = alg) -> Any:
-                return fn(s, g, algorithm=alg)
 
             for _ in range(min(calls, 1000)):  # warm up
                 call()

@@ -18,10 +18,11 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from .._kernels import jps as _jps
 from .._kernels import search as _search
 from .._kernels.layouts import GridArgs, LimitArgs, ModelArgs
 from ..costs import CostModel
-from ..results import PathResult, Status, no_path, path_result
+from ..results import PathBuffer, PathResult, Status, no_path, path_result
 from .fastcall import entry_point
 from .options import SearchOptions, search_options
 from .overlay import Occupancy, Overlay
@@ -68,6 +69,7 @@ class AStar:
         self._plain: tuple[Any, ...] = (None,) * 7
         self._call: Any = None  # the plain search's compiled entry for the arguments of _plain
         self._call_for: Any = None
+        self._trace_call: Any = None  # trace_into()'s compiled entry
 
     # ------------------------------------------------------------- arguments
     # The kernels' argument groups (navkit._kernels.layouts), built through
@@ -195,6 +197,22 @@ class AStar:
                           np.int64(s), np.int64(end), ws.path)
         return ws.path[:n]
 
+    def trace_into(self, s: int, end: int, out: PathBuffer) -> int:
+        """Write the last search's path from padded node ``s`` to ``end`` into
+        ``out``'s arrays (cells and centres; grown when short); returns its length."""
+        ws = self.ws
+        pg = self.pg
+        cells, pts = out.arrays()
+        args = (ws.parent, ws.tag, pg.wp, s, end, ws.path, cells, pts, pg.geo)
+        call = self._trace_call
+        if call is None:  # the compiled entry: the same argument types on every call
+            call = self._trace_call = entry_point(_jps.trace_cells, args)
+        n = int(call(*args))
+        if n > len(cells):  # the path did not fit: its nodes are in ws.path
+            cells, pts = out.arrays(n)
+            _jps.nodes_to_cells(ws.path, n, pg.wp, cells, pts, pg.geo)
+        return n
+
     def free(self, cell: tuple[int, int]) -> bool:
         """True when ``cell`` is in the grid, walkable, unoccupied and not under
         this query's overlay."""
@@ -270,6 +288,34 @@ class AStar:
             return -1
         st = self.run(sn, gn, budget, None, hmul)
         return int(st[_search.ST_COST]) if st[_search.ST_STATUS] == _FOUND else -1
+
+    def path_into(self, s: tuple[int, int], g: tuple[int, int], budget: int, hmul: int,
+                  out: PathBuffer) -> int:
+        """``cell_query(s, g, smooth=False, nearest=False, budget=budget,
+        window=None, hmul=hmul)`` written into ``out``
+        (:meth:`navkit.Pathfinder.find_path_into`); returns the path length (0: no path)."""
+        pg = self.pg
+        wp = pg.wp
+        sn = (s[1] + 1) * wp + s[0] + 1
+        gn = (g[1] + 1) * wp + g[0] + 1
+        cells = self.occ.cells
+        if self.overlay.mark > 0:
+            if not self.free(s):
+                return out.set_answer(Status.NO_START, 0, -1, 1, 0, 0)
+            if not self.free(g):
+                return out.set_answer(Status.NO_GOAL, 0, -1, 1, 0, 0)
+        elif not cells[sn]:
+            return out.set_answer(Status.NO_START, 0, -1, 1, 0, 0)
+        elif not cells[gn]:
+            return out.set_answer(Status.NO_GOAL, 0, -1, 1, 0, 0)
+        st = self.run(sn, gn, budget, None, hmul).tolist()
+        code = STATUS[st[_search.ST_STATUS]]
+        if code is not Status.FOUND:
+            return out.set_answer(code, 0, -1, 1, st[_search.ST_EXPANDED],
+                                  st[_search.ST_GENERATED])
+        n = self.trace_into(sn, gn, out)
+        return out.set_answer(code, n, st[_search.ST_COST], self.costs.card,
+                              st[_search.ST_EXPANDED], st[_search.ST_GENERATED])
 
     def border_goal_query(self, s: tuple[int, int], g: tuple[int, int], *, smooth: bool,
                           budget: int, window: Sequence[int] | None) -> PathResult:

@@ -20,7 +20,7 @@ from .._kernels import jps as _jps
 from .._kernels import search as _search
 from .._kernels.layouts import BitsArgs, JpsModelArgs, JpsOutArgs
 from ..costs import CostModel
-from ..results import PathResult, Status, no_path, path_result
+from ..results import PathBuffer, PathResult, Status, no_path, path_result
 from .astar import STATUS, AStar
 from .fastcall import entry_point
 from .overlay import Occupancy, Overlay
@@ -88,6 +88,7 @@ class JPS:
         self._out: tuple[Any, ...] = (None,)  # out_args(), cached
         self._out_ver = -1
         self._call: Any = None  # jps_path's compiled entry for the buffers in _out (fastcall)
+        self._into: tuple[Any, ...] = (None, None, None)  # into_args(): (cells, nodes, args)
         occ.on_change(self._repack)
 
     @staticmethod
@@ -266,6 +267,58 @@ class JPS:
             if k:
                 self.unblock(bits, k)
         return int(stats[_search.ST_COST]) if stats[0] == _FOUND else -1
+
+    def into_args(self, out: PathBuffer) -> tuple[Any, ...]:
+        """The kernels' :class:`~navkit._kernels.layouts.JpsOutArgs` writing
+        straight into ``out``'s arrays (cached while they stay the same)."""
+        cells, pts = out.arrays()
+        into = self._into
+        if into[0] is cells and into[1] is self.ws.path:
+            return into[2]
+        args = tuple(JpsOutArgs(self.ws.path, cells, pts, self.pg.geo))
+        self._into = (cells, self.ws.path, args)
+        return args
+
+    def search(self, sn: int, gn: int, budget: int, gen: int, out: tuple[Any, ...]) -> int:
+        """One search padded node ``sn`` -> ``gn`` without obstacle circles, its
+        path written through ``out`` (a JpsOutArgs, :meth:`out_args` or
+        :meth:`into_args`); returns the path length (the status is in ``astar.stats``)."""
+        bits = self._bits
+        if bits is None or self.overlay.standing[0]:
+            bits = self.bits()
+        ws = self.ws
+        args = (bits, self.model, (self.nd, ws.hf, ws.hk, gen, self.cand), sn, gn, budget,
+                False, self.astar.stats, out)
+        call = self._call
+        if call is None:  # (the same types whichever buffers ``out`` holds)
+            call = self._call = entry_point(_jps.jps_path, args)
+        return int(call(*args))
+
+    def fill(self, m: int, out: PathBuffer) -> int:
+        """Record in ``out`` the answer of a search that left its status in
+        ``astar.stats`` and wrote (when they fitted) its ``m`` cells through
+        :meth:`into_args`; returns the path length (0: no path)."""
+        st = self.astar.stats.tolist()
+        code = STATUS[st[0]]
+        if code is not Status.FOUND or m <= 0:
+            if code is Status.NO_START or code is Status.NO_GOAL:  # no search ran (the
+                return out.set_answer(code, 0, -1, 1, 0, 0)  # counts are the last search's)
+            return out.set_answer(code, 0, -1, 1, st[_search.ST_EXPANDED],
+                                  st[_search.ST_GENERATED])
+        if m > out.capacity:  # the kernel wrote nothing: the nodes are in the workspace
+            cells, pts = out.arrays(m)
+            _jps.nodes_to_cells(self.ws.path, m, self.pg.wp, cells, pts, self.pg.geo)
+        return out.set_answer(code, m, st[_search.ST_COST], self.costs.card,
+                              st[_search.ST_EXPANDED], st[_search.ST_GENERATED])
+
+    def path_into(self, s: tuple[int, int], g: tuple[int, int], budget: int,
+                  out: PathBuffer) -> int:
+        """``cell_query(s, g, smooth=False, nearest=False, budget=budget)`` written
+        into ``out`` (no obstacle circles); returns the path length (0: no path)."""
+        wp = self.pg.wp
+        m = self.search((s[1] + 1) * wp + s[0] + 1, (g[1] + 1) * wp + g[0] + 1, budget,
+                        self.next_gen(), self.into_args(out))
+        return self.fill(m, out)
 
     def kernel_call(self, s: tuple[int, int], g: tuple[int, int], budget: int, gen: int,
                     nearest: bool = False) -> tuple[Any, tuple[Any, ...]]:

@@ -32,7 +32,7 @@ from .._kernels import jps_plus as _jp
 from .._kernels.layouts import JpsOutArgs
 from .._kernels.search import GEN_LIMIT, ST_COST, ST_EXPANDED, ST_GENERATED, ST_STATUS
 from ..errors import ConfigError, FormatError, QueryError
-from ..results import PathResult, Status, path_result
+from ..results import PathBuffer, PathResult, Status, path_result
 from .fastcall import entry_point
 from .jps import JPS
 from .padded import PaddedGrid
@@ -300,6 +300,21 @@ class JPSPlus:
                                    (s[1] + 1) * wp + s[0] + 1, (g[1] + 1) * wp + g[0] + 1,
                                    budget, nearest, jps.astar.stats, jps.out_args())
 
+    def search(self, sn: int, gn: int, budget: int, gen: int, out: tuple[Any, ...]) -> int:
+        """One search on the tables, padded node ``sn`` -> ``gn``, its path written
+        through ``out`` (a JpsOutArgs: ``jps.out_args()`` or ``jps.into_args(buf)``);
+        returns the path length (the status is in ``jps.astar.stats``). The
+        caller checks :attr:`static` first."""
+        jps = self.jps
+        ws = jps.ws
+        args = (self.tables.tab, self._gb[0], self._gb[1], jps.pg.cells, self._wp, jps.model,
+                (jps.nd, ws.hf, ws.hk, gen, jps.cand), sn, gn, budget, False, jps.astar.stats,
+                out)
+        call = self._call
+        if call is None:  # (the same types whichever buffers ``out`` holds)
+            call = self._call = entry_point(_jp.jps_plus_path, args)
+        return int(call(*args))
+
     def cost_query(self, s: tuple[int, int], g: tuple[int, int], budget: int) -> int:
         """``cell_query(s, g, smooth=False, nearest=False, budget=budget).cost_int``
         without a :class:`~navkit.results.PathResult` (-1: no path)."""
@@ -307,21 +322,26 @@ class JPSPlus:
         if self._dirty or jps.overlay.mark > 0:
             self.fallbacks += 1
             return jps.cost_query(s, g, budget)
-        wp = jps.pg.wp
-        out = self._out
-        ws = jps.ws
+        wp = self._wp
         gen = jps.next_gen()
-        if self._ver != jps.bufs.version or out[0] is not ws.path:
+        out = self._out
+        if self._ver != jps.bufs.version or out[0] is not jps.ws.path:
             self._ver = jps.bufs.version
             out = self._out = jps.out_args()
-            self._call = None
+        self.search((s[1] + 1) * wp + s[0] + 1, (g[1] + 1) * wp + g[0] + 1, budget, gen, out)
         stats = jps.astar.stats
-        args = (self.tables.tab, self._gb[0], self._gb[1], jps.pg.cells, self._wp, jps.model,
-                (jps.nd, ws.hf, ws.hk, gen, jps.cand),
-                (s[1] + 1) * wp + s[0] + 1, (g[1] + 1) * wp + g[0] + 1, budget, False, stats,
-                out)
-        call = self._call
-        if call is None:
-            call = self._call = entry_point(_jp.jps_plus_path, args)
-        call(*args)
         return int(stats[ST_COST]) if stats[ST_STATUS] == _FOUND else -1
+
+    def path_into(self, s: tuple[int, int], g: tuple[int, int], budget: int,
+                  out: PathBuffer) -> int:
+        """``cell_query(s, g, smooth=False, nearest=False, budget=budget)`` written
+        into ``out`` (:meth:`navkit.Pathfinder.find_path_into`); returns the path
+        length (0: no path)."""
+        jps = self.jps
+        if self._dirty or jps.overlay.mark > 0:
+            self.fallbacks += 1
+            return jps.path_into(s, g, budget, out)
+        wp = self._wp
+        m = self.search((s[1] + 1) * wp + s[0] + 1, (g[1] + 1) * wp + g[0] + 1, budget,
+                        jps.next_gen(), jps.into_args(out))
+        return jps.fill(m, out)

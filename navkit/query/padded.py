@@ -229,6 +229,17 @@ class PaddedGrid:
             )
         return (x, z)
 
+    def cell_pair(self, start: Any, goal: Any) -> tuple[tuple[int, int], tuple[int, int]]:
+        """:meth:`cell_arg` of a query's ``start`` and ``goal`` in one call (the hot path)."""
+        if type(start) is tuple and type(goal) is tuple and len(start) == 2 and len(goal) == 2:
+            x, z = start
+            u, v = goal
+            w, d = self.width, self.depth
+            if (type(x) is int and type(z) is int and type(u) is int and type(v) is int
+                    and 0 <= x < w and 0 <= z < d and 0 <= u < w and 0 <= v < d):
+                return start, goal
+        return self.cell_arg(start, "start"), self.cell_arg(goal, "goal")
+
     def swap_hint(self, x: int, z: int) -> str:
         """``"; cells are in (x, z) order: did you mean (z, x) = ...?"`` when the swapped pair
         ``(z, x)`` is inside the grid (the usual slip with ``[z, x]`` arrays),

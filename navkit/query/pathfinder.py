@@ -49,7 +49,7 @@ from numpy.typing import ArrayLike, NDArray
 from ..costs import CostModel, cost_model
 from ..errors import ConfigError, QueryError, shown
 from ..grid import NavGrid
-from ..results import BatchResult, PathResult, SearchTrace
+from ..results import BatchResult, PathBuffer, PathResult, SearchTrace
 from .astar import AStar
 from .batch import Batches
 from .cells import ALGORITHMS, Algorithm, CellQueries
@@ -271,8 +271,7 @@ class Pathfinder:
             return self._recorded_cells(start, goal, smooth, nearest, budget, window,
                                         algorithm, obstacles)
         pg = self.padded
-        s = pg.cell_arg(start, "start")
-        g = pg.cell_arg(goal, "goal")
+        s, g = pg.cell_pair(start, goal)
         b = self.budget if budget is None else check_budget(budget)
         with self.lock:  # (inline, not @serialized: the hot queries save a call)
             if obstacles is None and window is None:  # the hot path
@@ -341,8 +340,7 @@ class Pathfinder:
         if self.record is not None:
             return self.find_path_cells(start, goal, algorithm=algorithm, budget=budget).cost_int
         pg = self.padded
-        s = pg.cell_arg(start, "start")
-        g = pg.cell_arg(goal, "goal")
+        s, g = pg.cell_pair(start, goal)
         b = self.budget if budget is None else check_budget(budget)
         with self.lock:
             self.overlay.set(None)
@@ -356,6 +354,51 @@ class Pathfinder:
                 return self.cells.query(s, g, smooth=False, nearest=False, budget=b,
                                         window=None, algorithm=resolved).cost_int
             return self.astar.cost_query(s, g, b, 0 if resolved == "dijkstra" else pg.wmin)
+
+    def find_path_into(self, start: ArrayLike, goal: ArrayLike, out: PathBuffer, *,
+                       algorithm: Algorithm = "auto", budget: int | None = None) -> int:
+        """:meth:`find_path_cells` for hot loops: the same path (cells, cost,
+        status and counts, the Pathfinder's occupants included) written into
+        ``out``, a :class:`~navkit.results.PathBuffer` reused across calls, instead
+        of a new :class:`~navkit.results.PathResult`; returns the path's length
+        in cells (0: no path; ``out.status`` says why).
+
+        No smoothing, no find-path-to-nearest, no window and no per-query
+        obstacles (use :meth:`find_path_cells` for those); a budget run out
+        gives no path. ``out.cells`` / ``out.waypoints`` are views of the
+        buffer that the next call overwrites. With a recorder (``record=``) it
+        is logged as that ``find_path_cells`` query.
+
+        >>> import numpy as np
+        >>> from navkit.results import PathBuffer
+        >>> pf = Pathfinder(NavGrid(np.ones((3, 4), bool)))
+        >>> buf = PathBuffer()
+        >>> pf.find_path_into((0, 0), (3, 2), buf), buf.cost_int, buf.status.name
+        (4, 38, 'FOUND')
+        """
+        if type(out) is not PathBuffer:
+            raise QueryError(f"out must be a navkit.PathBuffer, got {type(out).__name__}")
+        if self.record is not None:
+            return out.load(self.find_path_cells(start, goal, algorithm=algorithm,
+                                                 budget=budget), self.costs.card)
+        pg = self.padded
+        s, g = pg.cell_pair(start, goal)
+        b = self.budget if budget is None else check_budget(budget)
+        with self.lock:
+            ov = self.overlay
+            if ov.mark or ov.circles is not None:
+                ov.set(None)
+            eng = self._plain_engine(algorithm)
+            if eng is self.astar:
+                return eng.path_into(s, g, b, pg.wmin, out)
+            if eng is not None:
+                return eng.path_into(s, g, b, out)
+            resolved = self.cells.resolve(algorithm)  # raises for a bad name
+            if resolved == "dijkstra":
+                return self.astar.path_into(s, g, b, 0, out)
+            # "jps+" before its tables exist: built by this first query
+            return out.load(self.cells.query(s, g, smooth=False, nearest=False, budget=b,
+                                             window=None, algorithm=resolved), self.costs.card)
 
     def resolve_algorithm(self, algorithm: str) -> str:
         """The algorithm a query with ``algorithm`` runs: ``"auto"`` becomes
