@@ -173,7 +173,9 @@ class PathBuffer:
     keep, or call :meth:`result`), ``status`` a :class:`Status`, ``cost_int``
     the integer cost (-1 without a path), ``cost`` the cost in cardinal-step
     units (``inf`` without a path), ``expanded`` / ``generated`` the search's
-    counts. The arrays grow (at least doubling) when a path does not fit.
+    counts. ``buffer_cells`` / ``buffer_points`` are the whole arrays
+    (``capacity`` rows) the queries write into; they grow (at least
+    doubling, new arrays) when a path does not fit.
 
     >>> import numpy as np, navkit
     >>> pf = navkit.Pathfinder(navkit.NavGrid(np.ones((3, 4), bool)))
@@ -182,7 +184,8 @@ class PathBuffer:
     (4, 3.8, [3, 2])
     """
 
-    __slots__ = ("n", "status", "cost_int", "cost", "expanded", "generated", "_cells", "_pts")
+    __slots__ = ("n", "status", "cost_int", "cost", "expanded", "generated", "buffer_cells",
+                 "buffer_points")
 
     def __init__(self, capacity: int = 1024):
         if isinstance(capacity, bool) or not isinstance(capacity, (int, np.integer)) \
@@ -190,8 +193,8 @@ class PathBuffer:
             from .errors import ConfigError
 
             raise ConfigError(f"expected an integer >= 1, got {capacity!r}", field="capacity")
-        self._cells = np.zeros((int(capacity), 2), dtype=np.int32)
-        self._pts = np.zeros((int(capacity), 2), dtype=np.float64)
+        self.buffer_cells = np.zeros((int(capacity), 2), dtype=np.int32)
+        self.buffer_points = np.zeros((int(capacity), 2), dtype=np.float64)
         self.n = 0
         self.status = Status.UNREACHABLE
         self.cost_int = -1
@@ -202,17 +205,17 @@ class PathBuffer:
     @property
     def cells(self) -> NDArray[np.int32]:
         """The last path's cells ``(n, 2)`` int32 ``(x, z)`` (a view until the next query)."""
-        return self._cells[:self.n]
+        return self.buffer_cells[:self.n]
 
     @property
     def waypoints(self) -> NDArray[np.float64]:
         """The last path's cell centres ``(n, 2)`` float64, world metres (a view)."""
-        return self._pts[:self.n]
+        return self.buffer_points[:self.n]
 
     @property
     def capacity(self) -> int:
         """Path cells the buffer holds before it grows."""
-        return len(self._cells)
+        return len(self.buffer_cells)
 
     @property
     def found(self) -> bool:
@@ -222,11 +225,11 @@ class PathBuffer:
     def arrays(self, need: int = 0) -> tuple[NDArray[np.int32], NDArray[np.float64]]:
         """The whole cell and centre arrays, grown first (at least doubling) when
         they hold fewer than ``need`` rows (for the query engines)."""
-        if need > len(self._cells):
-            cap = max(int(need), 2 * len(self._cells))
-            self._cells = np.zeros((cap, 2), dtype=np.int32)
-            self._pts = np.zeros((cap, 2), dtype=np.float64)
-        return self._cells, self._pts
+        if need > len(self.buffer_cells):
+            cap = max(int(need), 2 * len(self.buffer_cells))
+            self.buffer_cells = np.zeros((cap, 2), dtype=np.int32)
+            self.buffer_points = np.zeros((cap, 2), dtype=np.float64)
+        return self.buffer_cells, self.buffer_points
 
     def set_answer(self, status: Status, n: int, cost_int: int, card: int, expanded: int,
                    generated: int) -> int:
@@ -258,10 +261,11 @@ class PathBuffer:
         if n == 0:
             return no_path(self.status, expanded=self.expanded, generated=self.generated,
                            floor_y=floor_y)
-        cells = self._cells[:n].copy()
+        cells = self.buffer_cells[:n].copy()
         res = object.__new__(PathResult)
-        res.__dict__.update(status=self.status, cells=cells, waypoints=self._pts[:n].copy(),
-                            cost=self.cost, cost_int=self.cost_int, expanded=self.expanded,
+        res.__dict__.update(status=self.status, cells=cells,
+                            waypoints=self.buffer_points[:n].copy(), cost=self.cost,
+                            cost_int=self.cost_int, expanded=self.expanded,
                             generated=self.generated,
                             start_cell=(int(cells[0, 0]), int(cells[0, 1])),
                             end_cell=(int(cells[-1, 0]), int(cells[-1, 1])), floor_y=floor_y)

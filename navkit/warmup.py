@@ -130,6 +130,7 @@ def _jps_plus() -> None:
     from .query.goal_bounds import GoalBounds
     from .query.jps_plus import JPSPlus, JumpTables
     from .query.pathfinder import Pathfinder
+    from .results import PathBuffer
 
     walk = np.ones((24, 24), dtype=bool)
     walk[4:20, 12] = False
@@ -140,6 +141,9 @@ def _jps_plus() -> None:
     gb = GoalBounds.build(pf, tables)
     JPSPlus(pf, tables, gb).cell_query((1, 1), (22, 22), smooth=False, nearest=False,
                                        budget=1 << 40)
+    pf.precompute()
+    pf.set_walkable([[5, 5]], False)  # the tables' update (on the read-only static cells)
+    pf.find_path_into((1, 1), (22, 22), PathBuffer(), algorithm="jps+")
 
 
 def _jps() -> None:

@@ -20,6 +20,11 @@ microseconds per query of
   cutting, C++ cores) when installed: imported lazily, skipped with a note;
 * **JPS+ with goal bounds** (``--goal-bounds``): build time and memory, and
   ``JPSPlus.cell_query`` with :class:`navkit.query.goal_bounds.GoalBounds`;
+* **JPS / JPS+ into**: ``Pathfinder.find_path_into(s, g, buf, algorithm=...)``
+  into one reused :class:`~navkit.PathBuffer` (the hot-loop call);
+* **edits** (``--edits N``): a one-cell ``set_walkable`` with JPS+ tables
+  (they follow it, :meth:`navkit.query.jps_plus.JumpTables.update`) and
+  without, against a full rebuild;
 * **warthog** when ``--warthog PATH`` names its binary: run once per
   algorithm on the scenario file (``--scen FILE --alg ALG``), its own
   ``nanos`` column (search loop only, C++), never built or downloaded here.
@@ -183,6 +188,62 @@ def _kernel_solvers(pf: Any, jp: Any) -> dict[str, Solver]:
     return {"jps_search": online, "jps+_search": offline}
 
 
+def _into_solver(pf: Any, alg: str) -> tuple[Solver, Callable[[Any], float]]:
+    """``find_path_into`` with ``algorithm=alg`` into one reused PathBuffer, and
+    the cost of its answer (the solver returns the buffer)."""
+    from ..results import PathBuffer
+
+    buf = PathBuffer()
+
+    def solve(s: tuple[int, int], g: tuple[int, int]) -> Any:
+        pf.find_path_into(s, g, buf, algorithm=alg)
+        return buf
+
+    return solve, lambda b: float(b.cost)
+
+
+def time_edits(grid: Any, n: int, seed: int = 0) -> dict[str, float]:
+    """Median milliseconds of a one-cell ``set_walkable`` (a free cell blocked,
+    then freed again: ``2 * n`` edits at random free cells) on a Pathfinder with
+    JPS+ tables (they follow the edit: :meth:`JumpTables.update`) and on one
+    without, and of a full table rebuild; the edited tables are checked
+    against a fresh build at the end."""
+    from ..query.jps_plus import JumpTables
+    from ..query.pathfinder import Pathfinder
+
+    rng = np.random.default_rng(seed)
+    free = np.argwhere(grid.walkable)
+    cells = [(int(x), int(z)) for z, x in free[rng.integers(len(free), size=n)]]
+    out: dict[str, float] = {}
+    for key, tables in (("with_tables_ms", True), ("without_tables_ms", False)):
+        pf = Pathfinder(grid, costs="exact")
+        if tables:
+            pf.precompute()
+            pf.set_walkable([cells[0]], False)  # the first edit copies the tables
+            pf.set_walkable([cells[0]], True)
+        times = []
+        for c in cells:
+            for value in (False, True):
+                t0 = time.perf_counter()
+                pf.set_walkable([c], value)
+                times.append(time.perf_counter() - t0)
+        out[key] = float(np.median(times) * 1e3)
+        if tables:
+            jp = pf.cells.jps_plus
+            assert jp is not None
+            t = jp.tables
+            out["update_ms"] = float(t.update_seconds * 1e3)
+            if not np.array_equal(t.tab, JumpTables.build(pf).tab):
+                raise AssertionError("JPS+ tables after edits differ from a fresh build")
+            pf.set_walkable([cells[0]], False)
+            out["update_ms"] = float(t.update_seconds * 1e3)  # one block, for the record
+    pf = Pathfinder(grid, costs="exact")
+    JumpTables.build(pf)
+    out["rebuild_ms"] = float(min(JumpTables.build(pf).build_seconds for _ in range(3)) * 1e3)
+    out["edits"] = float(2 * n)
+    return out
+
+
 def run_map(data_dir: Path, name: str, args: opt.Args, progress: Any) -> dict[str, Any]:
     """All figures for one map (see the module docstring)."""
     from ..formats import find_map_for, load_grid, read_scenarios
@@ -227,6 +288,8 @@ def run_map(data_dir: Path, name: str, args: opt.Args, progress: Any) -> dict[st
     solvers.update(_kernel_solvers(pf, jp))
     costs: dict[str, Callable[[Any], float]] = {k: (lambda r: float(r.cost))
                                                  for k in ("astar", "jps", "jps+")}
+    for alg in ("jps", "jps+"):  # the hot-loop call: the path into one reused buffer
+        solvers[f"{alg}_into"], costs[f"{alg}_into"] = _into_solver(pf, alg)
     gb_info: dict[str, Any] = {"built": False}
     if args.goal_bounds:
         from ..errors import ConfigError
@@ -245,6 +308,7 @@ def run_map(data_dir: Path, name: str, args: opt.Args, progress: Any) -> dict[st
             pfg.cells.set_jps_plus(JPSPlus(pfg, tables, gb))
             solvers["jps+gb"] = lambda s, g: pfg.find_path_cells(s, g, algorithm="jps+")
             costs["jps+gb"] = lambda r: float(r.cost)
+            solvers["jps+gb_into"], costs["jps+gb_into"] = _into_solver(pfg, "jps+")
             gb_info = {"built": True, "build_s": gb.build_seconds, "mb": gb.nbytes / 1e6,
                        "jump_points": gb.jump_points}
     notes: dict[str, str] = {}
@@ -306,6 +370,8 @@ def run_map(data_dir: Path, name: str, args: opt.Args, progress: Any) -> dict[st
                 ent["error"] = f"{len(nanos)} result rows for {len(all_q)} scenario lines"
             warthog[alg] = ent
 
+    edits = time_edits(grid, args.edits) if args.edits else None
+
     h, w = walk.shape
     ratio_long = med_long["jps"] / med_long["jps+"]
     ratio_every = med_every["jps"] / med_every["jps+"]
@@ -334,6 +400,7 @@ def run_map(data_dir: Path, name: str, args: opt.Args, progress: Any) -> dict[st
                                  if "jps+gb" in med_long else None),
         "peers": notes,
         "warthog": warthog,
+        "edits": edits,
     }
 
 
@@ -344,6 +411,10 @@ def _run(args: opt.Args) -> int:
         args.warthog_algs = ["jps,jps+"]
     if args.quick:
         args.rounds = 1
+        args.edits = min(args.edits, 20)
+    if args.edits < 0:
+        print("error: --edits must be >= 0", file=sys.stderr)
+        return 2
     data_dir = resolve_data_dir(args.data)
     if not data_dir.is_dir():
         return no_data(data_dir)
@@ -410,6 +481,18 @@ def _run(args: opt.Args) -> int:
                   f"{r['optimal']['jps+gb']}")
         elif "note" in gbi:
             print(f"    goal bounds: {gbi['note']}")
+        print(f"    into a reused buffer (find_path_into): JPS long {ml['jps_into']:.1f} us, "
+              f"every line {me['jps_into']:.1f} us; JPS+ {ml['jps+_into']:.1f} / "
+              f"{me['jps+_into']:.1f} us (JPS through the call / JPS+ into: "
+              f"{ml['jps'] / ml['jps+_into']:.2f}x, {me['jps'] / me['jps+_into']:.2f}x)"
+              + (f"; JPS+GB {ml['jps+gb_into']:.1f} / {me['jps+gb_into']:.1f} us "
+                 f"({ml['jps'] / ml['jps+gb_into']:.2f}x, {me['jps'] / me['jps+gb_into']:.2f}x)"
+                 if "jps+gb_into" in ml else ""))
+        ed = r["edits"]
+        if ed:
+            print(f"    edits: one-cell set_walkable {ed['with_tables_ms']:.3f} ms median with "
+                  f"JPS+ tables (they follow it), {ed['without_tables_ms']:.3f} ms without; "
+                  f"a full rebuild {ed['rebuild_ms']:.2f} ms ({ed['edits']:.0f} edits)")
         for alg, ent in r["warthog"].items():
             if "error" in ent:
                 print(f"    warthog {alg}: {ent['error']}")
@@ -501,6 +584,12 @@ def cli(
         typer.Option('--gb-max-jump-points',
                      help="Skip goal bounds on maps with more jump points (20000)."),
     ] = 20000,
+    edits: Annotated[
+        int,
+        typer.Option('--edits', metavar='N',
+                     help="Time N one-cell edits (blocked, then freed) with and "
+                          "without JPS+ tables (100; 0: none)."),
+    ] = 100,
     quiet: Annotated[bool, opt.quiet("No progress bar.")] = False,
     json: Annotated[Path | None, opt.json_file("Also write the results here.", 'OUT')] = None,
 ) -> None:

@@ -69,7 +69,7 @@ class AStar:
         self._plain: tuple[Any, ...] = (None,) * 7
         self._call: Any = None  # the plain search's compiled entry for the arguments of _plain
         self._call_for: Any = None
-        self._trace_call: Any = None  # trace_into()'s compiled entry
+        self._trace_call: Any = None  # path_into()'s trace_cells entry
 
     # ------------------------------------------------------------- arguments
     # The kernels' argument groups (navkit._kernels.layouts), built through
@@ -197,22 +197,6 @@ class AStar:
                           np.int64(s), np.int64(end), ws.path)
         return ws.path[:n]
 
-    def trace_into(self, s: int, end: int, out: PathBuffer) -> int:
-        """Write the last search's path from padded node ``s`` to ``end`` into
-        ``out``'s arrays (cells and centres; grown when short); returns its length."""
-        ws = self.ws
-        pg = self.pg
-        cells, pts = out.arrays()
-        args = (ws.parent, ws.tag, pg.wp, s, end, ws.path, cells, pts, pg.geo)
-        call = self._trace_call
-        if call is None:  # the compiled entry: the same argument types on every call
-            call = self._trace_call = entry_point(_jps.trace_cells, args)
-        n = int(call(*args))
-        if n > len(cells):  # the path did not fit: its nodes are in ws.path
-            cells, pts = out.arrays(n)
-            _jps.nodes_to_cells(ws.path, n, pg.wp, cells, pts, pg.geo)
-        return n
-
     def free(self, cell: tuple[int, int]) -> bool:
         """True when ``cell`` is in the grid, walkable, unoccupied and not under
         this query's overlay."""
@@ -313,9 +297,23 @@ class AStar:
         if code is not Status.FOUND:
             return out.set_answer(code, 0, -1, 1, st[_search.ST_EXPANDED],
                                   st[_search.ST_GENERATED])
-        n = self.trace_into(sn, gn, out)
-        return out.set_answer(code, n, st[_search.ST_COST], self.costs.card,
-                              st[_search.ST_EXPANDED], st[_search.ST_GENERATED])
+        ws = self.ws  # the path and its cells in one kernel, when they fit
+        cells_, pts = out.buffer_cells, out.buffer_points
+        args = (ws.parent, ws.tag, wp, sn, gn, ws.path, cells_, pts, pg.geo)
+        call = self._trace_call
+        if call is None:  # the compiled entry: the same argument types on every call
+            call = self._trace_call = entry_point(_jps.trace_cells, args)
+        n = call(*args)
+        if n > len(cells_):  # they did not: grow the buffer; the nodes are in ws.path
+            cells_, pts = out.arrays(n)
+            _jps.nodes_to_cells(ws.path, n, wp, cells_, pts, pg.geo)
+        out.n = n  # out.set_answer(), inline (the hot path)
+        out.status = code
+        out.cost_int = c = st[_search.ST_COST]
+        out.cost = c / self.costs.card
+        out.expanded = st[_search.ST_EXPANDED]
+        out.generated = st[_search.ST_GENERATED]
+        return n
 
     def border_goal_query(self, s: tuple[int, int], g: tuple[int, int], *, smooth: bool,
                           budget: int, window: Sequence[int] | None) -> PathResult:

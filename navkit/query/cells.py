@@ -14,6 +14,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal
 
+import numpy as np
+from numpy.typing import NDArray
+
 from ..errors import QueryError
 from ..results import PathResult
 from .astar import AStar
@@ -46,6 +49,18 @@ class CellQueries:
         :func:`navkit.query.jps_plus.prefer_jps_plus`)."""
         self.jps_plus = jps_plus
         self.auto_jps_plus = jps_plus is not None and auto
+
+    def grid_edited(self, xs: NDArray[np.int64], zs: NDArray[np.int64]) -> None:
+        """Follow a cell edit (a :meth:`navkit.Pathfinder.on_edit` listener): the JPS+
+        tables are updated (:meth:`JPSPlus.grid_edited`), or dropped where the
+        edit made JPS inapplicable (terrain weights)."""
+        jp = self.jps_plus
+        if jp is None:
+            return
+        if not self.jps.usable or self.pg.weighted:
+            self.set_jps_plus(None)
+            return
+        jp.grid_edited(xs, zs)
 
     def _jps_plus(self) -> JPSPlus:
         jp = self.jps_plus

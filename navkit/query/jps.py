@@ -271,7 +271,7 @@ class JPS:
     def into_args(self, out: PathBuffer) -> tuple[Any, ...]:
         """The kernels' :class:`~navkit._kernels.layouts.JpsOutArgs` writing
         straight into ``out``'s arrays (cached while they stay the same)."""
-        cells, pts = out.arrays()
+        cells, pts = out.buffer_cells, out.buffer_points
         into = self._into
         if into[0] is cells and into[1] is self.ws.path:
             return into[2]
@@ -305,11 +305,16 @@ class JPS:
                 return out.set_answer(code, 0, -1, 1, 0, 0)  # counts are the last search's)
             return out.set_answer(code, 0, -1, 1, st[_search.ST_EXPANDED],
                                   st[_search.ST_GENERATED])
-        if m > out.capacity:  # the kernel wrote nothing: the nodes are in the workspace
+        if m > len(out.buffer_cells):  # the kernel wrote no cells: the nodes are in ws.path
             cells, pts = out.arrays(m)
             _jps.nodes_to_cells(self.ws.path, m, self.pg.wp, cells, pts, self.pg.geo)
-        return out.set_answer(code, m, st[_search.ST_COST], self.costs.card,
-                              st[_search.ST_EXPANDED], st[_search.ST_GENERATED])
+        out.n = m  # out.set_answer(), inline (the hot path)
+        out.status = code
+        out.cost_int = c = st[_search.ST_COST]
+        out.cost = c / self.costs.card
+        out.expanded = st[_search.ST_EXPANDED]
+        out.generated = st[_search.ST_GENERATED]
+        return m
 
     def path_into(self, s: tuple[int, int], g: tuple[int, int], budget: int,
                   out: PathBuffer) -> int:

@@ -84,17 +84,83 @@ class JumpTables:
 
     ``tab``: int16, ``(8 * n,)`` over the padded nodes (layout:
     :mod:`navkit._kernels.jps_plus`); ``wp`` x ``hp`` the padded size;
-    ``fingerprint`` that of the grid (:func:`grid_fingerprint`);
-    ``build_seconds`` the build's wall time (0.0 for loaded tables).
+    :attr:`fingerprint` that of the grid (:func:`grid_fingerprint`);
+    ``build_seconds`` the build's wall time (0.0 for loaded tables);
+    ``update_seconds`` the last :meth:`update`'s (0.0 before one).
     """
 
-    def __init__(self, tab: NDArray[np.int16], wp: int, hp: int, fingerprint: str,
+    #: An edit box with more cells than this share of the grid rebuilds the
+    #: tables instead of updating them (docs/jps-plus.md, "Dynamic obstacles").
+    REBUILD_SHARE = 1 / 16
+
+    def __init__(self, tab: NDArray[np.int16], wp: int, hp: int, fingerprint: str | None,
                  build_seconds: float = 0.0):
         self.tab = tab
         self.wp = int(wp)
         self.hp = int(hp)
-        self.fingerprint = fingerprint
+        self._fingerprint = fingerprint
+        self._source: PaddedGrid | None = None  # the grid updates follow (its fingerprint)
         self.build_seconds = float(build_seconds)
+        self.update_seconds = 0.0
+        #: Cell edits these tables followed (:meth:`update`) and of those, rebuilds.
+        self.updates = 0
+        self.rebuilds = 0
+        self._scratch: tuple[Any, ...] = ()
+
+    @property
+    def fingerprint(self) -> str:
+        """SHA-256 of the grid the tables describe (after an :meth:`update`, computed on
+        first use: O(grid))."""
+        if self._fingerprint is None:
+            assert self._source is not None
+            self._fingerprint = grid_fingerprint(self._source)
+        return self._fingerprint
+
+    def copy(self) -> JumpTables:
+        """Tables of the same grid in arrays of their own (what an edit updates
+        when the tables were handed to a :class:`JPSPlus`)."""
+        t = JumpTables(self.tab.copy(), self.wp, self.hp, self.fingerprint, self.build_seconds)
+        t.tab.setflags(write=False)
+        return t
+
+    def update(self, owner: Any, xs: NDArray[np.int64], zs: NDArray[np.int64]) -> int:
+        """Follow an edit of the cells ``(xs, zs)`` (grid coordinates) of the
+        grid of ``owner`` (a Pathfinder, whose static cells already hold the
+        edit): only the entries the edit can change are recomputed
+        (:func:`navkit._kernels.jps_plus.update_tables`; a box wider than
+        :attr:`REBUILD_SHARE` of the grid rebuilds). Afterwards the tables are,
+        entry for entry, :meth:`build`'s of the edited grid. Returns the number
+        of entries that changed (``8 * n`` for a rebuild)."""
+        pg = jps_of(owner).pg
+        if len(xs) == 0:
+            return 0
+        t0 = time.perf_counter()
+        x0, x1 = int(xs.min()) + 1, int(xs.max()) + 1  # padded
+        z0, z1 = int(zs.min()) + 1, int(zs.max()) + 1
+        bw, bh = x1 - x0 + 1, z1 - z0 + 1
+        tab = self.tab
+        tab.setflags(write=True)
+        try:
+            if bw * bh > self.REBUILD_SHARE * pg.n:
+                _jp.build_tables(pg.cells, np.int64(pg.wp), np.int64(pg.hp), tab)
+                changed = len(tab)
+                self.rebuilds += 1
+            else:
+                need = _jp.update_scratch_sizes(pg.wp, pg.hp, bw, bh)
+                sc = self._scratch
+                if not sc or any(len(a) < k for a, k in zip(sc, need, strict=True)):
+                    # room for this box and any up to 8x8 (the usual game edit)
+                    sc = self._scratch = _jp.update_scratch(pg.wp, pg.hp, max(bw, 8),
+                                                            max(bh, 8))
+                changed = int(_jp.update_tables(pg.cells, pg.wp, pg.hp, tab, x0, z0, x1, z1,
+                                                sc[0], sc[1], sc[2]))
+        finally:
+            tab.setflags(write=False)
+        self._fingerprint = None  # (the edited grid's, when asked for)
+        self._source = pg
+        self.updates += 1
+        self.update_seconds = time.perf_counter() - t0
+        return changed
 
     @classmethod
     def build(cls, owner: Any) -> JumpTables:
@@ -185,6 +251,15 @@ def prefer_jps_plus(tables: JumpTables, owner: Any, max_density: float = AUTO_MA
     return jump_point_density(tables, owner) <= max_density
 
 
+def _no_bounds() -> tuple[NDArray[np.int32], NDArray[np.int16]]:
+    """The goal-bounds arguments of a search without bounds: empty and read-only,
+    like real bounds, so that one compiled jps_plus serves both (issue #13)."""
+    none_i, none_b = np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.int16)
+    none_i.setflags(write=False)
+    none_b.setflags(write=False)
+    return none_i, none_b
+
+
 class JPSPlus:
     """JPS+ cell queries on a Pathfinder's jump tables (built when not given).
 
@@ -203,6 +278,9 @@ class JPSPlus:
         why = tables_usable(jps)
         if why is not None:
             raise QueryError(why)
+        #: Whether :meth:`grid_edited` may update the tables in place (False for
+        #: tables handed in: the first edit copies them, so no other holder sees it).
+        self.owns_tables = tables is None
         if tables is None:
             tables = JumpTables.build(jps)
         elif (tables.wp, tables.hp) != (jps.pg.wp, jps.pg.hp) or not tables.matches(jps):
@@ -216,11 +294,7 @@ class JPSPlus:
                                   field="goal_bounds")
             self._gb = (goal_bounds.index, goal_bounds.boxes)
         else:
-            # read-only like real bounds: one compiled jps_plus for both (issue #13)
-            none_i, none_b = np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.int16)
-            none_i.setflags(write=False)
-            none_b.setflags(write=False)
-            self._gb = (none_i, none_b)
+            self._gb = _no_bounds()
         pg = jps.pg
         self._wp = int(pg.wp)  # a plain int: numba dispatches it faster than np.int64
         occ = jps.occ
@@ -240,6 +314,25 @@ class JPSPlus:
         static = pg.cells.reshape(pg.hp, pg.wp)[z0:z1 + 1]
         self._dirty_rows[z0:z1 + 1] = (cur != static).any(axis=1)
         self._dirty = int(np.count_nonzero(self._dirty_rows))
+
+    def grid_edited(self, xs: NDArray[np.int64], zs: NDArray[np.int64]) -> None:
+        """Follow a run-time edit of cells ``(xs, zs)`` of the static grid
+        (:meth:`navkit.Pathfinder.set_walkable`): the tables are updated in
+        place (:meth:`JumpTables.update`; a copy first, once, when they were
+        handed in), goal bounds are dropped (they are not updated: call
+        ``precompute(goal_bounds=True)`` again)."""
+        if len(xs) == 0:
+            return
+        if not self.owns_tables:
+            self.tables = self.tables.copy()
+            self.owns_tables = True
+        self.tables.update(self.jps, xs, zs)
+        if self.goal_bounds is not None:
+            self.goal_bounds = None
+            self._gb = _no_bounds()
+        # occupants over edited rows: compare those rows again
+        self._occupancy_changed(int(xs.min()) + 1, int(zs.min()) + 1, int(xs.max()) + 1,
+                                int(zs.max()) + 1)
 
     @property
     def static(self) -> bool:

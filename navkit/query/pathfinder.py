@@ -188,9 +188,9 @@ class Pathfinder:
         self.batches = Batches(pg, self.astar, self.jps)
         #: Run-time cell edits and per-query obstacle options (:mod:`navkit.query.edits`).
         self.edits = CellEditor(self)
-        # a cell edit drops JPS+ tables, those of precompute() and those a first
+        # a cell edit updates the JPS+ tables, those of precompute() and those a first
         # "jps+" query builds alike (stale tables would cut through new walls)
-        self.on_edit(lambda xs, zs: self.cells.set_jps_plus(None))
+        self.on_edit(self.cells.grid_edited)
         #: The :class:`~navkit.corpus.QueryRecorder` every query is logged to, or None.
         self.record: Any = None
         if record is not None:
@@ -535,8 +535,10 @@ class Pathfinder:
         ``algorithm="jps+"`` then uses them, and ``"auto"`` picks JPS+ where it wins
         (maps whose jump-point density is at most
         :data:`~navkit.query.jps_plus.AUTO_MAX_DENSITY`: game and city maps, not
-        mazes or random fields). Same answers as ``"jps"``. A cell edit drops the
-        tables (``auto`` returns to JPS; call ``precompute()`` again).
+        mazes or random fields). Same answers as ``"jps"``. Cell edits
+        (:meth:`set_walkable`) update the tables where they change
+        (docs/jps-plus.md, "Dynamic obstacles") and drop the goal bounds; terrain
+        weights drop both (JPS no longer applies).
 
         >>> import numpy as np
         >>> pf = Pathfinder(NavGrid(np.ones((8, 8), bool)))

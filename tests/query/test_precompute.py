@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from navkit import NavGrid, Pathfinder, QueryError
+from navkit.query.jps_plus import JumpTables
 
 
 def _grid(seed: int) -> NavGrid:
@@ -46,11 +47,21 @@ def test_precompute_answers_like_astar_and_survives_edits(tmp_path: Path) -> Non
     s, g = pairs[0]
     assert again.find_path_cells(s, g, algorithm="jps+").cost_int == \
         pf.find_path_cells(s, g, algorithm="astar").cost_int
-    # an edit drops the tables; explicit jps+ rebuilds them from the edited cells
+    # an edit updates the tables in place of a rebuild: entry for entry those of the
+    # edited grid (the object precompute returned is left as it was)
+    before, auto = tables.tab.copy(), pf.cells.auto_jps_plus
     x, z = (int(v) for v in free[len(free) // 2])
     pf.set_walkable([[x, z]], False)
-    assert not pf.cells.auto_jps_plus
+    assert pf.cells.auto_jps_plus == auto
+    jp = pf.cells.jps_plus
+    assert jp is not None and jp.tables is not tables and jp.tables.updates == 1
+    assert np.array_equal(tables.tab, before)
     fresh = Pathfinder(NavGrid(pf.grid.walkable), costs="exact")
+    rebuilt = JumpTables.build(fresh)
+    assert np.array_equal(jp.tables.tab, rebuilt.tab)
+    assert jp.tables.fingerprint == rebuilt.fingerprint != tables.fingerprint
+    pf.save_tables(path)
+    fresh.precompute(tables=path)  # the saved tables are the edited grid's
     for s, g in pairs[:15]:
         if (x, z) in (s, g):
             continue
