@@ -726,6 +726,30 @@ def jps_plus_path(tab, gbi, gb, cells, wp, model, ws, start, goal, budget, to_be
     return 0
 
 
+@njit
+def jps_plus_seq(tab, gbi, gb, cells, wp, model, ws, starts, goals, budget, out_stats):  # type: ignore[no-untyped-def]
+    """Queries ``starts[i] -> goals[i]`` one after another on the tables, as
+    :func:`navkit._kernels.jps.jps_seq` runs them online (query ``i`` under
+    generation ``ws.gen + i``; rows whose start or goal is blocked get NO_START
+    / NO_GOAL and zeros). Runs without the GIL: :mod:`navkit.query.batch`
+    spreads a batch over threads."""
+    ws_ = JpsWorkspaceArgs(*ws)
+    nd, hf, hk, gen, cand = ws_.nd, ws_.hf, ws_.hk, ws_.gen, ws_.cand
+    stats = np.zeros(out_stats.shape[1], dtype=np.int64)
+    for i in range(starts.shape[0]):
+        status = jps_plus(tab, gbi, gb, cells, wp, model, (nd, hf, hk, gen + i, cand),
+                          starts[i], goals[i], budget, stats)
+        if status == NO_START or status == NO_GOAL:
+            for k in range(out_stats.shape[1]):
+                out_stats[i, k] = 0
+            out_stats[i, ST_STATUS] = status
+            out_stats[i, ST_COST] = -1
+        else:
+            for k in range(out_stats.shape[1]):
+                out_stats[i, k] = stats[k]
+    return starts.shape[0]
+
+
 # ------------------------------------------------------------- goal bounding
 @njit
 def build_goal_bounds(cells, wp, card, diag, sources, gb, dist, stamp, first, qc, qd):  # type: ignore[no-untyped-def]

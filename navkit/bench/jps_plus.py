@@ -22,6 +22,8 @@ microseconds per query of
   ``JPSPlus.cell_query`` with :class:`navkit.query.goal_bounds.GoalBounds`;
 * **JPS / JPS+ into**: ``Pathfinder.find_path_into(s, g, buf, algorithm=...)``
   into one reused :class:`~navkit.PathBuffer` (the hot-loop call);
+* **batch**: ``find_paths_batch`` of every line on one thread, JPS, JPS+ and
+  JPS+ with goal bounds (microseconds per query);
 * **edits** (``--edits N``): a one-cell ``set_walkable`` with JPS+ tables
   (they follow it, :meth:`navkit.query.jps_plus.JumpTables.update`) and
   without, against a full rebuild;
@@ -202,6 +204,24 @@ def _into_solver(pf: Any, alg: str) -> tuple[Solver, Callable[[Any], float]]:
     return solve, lambda b: float(b.cost)
 
 
+def time_batches(runs: dict[str, tuple[Any, str]], queries: list[Query],
+                 rounds: int) -> dict[str, float]:
+    """Microseconds per query of ``find_paths_batch`` over ``queries`` on one
+    thread (fastest of ``rounds``), per ``name: (pathfinder, algorithm)``."""
+    starts = np.array([q[0] for q in queries], dtype=np.int64)
+    goals = np.array([q[1] for q in queries], dtype=np.int64)
+    out: dict[str, float] = {}
+    for name, (pf, alg) in runs.items():
+        pf.find_paths_batch(starts[:2], goals[:2], algorithm=alg, threads=1)  # warm
+        best = math.inf
+        for _ in range(max(1, rounds)):
+            t0 = time.perf_counter()
+            pf.find_paths_batch(starts, goals, algorithm=alg, threads=1)
+            best = min(best, time.perf_counter() - t0)
+        out[name] = best / max(1, len(queries)) * 1e6
+    return out
+
+
 def time_edits(grid: Any, n: int, seed: int = 0) -> dict[str, float]:
     """Median milliseconds of a one-cell ``set_walkable`` (a free cell blocked,
     then freed again: ``2 * n`` edits at random free cells) on a Pathfinder with
@@ -371,6 +391,9 @@ def run_map(data_dir: Path, name: str, args: opt.Args, progress: Any) -> dict[st
             warthog[alg] = ent
 
     edits = time_edits(grid, args.edits) if args.edits else None
+    batch = time_batches({"jps": (pf, "jps"), "jps+": (pf, "jps+"),
+                          **({"jps+gb": (pfg, "jps+")} if "jps+gb" in solvers else {})},
+                         every_q, args.line_rounds)
 
     h, w = walk.shape
     ratio_long = med_long["jps"] / med_long["jps+"]
@@ -401,6 +424,7 @@ def run_map(data_dir: Path, name: str, args: opt.Args, progress: Any) -> dict[st
         "peers": notes,
         "warthog": warthog,
         "edits": edits,
+        "batch_us_every": batch,
     }
 
 
@@ -488,6 +512,11 @@ def _run(args: opt.Args) -> int:
               + (f"; JPS+GB {ml['jps+gb_into']:.1f} / {me['jps+gb_into']:.1f} us "
                  f"({ml['jps'] / ml['jps+gb_into']:.2f}x, {me['jps'] / me['jps+gb_into']:.2f}x)"
                  if "jps+gb_into" in ml else ""))
+        bt = r["batch_us_every"]
+        print(f"    batch (find_paths_batch, one thread, every line): JPS {bt['jps']:.1f} us "
+              f"per query, JPS+ {bt['jps+']:.1f} us ({bt['jps'] / bt['jps+']:.2f}x)"
+              + (f", JPS+GB {bt['jps+gb']:.1f} us ({bt['jps'] / bt['jps+gb']:.2f}x)"
+                 if "jps+gb" in bt else ""))
         ed = r["edits"]
         if ed:
             print(f"    edits: one-cell set_walkable {ed['with_tables_ms']:.3f} ms median with "

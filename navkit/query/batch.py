@@ -17,10 +17,12 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .._kernels import jps as _jps
+from .._kernels import jps_plus as _jp
 from .._kernels import search as _search
 from .._kernels.layouts import JpsWorkspaceArgs, RingArgs, WorkspaceArgs
 from ..results import BatchResult, Status
 from .astar import AStar
+from .cells import CellQueries
 from .fanout import fan_out
 from .jps import JPS
 from .padded import PaddedGrid
@@ -40,13 +42,16 @@ Search = Callable[[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], NDAr
 
 
 class Batches:
-    """Batch queries for one query object (A* / Dijkstra / JPS), with their
-    per-thread workspaces."""
+    """Batch queries for one query object (A* / Dijkstra / JPS / JPS+), with their
+    per-thread workspaces. ``cells`` (the Pathfinder's dispatch) holds the JPS+
+    tables a ``"jps+"`` batch runs on (online JPS while occupants or obstacle
+    circles change cells, as single queries do)."""
 
-    def __init__(self, pg: PaddedGrid, astar: AStar, jps: JPS):
+    def __init__(self, pg: PaddedGrid, astar: AStar, jps: JPS, cells: CellQueries | None = None):
         self.pg = pg
         self.astar = astar
         self.jps = jps
+        self.cells = cells
         #: The per-thread workspace rows (built on first use; tests may set smaller rings).
         self.ws: Workspace | None = None
         self.jps_state: tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]] | None = None
@@ -65,14 +70,23 @@ class Batches:
     def run(self, sn: NDArray[np.int64], gn: NDArray[np.int64], *, return_paths: bool, budget: int,
             nthreads: int, algorithm: str) -> BatchResult:
         """Answer padded ``sn[i] -> gn[i]`` with ``algorithm`` (``"astar"``,
-        ``"dijkstra"``, ``"jps"``)."""
+        ``"dijkstra"``, ``"jps"``, ``"jps+"``)."""
         n = len(sn)
         ws = self.workspace(nthreads)
         hmul = 0 if algorithm == "dijkstra" else self.pg.wmin
         stats = np.zeros((n, _search.STATS_SIZE), dtype=np.int64)
         paths: list[NDArray[np.int32]] = [_NO_CELLS] * n
-        search = self._jps_search(nthreads, ws, budget) if algorithm in ("jps", "jps+") else \
-            self._astar_search(nthreads, ws, budget, hmul)
+        if algorithm in ("jps", "jps+"):
+            plus = None
+            if algorithm == "jps+" and self.cells is not None:
+                jp = self.cells.jps_plus_engine()
+                if jp.static and self.jps.overlay.mark <= 0:
+                    plus = jp.table_args()
+                else:
+                    jp.fallbacks += n
+            search = self._jps_search(nthreads, ws, budget, plus)
+        else:
+            search = self._astar_search(nthreads, ws, budget, hmul)
         self._solve(search, ws, nthreads, sn, gn, np.arange(n),
                     stats, paths if return_paths else None)
         retry = np.flatnonzero(stats[:, _search.ST_STATUS] == _search.RETRY)
@@ -147,7 +161,9 @@ class Batches:
 
         return search
 
-    def _jps_search(self, nthreads: int, ws: Workspace, budget: int) -> Search:
+    def _jps_search(self, nthreads: int, ws: Workspace, budget: int,
+                    plus: tuple[Any, ...] | None = None) -> Search:
+        """Online JPS, or with ``plus`` (:meth:`JPSPlus.table_args`) JPS+ on its tables."""
         j = self.jps
         size = 2 * self.pg.n
         state = self.jps_state
@@ -172,7 +188,10 @@ class Batches:
                 gl = np.ascontiguousarray(goals[t::nthreads])
                 rows = np.zeros((st.shape[0], _search.STATS_SIZE), dtype=np.int64)
                 wst = JpsWorkspaceArgs(nd2[t], hf2[t], hk2[t], int(gens2[t]) + 1, cand2[t])
-                _jps.jps_seq(bits, model, tuple(wst), st, gl, budget, rows)
+                if plus is None:
+                    _jps.jps_seq(bits, model, tuple(wst), st, gl, budget, rows)
+                else:
+                    _jp.jps_plus_seq(*plus, model, tuple(wst), st, gl, budget, rows)
                 gens2[t] += st.shape[0]
                 out_stats[t::nthreads] = rows
                 if want_paths and st.shape[0]:

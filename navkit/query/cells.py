@@ -62,6 +62,10 @@ class CellQueries:
             return
         jp.grid_edited(xs, zs)
 
+    def jps_plus_engine(self) -> JPSPlus:
+        """The installed JPS+ query object, built (with its tables) when there is none."""
+        return self._jps_plus()
+
     def _jps_plus(self) -> JPSPlus:
         jp = self.jps_plus
         if jp is None:

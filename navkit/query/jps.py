@@ -308,13 +308,8 @@ class JPS:
         if m > len(out.buffer_cells):  # the kernel wrote no cells: the nodes are in ws.path
             cells, pts = out.arrays(m)
             _jps.nodes_to_cells(self.ws.path, m, self.pg.wp, cells, pts, self.pg.geo)
-        out.n = m  # out.set_answer(), inline (the hot path)
-        out.status = code
-        out.cost_int = c = st[_search.ST_COST]
-        out.cost = c / self.costs.card
-        out.expanded = st[_search.ST_EXPANDED]
-        out.generated = st[_search.ST_GENERATED]
-        return m
+        return out.set_answer(code, m, st[_search.ST_COST], self.costs.card,
+                              st[_search.ST_EXPANDED], st[_search.ST_GENERATED])
 
     def path_into(self, s: tuple[int, int], g: tuple[int, int], budget: int,
                   out: PathBuffer) -> int:

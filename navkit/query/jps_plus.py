@@ -393,6 +393,11 @@ class JPSPlus:
                                    (s[1] + 1) * wp + s[0] + 1, (g[1] + 1) * wp + g[0] + 1,
                                    budget, nearest, jps.astar.stats, jps.out_args())
 
+    def table_args(self) -> tuple[Any, ...]:
+        """The tables' kernel arguments ``(tab, gbi, gb, cells, wp)`` (the first five
+        of :func:`navkit._kernels.jps_plus.jps_plus`; for batches)."""
+        return (self.tables.tab, self._gb[0], self._gb[1], self.jps.pg.cells, self._wp)
+
     def search(self, sn: int, gn: int, budget: int, gen: int, out: tuple[Any, ...]) -> int:
         """One search on the tables, padded node ``sn`` -> ``gn``, its path written
         through ``out`` (a JpsOutArgs: ``jps.out_args()`` or ``jps.into_args(buf)``);

@@ -185,7 +185,7 @@ class Pathfinder:
             self.occupancy.ensure_moves()  # what the level-queue A* reads
         self.world = WorldQueries(pg, self.occupancy, self.overlay, self.astar,
                                   self.jps, self.cells, self.snap_radius)
-        self.batches = Batches(pg, self.astar, self.jps)
+        self.batches = Batches(pg, self.astar, self.jps, self.cells)
         #: Run-time cell edits and per-query obstacle options (:mod:`navkit.query.edits`).
         self.edits = CellEditor(self)
         # a cell edit updates the JPS+ tables, those of precompute() and those a first

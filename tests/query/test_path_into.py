@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from navkit import ConfigError, NavGrid, PathBuffer, Pathfinder, QueryError, Status
 from tests.conftest import NAMED_COSTS, fixed
-from tests.query.test_thin_call import BAD_CELLS, oracle_cost, scenes, usable_algs
+from tests.query.test_thin_call import oracle_cost, scenes, usable_algs
 from tests.reference import is_valid_path, path_cost
 
 
@@ -133,18 +133,6 @@ def test_first_jps_plus_query_builds_tables() -> None:
     assert pf.find_path_into((0, 0), (5, 3), buf, algorithm="jps+") == 6
     assert pf.cells.jps_plus is not None and buf.cost_int == 62
     assert pf.find_path_into((0, 0), (5, 3), buf, algorithm="jps+") == 6
-
-
-@pytest.mark.parametrize("bad", BAD_CELLS, ids=repr)
-def test_rejects_what_find_path_cells_rejects(bad: object) -> None:
-    pf = Pathfinder(NavGrid(np.ones((3, 4), bool)))
-    for where in ("start", "goal"):
-        args = (bad, (0, 0)) if where == "start" else ((0, 0), bad)
-        with pytest.raises(QueryError) as a:
-            pf.find_path_cells(*args)
-        with pytest.raises(QueryError) as b:
-            pf.find_path_into(*args, PathBuffer())
-        assert str(a.value) == str(b.value)
 
 
 def test_bad_buffer_options_and_algorithms() -> None:

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from navkit import NavGrid, Pathfinder, QueryError, Status
+from navkit import NavGrid, PathBuffer, Pathfinder, QueryError, Status
 from navkit._kernels.search import GEN_LIMIT
 from tests.conftest import NAMED_COSTS, fixed
 from tests.reference import dijkstra_costs, is_valid_path, path_cost, reference_astar
@@ -157,7 +157,9 @@ def test_find_cost_rejects_what_find_path_cells_rejects(bad: object) -> None:
             pf.find_cost(*args)
         with pytest.raises(QueryError) as c:  # the general route: an obstacle circle
             pf.find_path_cells(*args, obstacles=[[-50.0, -50.0, 0.1]])
-        assert str(a.value) == str(b.value) == str(c.value)
+        with pytest.raises(QueryError) as d:  # the path into a buffer
+            pf.find_path_into(*args, PathBuffer())
+        assert str(a.value) == str(b.value) == str(c.value) == str(d.value)
         assert where in str(a.value)
 
 
