@@ -165,8 +165,10 @@ def run_warthog(binary: Path, scen: Path, map_path: Path, alg: str,
 
 
 # ---------------------------------------------------------------------- maps
-def _kernel_solvers(pf: Any, jp: Any) -> dict[str, Solver]:
-    """The JPS and JPS+ search kernels alone (static grid, no PathResult)."""
+def _kernel_solvers(pf: Any, offline: dict[str, Any]) -> dict[str, Solver]:
+    """The search kernels alone (static grid, no PathResult): online JPS as
+    ``"jps_search"`` and, per ``name: JPSPlus`` of ``offline``, JPS+ on its
+    tables (and goal bounds) as ``name + "_search"``."""
     from .._kernels import jps as _jps
     from .._kernels import jps_plus as _jp
 
@@ -175,20 +177,24 @@ def _kernel_solvers(pf: Any, jp: Any) -> dict[str, Solver]:
     ws = pf.workspace
     bits = jps.bits()
     stats = jps.astar.stats
-    tab, cells, wp, model = jp.tables.tab, pg.cells, int(pg.wp), jps.model
-    gbi, gb = jp._gb
+    model = jps.model
     big = 1 << 60
 
     def online(s: tuple[int, int], g: tuple[int, int]) -> Any:
         w = (jps.nd, ws.hf, ws.hk, jps.next_gen(), jps.cand)
         return _jps.jps(bits, model, w, pg.node(*s), pg.node(*g), big, stats)
 
-    def offline(s: tuple[int, int], g: tuple[int, int]) -> Any:
-        w = (jps.nd, ws.hf, ws.hk, jps.next_gen(), jps.cand)
-        return _jp.jps_plus(tab, gbi, gb, cells, wp, model, w, pg.node(*s), pg.node(*g), big,
-                            stats)
+    def on_tables(table_args: tuple[Any, ...]) -> Solver:
+        def search(s: tuple[int, int], g: tuple[int, int]) -> Any:
+            w = (jps.nd, ws.hf, ws.hk, jps.next_gen(), jps.cand)
+            return _jp.jps_plus(*table_args, model, w, pg.node(*s), pg.node(*g), big, stats)
 
-    return {"jps_search": online, "jps+_search": offline}
+        return search
+
+    out: dict[str, Solver] = {"jps_search": online}
+    for name, jp in offline.items():
+        out[f"{name}_search"] = on_tables(jp.table_args())
+    return out
 
 
 def _into_solver(pf: Any, alg: str) -> tuple[Solver, Callable[[Any], float]]:
@@ -306,7 +312,7 @@ def run_map(data_dir: Path, name: str, args: opt.Args, progress: Any) -> dict[st
                                                         budget=big)
     solvers["jps+_obj"] = lambda s, g: jp.cell_query(s, g, smooth=False, nearest=False,
                                                      budget=big)
-    solvers.update(_kernel_solvers(pf, jp))
+    solvers.update(_kernel_solvers(pf, {"jps+": jp}))
     costs: dict[str, Callable[[Any], float]] = {k: (lambda r: float(r.cost))
                                                  for k in ("astar", "jps", "jps+")}
     for alg in ("jps", "jps+"):  # the hot-loop call: the path into one reused buffer
@@ -322,6 +328,7 @@ def run_map(data_dir: Path, name: str, args: opt.Args, progress: Any) -> dict[st
             gb_info["note"] = str(e)
         else:
             jpg = JPSPlus(pf, tables, gb)
+            solvers.update(_kernel_solvers(pf, {"jps+gb": jpg}))
             solvers["jps+gb_obj"] = lambda s, g: jpg.cell_query(s, g, smooth=False, nearest=False,
                                                                 budget=big)
             costs["jps+gb_obj"] = lambda r: float(r.cost)
@@ -504,7 +511,9 @@ def _run(args: opt.Args) -> int:
                   f"long {ml['jps+gb']:.1f} us, every line {me['jps+gb']:.1f} us (JPS / "
                   f"JPS+GB: {gbr['long']:.2f}x long, {gbr['every']:.2f}x every line; "
                   f"objects {ml['jps_obj'] / ml['jps+gb_obj']:.2f}x, "
-                  f"{me['jps_obj'] / me['jps+gb_obj']:.2f}x), optimal "
+                  f"{me['jps_obj'] / me['jps+gb_obj']:.2f}x; search kernels "
+                  f"{ml['jps_search'] / ml['jps+gb_search']:.2f}x, "
+                  f"{me['jps_search'] / me['jps+gb_search']:.2f}x), optimal "
                   f"{r['optimal']['jps+gb']}")
         elif "note" in gbi:
             print(f"    goal bounds: {gbi['note']}")
