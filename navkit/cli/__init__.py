@@ -15,6 +15,7 @@ Commands::
     navkit view TARGET ...                       (navkit.cli.view)
     navkit flow MAP --goal X,Z ...               (navkit.cli.flow)
     navkit warmup [GROUP ...]                    (navkit.cli.warmup)
+    navkit precompute MAP -o TABLES.npz ...      (navkit.cli.precompute)
     navkit bake SOURCE -o WORLD.nkw ...          (navkit.cli.world)
     navkit world info|stats WORLD.nkw ...        (navkit.cli.world)
     navkit replay CORPUS.jsonl [--budget ...]    (navkit.cli.replay)
@@ -45,6 +46,8 @@ from .flow import flow_cmd
 from .level import build_cmd
 from .mesh import MESH_HELP, mesh_cmd
 from .paths import convert_cmd, info_cmd, path_cmd
+from .precompute import HELP as PRECOMPUTE_HELP
+from .precompute import precompute_cmd
 from .replay import HELP as REPLAY_HELP
 from .replay import replay_cmd
 from .scen import ALGORITHMS, scen_cmd
@@ -99,6 +102,7 @@ app.command("sim")(sim_cmd)
 app.command("view")(view_cmd)
 app.command("flow", help=FLOW_HELP)(flow_cmd)
 app.command("warmup", help=WARMUP_HELP)(warmup_cmd)
+app.command("precompute", help=PRECOMPUTE_HELP)(precompute_cmd)
 app.command("bake", help=BAKE_HELP)(bake_cmd)
 app.add_typer(world_app, name="world")
 app.command("replay", help=REPLAY_HELP)(replay_cmd)

@@ -3,7 +3,8 @@
 ::
 
     navkit path MAP --from X,Z --to X,Z [--cells] [--no-smooth] [--nearest]
-                [--costs seed|exact] [--algorithm auto|astar|dijkstra|jps|hpa]
+                [--costs seed|exact] [--algorithm auto|astar|dijkstra|jps|jps+|hpa]
+                [--tables TABLES.npz] [--bounds BOUNDS.npz]
                 [--obstacle X,Z,R ...] [--png OUT.png] [--json]
     navkit info MAP [--json]
     navkit convert IN OUT
@@ -55,6 +56,7 @@ class PathAlgorithm(str, enum.Enum):
     astar = "astar"
     dijkstra = "dijkstra"
     jps = "jps"
+    jps_plus = "jps+"
     hpa = "hpa"
 
 #: How many waypoints ``path`` lists before truncating (head + tail).
@@ -96,8 +98,17 @@ def path_cmd(
     algorithm: Annotated[PathAlgorithm, typer.Option(
         "--algorithm",
         help="auto (JPS on an unweighted 8-connected grid, else A*: the same cost), astar, "
-             "dijkstra, jps, or hpa (HPA*: approximate, a few % longer; world points snap "
-             "to cells first).")] = PathAlgorithm.auto,
+             "dijkstra, jps, jps+ (JPS on jump tables: the same answers), or hpa (HPA*: "
+             "approximate, a few % longer; world points snap to cells first).")
+    ] = PathAlgorithm.auto,
+    tables: Annotated[Path | None, typer.Option(
+        "--tables", metavar="TABLES.npz",
+        help="JPS+ tables `navkit precompute` wrote for MAP (auto then picks JPS+ where it "
+             "wins).")] = None,
+    bounds: Annotated[Path | None, typer.Option(
+        "--bounds", metavar="BOUNDS.npz",
+        help="Goal bounds `navkit precompute --goal-bounds` wrote for MAP (with "
+             "--tables).")] = None,
     obstacle: Annotated[list[str] | None, typer.Option(
         "--obstacle", metavar="X,Z,R",
         help="A dynamic obstacle circle in world metres, blocking the cells whose centres "
@@ -149,6 +160,14 @@ def path_cmd(
             hpa = HPAStar(grid, costs=costs.value)
         else:
             pf.resolve_algorithm(algo)  # (jps on a weighted grid: a clear error, exit 2)
+    if tables is not None or bounds is not None:
+        if grid is None or algo == "hpa":
+            raise typer.BadParameter("--tables / --bounds go with a grid file and a JPS query",
+                                     param_hint="'--tables'")
+        if tables is None:
+            raise typer.BadParameter("--bounds needs --tables (the bounds sit on the tables)",
+                                     param_hint="'--bounds'")
+        pf.precompute(tables=tables, bounds=bounds)  # FormatError for another map: exit 2
     extra: dict[str, Any] = {} if preset is None else {"preset": preset}
     pre = get_preset(preset)
     if pre is not None and world is None:

@@ -2,7 +2,7 @@
 
 ::
 
-    navkit scen FILE.scen [--map MAP_OR_DIR] [--algorithm astar|dijkstra|jps|auto|hpa]
+    navkit scen FILE.scen [--map MAP_OR_DIR] [--algorithm astar|dijkstra|jps|jps+|auto|hpa]
                 [--batch] [--every K] [--limit N] [--json]
 
 Every query runs with exact costs. Exit status 1 when a length does not
@@ -90,6 +90,10 @@ ALGORITHMS: dict[str, Algorithm] = {
     "jps": Algorithm(
         single=lambda pf, s, g: pf.find_path_cells(s, g, algorithm="jps"),
         batch=lambda pf, s, g: pf.find_paths_batch(s, g, algorithm="jps"),
+    ),
+    "jps+": Algorithm(  # JPS on offline jump tables (built on the first query)
+        single=lambda pf, s, g: pf.find_path_cells(s, g, algorithm="jps+"),
+        batch=lambda pf, s, g: pf.find_paths_batch(s, g, algorithm="jps+"),
     ),
     "auto": Algorithm(  # JPS on an unweighted 8-connected map, else A*: the library's default
         single=lambda pf, s, g: pf.find_path_cells(s, g, algorithm="auto"),

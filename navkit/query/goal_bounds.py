@@ -16,7 +16,9 @@ docs/jps-plus.md). Memory: 4 bytes per cell plus 64 per jump point.
 from __future__ import annotations
 
 import os
+import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -27,10 +29,12 @@ from ..errors import ConfigError, FormatError
 from .fanout import fan_out, max_threads
 from .jps_plus import JumpTables, grid_fingerprint, jps_of
 
-__all__ = ["GoalBounds", "jump_points", "BOUNDS_FORMAT"]
+__all__ = ["GoalBounds", "jump_points", "BOUNDS_FORMAT", "PROGRESS_STEP"]
 
 #: The ``format`` field of a saved goal-bounds file.
 BOUNDS_FORMAT = "navkit-goal-bounds/1"
+#: Jump points per :meth:`GoalBounds.build` progress report (a kernel call each).
+PROGRESS_STEP = 64
 
 
 def jump_points(tables: JumpTables, owner: Any) -> NDArray[np.int64]:
@@ -66,11 +70,14 @@ class GoalBounds:
 
     @classmethod
     def build(cls, owner: Any, tables: JumpTables | None = None, *,
-              max_jump_points: int | None = None, threads: int | None = None) -> GoalBounds:
+              max_jump_points: int | None = None, threads: int | None = None,
+              progress: Callable[[int, int], None] | None = None) -> GoalBounds:
         """One Dijkstra per jump point (see the module docstring), shared out over
         ``threads`` threads (default: numba's thread count; same boxes for any
         count). Raises ConfigError when the grid has more than
-        ``max_jump_points`` of them (a guard against builds of hours)."""
+        ``max_jump_points`` of them (a guard against builds of hours).
+        ``progress(done, total)`` is called (from the worker threads) as jump
+        points are finished, in steps of :data:`PROGRESS_STEP`."""
         jps = jps_of(owner)
         if tables is None:
             tables = JumpTables.build(jps)
@@ -91,12 +98,26 @@ class GoalBounds:
         ring = 1 << int(n).bit_length()
         card, diag = int(jps.costs.card), int(jps.costs.diag)
 
+        total = len(src)
+        step = total if progress is None else PROGRESS_STEP
+        done = [0]
+        lock = threading.Lock()
+
         def work(t: int) -> None:  # one Dijkstra per source of this thread's share
             a, b = int(cuts[t]), int(cuts[t + 1])
-            _jp.build_goal_bounds(pg.cells, int(pg.wp), card, diag, src[a:b],
-                                  boxes[32 * a:32 * b], np.zeros(n, dtype=np.int64),
-                                  np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.uint8),
-                                  np.zeros(ring, dtype=np.int64), np.zeros(ring, dtype=np.int64))
+            dist, stamp = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
+            first = np.zeros(n, dtype=np.uint8)
+            qc, qd = np.zeros(ring, dtype=np.int64), np.zeros(ring, dtype=np.int64)
+            for lo in range(a, b, max(1, step)):  # chunks: the same boxes
+                hi = min(b, lo + step)
+                if lo > a:
+                    stamp.fill(0)  # (the kernel's stamps count from 1 in each call)
+                _jp.build_goal_bounds(pg.cells, int(pg.wp), card, diag, src[lo:hi],
+                                      boxes[32 * lo:32 * hi], dist, stamp, first, qc, qd)
+                if progress is not None:
+                    with lock:
+                        done[0] += hi - lo
+                        progress(done[0], total)
 
         fan_out(nt, len(src), work)
         index = np.full(n, -1, dtype=np.int32)

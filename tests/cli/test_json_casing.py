@@ -103,6 +103,8 @@ CASES: dict[tuple[str, ...], Any] = {
     ("world", "info"): lambda t: ["world", "info", str(_baked(t))],
     ("world", "stats"): lambda t: ["world", "stats", str(_baked(t)), "--reads", "20"],
     ("replay",): lambda t: ["replay", str(_corpus(t))],
+    ("precompute",): lambda t: ["precompute", str(_small(t)), "-o", str(t / "t.npz"),
+                                "--goal-bounds", str(t / "gb.npz")],
 }
 #: Keys that are data, not field names, and may hold an underscore: none today.
 EXCEPTIONS: set[str] = set()
