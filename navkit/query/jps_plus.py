@@ -26,7 +26,7 @@ import time
 from typing import Any
 
 import numpy as np
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 
 from .._kernels import jps_plus as _jp
 from .._kernels.layouts import JpsOutArgs
@@ -123,7 +123,7 @@ class JumpTables:
         t.tab.setflags(write=False)
         return t
 
-    def update(self, owner: Any, xs: NDArray[np.int64], zs: NDArray[np.int64]) -> int:
+    def update(self, owner: Any, xs: ArrayLike, zs: ArrayLike) -> int:
         """Follow an edit of the cells ``(xs, zs)`` (grid coordinates) of the
         grid of ``owner`` (a Pathfinder, whose static cells already hold the
         edit): only the entries the edit can change are recomputed
@@ -132,8 +132,17 @@ class JumpTables:
         entry for entry, :meth:`build`'s of the edited grid. Returns the number
         of entries that changed (``8 * n`` for a rebuild)."""
         pg = jps_of(owner).pg
+        if (pg.wp, pg.hp) != (self.wp, self.hp):
+            raise ConfigError(f"these JPS+ tables are for a {self.wp - 2}x{self.hp - 2} grid, "
+                              f"not {pg.width}x{pg.depth}", field="owner")
+        xs = np.asarray(xs, dtype=np.int64).ravel()
+        zs = np.asarray(zs, dtype=np.int64).ravel()
+        if len(xs) != len(zs):
+            raise QueryError(f"xs and zs must have the same length, got {len(xs)} and {len(zs)}")
         if len(xs) == 0:
             return 0
+        if xs.min() < 0 or zs.min() < 0 or xs.max() >= pg.width or zs.max() >= pg.depth:
+            raise QueryError(f"edited cells must lie in the {pg.width}x{pg.depth} grid")
         t0 = time.perf_counter()
         x0, x1 = int(xs.min()) + 1, int(xs.max()) + 1  # padded
         z0, z1 = int(zs.min()) + 1, int(zs.max()) + 1

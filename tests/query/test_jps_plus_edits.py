@@ -11,10 +11,11 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from navkit import NavGrid, Pathfinder
+from navkit import ConfigError, NavGrid, Pathfinder, QueryError
 from navkit.query.jps_plus import JPSPlus, JumpTables
 from tests.conftest import fixed
 from tests.query.test_thin_call import oracle_cost
@@ -115,3 +116,17 @@ def test_edit_under_an_occupant_and_after_it_leaves() -> None:
         b = fresh.find_path_cells(s, g, algorithm="jps")
         np.testing.assert_array_equal(a.cells, b.cells)
     assert jp.fallbacks == n  # answered on the tables
+
+
+def test_update_refuses_another_grid_and_cells_outside() -> None:
+    """Kernels run without bounds checks: a direct ``JumpTables.update`` call with
+    another grid's Pathfinder or cells outside the grid is refused first."""
+    small = Pathfinder(NavGrid(np.ones((5, 6), dtype=bool)))
+    tables = small.precompute()
+    big = Pathfinder(NavGrid(np.ones((9, 9), dtype=bool)))
+    with pytest.raises(ConfigError, match="5"):
+        tables.update(big, [1], [1])
+    for xs, zs in (([6], [0]), ([0], [5]), ([-1], [0]), ([1, 2], [1])):
+        with pytest.raises(QueryError):
+            tables.update(small, xs, zs)
+    assert tables.update(small, [], []) == 0 and tables.updates == 0
