@@ -110,6 +110,10 @@ class Pathfinder:
         Log every ``find_path_cells`` / ``find_path`` / ``find_path_to_nearest``
         query to a corpus (:mod:`navkit.corpus`, docs/corpora.md); a path
         makes a recorder this object owns (``pf.record.close()`` when done).
+    precompute : bool or path
+        ``True``: build the JPS+ jump tables now (:meth:`precompute`); a path:
+        load the tables :meth:`save_tables` (or ``navkit precompute``) wrote
+        for this grid. QueryError where JPS+ does not apply.
 
     Its parts are public for sibling query objects and tests: ``padded``
     (:class:`~navkit.query.padded.PaddedGrid`), ``occupancy``, ``overlay``,
@@ -133,6 +137,7 @@ class Pathfinder:
         diagonal: DiagonalMode | None = None,
         heuristic: Heuristic | None = None,
         weight: float = 1.0,
+        precompute: bool | str | os.PathLike[str] = False,
     ):
         if isinstance(grid, np.ndarray):
             grid = NavGrid.from_costs(grid)
@@ -191,6 +196,14 @@ class Pathfinder:
         # a cell edit updates the JPS+ tables, those of precompute() and those a first
         # "jps+" query builds alike (stale tables would cut through new walls)
         self.on_edit(self.cells.grid_edited)
+        if precompute is not False:
+            if precompute is True:
+                self.precompute()
+            elif isinstance(precompute, (str, os.PathLike)):
+                self.precompute(tables=precompute)
+            else:
+                raise ConfigError(f"expected True, False or a tables file, got {precompute!r}",
+                                  field="precompute")
         #: The :class:`~navkit.corpus.QueryRecorder` every query is logged to, or None.
         self.record: Any = None
         if record is not None:

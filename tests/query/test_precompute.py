@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from navkit import NavGrid, Pathfinder, QueryError
+from navkit import ConfigError, FormatError, NavGrid, Pathfinder, QueryError
 from navkit.query.jps_plus import JumpTables
 
 
@@ -78,3 +78,24 @@ def test_precompute_refuses_where_jps_does_not_apply() -> None:
         Pathfinder(NavGrid(walk), connectivity=4).precompute()
     with pytest.raises(QueryError):
         Pathfinder(NavGrid(walk)).save_tables("never.npz")
+
+
+def test_constructor_flag_builds_or_loads_the_tables(tmp_path: Path) -> None:
+    grid = _grid(5)
+    pf = Pathfinder(grid, costs="exact", precompute=True)
+    jp = pf.cells.jps_plus
+    assert jp is not None and jp.tables.build_seconds > 0
+    path = tmp_path / "t.npz"
+    pf.save_tables(path)
+    again = Pathfinder(grid, costs="exact", precompute=path)
+    jq = again.cells.jps_plus
+    assert jq is not None and np.array_equal(jq.tables.tab, jp.tables.tab)
+    assert again.resolve_algorithm("auto") == pf.resolve_algorithm("auto")
+    s, g = (1, 1), (46, 38)
+    assert again.find_cost(s, g, algorithm="jps+") == pf.find_cost(s, g, algorithm="astar")
+    with pytest.raises(ConfigError, match="precompute"):
+        Pathfinder(grid, precompute=1)  # type: ignore[arg-type]
+    with pytest.raises(QueryError, match="uniform-cost"):
+        Pathfinder(NavGrid(np.ones((4, 4), bool), weights=np.full((4, 4), 2)), precompute=True)
+    with pytest.raises(FormatError, match="another grid"):
+        Pathfinder(_grid(6), costs="exact", precompute=path)
