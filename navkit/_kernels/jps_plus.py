@@ -66,8 +66,8 @@ from .search import (
 
 #: Direction ``k`` -> ``(dx, dz)``.
 DIRS = ((1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (-1, 1), (1, -1), (-1, -1))
-_DX = (1, -1, 0, 0, 1, -1, 1, -1)
-_DZ = (0, 0, 1, -1, 1, 1, -1, -1)
+_DX = tuple(d[0] for d in DIRS)  # (the same, one axis each: what the kernels index)
+_DZ = tuple(d[1] for d in DIRS)
 #: Largest padded side the int16 tables hold.
 MAX_SIDE = 32000
 
@@ -169,10 +169,11 @@ def update_scratch(wp: int, hp: int, bw: int, bh: int) -> tuple[np.ndarray, np.n
             np.zeros(ncnt, dtype=np.int64))
 
 
-def update_scratch_sizes(wp: int, hp: int, bw: int, bh: int) -> tuple[int, int, int]:
+@njit(_nrt=False)
+def update_scratch_sizes(wp, hp, bw, bh):  # type: ignore[no-untyped-def]
     """Lengths of :func:`update_tables`'s ``rec``, ``order`` and ``cnt`` for an
-    edit box of ``bw`` columns and ``bh`` rows (the kernel checks the same
-    numbers): ``2 * ((bh + 2) * wp + (bw + 2) * hp)``,
+    edit box of ``bw`` columns and ``bh`` rows (the kernel checks its scratch
+    against these): ``2 * ((bh + 2) * wp + (bw + 2) * hp)``,
     ``(bw + 1) * (bh + 1) + (bh + 2) * wp + (bw + 2) * hp`` and ``wp + hp``."""
     return (2 * ((bh + 2) * wp + (bw + 2) * hp),
             (bw + 1) * (bh + 1) + (bh + 2) * wp + (bw + 2) * hp,
@@ -279,9 +280,8 @@ def update_tables(cells, wp, hp, tab, x0, z0, x1, z1, rec, order, cnt):  # type:
         return 0
     bw = x1 - x0 + 1
     bh = z1 - z0 + 1
-    if (rec.shape[0] < 2 * ((bh + 2) * wp + (bw + 2) * hp)
-            or order.shape[0] < (bw + 1) * (bh + 1) + (bh + 2) * wp + (bw + 2) * hp
-            or cnt.shape[0] < wp + hp):
+    nrec, nord, ncnt = update_scratch_sizes(wp, hp, bw, bh)
+    if rec.shape[0] < nrec or order.shape[0] < nord or cnt.shape[0] < ncnt:
         build_tables(cells, wp, hp, tab)
         return 8 * wp * hp
     changed = 0

@@ -81,7 +81,7 @@ def precompute_cmd(
         "--json", help="Print one JSON object instead of a table.")] = False,
 ) -> None:
     """Bake the JPS+ tables (see :data:`HELP`)."""
-    from ..query.jps_plus import AUTO_MAX_DENSITY, JumpTables, jump_point_density
+    from ..query.jps_plus import AUTO_MAX_DENSITY, JumpTables, jump_point_density, prefer_jps_plus
 
     grid = load_grid(map_file)
     pf = Pathfinder(grid, costs=costs.value)
@@ -93,7 +93,7 @@ def precompute_cmd(
         "map": str(map_file), "width": grid.width, "depth": grid.depth,
         "tables": str(out), "tables_build_ms": tables.build_seconds * 1e3,
         "tables_mb": tables.nbytes / 1e6, "jump_point_density": density,
-        "auto_picks_jps_plus": density <= AUTO_MAX_DENSITY, "costs": costs.value,
+        "auto_picks_jps_plus": prefer_jps_plus(tables, pf), "costs": costs.value,
     }
     if goal_bounds is not None:
         show = progress and not as_json and sys.stderr.isatty()

@@ -64,9 +64,6 @@ class CellQueries:
 
     def jps_plus_engine(self) -> JPSPlus:
         """The installed JPS+ query object, built (with its tables) when there is none."""
-        return self._jps_plus()
-
-    def _jps_plus(self) -> JPSPlus:
         jp = self.jps_plus
         if jp is None:
             jp = self.jps_plus = JPSPlus(self.jps)
@@ -125,7 +122,7 @@ class CellQueries:
         if algorithm == "jps" and window is None:
             return self.jps.cell_query(s, g, smooth=smooth, nearest=nearest, budget=budget)
         if algorithm == "jps+" and window is None:
-            return self._jps_plus().cell_query(s, g, smooth=smooth, nearest=nearest,
+            return self.jps_plus_engine().cell_query(s, g, smooth=smooth, nearest=nearest,
                                                budget=budget)
         hmul = 0 if algorithm == "dijkstra" else self.pg.wmin
         return self.astar.cell_query(s, g, smooth=smooth, nearest=nearest,

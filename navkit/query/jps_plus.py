@@ -90,7 +90,7 @@ class JumpTables:
     """
 
     #: An edit box with more cells than this share of the grid rebuilds the
-    #: tables instead of updating them (docs/jps-plus.md, "Dynamic obstacles").
+    #: tables instead of updating them (docs/jps-plus.md, "Cell edits").
     REBUILD_SHARE = 1 / 16
 
     def __init__(self, tab: NDArray[np.int16], wp: int, hp: int, fingerprint: str | None,
@@ -141,11 +141,11 @@ class JumpTables:
             raise QueryError(f"xs and zs must have the same length, got {len(xs)} and {len(zs)}")
         if len(xs) == 0:
             return 0
-        if xs.min() < 0 or zs.min() < 0 or xs.max() >= pg.width or zs.max() >= pg.depth:
-            raise QueryError(f"edited cells must lie in the {pg.width}x{pg.depth} grid")
-        t0 = time.perf_counter()
         x0, x1 = int(xs.min()) + 1, int(xs.max()) + 1  # padded
         z0, z1 = int(zs.min()) + 1, int(zs.max()) + 1
+        if x0 < 1 or z0 < 1 or x1 > pg.width or z1 > pg.depth:
+            raise QueryError(f"edited cells must lie in the {pg.width}x{pg.depth} grid")
+        t0 = time.perf_counter()
         bw, bh = x1 - x0 + 1, z1 - z0 + 1
         tab = self.tab
         tab.setflags(write=True)

@@ -550,7 +550,7 @@ class Pathfinder:
         :data:`~navkit.query.jps_plus.AUTO_MAX_DENSITY`: game and city maps, not
         mazes or random fields). Same answers as ``"jps"``. Cell edits
         (:meth:`set_walkable`) update the tables where they change
-        (docs/jps-plus.md, "Dynamic obstacles") and drop the goal bounds; terrain
+        (docs/jps-plus.md, "Cell edits") and drop the goal bounds; terrain
         weights drop both (JPS no longer applies).
 
         >>> import numpy as np
