@@ -28,9 +28,12 @@ microseconds per query of
 * **edits** (``--edits N``): a one-cell ``set_walkable`` with JPS+ tables
   (they follow it, :meth:`navkit.query.jps_plus.JumpTables.update`) and
   without, against a full rebuild;
-* **warthog** when ``--warthog PATH`` names its binary: run once per
-  algorithm on the scenario file (``--scen FILE --alg ALG``), its own
-  ``nanos`` column (search loop only, C++), never built or downloaded here.
+* **warthog** when ``--warthog PATH`` names its binary: run ``--warthog-rounds``
+  times per algorithm (``--warthog-algs``, default :data:`WARTHOG_ALGS`) on
+  the scenario file (``--scen FILE --alg ALG``), its own ``nanos`` column
+  (search loop only, C++; per line the fastest run), medians and means over
+  the same lines navkit timed, and navkit's best variant against warthog's best
+  (:func:`versus_warthog`); never built or downloaded here.
 
 Two query sets: the *long set* (every 10th scenario line, the last
 ``--queries`` of those: :func:`navkit.bench.common.select_queries`; fastest of
@@ -71,7 +74,8 @@ from .common import (
     spread,
 )
 
-__all__ = ["main", "MAPS", "FAST_MAPS", "SLOW_MAPS", "TARGET", "run_warthog", "parse_warthog"]
+__all__ = ["main", "MAPS", "FAST_MAPS", "SLOW_MAPS", "TARGET", "WARTHOG_ALGS", "run_warthog",
+           "parse_warthog", "warthog_columns", "versus_warthog"]
 
 #: Maps where JPS+ must be at least TARGET times faster than JPS ...
 FAST_MAPS = ("den520d", "AR0011SR", "brc202d", "NewYork_0_1024", "orz900d")
@@ -79,6 +83,9 @@ FAST_MAPS = ("den520d", "AR0011SR", "brc202d", "NewYork_0_1024", "orz900d")
 SLOW_MAPS = ("maze512-1-0", "random512-10-0")
 MAPS = FAST_MAPS + SLOW_MAPS
 TARGET = 2.0
+#: warthog's ``--alg`` values timed by default: online JPS, JPS with its
+#: jump-point-only open list (jpsP), and both on offline jump tables.
+WARTHOG_ALGS = ("jps", "jpsP", "jps+", "jpsP+")
 
 Query = tuple[tuple[int, int], tuple[int, int]]
 Solver = Callable[[tuple[int, int], tuple[int, int]], Any]
@@ -162,6 +169,105 @@ def run_warthog(binary: Path, scen: Path, map_path: Path, alg: str,
     if out.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd)} exited {out.returncode}: {out.stderr.strip()[-300:]}")
     return parse_warthog(out.stdout)
+
+
+def warthog_columns(binary: Path, algs: list[str], scen: Path, map_path: Path,
+                    optimal: NDArray[np.float64], long_idx: NDArray[np.int64],
+                    every_idx: NDArray[np.int64], rounds: int = 1) -> dict[str, dict[str, Any]]:
+    """warthog's figures per ``--alg`` of ``algs`` on the same lines navkit timed.
+
+    Each algorithm runs ``rounds`` times over the whole scenario file; per line
+    the fastest round's ``nanos`` (its search loop only) is kept, then the median
+    and the mean (microseconds) are taken over ``long_idx`` and ``every_idx``
+    (indices into the scenario's lines, the long set and the every-line set).
+    ``optimal`` counts lines whose ``pcost`` is the Moving AI length (warthog
+    prints 6 significant digits: relative 1e-5). A failing run, or a table of
+    another length, gives ``{"error": ...}`` for that algorithm.
+    """
+    out: dict[str, dict[str, Any]] = {}
+    n = len(optimal)
+    for alg in algs:
+        best: NDArray[np.float64] | None = None
+        ent: dict[str, Any] = {}
+        try:
+            for _ in range(max(1, rounds)):
+                cols = run_warthog(binary, scen, map_path, alg)
+                nanos = cols.get("nanos", np.zeros(0))
+                if len(nanos) != n:
+                    raise ValueError(f"{len(nanos)} result rows for {n} scenario lines")
+                best = nanos if best is None else np.minimum(best, nanos)
+                if "pcost" in cols:
+                    err = np.abs(cols["pcost"] - optimal)
+                    good = int(np.sum(err <= np.maximum(1e-3, 1e-5 * np.abs(optimal))))
+                    ent["optimal"] = f"{good}/{n}"
+        except (OSError, RuntimeError, ValueError, subprocess.TimeoutExpired) as e:
+            out[alg] = {"error": str(e)}
+            continue
+        assert best is not None
+        us = best / 1e3
+        ent.update(lines=n, rounds=max(1, rounds),
+                   median_us_long=float(np.median(us[long_idx])),
+                   median_us_every=float(np.median(us[every_idx])),
+                   mean_us_long=float(np.mean(us[long_idx])),
+                   mean_us_every=float(np.mean(us[every_idx])))
+        out[alg] = ent
+    return out
+
+
+#: navkit's variants through its Python API, per-query calls (medians) ...
+NAVKIT_CALLS = ("jps", "jps+", "jps+gb", "jps_into", "jps+_into", "jps+gb_into")
+#: ... and its search kernels alone (medians).
+NAVKIT_KERNELS = ("jps_search", "jps+_search", "jps+gb_search")
+
+
+def versus_warthog(med_long: dict[str, float], med_every: dict[str, float],
+                   batch_long: dict[str, float], batch_every: dict[str, float],
+                   warthog: dict[str, dict[str, Any]]) -> dict[str, Any] | None:
+    """navkit's best variant against warthog's best, per query set.
+
+    Three comparisons, each ``navkit / warthog`` (at or below 1: navkit is as
+    fast or faster): the fastest per-query Python call (medians of
+    :data:`NAVKIT_CALLS`) and the fastest search kernel alone (medians of
+    :data:`NAVKIT_KERNELS`) against warthog's lowest median, and the fastest
+    one-thread ``find_paths_batch`` (mean per query) against warthog's lowest
+    mean. None when no warthog algorithm ran.
+
+    >>> v = versus_warthog({"jps": 8.0, "jps+": 6.0, "jps_search": 5.0},
+    ...                    {"jps": 9.0, "jps+": 7.0, "jps_search": 6.0},
+    ...                    {"jps": 5.0}, {"jps": 6.0},
+    ...                    {"jps": {"median_us_long": 7.5, "median_us_every": 9.0,
+    ...                             "mean_us_long": 8.0, "mean_us_every": 10.0},
+    ...                     "jps+": {"median_us_long": 4.0, "median_us_every": 6.0,
+    ...                              "mean_us_long": 4.0, "mean_us_every": 5.0},
+    ...                     "bogus": {"error": "exited 1"}})
+    >>> v["long"]["warthog_best"], v["long"]["call"], v["long"]["call_ratio"]
+    ('jps+', 'jps+', 1.5)
+    >>> v["every"]["batch_ratio"], v["every"]["kernel_ratio"]
+    (1.2, 1.0)
+    """
+    ran = {a: e for a, e in warthog.items() if "error" not in e}
+    if not ran:
+        return None
+    out: dict[str, Any] = {}
+    for label, med, bt in (("long", med_long, batch_long), ("every", med_every, batch_every)):
+        w_alg = min(ran, key=lambda a: ran[a][f"median_us_{label}"])
+        w_med = float(ran[w_alg][f"median_us_{label}"])
+        w_mean_alg = min(ran, key=lambda a: ran[a][f"mean_us_{label}"])
+        w_mean = float(ran[w_mean_alg][f"mean_us_{label}"])
+        ent: dict[str, Any] = {"warthog_best": w_alg, "warthog_us": w_med,
+                               "warthog_best_mean": w_mean_alg, "warthog_mean_us": w_mean}
+        for kind, keys, table, ref in (("call", NAVKIT_CALLS, med, w_med),
+                                       ("kernel", NAVKIT_KERNELS, med, w_med),
+                                       ("batch", tuple(bt), bt, w_mean)):
+            have = [k for k in keys if k in table]
+            if not have:
+                continue
+            best = min(have, key=lambda k: table[k])
+            ent[kind] = best
+            ent[f"{kind}_us"] = float(table[best])
+            ent[f"{kind}_ratio"] = float(table[best]) / ref if ref > 0 else math.inf
+        out[label] = ent
+    return out
 
 
 # ---------------------------------------------------------------------- maps
@@ -377,25 +483,12 @@ def run_map(data_dir: Path, name: str, args: opt.Args, progress: Any) -> dict[st
     med_long = {k: float(np.median(v)) for k, v in t_long.items()}
     med_every = {k: float(np.median(v)) for k, v in t_every.items()}
 
-    warthog: dict[str, Any] = {}
+    warthog: dict[str, dict[str, Any]] = {}
     if args.warthog is not None:
-        for alg in split_names(args.warthog_algs, ()):
-            try:
-                cols = run_warthog(args.warthog, scen_path, map_path, alg)
-            except (OSError, RuntimeError, ValueError, subprocess.TimeoutExpired) as e:
-                warthog[alg] = {"error": str(e)}
-                continue
-            nanos = cols.get("nanos", np.zeros(0))
-            ent: dict[str, Any] = {"lines": int(len(nanos))}
-            if len(nanos) == len(all_q):
-                ent["median_us_long"] = float(np.median(nanos[long_idx]) / 1e3)
-                ent["median_us_every"] = float(np.median(nanos) / 1e3)
-                if "pcost" in cols:
-                    good = int(np.sum(np.abs(cols["pcost"] - opt) <= 1e-3))
-                    ent["optimal"] = f"{good}/{len(opt)}"
-            else:
-                ent["error"] = f"{len(nanos)} result rows for {len(all_q)} scenario lines"
-            warthog[alg] = ent
+        task = progress.add_task(f"{name}: warthog", total=None)
+        warthog = warthog_columns(args.warthog, split_names(args.warthog_algs, ()), scen_path,
+                                  map_path, opt, long_idx, every_idx, args.warthog_rounds)
+        progress.remove_task(task)
 
     edits = time_edits(grid, args.edits) if args.edits else None
     batch_runs = {"jps": (pf, "jps"), "jps+": (pf, "jps+"),
@@ -431,6 +524,7 @@ def run_map(data_dir: Path, name: str, args: opt.Args, progress: Any) -> dict[st
                                  if "jps+gb" in med_long else None),
         "peers": notes,
         "warthog": warthog,
+        "versus_warthog": versus_warthog(med_long, med_every, batch_long, batch, warthog),
         "edits": edits,
         "batch_us_long": batch_long,
         "batch_us_every": batch,
@@ -441,7 +535,7 @@ def _run(args: opt.Args) -> int:
     """The benchmark on the parsed options ``args`` (:func:`main`)."""
     args.skip = split_names(args.skip, ())
     if args.warthog_algs is None:
-        args.warthog_algs = ["jps,jps+"]
+        args.warthog_algs = [",".join(WARTHOG_ALGS)]
     if args.quick:
         args.rounds = 1
         args.edits = min(args.edits, 20)
@@ -451,8 +545,9 @@ def _run(args: opt.Args) -> int:
     data_dir = resolve_data_dir(args.data)
     if not data_dir.is_dir():
         return no_data(data_dir)
-    if args.queries < 1 or args.rounds < 1 or args.line_rounds < 1:
-        print("error: --queries, --rounds and --line-rounds must be at least 1", file=sys.stderr)
+    if min(args.queries, args.rounds, args.line_rounds, args.warthog_rounds) < 1:
+        print("error: --queries, --rounds, --line-rounds and --warthog-rounds must be at "
+              "least 1", file=sys.stderr)
         return 2
     if args.warthog is not None and not args.warthog.is_file():
         print(f"error: --warthog {args.warthog}: no such file", file=sys.stderr)
@@ -537,8 +632,22 @@ def _run(args: opt.Args) -> int:
             if "error" in ent:
                 print(f"    warthog {alg}: {ent['error']}")
             else:
-                print(f"    warthog {alg}: long {ent['median_us_long']:.1f} us, every line "
-                      f"{ent['median_us_every']:.1f} us, optimal {ent.get('optimal', '?')}")
+                print(f"    warthog {alg}: long {ent['median_us_long']:.1f} us median "
+                      f"({ent['mean_us_long']:.1f} mean), every line "
+                      f"{ent['median_us_every']:.1f} us ({ent['mean_us_every']:.1f}), "
+                      f"optimal {ent.get('optimal', '?')}")
+        vs = r["versus_warthog"]
+        if vs is not None:
+            parts = []
+            for label in ("long", "every"):
+                v = vs[label]
+                bits = [f"{kind} {v[kind]} {v[kind + '_us']:.1f} us "
+                        f"({v[kind + '_ratio']:.2f}x)"
+                        for kind in ("call", "kernel", "batch") if kind in v]
+                parts.append(f"{label}: warthog {v['warthog_best']} {v['warthog_us']:.1f} us "
+                             f"median / {v['warthog_best_mean']} {v['warthog_mean_us']:.1f} us "
+                             f"mean; navkit " + ", ".join(bits))
+            print("    navkit best / warthog best (<= 1.00x: at or below): " + "; ".join(parts))
     for peer in PEERS:
         states = {r["peers"][peer] for r in rows}
         if states != {"ok"}:
@@ -611,8 +720,13 @@ def cli(
     warthog_algs: Annotated[
         list[str] | None,
         typer.Option('--warthog-algs',
-                     help="warthog --alg values (default: jps,jps+)."),
+                     help="warthog --alg values (default: jps,jpsP,jps+,jpsP+)."),
     ] = None,
+    warthog_rounds: Annotated[
+        int,
+        typer.Option('--warthog-rounds', metavar='N',
+                     help="Runs of warthog per algorithm; per line the fastest (3)."),
+    ] = 3,
     goal_bounds: Annotated[
         bool,
         typer.Option('--goal-bounds',

@@ -25,10 +25,13 @@ import pytest
 from navkit.bench import jps_plus as bench
 
 FAKE = r'''#!{python}
-import sys
+import os, sys
 args = dict(zip(sys.argv[1::2], sys.argv[2::2]))
 alg = args["--alg"]
-if alg not in ("jps", "jps+"):
+runs = sys.argv[0] + ".runs." + alg  # the first run of each alg is twice as slow
+k = int(open(runs).read()) if os.path.exists(runs) else 0
+open(runs, "w").write(str(k + 1))
+if alg not in ("jps", "jps+", "jpsP", "jpsP+"):
     sys.stderr.write("err; invalid search algorithm: " + alg + "\n")
     sys.exit(1)
 lines = [ln.split("\t") for ln in open(args["--scen"]).read().splitlines()[1:] if ln.strip()]
@@ -36,7 +39,8 @@ sys.stderr.write("mapfile=" + args["--map"] + "\n")
 print({header!r})
 for i, f in enumerate(lines[:len(lines) - {drop}]):
     opt = float(f[8])
-    cells = {snapshot!r} + [str(i), alg, "12", "40", "0", "0", "50", str(1000 * (i + 1)),
+    nanos = 1000 * (i + 1) * (2 if k == 0 else 1)
+    cells = {snapshot!r} + [str(i), alg, "12", "40", "0", "0", "50", str(nanos),
                             "7", repr(opt), repr(opt), f[1]]
     print("\t".join(cells))
 sys.stderr.write("done. total memory: 1234\n")
@@ -84,17 +88,24 @@ def _key(d: dict[str, Any], snake: str) -> Any:
     return d[camel]
 
 
-def _run(tmp_path: Path, binary: Path, algs: str = "jps,jps+") -> dict[str, Any]:
+def _row(tmp_path: Path, binary: Path, algs: str | None = "jps,jps+",
+         extra: tuple[str, ...] = ("--quick",)) -> dict[str, Any]:
     data, _ = _tiny_map(tmp_path)
     out = tmp_path / "out.json"
-    rc = bench.main(["--data", str(data), "--maps", "tiny", "--quick", "--queries", "3",
+    rc = bench.main(["--data", str(data), "--maps", "tiny", "--queries", "3", *extra,
                      "--skip", "nano-astar", "--skip", "w9-pathfinding", "--quiet",
-                     "--warthog", str(binary), "--warthog-algs", algs, "--json", str(out)])
+                     "--warthog", str(binary), *(("--warthog-algs", algs) if algs else ()),
+                     "--json", str(out)])
     assert rc == 0
     doc = json.loads(out.read_text())
     rows = doc["maps"] if isinstance(doc, dict) and "maps" in doc else doc
     assert len(rows) == 1
-    return dict(_key(rows[0], "warthog"))
+    return dict(rows[0])
+
+
+def _run(tmp_path: Path, binary: Path, algs: str = "jps,jps+",
+         extra: tuple[str, ...] = ("--quick", "--warthog-rounds", "2")) -> dict[str, Any]:
+    return dict(_key(_row(tmp_path, binary, algs, extra), "warthog"))
 
 
 def test_parse_warthog_reads_the_real_table_layout() -> None:
@@ -111,15 +122,36 @@ def test_parse_warthog_reads_the_real_table_layout() -> None:
 
 
 def test_warthog_columns_in_the_json(tmp_path: Path) -> None:
-    wh = _run(tmp_path, _fake(tmp_path, "warthog"))
-    assert set(wh) == {"jps", "jps+"}
+    # every line (no --quick): the long set is line 0 alone, every line all five
+    row = _row(tmp_path, _fake(tmp_path, "warthog"), None,
+               ("--edits", "0", "--rounds", "1", "--warthog-rounds", "2"))
+    wh = _key(row, "warthog")
+    assert tuple(wh) == bench.WARTHOG_ALGS  # the default --warthog-algs
     for ent in wh.values():
-        assert _key(ent, "lines") == 5
-        # nanos are 1000 * (i + 1): every line 1..5 us, median 3 us
+        assert _key(ent, "lines") == 5 and _key(ent, "rounds") == 2
+        # the fastest of two runs: nanos 1000 * (i + 1), every line 1..5 us
         assert math.isclose(_key(ent, "median_us_every"), 3.0)
-        assert _key(ent, "median_us_long") > 0
+        assert math.isclose(_key(ent, "mean_us_every"), 3.0)
+        assert math.isclose(_key(ent, "median_us_long"), 1.0)
         assert _key(ent, "optimal") == "5/5"  # pcost printed = the scenario's optimal
         assert "error" not in ent
+    vs = _key(row, "versus_warthog")
+    med = _key(row, "median_us_every")
+    for label, table in (("long", _key(row, "median_us_long")), ("every", med)):
+        v = vs[label]
+        w_us = 1.0 if label == "long" else 3.0
+        assert math.isclose(_key(v, "warthog_us"), w_us)
+        best = min(table[k] for k in bench.NAVKIT_CALLS if k in table)
+        assert math.isclose(_key(v, "call_us"), best)
+        assert math.isclose(_key(v, "call_ratio"), best / w_us)
+        batch = _key(row, f"batch_us_{label}")
+        assert math.isclose(_key(v, "batch_ratio"), min(batch.values()) / w_us)
+
+
+def test_one_warthog_round_keeps_the_slow_first_run(tmp_path: Path) -> None:
+    ent = _run(tmp_path, _fake(tmp_path, "warthog"), "jps",
+               ("--quick", "--warthog-rounds", "1"))["jps"]
+    assert math.isclose(_key(ent, "median_us_long"), 2.0)  # line 0, 2 * 1000 ns
 
 
 def test_warthog_with_a_snapshot_column(tmp_path: Path) -> None:
@@ -154,3 +186,11 @@ def test_missing_warthog_binary_is_bad_input(tmp_path: Path) -> None:
     rc = bench.main(["--data", str(data), "--maps", "tiny", "--quick", "--quiet",
                      "--warthog", str(tmp_path / "nope")])
     assert rc == 2
+    rc = bench.main(["--data", str(data), "--maps", "tiny", "--quick", "--quiet",
+                     "--warthog", str(_fake(tmp_path, "warthog")), "--warthog-rounds", "0"])
+    assert rc == 2
+
+
+def test_no_versus_line_when_warthog_fails(tmp_path: Path) -> None:
+    row = _row(tmp_path, _fake(tmp_path, "warthog"), "bogus")
+    assert _key(row, "versus_warthog") is None
