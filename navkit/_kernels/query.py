@@ -47,6 +47,7 @@ import numpy as np
 from .._numba_config import njit
 from .geometry import MAX_COORD, free_node, reachable_nearest, snap_cell, stamp_circles
 from .jps import ctz, jps_path, overlay_block, overlay_restore
+from .jps_plus import jps_plus_path
 from .layouts import (
     AStarArrays,
     BitsArgs,
@@ -359,10 +360,13 @@ def stamp_overlay(fx, circles):  # type: ignore[no-untyped-def]
 
 
 @njit(inline="always")
-def _search_and_path(fx, mark, jgen, agen, s, g, budget, nearest, res, may_near):  # type: ignore[no-untyped-def]
+def _search_and_path(fx, mark, jgen, agen, s, g, budget, nearest, res, may_near, tabs,  # type: ignore[no-untyped-def]
+                     on_tables):
     """Step 3 and the chain: returns ``(status, end, cost, m)`` (``m = 0``: no path).
     ``may_near`` (a constant): False when ``nearest`` is known False, which
-    prunes the nearest-cell search before typing."""
+    prunes the nearest-cell search before typing. ``on_tables`` (a constant):
+    search on the JPS+ tables ``tabs`` (``(tab, gbi, gb, cells, wp)``, see
+    :func:`navkit._kernels.jps_plus.jps_plus`) instead of online JPS."""
     fx_ = WorldArgs(*fx)
     bits, jmodel, grid = fx_.bits, fx_.jmodel, fx_.grid
     st_ = WorldState(*fx_.st)
@@ -380,8 +384,13 @@ def _search_and_path(fx, mark, jgen, agen, s, g, budget, nearest, res, may_near)
         stats[i] = 0
     # plain tuples in the layouts' order (JpsWorkspaceArgs, JpsOutArgs), as the Python side
     # passes them
-    m = jps_path(bits, jmodel, (nd, jhf, jhk, jgen, cand), s, g, budget, nearest, stats,
-                 (nodes, cells_out, pts_out, geo))
+    if on_tables:
+        m = jps_plus_path(tabs[0], tabs[1], tabs[2], tabs[3], tabs[4], jmodel,
+                          (nd, jhf, jhk, jgen, cand), s, g, budget, nearest, stats,
+                          (nodes, cells_out, pts_out, geo))
+    else:
+        m = jps_path(bits, jmodel, (nd, jhf, jhk, jgen, cand), s, g, budget, nearest, stats,
+                     (nodes, cells_out, pts_out, geo))
     status = stats[ST_STATUS]
     if may_near and nearest and (status == UNREACHABLE or status == NO_GOAL) \
             and budget >= nd.shape[0] // 2:
@@ -415,8 +424,9 @@ def _search_and_path(fx, mark, jgen, agen, s, g, budget, nearest, res, may_near)
     return status, stats[ST_BEST], stats[ST_BEST_COST], m
 
 
-def _make_world(with_circles: bool, with_nearest: bool):  # type: ignore[no-untyped-def]
-    """Build :func:`world_jps` (both flags) or :func:`world_jps_free` (neither).
+def _make_world(with_circles: bool, with_nearest: bool, with_tables: bool = False):  # type: ignore[no-untyped-def]
+    """Build :func:`world_jps` (both flags), :func:`world_jps_free` (neither) or
+    :func:`world_jps_plus_free` (only ``with_tables``).
 
     The flags are closure constants: numba prunes the overlay branch and the
     nearest-cell search before typing, so the free variant never compiles the
@@ -430,6 +440,10 @@ def _make_world(with_circles: bool, with_nearest: bool):  # type: ignore[no-unty
 
     def world(fx, circles, sx, sz, ex, ez, budget, nearest, smooth, res):  # type: ignore[no-untyped-def]
         """The whole query (see the module docstring); returns ``res[R_STATUS]``.
+
+        ``circles``: the query's circles; for :func:`world_jps_plus_free`
+        instead the JPS+ tables ``(tab, gbi, gb, cells, wp)``
+        (:meth:`navkit.query.jps_plus.JPSPlus.table_args`).
 
         ``res``: status (a :class:`navkit.results.Status` code or FALLBACK /
         BAD_CIRCLE / NEED_ROOM), expanded, generated, integer cost (-1: none),
@@ -491,7 +505,7 @@ def _make_world(with_circles: bool, with_nearest: bool):  # type: ignore[no-unty
             g = (ecz + 1) * wp + ecx + 1
         jgen, agen = _next_gens(fx)
         status, end, cost, m = _search_and_path(fx, mark, jgen, agen, s, g, budget, nearest, res,
-                                                with_nearest)
+                                                with_nearest, circles, with_tables)
         res[R_STATUS] = status
         if status == FALLBACK:
             return FALLBACK
@@ -523,7 +537,9 @@ def _make_world(with_circles: bool, with_nearest: bool):  # type: ignore[no-unty
         res[R_NPTS] = n - first
         return status
 
-    world.__name__ = world.__qualname__ = "world_jps" if with_circles else "world_jps_free"
+    world.__name__ = world.__qualname__ = ("world_jps" if with_circles else
+                                           "world_jps_plus_free" if with_tables else
+                                           "world_jps_free")
     return njit(world, _nrt=False)
 
 
@@ -534,6 +550,11 @@ world_jps = _make_world(True, True)
 #: without the overlay kernels, the nearest-cell search and snapping (an end
 #: whose cell is blocked or outside the grid gives ``NEED_SNAP``).
 world_jps_free = _make_world(False, False)
+#: :func:`world_jps_free` searching on JPS+ tables (the same answers as
+#: :meth:`navkit.query.jps_plus.JPSPlus.cell_query`): its second argument is
+#: the tables' ``(tab, gbi, gb, cells, wp)``, valid for the static grid only
+#: (the caller checks :attr:`navkit.query.jps_plus.JPSPlus.static`).
+world_jps_plus_free = _make_world(False, False, True)
 
-__all__ = ["world_jps", "world_jps_free", "release", "FALLBACK", "BAD_CIRCLE", "NEED_ROOM",
+__all__ = ["world_jps", "world_jps_free", "world_jps_plus_free", "release", "FALLBACK", "BAD_CIRCLE", "NEED_ROOM",
            "NEED_SNAP", "RES_SIZE"]

@@ -7,8 +7,11 @@ ends at the exact end point when that point's own cell is the end cell.
 
 With JPS (the ``"auto"`` choice on uniform 8-connected grids) the whole
 query is one kernel call, :func:`navkit._kernels.query.world_jps`, on
-buffers this object owns; other queries (A*, Dijkstra, windows, an end
-outside the grid) run the same steps one call at a time.
+buffers this object owns; with JPS+ tables (``"jps+"``, or ``"auto"`` where
+it picks them) a plain query runs
+:func:`navkit._kernels.query.world_jps_plus_free`, the same call on the
+tables; other queries (A*, Dijkstra, windows, an end outside the grid) run
+the same steps one call at a time.
 """
 
 from __future__ import annotations
@@ -113,9 +116,9 @@ class WorldQueries:
         if not (algorithm == "auto" and self.jps.usable):  # the common case needs no resolving
             algorithm = self.cells.resolve(algorithm)
         elif window is None:
-            algorithm = "jps"
-        if algorithm == "jps" and window is None:
-            res = self._fused(sw, ew, smooth, nearest, budget, obstacles)
+            algorithm = "jps+" if self.cells.auto_jps_plus else "jps"
+        if (algorithm == "jps" or algorithm == "jps+") and window is None:
+            res = self._fused(sw, ew, smooth, nearest, budget, obstacles, algorithm == "jps+")
             if res is not None:
                 return res
         else:
@@ -163,9 +166,15 @@ class WorldQueries:
 
     # ------------------------------------------------------ the one-call JPS
     def _fused(self, sw: tuple[float, float], ew: tuple[float, float], smooth: bool, nearest: bool,
-               budget: int, obstacles: ArrayLike | None) -> PathResult | None:
+               budget: int, obstacles: ArrayLike | None, on_tables: bool = False
+               ) -> PathResult | None:
         """The query in one kernel call (:func:`navkit._kernels.query.world_jps`); None
-        for the queries it leaves to :meth:`_stepwise` (an end outside the grid)."""
+        for the queries it leaves to :meth:`_stepwise` (an end outside the grid).
+        ``on_tables`` (``"jps+"``): a plain query (no circles, not to the nearest
+        cell) on a grid without occupants searches the JPS+ tables
+        (:func:`navkit._kernels.query.world_jps_plus_free`: the answer of
+        :meth:`navkit.query.jps_plus.JPSPlus.cell_query`); others run online JPS,
+        as the JPS+ cell query itself falls back to it."""
         circles = _NO_CIRCLES
         if obstacles is not None:
             if (type(obstacles) is np.ndarray and obstacles.ndim == 2 and obstacles.shape[1] == 3
@@ -182,6 +191,7 @@ class WorldQueries:
         res = self._res
         if type(nearest) is not bool or type(smooth) is not bool:
             nearest, smooth = bool(nearest), bool(smooth)
+        arg: Any = circles  # the kernel's second argument: circles, or the tables
         if len(circles) or nearest:
             kernel = _query.world_jps
         else:  # neither circles nor nearest: release the standing overlay here,
@@ -190,13 +200,18 @@ class WorldQueries:
             if self.overlay.standing[0]:
                 self.overlay.release_standing()
             kernel = _query.world_jps_free
-        code = kernel(fx, circles, sw[0], sw[1], ew[0], ew[1], budget, nearest, smooth, res)
+            if on_tables:
+                jp = self.cells.jps_plus_engine()
+                if jp.static:  # occupants: online JPS, as JPSPlus.cell_query falls back
+                    kernel = _query.world_jps_plus_free
+                    arg = jp.table_args()
+        code = kernel(fx, arg, sw[0], sw[1], ew[0], ew[1], budget, nearest, smooth, res)
         if code == _query.NEED_SNAP:  # an end needs snapping: the general kernel snaps
-            kernel = _query.world_jps
-            code = kernel(fx, circles, sw[0], sw[1], ew[0], ew[1], budget, nearest, smooth, res)
+            kernel, arg = _query.world_jps, circles
+            code = kernel(fx, arg, sw[0], sw[1], ew[0], ew[1], budget, nearest, smooth, res)
         while code == _query.NEED_ROOM:
             self.jps.bufs.grow(int(res[_query.R_NCELLS]))
-            code = kernel(self.kernel_args(), circles, sw[0], sw[1],
+            code = kernel(self.kernel_args(), arg, sw[0], sw[1],
                           ew[0], ew[1], budget, nearest, smooth, res)
         if code == _query.FALLBACK:
             return None
