@@ -144,6 +144,7 @@ def _jps_plus() -> None:
     pf.precompute()
     pf.set_walkable([[5, 5]], False)  # the tables' update (on the read-only static cells)
     pf.find_path_into((1, 1), (22, 22), PathBuffer(), algorithm="jps+")
+    pf.find_path((1.5, 1.5), (22.5, 22.5), algorithm="jps+")  # the one-call world query
     pf.find_paths_batch([(1, 1)], [(22, 22)], algorithm="jps+", threads=1)
 
 
