@@ -556,5 +556,5 @@ world_jps_free = _make_world(False, False)
 #: (the caller checks :attr:`navkit.query.jps_plus.JPSPlus.static`).
 world_jps_plus_free = _make_world(False, False, True)
 
-__all__ = ["world_jps", "world_jps_free", "world_jps_plus_free", "release", "FALLBACK", "BAD_CIRCLE", "NEED_ROOM",
-           "NEED_SNAP", "RES_SIZE"]
+__all__ = ["world_jps", "world_jps_free", "world_jps_plus_free", "release", "FALLBACK",
+           "BAD_CIRCLE", "NEED_ROOM", "NEED_SNAP", "RES_SIZE"]
