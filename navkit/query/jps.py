@@ -20,7 +20,7 @@ from .._kernels import jps as _jps
 from .._kernels import search as _search
 from .._kernels.layouts import BitsArgs, JpsModelArgs, JpsOutArgs
 from ..costs import CostModel
-from ..results import PathBuffer, PathResult, Status, no_path, path_result
+from ..results import PathBuffer, PathResult, Status, found_result, no_path, path_result
 from .astar import STATUS, AStar
 from .fastcall import entry_point
 from .overlay import Occupancy, Overlay
@@ -226,9 +226,11 @@ class JPS:
             m = call(*args)
             st = stats.tolist()
             if st[0] == _FOUND and 0 < m <= len(bufs.cells) and not smooth:  # answer(), inline
-                return path_result(Status.FOUND, bufs.cells[:m].copy(), bufs.pts[:m].copy(),
-                                   st[_search.ST_COST], self.costs.card, st[_search.ST_EXPANDED],
-                                   st[_search.ST_GENERATED], s, g, self.pg.grid.floor_y)
+                c = st[_search.ST_COST]
+                pg = self.pg
+                return found_result(bufs.cells[:m].copy(), pg.geo, c, c / self.costs.card,
+                                    st[_search.ST_EXPANDED], st[_search.ST_GENERATED], s, g,
+                                    pg.grid.floor_y)
             return self.answer(m, s, g, sn, gn, smooth=smooth, nearest=nearest, budget=budget)
         k = self.block(bits)
         try:
@@ -349,9 +351,9 @@ class JPS:
         bufs = self.bufs
         st = self.astar.stats.tolist()
         if st[0] == _FOUND and 0 < m <= len(bufs.cells) and not smooth:  # the common case
-            return path_result(Status.FOUND, bufs.cells[:m].copy(), bufs.pts[:m].copy(),
-                               st[_search.ST_COST], self.costs.card, st[_search.ST_EXPANDED],
-                               st[_search.ST_GENERATED], s, g, fy)
+            c = st[_search.ST_COST]
+            return found_result(bufs.cells[:m].copy(), pg.geo, c, c / self.costs.card,
+                                st[_search.ST_EXPANDED], st[_search.ST_GENERATED], s, g, fy)
         ws = self.ws
         code = STATUS[st[0]]
         if code is Status.NO_START:

@@ -32,7 +32,7 @@ from .._kernels import jps_plus as _jp
 from .._kernels.layouts import JpsOutArgs
 from .._kernels.search import GEN_LIMIT, ST_COST, ST_EXPANDED, ST_GENERATED, ST_STATUS
 from ..errors import ConfigError, FormatError, QueryError
-from ..results import PathBuffer, PathResult, Status, path_result
+from ..results import PathBuffer, PathResult, Status, found_result
 from .fastcall import entry_point
 from .jps import JPS
 from .padded import PaddedGrid
@@ -384,9 +384,9 @@ class JPSPlus:
         st = stats.tolist()
         if st[ST_STATUS] == _FOUND and 0 < m <= len(bufs.cells) and not smooth:  # the common
             # case: JPS.answer's first branch, inline
-            return path_result(Status.FOUND, bufs.cells[:m].copy(), bufs.pts[:m].copy(),
-                               st[ST_COST], jps.costs.card, st[ST_EXPANDED], st[ST_GENERATED],
-                               s, g, pg.grid.floor_y)
+            c = st[ST_COST]
+            return found_result(bufs.cells[:m].copy(), pg.geo, c, c / jps.costs.card,
+                                st[ST_EXPANDED], st[ST_GENERATED], s, g, pg.grid.floor_y)
         return jps.answer(m, s, g, sn, gn, smooth=smooth, nearest=nearest, budget=budget)
 
     def kernel_call(self, s: tuple[int, int], g: tuple[int, int], budget: int, gen: int,

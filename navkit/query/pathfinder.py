@@ -157,6 +157,8 @@ class Pathfinder:
                               field="snap_radius")
         #: Held by every query and edit (re-entrant; see :mod:`navkit.query.serial`).
         self.lock = threading.RLock()
+        # find_path_cells' hot path writes here (under the lock), then copies out
+        self._cells_buf = PathBuffer(256)
         self.costs = cost_model(costs)
         #: Diagonal mode, heuristic and greedy weight, checked (docs/rules.md §3.9).
         self.options = opts = search_options(connectivity, diagonal, heuristic, weight,
@@ -294,6 +296,10 @@ class Pathfinder:
                     if ov.mark or ov.circles is not None:
                         ov.set(None)
                     if eng is self.astar:
+                        if not smooth and not nearest:  # A*'s hot path: find_path_into's
+                            buf = self._cells_buf  # route (path and cells in one kernel),
+                            eng.path_into(s, g, b, pg.wmin, buf)  # into the Pathfinder's
+                            return buf.take(s, g, pg.grid.floor_y, pg.geo)  # buffer, copied
                         return eng.cell_query(s, g, smooth=smooth, nearest=nearest, budget=b,
                                               window=None, hmul=pg.wmin)
                     return eng.cell_query(s, g, smooth=smooth, nearest=nearest, budget=b)

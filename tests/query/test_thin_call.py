@@ -142,6 +142,43 @@ def test_results_own_their_arrays() -> None:
         np.testing.assert_array_equal(r1.waypoints, keep_w)
 
 
+@given(st.integers(0, 2**32 - 1), st.sampled_from([1.0, 0.5, 0.3, 2.75]),
+       st.floats(-1e3, 1e3, allow_nan=False), st.floats(-1e3, 1e3, allow_nan=False))
+@fixed(30)
+def test_waypoints_made_on_access_are_the_grids_centres(seed: int, cell_size: float,
+                                                        min_x: float, min_z: float) -> None:
+    """The hot path's results make their waypoints on first access: bit for bit
+    ``NavGrid.cells_to_world`` of their cells and the smoothing route's (the kernel's)
+    floats; kept once made; through pickle, ``dataclasses.replace`` and repr."""
+    import dataclasses
+    import pickle
+
+    rng = np.random.default_rng(seed)
+    walk = rng.random((9, 11)) < 0.8
+    grid = NavGrid(walk, cell_size=cell_size, min_x=min_x, min_z=min_z, floor_y=0.5)
+    pf = Pathfinder(grid)
+    pf.precompute()
+    free = np.argwhere(walk)
+    s, g = (tuple(int(v) for v in free[i][::-1]) for i in rng.integers(0, len(free), 2))
+    buf = PathBuffer(2)  # small: find_path_into grows it, the kernel writes the centres
+    for alg in ("astar", "jps", "jps+"):
+        r = pf.find_path_cells(s, g, algorithm=alg)
+        if not r:
+            continue
+        assert "waypoints" not in vars(r)  # not made yet
+        want = grid.cells_to_world(r.cells)
+        back = pickle.loads(pickle.dumps(r))
+        assert np.array_equal(r.waypoints, want) and r.waypoints is r.waypoints
+        assert np.array_equal(back.waypoints, want)
+        assert np.array_equal(dataclasses.replace(r).waypoints, want)
+        assert f"waypoints={len(r.cells)}" in repr(r)
+        n = pf.find_path_into(s, g, buf, algorithm=alg)
+        assert n == len(r.cells) and np.array_equal(buf.waypoints, want)  # the kernel's floats
+        assert np.array_equal(r.points3d()[:, 1], np.full(n, 0.5))
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        pf.find_path_cells(s, s).nope  # noqa: B018
+
+
 BAD_CELLS = [(1.5, 0), (True, False), (0,), "ab", (4, 0), (0, -1), (0, 3), None, (0, 0, 0),
              (np.nan, 0), [[0, 0]]]
 
