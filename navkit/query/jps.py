@@ -318,8 +318,33 @@ class JPS:
         """``cell_query(s, g, smooth=False, nearest=False, budget=budget)`` written
         into ``out`` (no obstacle circles); returns the path length (0: no path)."""
         wp = self.pg.wp
-        m = self.search((s[1] + 1) * wp + s[0] + 1, (g[1] + 1) * wp + g[0] + 1, budget,
-                        self.next_gen(), self.into_args(out))
+        bits = self._bits  # search() and next_gen(), inline (the hot path)
+        if bits is None or self.overlay.standing[0]:
+            bits = self.bits()
+        counters = self.overlay.counters
+        gen = int(counters[0]) + 1
+        if self.nd is None or gen + 1 > _GEN_LIMIT:
+            gen = self.next_gen()
+        else:
+            counters[0] = gen
+        ws = self.ws
+        stats = self.astar.stats
+        args = (bits, self.model, (self.nd, ws.hf, ws.hk, gen, self.cand),
+                (s[1] + 1) * wp + s[0] + 1, (g[1] + 1) * wp + g[0] + 1, budget, False, stats,
+                self.into_args(out))
+        call = self._call
+        if call is None:  # (the same types whichever buffers ``out`` holds)
+            call = self._call = entry_point(_jps.jps_path, args)
+        m = call(*args)
+        st = stats.tolist()
+        if st[0] == _FOUND and 0 < m <= len(out.buffer_cells):  # fill(), inline
+            out.n = m
+            out.status = Status.FOUND
+            out.cost_int = c = st[_search.ST_COST]
+            out.cost = c / self.costs.card
+            out.expanded = st[_search.ST_EXPANDED]
+            out.generated = st[_search.ST_GENERATED]
+            return m
         return self.fill(m, out)
 
     def kernel_call(self, s: tuple[int, int], g: tuple[int, int], budget: int, gen: int,

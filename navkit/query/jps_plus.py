@@ -449,6 +449,28 @@ class JPSPlus:
             self.fallbacks += 1
             return jps.path_into(s, g, budget, out)
         wp = self._wp
-        m = self.search((s[1] + 1) * wp + s[0] + 1, (g[1] + 1) * wp + g[0] + 1, budget,
-                        jps.next_gen(), jps.into_args(out))
+        counters = jps.overlay.counters  # jps.next_gen(), inline (the hot path)
+        gen = int(counters[0]) + 1
+        if jps.nd is None or gen + 1 > GEN_LIMIT:
+            gen = jps.next_gen()
+        else:
+            counters[0] = gen
+        ws = jps.ws
+        stats = jps.astar.stats
+        args = (self.tables.tab, self._gb[0], self._gb[1], jps.pg.cells, wp, jps.model,
+                (jps.nd, ws.hf, ws.hk, gen, jps.cand), (s[1] + 1) * wp + s[0] + 1,
+                (g[1] + 1) * wp + g[0] + 1, budget, False, stats, jps.into_args(out))
+        call = self._call
+        if call is None:  # (the same types whichever buffers ``out`` holds)
+            call = self._call = entry_point(_jp.jps_plus_path, args)
+        m = call(*args)
+        st = stats.tolist()
+        if st[ST_STATUS] == _FOUND and 0 < m <= len(out.buffer_cells):  # jps.fill(), inline
+            out.n = m
+            out.status = Status.FOUND
+            out.cost_int = c = st[ST_COST]
+            out.cost = c / jps.costs.card
+            out.expanded = st[ST_EXPANDED]
+            out.generated = st[ST_GENERATED]
+            return m
         return jps.fill(m, out)
