@@ -292,13 +292,23 @@ class AStar:
             return out.set_answer(Status.NO_START, 0, -1, 1, 0, 0)
         elif not cells[gn]:
             return out.set_answer(Status.NO_GOAL, 0, -1, 1, 0, 0)
-        st = self.run(sn, gn, budget, None, hmul).tolist()
+        ws = self.ws
+        if self.overlay.mark <= 0:  # run()'s cached case, inline (the hot path)
+            kernel, pargs, rings = self.plain_args(hmul, budget)
+            full = (*pargs, ws.args(ws.next_gen()), rings, sn, gn, self.stats)
+            if self._call_for is not self._plain:
+                self._call = entry_point(kernel, full)
+                self._call_for = self._plain
+            if self._call(*full) == _search.RETRY:  # a ring filled: run() grows them
+                self.run(sn, gn, budget, None, hmul)
+        else:
+            self.run(sn, gn, budget, None, hmul)
+        st = self.stats.tolist()
         code = STATUS[st[_search.ST_STATUS]]
         if code is not Status.FOUND:
             return out.set_answer(code, 0, -1, 1, st[_search.ST_EXPANDED],
                                   st[_search.ST_GENERATED])
-        ws = self.ws  # the path and its cells in one kernel, when they fit
-        cells_, pts = out.buffer_cells, out.buffer_points
+        cells_, pts = out.buffer_cells, out.buffer_points  # path and cells: one kernel
         args = (ws.parent, ws.tag, wp, sn, gn, ws.path, cells_, pts, pg.geo)
         call = self._trace_call
         if call is None:  # the compiled entry: the same argument types on every call

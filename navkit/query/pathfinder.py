@@ -288,7 +288,9 @@ class Pathfinder:
         pg = self.padded
         s, g = pg.cell_pair(start, goal)
         b = self.budget if budget is None else check_budget(budget)
-        with self.lock:  # (inline, not @serialized: the hot queries save a call)
+        lock = self.lock  # (inline, not @serialized; acquire / release: half a with's cost)
+        lock.acquire()
+        try:
             if obstacles is None and window is None:  # the hot path
                 eng = self._plain_engine(algorithm)
                 if eng is not None:
@@ -304,6 +306,8 @@ class Pathfinder:
                                               window=None, hmul=pg.wmin)
                     return eng.cell_query(s, g, smooth=smooth, nearest=nearest, budget=b)
             return self._cells_query(s, g, smooth, nearest, b, window, algorithm, obstacles)
+        finally:
+            lock.release()
 
     def _plain_engine(self, algorithm: str) -> Any:
         """The engine a query without obstacles or window runs for ``algorithm``,
