@@ -9,7 +9,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 __all__ = ["Status", "PathResult", "PathBuffer", "MeshPathResult", "BatchResult", "SearchTrace",
-           "path_result", "found_result", "cell_centres", "no_path", "with_waypoints", "points3d"]
+           "path_result", "cell_centres", "no_path", "with_waypoints", "points3d"]
 
 
 class Status(enum.IntEnum):
@@ -170,50 +170,34 @@ class PathResult:
         )
 
 
-def found_result(cells: NDArray[np.int32], geo: tuple[float, float, float], cost_int: int,
-                 cost: float, expanded: int, generated: int, start_cell: tuple[int, int],
-                 end_cell: tuple[int, int], floor_y: float,
-                 status: Status = Status.FOUND) -> PathResult:
-    """:func:`path_result` of a cell query without smoothing, for the hot paths:
-    ``cells`` (the result's own array) and no waypoints yet, made on first
-    access by :func:`cell_centres` on ``geo`` = ``(min_x, min_z, cell_size)``
-    (the same floats as the kernels write; a copy saved per query).
-
-    >>> r = found_result(np.array([[0, 0], [1, 0]], np.int32), (0.0, 0.0, 2.0), 10, 1.0,
-    ...                  1, 1, (0, 0), (1, 0), 0.0)
-    >>> r.cost, r.waypoints.tolist()
-    (1.0, [[1.0, 1.0], [3.0, 1.0]])
-    """
-    res = _new(PathResult)
-    d = res.__dict__  # item by item (see path_result)
-    d["status"] = status
-    d["cells"] = cells
-    d["_geo"] = geo  # waypoints: made on first access (PathResult.__getattr__)
-    d["cost"] = cost
-    d["cost_int"] = cost_int
-    d["expanded"] = expanded
-    d["generated"] = generated
-    d["start_cell"] = start_cell
-    d["end_cell"] = end_cell
-    d["floor_y"] = floor_y
-    return res
-
-
 def path_result(status: Status, cells: NDArray[np.int32],
-                waypoints: NDArray[np.float64], cost_int: int, card: int,
+                waypoints: NDArray[np.float64] | None, cost_int: int, card: int,
                 expanded: int, generated: int, start_cell: tuple[int, int] | None,
-                end_cell: tuple[int, int] | None, floor_y: float) -> PathResult:
+                end_cell: tuple[int, int] | None, floor_y: float,
+                geo: tuple[float, float, float] | None = None) -> PathResult:
     """The one builder of a :class:`PathResult` with a path (``cost = cost_int / card``).
 
     It skips the frozen dataclass's per-field ``object.__setattr__`` (a third
     of the time; the one-call world query's whole budget is a few
     microseconds), so the values must already have the right types.
+    ``waypoints=None`` (cell queries without smoothing, the hot paths): no
+    waypoints yet; they are made on first access by :func:`cell_centres` on
+    ``geo`` = ``(min_x, min_z, cell_size)``, the same floats the kernels write
+    (a slice and a copy saved per query).
+
+    >>> r = path_result(Status.FOUND, np.array([[0, 0], [1, 0]], np.int32), None, 10, 10,
+    ...                 1, 1, (0, 0), (1, 0), 0.0, geo=(0.0, 0.0, 2.0))
+    >>> r.cost, r.waypoints.tolist()
+    (1.0, [[1.0, 1.0], [3.0, 1.0]])
     """
     res = _new(PathResult)
     d = res.__dict__  # item by item: a quarter faster than dict.update(**fields)
     d["status"] = status
     d["cells"] = cells
-    d["waypoints"] = waypoints
+    if waypoints is None:
+        d["_geo"] = geo  # waypoints: made on first access (PathResult.__getattr__)
+    else:
+        d["waypoints"] = waypoints
     d["cost"] = cost_int / card
     d["cost_int"] = cost_int
     d["expanded"] = expanded
@@ -335,25 +319,26 @@ class PathBuffer:
         return res
 
     def take(self, start_cell: tuple[int, int], end_cell: tuple[int, int],
-             floor_y: float, geo: tuple[float, float, float]) -> PathResult:
+             floor_y: float, geo: tuple[float, float, float], card: int) -> PathResult:
         """The last answer as a :class:`PathResult` for a cell query from
-        ``start_cell`` to ``end_cell`` (what :meth:`navkit.Pathfinder.find_path_cells`
-        returns on its hot path: the fields :func:`path_result` / :func:`no_path`
-        would give). ``cells`` is a copy; ``waypoints`` are made from it on first
-        access, the centres of the cells on the grid of ``geo`` = ``(min_x, min_z,
+        ``start_cell`` to ``end_cell`` under a cost model of cardinal step
+        ``card`` (what :meth:`navkit.Pathfinder.find_path_cells` returns on its
+        hot path: the fields :func:`path_result` / :func:`no_path` would give).
+        ``cells`` is a copy; ``waypoints`` are made from it on first access, the
+        centres of the cells on the grid of ``geo`` = ``(min_x, min_z,
         cell_size)`` by the formula of :meth:`navkit.NavGrid.cells_to_world`.
 
         >>> buf = PathBuffer(2)
-        >>> buf.take((0, 0), (1, 0), 0.0, (0.0, 0.0, 1.0)).status.name
+        >>> buf.take((0, 0), (1, 0), 0.0, (0.0, 0.0, 1.0), 10).status.name
         'UNREACHABLE'
         """
         n = self.n
         if n == 0:
             return no_path(self.status, expanded=self.expanded, generated=self.generated,
                            start_cell=start_cell, floor_y=floor_y)
-        return found_result(self.buffer_cells[:n].copy(), geo, self.cost_int, self.cost,
-                            self.expanded, self.generated, start_cell, end_cell, floor_y,
-                            self.status)
+        return path_result(self.status, self.buffer_cells[:n].copy(), None, self.cost_int,
+                           card, self.expanded, self.generated, start_cell, end_cell,
+                           floor_y, geo)
 
     def __repr__(self) -> str:
         return (f"PathBuffer({self.status.name}, n={self.n}, cost={self.cost:.6g}, "

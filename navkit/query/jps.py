@@ -20,7 +20,7 @@ from .._kernels import jps as _jps
 from .._kernels import search as _search
 from .._kernels.layouts import BitsArgs, JpsModelArgs, JpsOutArgs
 from ..costs import CostModel
-from ..results import PathBuffer, PathResult, Status, found_result, no_path, path_result
+from ..results import PathBuffer, PathResult, Status, no_path, path_result
 from .astar import STATUS, AStar
 from .fastcall import entry_point
 from .overlay import Occupancy, Overlay
@@ -226,11 +226,10 @@ class JPS:
             m = call(*args)
             st = stats.tolist()
             if st[0] == _FOUND and 0 < m <= len(bufs.cells) and not smooth:  # answer(), inline
-                c = st[_search.ST_COST]
                 pg = self.pg
-                return found_result(bufs.cells[:m].copy(), pg.geo, c, c / self.costs.card,
-                                    st[_search.ST_EXPANDED], st[_search.ST_GENERATED], s, g,
-                                    pg.grid.floor_y)
+                return path_result(Status.FOUND, bufs.cells[:m].copy(), None,
+                                   st[_search.ST_COST], self.costs.card, st[_search.ST_EXPANDED],
+                                   st[_search.ST_GENERATED], s, g, pg.grid.floor_y, pg.geo)
             return self.answer(m, s, g, sn, gn, smooth=smooth, nearest=nearest, budget=budget)
         k = self.block(bits)
         try:
@@ -301,6 +300,14 @@ class JPS:
         ``astar.stats`` and wrote (when they fitted) its ``m`` cells through
         :meth:`into_args`; returns the path length (0: no path)."""
         st = self.astar.stats.tolist()
+        if st[0] == _FOUND and 0 < m <= len(out.buffer_cells):  # the common case, inline
+            out.n = m
+            out.status = Status.FOUND
+            out.cost_int = c = st[_search.ST_COST]
+            out.cost = c / self.costs.card
+            out.expanded = st[_search.ST_EXPANDED]
+            out.generated = st[_search.ST_GENERATED]
+            return m
         code = STATUS[st[0]]
         if code is not Status.FOUND or m <= 0:
             if code is Status.NO_START or code is Status.NO_GOAL:  # no search ran (the
@@ -318,33 +325,8 @@ class JPS:
         """``cell_query(s, g, smooth=False, nearest=False, budget=budget)`` written
         into ``out`` (no obstacle circles); returns the path length (0: no path)."""
         wp = self.pg.wp
-        bits = self._bits  # search() and next_gen(), inline (the hot path)
-        if bits is None or self.overlay.standing[0]:
-            bits = self.bits()
-        counters = self.overlay.counters
-        gen = int(counters[0]) + 1
-        if self.nd is None or gen + 1 > _GEN_LIMIT:
-            gen = self.next_gen()
-        else:
-            counters[0] = gen
-        ws = self.ws
-        stats = self.astar.stats
-        args = (bits, self.model, (self.nd, ws.hf, ws.hk, gen, self.cand),
-                (s[1] + 1) * wp + s[0] + 1, (g[1] + 1) * wp + g[0] + 1, budget, False, stats,
-                self.into_args(out))
-        call = self._call
-        if call is None:  # (the same types whichever buffers ``out`` holds)
-            call = self._call = entry_point(_jps.jps_path, args)
-        m = call(*args)
-        st = stats.tolist()
-        if st[0] == _FOUND and 0 < m <= len(out.buffer_cells):  # fill(), inline
-            out.n = m
-            out.status = Status.FOUND
-            out.cost_int = c = st[_search.ST_COST]
-            out.cost = c / self.costs.card
-            out.expanded = st[_search.ST_EXPANDED]
-            out.generated = st[_search.ST_GENERATED]
-            return m
+        m = self.search((s[1] + 1) * wp + s[0] + 1, (g[1] + 1) * wp + g[0] + 1, budget,
+                        self.next_gen(), self.into_args(out))
         return self.fill(m, out)
 
     def kernel_call(self, s: tuple[int, int], g: tuple[int, int], budget: int, gen: int,
@@ -376,9 +358,9 @@ class JPS:
         bufs = self.bufs
         st = self.astar.stats.tolist()
         if st[0] == _FOUND and 0 < m <= len(bufs.cells) and not smooth:  # the common case
-            c = st[_search.ST_COST]
-            return found_result(bufs.cells[:m].copy(), pg.geo, c, c / self.costs.card,
-                                st[_search.ST_EXPANDED], st[_search.ST_GENERATED], s, g, fy)
+            return path_result(Status.FOUND, bufs.cells[:m].copy(), None, st[_search.ST_COST],
+                               self.costs.card, st[_search.ST_EXPANDED],
+                               st[_search.ST_GENERATED], s, g, fy, pg.geo)
         ws = self.ws
         code = STATUS[st[0]]
         if code is Status.NO_START:

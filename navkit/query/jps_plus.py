@@ -32,7 +32,7 @@ from .._kernels import jps_plus as _jp
 from .._kernels.layouts import JpsOutArgs
 from .._kernels.search import GEN_LIMIT, ST_COST, ST_EXPANDED, ST_GENERATED, ST_STATUS
 from ..errors import ConfigError, FormatError, QueryError
-from ..results import PathBuffer, PathResult, Status, found_result
+from ..results import PathBuffer, PathResult, Status, path_result
 from .fastcall import entry_point
 from .jps import JPS
 from .padded import PaddedGrid
@@ -384,9 +384,9 @@ class JPSPlus:
         st = stats.tolist()
         if st[ST_STATUS] == _FOUND and 0 < m <= len(bufs.cells) and not smooth:  # the common
             # case: JPS.answer's first branch, inline
-            c = st[ST_COST]
-            return found_result(bufs.cells[:m].copy(), pg.geo, c, c / jps.costs.card,
-                                st[ST_EXPANDED], st[ST_GENERATED], s, g, pg.grid.floor_y)
+            return path_result(Status.FOUND, bufs.cells[:m].copy(), None, st[ST_COST],
+                               jps.costs.card, st[ST_EXPANDED], st[ST_GENERATED], s, g,
+                               pg.grid.floor_y, pg.geo)
         return jps.answer(m, s, g, sn, gn, smooth=smooth, nearest=nearest, budget=budget)
 
     def kernel_call(self, s: tuple[int, int], g: tuple[int, int], budget: int, gen: int,
@@ -449,28 +449,6 @@ class JPSPlus:
             self.fallbacks += 1
             return jps.path_into(s, g, budget, out)
         wp = self._wp
-        counters = jps.overlay.counters  # jps.next_gen(), inline (the hot path)
-        gen = int(counters[0]) + 1
-        if jps.nd is None or gen + 1 > GEN_LIMIT:
-            gen = jps.next_gen()
-        else:
-            counters[0] = gen
-        ws = jps.ws
-        stats = jps.astar.stats
-        args = (self.tables.tab, self._gb[0], self._gb[1], jps.pg.cells, wp, jps.model,
-                (jps.nd, ws.hf, ws.hk, gen, jps.cand), (s[1] + 1) * wp + s[0] + 1,
-                (g[1] + 1) * wp + g[0] + 1, budget, False, stats, jps.into_args(out))
-        call = self._call
-        if call is None:  # (the same types whichever buffers ``out`` holds)
-            call = self._call = entry_point(_jp.jps_plus_path, args)
-        m = call(*args)
-        st = stats.tolist()
-        if st[ST_STATUS] == _FOUND and 0 < m <= len(out.buffer_cells):  # jps.fill(), inline
-            out.n = m
-            out.status = Status.FOUND
-            out.cost_int = c = st[ST_COST]
-            out.cost = c / jps.costs.card
-            out.expanded = st[ST_EXPANDED]
-            out.generated = st[ST_GENERATED]
-            return m
+        m = self.search((s[1] + 1) * wp + s[0] + 1, (g[1] + 1) * wp + g[0] + 1, budget,
+                        jps.next_gen(), jps.into_args(out))
         return jps.fill(m, out)

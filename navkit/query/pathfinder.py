@@ -49,7 +49,7 @@ from numpy.typing import ArrayLike, NDArray
 from ..costs import CostModel, cost_model
 from ..errors import ConfigError, QueryError, shown
 from ..grid import NavGrid
-from ..results import BatchResult, PathBuffer, PathResult, SearchTrace, found_result
+from ..results import BatchResult, PathBuffer, PathResult, SearchTrace, path_result
 from .astar import AStar
 from .batch import Batches
 from .cells import ALGORITHMS, Algorithm, CellQueries
@@ -302,10 +302,11 @@ class Pathfinder:
                             buf = self._cells_buf  # route (path and cells in one kernel)
                             n = eng.path_into(s, g, b, pg.wmin, buf)  # into the Pathfinder's
                             if n:  # buffer, then copied out (PathBuffer.take, inline)
-                                return found_result(buf.buffer_cells[:n].copy(), pg.geo,
-                                                    buf.cost_int, buf.cost, buf.expanded,
-                                                    buf.generated, s, g, pg.grid.floor_y)
-                            return buf.take(s, g, pg.grid.floor_y, pg.geo)
+                                return path_result(buf.status, buf.buffer_cells[:n].copy(),
+                                                   None, buf.cost_int, self.costs.card,
+                                                   buf.expanded, buf.generated, s, g,
+                                                   pg.grid.floor_y, pg.geo)
+                            return buf.take(s, g, pg.grid.floor_y, pg.geo, self.costs.card)
                         return eng.cell_query(s, g, smooth=smooth, nearest=nearest, budget=b,
                                               window=None, hmul=pg.wmin)
                     return eng.cell_query(s, g, smooth=smooth, nearest=nearest, budget=b)
