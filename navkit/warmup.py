@@ -144,6 +144,7 @@ def _jps_plus() -> None:
     pf.precompute()
     pf.set_walkable([[5, 5]], False)  # the tables' update (on the read-only static cells)
     pf.find_path_into((1, 1), (22, 22), PathBuffer(), algorithm="jps+")
+    pf.find_cost((1, 1), (22, 22), algorithm="jps+")  # the search alone
     pf.find_path((1.5, 1.5), (22.5, 22.5), algorithm="jps+")  # the one-call world query
     pf.find_paths_batch([(1, 1)], [(22, 22)], algorithm="jps+", threads=1)
 
@@ -155,6 +156,7 @@ def _jps() -> None:
     pf = Pathfinder(NavGrid(_walk()), costs="exact")
     obstacles = np.array([[6.5, 6.5, 1.0], [18.0, 4.0, 1.5]])
     pf.find_path_cells((1, 1), (22, 22), algorithm="jps")
+    pf.find_cost((1, 1), (22, 22), algorithm="jps")  # the search alone
     pf.find_path_cells((1, 1), (22, 22), algorithm="jps", obstacles=obstacles, smooth=True)
     pf.find_path((1.5, 1.5), (22.5, 22.5))
     pf.find_path((1.5, 1.5), (22.5, 22.5), obstacles=obstacles)

@@ -295,11 +295,15 @@ def versus_warthog(med_long: dict[str, float], med_every: dict[str, float],
 
 # ---------------------------------------------------------------------- maps
 def _kernel_solvers(pf: Any, offline: dict[str, Any]) -> dict[str, Solver]:
-    """The search kernels alone (static grid, no PathResult): online JPS as
-    ``"jps_search"`` and, per ``name: JPSPlus`` of ``offline``, JPS+ on its
-    tables (and goal bounds) as ``name + "_search"``."""
+    """The search kernels alone (static grid, no PathResult, no trace of the
+    path: what warthog's timer covers too): online JPS as ``"jps_search"`` and,
+    per ``name: JPSPlus`` of ``offline``, JPS+ on its tables (and goal bounds)
+    as ``name + "_search"``. Each is called through its compiled entry point
+    (:func:`navkit.query.fastcall.entry_point`, as the queries call them): no
+    numba type dispatch in the figure."""
     from .._kernels import jps as _jps
     from .._kernels import jps_plus as _jp
+    from ..query.fastcall import entry_point
 
     jps = pf.jps
     pg = pf.padded
@@ -308,15 +312,24 @@ def _kernel_solvers(pf: Any, offline: dict[str, Any]) -> dict[str, Solver]:
     stats = jps.astar.stats
     model = jps.model
     big = 1 << 60
+    jps.next_gen()  # (allocates jps.nd on first use)
+
+    def entry(kernel: Any, head: tuple[Any, ...]) -> Callable[..., Any]:
+        w = (jps.nd, ws.hf, ws.hk, 1, jps.cand)
+        return entry_point(kernel, (*head, model, w, 1, 1, big, stats))
+
+    online_call = entry(_jps.jps, (bits,))
 
     def online(s: tuple[int, int], g: tuple[int, int]) -> Any:
         w = (jps.nd, ws.hf, ws.hk, jps.next_gen(), jps.cand)
-        return _jps.jps(bits, model, w, pg.node(*s), pg.node(*g), big, stats)
+        return online_call(bits, model, w, pg.node(*s), pg.node(*g), big, stats)
 
     def on_tables(table_args: tuple[Any, ...]) -> Solver:
+        call = entry(_jp.jps_plus, table_args)
+
         def search(s: tuple[int, int], g: tuple[int, int]) -> Any:
             w = (jps.nd, ws.hf, ws.hk, jps.next_gen(), jps.cand)
-            return _jp.jps_plus(*table_args, model, w, pg.node(*s), pg.node(*g), big, stats)
+            return call(*table_args, model, w, pg.node(*s), pg.node(*g), big, stats)
 
         return search
 

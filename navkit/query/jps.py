@@ -88,6 +88,7 @@ class JPS:
         self._out: tuple[Any, ...] = (None,)  # out_args(), cached
         self._out_ver = -1
         self._call: Any = None  # jps_path's compiled entry for the buffers in _out (fastcall)
+        self._cost_call: Any = None  # jps's (the search alone), for cost queries
         self._into: tuple[Any, ...] = (None, None, None)  # into_args(): (cells, nodes, args)
         occ.on_change(self._repack)
 
@@ -252,16 +253,13 @@ class JPS:
             bits = self.bits()
         ws = self.ws
         gen = self.next_gen()
-        out = self._out
-        if self._out_ver != self.bufs.version or out[0] is not ws.path:
-            out = self.out_args()
         stats = self.astar.stats
         k = self.block(bits) if self.overlay.mark > 0 else 0
         args = (bits, self.model, (self.nd, ws.hf, ws.hk, gen, self.cand), sn, gn, budget,
-                False, stats, out)
-        call = self._call
-        if call is None:
-            call = self._call = entry_point(_jps.jps_path, args)
+                stats)
+        call = self._cost_call
+        if call is None:  # the search alone: a cost needs no trace of the path
+            call = self._cost_call = entry_point(_jps.jps, args)
         try:
             call(*args)
         finally:

@@ -316,6 +316,7 @@ class JPSPlus:
         self._ver = -1
         self._out: tuple[Any, ...] = (None,)
         self._call: Any = None  # the search's compiled entry for the buffers in _out
+        self._cost_call: Any = None  # jps_plus's (the search alone), for cost queries
 
     def _occupancy_changed(self, x0: int, z0: int, x1: int, z1: int) -> None:
         pg = self.jps.pg
@@ -430,13 +431,16 @@ class JPSPlus:
             self.fallbacks += 1
             return jps.cost_query(s, g, budget)
         wp = self._wp
-        gen = jps.next_gen()
-        out = self._out
-        if self._ver != jps.bufs.version or out[0] is not jps.ws.path:
-            self._ver = jps.bufs.version
-            out = self._out = jps.out_args()
-        self.search((s[1] + 1) * wp + s[0] + 1, (g[1] + 1) * wp + g[0] + 1, budget, gen, out)
+        gen = jps.next_gen()  # (first: it allocates jps.nd on first use)
+        ws = jps.ws
         stats = jps.astar.stats
+        args = (self.tables.tab, self._gb[0], self._gb[1], jps.pg.cells, wp, jps.model,
+                (jps.nd, ws.hf, ws.hk, gen, jps.cand), (s[1] + 1) * wp + s[0] + 1,
+                (g[1] + 1) * wp + g[0] + 1, budget, stats)
+        call = self._cost_call
+        if call is None:  # the search alone: a cost needs no trace of the path
+            call = self._cost_call = entry_point(_jp.jps_plus, args)
+        call(*args)
         return int(stats[ST_COST]) if stats[ST_STATUS] == _FOUND else -1
 
     def path_into(self, s: tuple[int, int], g: tuple[int, int], budget: int,
