@@ -14,8 +14,9 @@ microseconds per query of
   ready-made ``PathResult``);
 * **JPS / JPS+ objects**: ``JPS.cell_query`` / ``JPSPlus.cell_query`` (the
   query objects, as a Pathfinder fast path calls them: no argument checks);
-* **JPS / JPS+ search**: the search kernels alone (one dispatch, no
-  ``PathResult``): the algorithms' own difference;
+* **JPS / JPS+ search**: the search kernels alone, called through their
+  compiled entry points (no numba type dispatch, no ``PathResult``, no trace
+  of the path: what warthog's timer covers): the algorithms' own difference;
 * **nano-astar** and **w9-pathfinding** (optimal A* peers with no corner
   cutting, C++ cores) when installed: imported lazily, skipped with a note;
 * **JPS+ with goal bounds** (``--goal-bounds``): build time and memory, and

@@ -356,8 +356,8 @@ class Pathfinder:
         For hot loops: ``find_path_cells(start, goal, algorithm=algorithm,
         budget=budget).cost_int`` (the same checks, errors and answers, the
         Pathfinder's occupants included), without building a
-        :class:`~navkit.results.PathResult` or copying the path (A* also skips
-        tracing it). Divide by ``costs.card`` for cardinal-step units. With a
+        :class:`~navkit.results.PathResult`, tracing or copying the path (the
+        search alone runs). Divide by ``costs.card`` for cardinal-step units. With a
         recorder (``record=``) it is logged as that ``find_path_cells`` query.
 
         >>> import numpy as np
