@@ -145,7 +145,7 @@ class JPS:
         reserve generations ``gen .. gen + count - 1`` (clearing the state when
         they wrap around); returns ``gen``."""
         counters = self.overlay.counters
-        gen = int(counters[0]) + 1
+        gen = counters.item(0) + 1
         if self.nd is None:
             self.nd = np.zeros(2 * self.pg.n, dtype=np.int64)
             self.cand = np.zeros(3 * self.heap_extra, dtype=np.int64)
@@ -208,7 +208,7 @@ class JPS:
             bits = self.bits()
         ws = self.ws
         counters = self.overlay.counters  # next_gen(), inline
-        gen = int(counters[0]) + 1
+        gen = counters.item(0) + 1
         if self.nd is None or gen + 1 > _GEN_LIMIT:
             gen = self.next_gen()
         else:
@@ -322,10 +322,15 @@ class JPS:
                   out: PathBuffer) -> int:
         """``cell_query(s, g, smooth=False, nearest=False, budget=budget)`` written
         into ``out`` (no obstacle circles); returns the path length (0: no path)."""
+        counters = self.overlay.counters  # next_gen(), inline
+        gen = counters.item(0) + 1
+        if self.nd is None or gen + 1 > _GEN_LIMIT:
+            gen = self.next_gen()
+        else:
+            counters[0] = gen
         wp = self.pg.wp
-        m = self.search((s[1] + 1) * wp + s[0] + 1, (g[1] + 1) * wp + g[0] + 1, budget,
-                        self.next_gen(), self.into_args(out))
-        return self.fill(m, out)
+        return self.fill(self.search((s[1] + 1) * wp + s[0] + 1, (g[1] + 1) * wp + g[0] + 1,
+                                     budget, gen, self.into_args(out)), out)
 
     def kernel_call(self, s: tuple[int, int], g: tuple[int, int], budget: int, gen: int,
                     nearest: bool = False) -> tuple[Any, tuple[Any, ...]]:

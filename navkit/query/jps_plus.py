@@ -364,7 +364,7 @@ class JPSPlus:
         bufs = jps.bufs
         ws = jps.ws
         counters = jps.overlay.counters  # jps.next_gen(), inline
-        gen = int(counters[0]) + 1
+        gen = counters.item(0) + 1
         if jps.nd is None or gen + 1 > GEN_LIMIT:
             gen = jps.next_gen()
         else:
@@ -452,7 +452,20 @@ class JPSPlus:
         if self._dirty or jps.overlay.mark > 0:
             self.fallbacks += 1
             return jps.path_into(s, g, budget, out)
+        counters = jps.overlay.counters  # jps.next_gen(), inline
+        gen = counters.item(0) + 1
+        if jps.nd is None or gen + 1 > GEN_LIMIT:
+            gen = jps.next_gen()
+        else:
+            counters[0] = gen
         wp = self._wp
-        m = self.search((s[1] + 1) * wp + s[0] + 1, (g[1] + 1) * wp + g[0] + 1, budget,
-                        jps.next_gen(), jps.into_args(out))
-        return jps.fill(m, out)
+        ws = jps.ws
+        stats = jps.astar.stats
+        args = (self.tables.tab, self._gb[0], self._gb[1], jps.pg.cells, wp, jps.model,
+                (jps.nd, ws.hf, ws.hk, gen, jps.cand),  # a JpsWorkspaceArgs
+                (s[1] + 1) * wp + s[0] + 1, (g[1] + 1) * wp + g[0] + 1, budget, False, stats,
+                jps.into_args(out))
+        call = self._call
+        if call is None:  # (the same types whichever buffers the JpsOutArgs hold)
+            call = self._call = entry_point(_jp.jps_plus_path, args)
+        return jps.fill(call(*args), out)

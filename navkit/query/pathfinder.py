@@ -370,7 +370,9 @@ class Pathfinder:
         pg = self.padded
         s, g = pg.cell_pair(start, goal)
         b = self.budget if budget is None else check_budget(budget)
-        with self.lock:
+        lock = self.lock
+        lock.acquire()  # (a with-block costs 0.07 us more per call)
+        try:
             self.overlay.set(None)
             eng = self._plain_engine(algorithm)
             if eng is self.astar:
@@ -382,6 +384,8 @@ class Pathfinder:
                 return self.cells.query(s, g, smooth=False, nearest=False, budget=b,
                                         window=None, algorithm=resolved).cost_int
             return self.astar.cost_query(s, g, b, 0 if resolved == "dijkstra" else pg.wmin)
+        finally:
+            lock.release()
 
     def find_path_into(self, start: ArrayLike, goal: ArrayLike, out: PathBuffer, *,
                        algorithm: Algorithm = "auto", budget: int | None = None) -> int:
@@ -412,7 +416,9 @@ class Pathfinder:
         pg = self.padded
         s, g = pg.cell_pair(start, goal)
         b = self.budget if budget is None else check_budget(budget)
-        with self.lock:
+        lock = self.lock
+        lock.acquire()  # (a with-block costs 0.07 us more per call)
+        try:
             ov = self.overlay
             if ov.mark or ov.circles is not None:
                 ov.set(None)
@@ -427,6 +433,8 @@ class Pathfinder:
             # "jps+" before its tables exist: built by this first query
             return out.load(self.cells.query(s, g, smooth=False, nearest=False, budget=b,
                                              window=None, algorithm=resolved), self.costs.card)
+        finally:
+            lock.release()
 
     def resolve_algorithm(self, algorithm: str) -> str:
         """The algorithm a query with ``algorithm`` runs: ``"auto"`` becomes

@@ -267,10 +267,13 @@ def test_generation_wrap_around_and_reserved_generations() -> None:
     want = oracle_cost(walk, None, "seed", (0, 4), (8, 4))
     pf.overlay.counters[0] = GEN_LIMIT - 3  # JPS's generations about to wrap around
     pf.workspace.gens[0] = GEN_LIMIT - 3  # A*'s too
+    buf = PathBuffer()
     for _ in range(6):
         for alg in ("astar", "jps", "jps+"):
             assert pf.find_path_cells((0, 4), (8, 4), algorithm=alg).cost_int == want
             assert pf.find_cost((0, 4), (8, 4), algorithm=alg) == want
+            assert pf.find_path_into((0, 4), (8, 4), buf, algorithm=alg) > 0
+            assert buf.cost_int == want
     gen = pf.workspace.next_gens(50)  # reserved for a benchmark's kernel loop
     assert pf.workspace.next_gen() == gen + 50
     gen = pf.jps.next_gen(50)
