@@ -15,8 +15,10 @@ microseconds per query of
 * **JPS / JPS+ objects**: ``JPS.cell_query`` / ``JPSPlus.cell_query`` (the
   query objects, as a Pathfinder fast path calls them: no argument checks);
 * **JPS / JPS+ search**: the search kernels alone, called through their
-  compiled entry points (no numba type dispatch, no ``PathResult``, no trace
-  of the path: what warthog's timer covers): the algorithms' own difference;
+  compiled entry points with their arguments (node ids, a reserved search
+  generation) built before the clock starts (no numba type dispatch, no
+  Python around the call, no ``PathResult``, no trace of the path: what
+  warthog's timer covers): the algorithms' own difference;
 * **nano-astar** and **w9-pathfinding** (optimal A* peers with no corner
   cutting, C++ cores) when installed: imported lazily, skipped with a note;
 * **JPS+ with goal bounds** (``--goal-bounds``): build time and memory, and
@@ -54,7 +56,7 @@ import platform
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -64,6 +66,7 @@ from numpy.typing import NDArray
 
 from . import options as opt
 from .common import (
+    PreparedSolver,
     fastest_of_rounds,
     find_scenario,
     fmt,
@@ -299,9 +302,12 @@ def _kernel_solvers(pf: Any, offline: dict[str, Any]) -> dict[str, Solver]:
     """The search kernels alone (static grid, no PathResult, no trace of the
     path: what warthog's timer covers too): online JPS as ``"jps_search"`` and,
     per ``name: JPSPlus`` of ``offline``, JPS+ on its tables (and goal bounds)
-    as ``name + "_search"``. Each is called through its compiled entry point
-    (:func:`navkit.query.fastcall.entry_point`, as the queries call them): no
-    numba type dispatch in the figure."""
+    as ``name + "_search"``. Each is a :class:`~navkit.bench.common.PreparedSolver`
+    calling its kernel through the compiled entry point
+    (:func:`navkit.query.fastcall.entry_point`, as the queries call them), with
+    node ids and a search generation per query worked out before the clock
+    starts: the figure is the search itself, no numba type dispatch and no
+    Python around it."""
     from .._kernels import jps as _jps
     from .._kernels import jps_plus as _jp
     from ..query.fastcall import entry_point
@@ -315,28 +321,25 @@ def _kernel_solvers(pf: Any, offline: dict[str, Any]) -> dict[str, Solver]:
     big = 1 << 60
     jps.next_gen()  # (allocates jps.nd on first use)
 
-    def entry(kernel: Any, head: tuple[Any, ...]) -> Callable[..., Any]:
-        w = (jps.nd, ws.hf, ws.hk, 1, jps.cand)
-        return entry_point(kernel, (*head, model, w, 1, 1, big, stats))
+    def solver(kernel: Any, head: tuple[Any, ...]) -> PreparedSolver:
+        call = entry_point(kernel, (*head, model, (jps.nd, ws.hf, ws.hk, 1, jps.cand), 1, 1,
+                                    big, stats))
 
-    online_call = entry(_jps.jps, (bits,))
+        def prepare(queries: Sequence[Query]) -> list[tuple[Any, tuple[Any, ...]]]:
+            gen = jps.next_gen(len(queries))  # one generation per query, reserved
+            return [(call, (*head, model, (jps.nd, ws.hf, ws.hk, gen + i, jps.cand),
+                            pg.node(*s), pg.node(*g), big, stats))
+                    for i, (s, g) in enumerate(queries)]
 
-    def online(s: tuple[int, int], g: tuple[int, int]) -> Any:
-        w = (jps.nd, ws.hf, ws.hk, jps.next_gen(), jps.cand)
-        return online_call(bits, model, w, pg.node(*s), pg.node(*g), big, stats)
+        def solve(s: tuple[int, int], g: tuple[int, int]) -> Any:
+            (fn, args), = prepare([(s, g)])
+            return fn(*args)
 
-    def on_tables(table_args: tuple[Any, ...]) -> Solver:
-        call = entry(_jp.jps_plus, table_args)
+        return PreparedSolver(solve, prepare)
 
-        def search(s: tuple[int, int], g: tuple[int, int]) -> Any:
-            w = (jps.nd, ws.hf, ws.hk, jps.next_gen(), jps.cand)
-            return call(*table_args, model, w, pg.node(*s), pg.node(*g), big, stats)
-
-        return search
-
-    out: dict[str, Solver] = {"jps_search": online}
+    out: dict[str, Solver] = {"jps_search": solver(_jps.jps, (bits,))}
     for name, jp in offline.items():
-        out[f"{name}_search"] = on_tables(jp.table_args())
+        out[f"{name}_search"] = solver(_jp.jps_plus, jp.table_args())
     return out
 
 
