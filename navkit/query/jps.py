@@ -322,15 +322,9 @@ class JPS:
                   out: PathBuffer) -> int:
         """``cell_query(s, g, smooth=False, nearest=False, budget=budget)`` written
         into ``out`` (no obstacle circles); returns the path length (0: no path)."""
-        counters = self.overlay.counters  # next_gen(), inline
-        gen = counters.item(0) + 1
-        if self.nd is None or gen + 1 > _GEN_LIMIT:
-            gen = self.next_gen()
-        else:
-            counters[0] = gen
         wp = self.pg.wp
         return self.fill(self.search((s[1] + 1) * wp + s[0] + 1, (g[1] + 1) * wp + g[0] + 1,
-                                     budget, gen, self.into_args(out)), out)
+                                     budget, self.next_gen(), self.into_args(out)), out)
 
     def kernel_call(self, s: tuple[int, int], g: tuple[int, int], budget: int, gen: int,
                     nearest: bool = False) -> tuple[Any, tuple[Any, ...]]:

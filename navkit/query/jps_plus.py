@@ -452,12 +452,7 @@ class JPSPlus:
         if self._dirty or jps.overlay.mark > 0:
             self.fallbacks += 1
             return jps.path_into(s, g, budget, out)
-        counters = jps.overlay.counters  # jps.next_gen(), inline
-        gen = counters.item(0) + 1
-        if jps.nd is None or gen + 1 > GEN_LIMIT:
-            gen = jps.next_gen()
-        else:
-            counters[0] = gen
+        gen = jps.next_gen()  # (first: it allocates jps.nd on first use)
         wp = self._wp
         ws = jps.ws
         stats = jps.astar.stats
