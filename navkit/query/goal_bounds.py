@@ -97,6 +97,8 @@ class GoalBounds:
         cuts = np.linspace(0, len(src), nt + 1).astype(np.int64)
         ring = 1 << int(n).bit_length()
         card, diag = int(jps.costs.card), int(jps.costs.diag)
+        moves = np.zeros(n, dtype=np.uint8)  # each node's legal steps, read by every Dijkstra
+        _jp.legal_moves(pg.cells, int(pg.wp), moves)
 
         total = len(src)
         step = total if progress is None else PROGRESS_STEP
@@ -112,7 +114,7 @@ class GoalBounds:
                 hi = min(b, lo + step)
                 if lo > a:
                     stamp.fill(0)  # (the kernel's stamps count from 1 in each call)
-                _jp.build_goal_bounds(pg.cells, int(pg.wp), card, diag, src[lo:hi],
+                _jp.build_goal_bounds(moves, int(pg.wp), card, diag, src[lo:hi],
                                       boxes[32 * lo:32 * hi], dist, stamp, first, qc, qd)
                 if progress is not None:
                     with lock:

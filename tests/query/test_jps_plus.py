@@ -473,6 +473,29 @@ def test_goal_bounds_equal_brute_force(scene):
                 assert tuple(got - 1) == want[k], (x, z, k)
 
 
+@fixed(25)
+@given(scenes(max_side=10))
+def test_legal_moves_follow_the_corner_rule(scene):
+    """The goal-bounds build's per-node step sets against the rule read off the grid."""
+    from navkit._kernels.jps_plus import DIRS, legal_moves
+
+    pf = _pf(scene)
+    walk = scene["walk"]
+    pg = pf.padded
+    moves = np.zeros(pg.n, dtype=np.uint8)
+    legal_moves(pg.cells, int(pg.wp), moves)
+    h, w = walk.shape
+    free = lambda x, z: 0 <= x < w and 0 <= z < h and bool(walk[z, x])  # noqa: E731
+    for z in range(-1, h + 1):
+        for x in range(-1, w + 1):
+            want = 0
+            for k, (dx, dz) in enumerate(DIRS):
+                if free(x, z) and free(x + dx, z + dz) and (
+                        not (dx and dz) or (free(x + dx, z) and free(x, z + dz))):
+                    want |= 1 << k
+            assert int(moves[(z + 1) * pg.wp + x + 1]) == want, (x, z)
+
+
 @fixed(100)
 @given(scenes())
 def test_goal_bounded_costs_equal_astar(scene):
