@@ -454,13 +454,5 @@ class JPSPlus:
             return jps.path_into(s, g, budget, out)
         gen = jps.next_gen()  # (first: it allocates jps.nd on first use)
         wp = self._wp
-        ws = jps.ws
-        stats = jps.astar.stats
-        args = (self.tables.tab, self._gb[0], self._gb[1], jps.pg.cells, wp, jps.model,
-                (jps.nd, ws.hf, ws.hk, gen, jps.cand),  # a JpsWorkspaceArgs
-                (s[1] + 1) * wp + s[0] + 1, (g[1] + 1) * wp + g[0] + 1, budget, False, stats,
-                jps.into_args(out))
-        call = self._call
-        if call is None:  # (the same types whichever buffers the JpsOutArgs hold)
-            call = self._call = entry_point(_jp.jps_plus_path, args)
-        return jps.fill(call(*args), out)
+        return jps.fill(self.search((s[1] + 1) * wp + s[0] + 1, (g[1] + 1) * wp + g[0] + 1,
+                                    budget, gen, jps.into_args(out)), out)
