@@ -578,12 +578,13 @@ def jps_plus(tab, gbi, gb, cells, wp, model, ws, start, goal, budget, stats):  #
 
         if gbi.shape[0] > 0:
             j = gbi[p]
-            if j >= 0:
+            if j >= 0:  # each box tested without branches (fewer mispredictions)
+                o = 32 * j
                 for k in range(8):
                     if dirs & (1 << k):
-                        o = 32 * j + 4 * k
-                        if gx < gb[o] or gz < gb[o + 1] or gx > gb[o + 2] or gz > gb[o + 3]:
-                            dirs &= ~(1 << k)
+                        b = o + 4 * k
+                        out = (gx < gb[b]) | (gz < gb[b + 1]) | (gx > gb[b + 2]) | (gz > gb[b + 3])
+                        dirs &= ~(np.int64(out) << k)
 
         # the online search's order of jumps: E, W, S, N, SE, SW, NE, NW (one
         # inlined copy of each jump in a loop: eight specialised copies ran
