@@ -207,12 +207,7 @@ class JPS:
         if bits is None or self.overlay.standing[0]:
             bits = self.bits()
         ws = self.ws
-        counters = self.overlay.counters  # next_gen(), inline
-        gen = counters.item(0) + 1
-        if self.nd is None or gen + 1 > _GEN_LIMIT:
-            gen = self.next_gen()
-        else:
-            counters[0] = gen
+        gen = self.next_gen()  # (first: it allocates self.nd on first use)
         bufs = self.bufs
         out = self._out
         if self._out_ver != bufs.version or out[0] is not ws.path:

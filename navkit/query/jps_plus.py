@@ -30,7 +30,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from .._kernels import jps_plus as _jp
 from .._kernels.layouts import JpsOutArgs
-from .._kernels.search import GEN_LIMIT, ST_COST, ST_EXPANDED, ST_GENERATED, ST_STATUS
+from .._kernels.search import ST_COST, ST_EXPANDED, ST_GENERATED, ST_STATUS
 from ..errors import ConfigError, FormatError, QueryError
 from ..results import PathBuffer, PathResult, Status, path_result
 from .fastcall import entry_point
@@ -363,12 +363,7 @@ class JPSPlus:
         gn = (g[1] + 1) * wp + g[0] + 1
         bufs = jps.bufs
         ws = jps.ws
-        counters = jps.overlay.counters  # jps.next_gen(), inline
-        gen = counters.item(0) + 1
-        if jps.nd is None or gen + 1 > GEN_LIMIT:
-            gen = jps.next_gen()
-        else:
-            counters[0] = gen
+        gen = jps.next_gen()  # (first: it allocates jps.nd on first use)
         out = self._out
         if self._ver != bufs.version or out[0] is not ws.path:  # a JpsOutArgs, kept between queries
             self._ver = bufs.version
