@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import enum
+import math
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["Status", "PathResult", "PathBuffer", "MeshPathResult", "BatchResult", "SearchTrace",
-           "path_result", "cell_centres", "no_path", "with_waypoints", "points3d"]
+__all__ = ["Status", "NavResult", "PathResult", "PathBuffer", "MeshPathResult", "BatchResult",
+           "SearchTrace", "path_result", "cell_centres", "no_path", "with_waypoints",
+           "world_waypoints", "started", "points3d"]
 
 
 class Status(enum.IntEnum):
@@ -49,6 +52,9 @@ class Status(enum.IntEnum):
         return format(self.name, spec)
 
 
+#: Metres within which a mesh path's end counts as a place's point (:meth:`MeshPathResult.ends_at`).
+MESH_GOAL_TOLERANCE = 1e-6
+
 _new = object.__new__
 _EMPTY_CELLS = np.zeros((0, 2), dtype=np.int32)
 _EMPTY_CELLS.setflags(write=False)
@@ -84,8 +90,84 @@ def cell_centres(cells: NDArray[np.int32],
     return pts
 
 
+class NavResult:
+    """What every path query answers (the navigation contract, :mod:`navkit.contract`):
+    :class:`PathResult` on grids and worlds, :class:`MeshPathResult` on meshes.
+
+    Common attributes: ``status`` (:class:`Status`), ``waypoints`` (float64
+    ``(m, 2)`` world ``(x, z)`` metres), ``cost`` (the backend's cost: cardinal-step
+    units on grids, metres on meshes; ``inf`` without a path), :attr:`length` (the
+    waypoints' Euclidean length, metres), ``expanded`` / ``generated`` (search nodes),
+    ``floor_y`` and :attr:`heights` (each waypoint's ``y``, metres).
+    """
+
+    status: Status
+    waypoints: NDArray[np.float64]
+    cost: float
+    expanded: int
+    generated: int
+    floor_y: float
+
+    @property
+    def found(self) -> bool:
+        """True when the goal itself was reached."""
+        return self.status == Status.FOUND
+
+    @property
+    def length(self) -> float:
+        """Euclidean length of the route, metres (``inf`` without a path): through
+        the waypoints, from the query's start point for a world query on a grid
+        (whose first waypoint may have been dropped, docs/rules.md §4.2).
+
+        >>> PathResult(Status.FOUND, waypoints=np.array([[0.0, 0.0], [3.0, 4.0]])).length
+        5.0
+        """
+        w = self.waypoints
+        if not len(w):
+            return float("inf")
+        start = self.__dict__.get("_start")  # a world query's start (world_waypoints)
+        if start is not None:
+            w = np.vstack([np.asarray(start, dtype=np.float64)[None, :], w])
+        if len(w) == 1:
+            return 0.0
+        d = np.diff(w, axis=0)
+        return float(np.hypot(d[:, 0], d[:, 1]).sum())
+
+    @property
+    def heights(self) -> NDArray[np.float64]:
+        """Each waypoint's height ``y``, metres, shape ``(m,)`` (one floor: ``floor_y``)."""
+        h = self.__dict__.get("_heights")
+        if h is not None:
+            return h  # type: ignore[no-any-return]
+        return np.full(len(self.waypoints), float(self.floor_y), dtype=np.float64)
+
+    def points3d(self) -> NDArray[np.float64]:
+        """Waypoints as an ``(m, 3)`` array of world ``(x, y, z)``."""
+        w = self.waypoints
+        out = np.empty((len(w), 3), dtype=np.float64)
+        out[:, 0] = w[:, 0]
+        out[:, 1] = self.heights
+        out[:, 2] = w[:, 1]
+        return out
+
+    def spline(self, samples_per_metre: float = 4.0) -> NDArray[np.float64]:
+        """The waypoints smoothed by a centripetal Catmull-Rom curve for display,
+        ``(k, 2)`` world metres through every waypoint (:func:`navkit.spline.catmull_rom`).
+
+        Visual only: movement and collision follow the straight segments."""
+        from .spline import catmull_rom
+
+        return catmull_rom(self.waypoints, samples_per_metre)
+
+    def ends_at(self, place: Any) -> bool:
+        """Whether the path ends at ``place`` (a :class:`navkit.contract.Place`): on
+        grids its last cell is the place's cell, on meshes its last waypoint is the
+        place's point (within ``1e-6`` m)."""
+        raise NotImplementedError
+
+
 @dataclass(frozen=True, eq=False)
-class PathResult:
+class PathResult(NavResult):
     """One path query's answer.
 
     Attributes
@@ -132,11 +214,6 @@ class PathResult:
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     @property
-    def found(self) -> bool:
-        """True when the goal itself was reached."""
-        return self.status == Status.FOUND
-
-    @property
     def has_path(self) -> bool:
         """True when there are cells to follow: found, nearest, or the partial
         path a find-path-to-nearest query returns when its budget or window ran out."""
@@ -150,18 +227,9 @@ class PathResult:
         """
         return len(self.cells) > 0
 
-    def points3d(self) -> NDArray[np.float64]:
-        """Waypoints as an ``(m, 3)`` array of world ``(x, floor_y, z)``."""
-        return points3d(self.waypoints, self.floor_y)
-
-    def spline(self, samples_per_metre: float = 4.0) -> NDArray[np.float64]:
-        """The waypoints smoothed by a centripetal Catmull-Rom curve for display,
-        ``(k, 2)`` world metres through every waypoint (:func:`navkit.spline.catmull_rom`).
-
-        Visual only: movement and collision follow the straight segments."""
-        from .spline import catmull_rom
-
-        return catmull_rom(self.waypoints, samples_per_metre)
+    def ends_at(self, place: Any) -> bool:
+        """Whether the last cell is ``place.cell`` (a :class:`navkit.contract.Place`)."""
+        return bool(len(self.cells) > 0 and self.end_cell == place.cell)
 
     def __repr__(self) -> str:
         return (
@@ -359,6 +427,46 @@ def no_path(status: Status, *, start_cell: tuple[int, int] | None = None, expand
     return res
 
 
+def world_waypoints(res: PathResult, start: tuple[float, float], goal: tuple[float, float],
+                    goal_cell: tuple[int, int], trim: float) -> PathResult:
+    """The waypoint rules of a world query (docs/rules.md §4.2-§4.3), written once:
+    ``res`` (a path between the snapped cells, its waypoints from the start cell)
+    with the last waypoint moved to the exact ``goal`` when the path was FOUND and
+    ``goal``'s own cell ``goal_cell`` is its end cell, then the first waypoint
+    dropped when more follow and it lies within ``trim`` metres
+    (``0.75 * cell_size``) of ``start``. The answer remembers ``start`` (its
+    :attr:`~NavResult.length` walks from there). A result without a path is
+    returned as it is.
+
+    >>> r = path_result(Status.FOUND, np.array([[0, 0], [3, 0]], np.int32),
+    ...                 np.array([[0.5, 0.5], [3.5, 0.5]]), 30, 10, 2, 2, (0, 0), (3, 0), 0.0)
+    >>> world_waypoints(r, (0.4, 0.5), (3.9, 0.2), (3, 0), 0.75).waypoints.tolist()
+    [[3.9, 0.2]]
+    """
+    if not len(res.cells):
+        return res
+    pts = res.waypoints
+    if res.status == Status.FOUND and goal_cell == res.end_cell:
+        pts = np.array(pts, dtype=np.float64)
+        pts[-1] = goal
+        pts.setflags(write=False)
+    if len(pts) > 1 and math.hypot(pts[0, 0] - start[0], pts[0, 1] - start[1]) <= trim:
+        pts = pts[1:]
+    if pts.flags.writeable:
+        pts.setflags(write=False)
+    out = with_waypoints(res, pts)
+    out.__dict__["_start"] = start
+    return out
+
+
+def started(res: PathResult, start: tuple[float, float]) -> PathResult:
+    """``res`` (a world query's answer) remembering the query's start point ``start``
+    ``(x, z)`` for :attr:`NavResult.length`; returns ``res``."""
+    if len(res.cells):
+        res.__dict__["_start"] = start
+    return res
+
+
 def with_waypoints(res: PathResult, waypoints: NDArray[np.float64]) -> PathResult:
     """A copy of ``res`` with other waypoints (``dataclasses.replace`` costs ten
     times more: it re-runs ``__init__``)."""
@@ -369,7 +477,7 @@ def with_waypoints(res: PathResult, waypoints: NDArray[np.float64]) -> PathResul
 
 
 @dataclass(frozen=True, eq=False)
-class MeshPathResult:
+class MeshPathResult(NavResult):
     """One path query's answer on a navigation mesh (:class:`navkit.NavMesh`).
 
     Attributes
@@ -404,11 +512,6 @@ class MeshPathResult:
     method: str = "exact"
 
     @property
-    def found(self) -> bool:
-        """True when the goal itself was reached."""
-        return self.status == Status.FOUND
-
-    @property
     def has_path(self) -> bool:
         """True when there are waypoints to follow."""
         return len(self.waypoints) > 0
@@ -422,18 +525,19 @@ class MeshPathResult:
         """The path's length in metres (the mesh's cost; alias of :attr:`length`)."""
         return self.length
 
-    def points3d(self) -> NDArray[np.float64]:
-        """Waypoints as an ``(m, 3)`` array of world ``(x, floor_y, z)``."""
-        return points3d(self.waypoints, self.floor_y)
+    @property
+    def algorithm(self) -> str:
+        """The search that answered: ``"exact"`` or ``"funnel"`` (also ``method``)."""
+        return self.method
 
-    def spline(self, samples_per_metre: float = 4.0) -> NDArray[np.float64]:
-        """The waypoints smoothed by a centripetal Catmull-Rom curve for display,
-        ``(k, 2)`` world metres through every waypoint (:func:`navkit.spline.catmull_rom`).
-
-        Visual only: movement and collision follow the straight segments."""
-        from .spline import catmull_rom
-
-        return catmull_rom(self.waypoints, samples_per_metre)
+    def ends_at(self, place: Any) -> bool:
+        """Whether the last waypoint is ``place.point`` (within :data:`MESH_GOAL_TOLERANCE`)."""
+        w = self.waypoints
+        if not len(w):
+            return False
+        p = place.point
+        return bool(math.hypot(float(w[-1, 0]) - p[0], float(w[-1, 1]) - p[1])
+                    <= MESH_GOAL_TOLERANCE)
 
     def to_json_dict(self) -> dict[str, object]:
         """A JSON-ready summary: status name, length (metres), waypoints, counts."""

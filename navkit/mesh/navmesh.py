@@ -23,17 +23,26 @@ import math
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 import shapely
 from numpy.typing import ArrayLike, NDArray
 
+from ..contract import (
+    Place,
+    RaycastHit,
+    check_agent,
+    check_radius,
+    renamed_keywords,
+    world_pairs,
+)
 from ..errors import ConfigError, QueryError, shown
 from ..grid import NavGrid
 from ..level import LevelConfig, NavLevel, parse_level, read_level
 from ..query.cache import LRUCache, obstacle_key
 from ..query.fanout import fan_out, max_threads
+from ..query.obstacles import circles_without
 from ..query.overlay import as_circles
 from ..query.padded import world_point
 from ..query.serial import serialized
@@ -46,11 +55,16 @@ from .exact import ExactSearch
 from .from_grid import mesh_from_grid
 from .funnel import FunnelSearch
 from .outcome import SearchOutcome
+from .raster import MeshRaster
 
 __all__ = ["NavMesh", "RaycastHit", "METHODS", "DEFAULT_SNAP_RADIUS"]
 
-#: ``find_path`` methods.
+#: ``find_path`` algorithms (``"auto"`` is ``"exact"``).
 METHODS = ("exact", "funnel")
+#: Old keyword names the queries still take for one minor version.
+_RENAMED = {"end": "goal", "ends": "goals", "method": "algorithm", "max_nodes": "budget"}
+#: Wall-grid cell size, metres, for a mesh that carries neither a level nor a grid.
+DEFAULT_MESH_CELL_SIZE = 0.25
 #: Metres within which an off-mesh point snaps onto the mesh (as on grids, docs/rules.md §4.1).
 DEFAULT_SNAP_RADIUS = 8.0
 #: Largest node budget a query may ask for.
@@ -58,20 +72,6 @@ MAX_NODES = 1 << 30
 _MAX_COORD = 1e15
 #: Meshes cut by an obstacle snapshot kept per NavMesh (one snapshot per tick is typical).
 _CUT_CACHE = 16
-
-
-class RaycastHit(NamedTuple):
-    """What :meth:`NavMesh.raycast` found.
-
-    ``hit``: whether a wall stops the segment; ``fraction``: the share of the
-    segment travelled before it (1.0 without a hit); ``point``: where it
-    stopped, world ``(x, z)`` metres; ``polygon``: the polygon it ended in.
-    """
-
-    hit: bool
-    fraction: float
-    point: tuple[float, float]
-    polygon: int
 
 
 def _point(value: Any, name: str) -> tuple[float, float]:
@@ -165,6 +165,9 @@ class NavMesh:
         self._version = 0
         self._searches: dict[str, Any] = {}
         self._cuts: LRUCache[NavMesh] = LRUCache(_CUT_CACHE)
+        #: The grid a mesh was built from (:meth:`from_grid`; None: not one).
+        self._source_grid: NavGrid | None = None
+        self._rasters: dict[float, MeshRaster] = {}
 
     # ------------------------------------------------------------ building
     @classmethod
@@ -195,8 +198,10 @@ class NavMesh:
         arrays, space = mesh_from_grid(grid)
         if snap_radius is None:
             snap_radius = max(DEFAULT_SNAP_RADIUS, 2.0 * grid.cell_size)
-        return cls(arrays, space=space, floor_y=grid.floor_y, snap_radius=snap_radius,
+        mesh = cls(arrays, space=space, floor_y=grid.floor_y, snap_radius=snap_radius,
                    name=grid.name)
+        mesh._source_grid = grid
+        return mesh
 
     @classmethod
     def load(cls, path: str | Path) -> NavMesh:
@@ -243,6 +248,85 @@ class NavMesh:
         return self._version
 
     @property
+    def cell_size(self) -> float:
+        """The level's cell size, metres (the grid's for a mesh of a grid, else
+        :data:`DEFAULT_MESH_CELL_SIZE`): what the obstacle-radius formula of
+        docs/rules.md §7.4 and a simulation's wall grid use."""
+        if self._config is not None:
+            return float(self._config.grid_geometry().cell_size)
+        if self._source_grid is not None:
+            return float(self._source_grid.cell_size)
+        return DEFAULT_MESH_CELL_SIZE
+
+    @property
+    def agent_radius(self) -> float:
+        """The agent radius, metres, the free space was built for (the level's or
+        grid's; 0 for a loaded mesh)."""
+        if self._config is not None:
+            return float(self._config.agent_radius)
+        if self._source_grid is not None:
+            return float(self._source_grid.agent_radius)
+        return 0.0
+
+    #: The scene's ``navigationMode`` for a simulation on this backend.
+    navigation_mode = "mesh"
+
+    def _raster_bounds(self) -> tuple[float, float, float, float]:
+        """What :meth:`raster` covers: the level's grid, the source grid, else the polygons."""
+        if self._config is not None:
+            geo = self._config.grid_geometry()
+            cs = float(geo.cell_size)
+            return (geo.min_x, geo.min_z, geo.min_x + geo.width * cs, geo.min_z + geo.depth * cs)
+        g = self._source_grid
+        if g is not None:
+            cs = float(g.cell_size)
+            return (g.min_x, g.min_z, g.min_x + g.width * cs, g.min_z + g.depth * cs)
+        return self.bounds()
+
+    @serialized
+    def raster(self, cell_size: float | None = None,
+               region: tuple[int, int, int, int] | None = None) -> NavGrid:
+        """The free space's outer raster at ``cell_size`` metres (default
+        :attr:`cell_size`): a cell is walkable when its closed square meets the free
+        space (:mod:`navkit.mesh.raster`, docs/rules.md §15.6). Kept per cell size
+        and updated where an edit changed the space. ``region`` must be None."""
+        if region is not None:
+            raise ConfigError("a mesh takes no region", field="region")
+        wc = self.cell_size if cell_size is None else cell_size
+        if isinstance(wc, bool) or not isinstance(wc, (int, float)) or not math.isfinite(wc) \
+                or not 1e-3 <= wc <= 1e3:
+            raise ConfigError(f"expected a cell size in [0.001, 1000] metres, got {shown(wc)}",
+                              field="wall_cell_size")
+        r = self._rasters.get(float(wc))
+        if r is None:
+            r = self._rasters[float(wc)] = MeshRaster(self._raster_bounds(), float(wc),
+                                                      self.floor_y, self.agent_radius,
+                                                      self.name or "")
+        return r.grid(self.space)
+
+    def space_token(self) -> shapely.Geometry:
+        """The free space now (edits replace it; :meth:`space_changes` compares two)."""
+        return self.space
+
+    @staticmethod
+    def space_changes(old: shapely.Geometry, new: shapely.Geometry) -> tuple[bool, bool]:
+        """``(closed, opened)``: the old free space is not covered by the new one /
+        the new one is not covered by the old one."""
+        if old is new:
+            return False, False
+        return bool(not shapely.covers(new, old)), bool(not shapely.covers(old, new))
+
+    def scene_source(self) -> tuple[str, Any]:
+        """``("level", dict)`` for a mesh of a level (as edited), ``("grid", NavGrid)``
+        for a mesh of a grid; ConfigError for a mesh of neither (a loaded file)."""
+        if self._config is not None:
+            return "level", self._config.to_json_dict()
+        if self._source_grid is not None:
+            return "grid", self._source_grid
+        raise ConfigError("a mesh built from neither a level nor a grid cannot be "
+                          "saved in a scene", field="navigation")
+
+    @property
     def n_polygons(self) -> int:
         return self._arrays.n_polygons
 
@@ -269,26 +353,51 @@ class NavMesh:
         x, z = _point(p, "p")
         return loc.locate(self._arrays, x, z)
 
-    def is_walkable(self, p: ArrayLike) -> bool:
+    def is_walkable(self, p: ArrayLike, *, agent: Any = None) -> bool:
         """True when ``p`` lies on the mesh (edges included)."""
+        if agent is not None:
+            check_agent(agent, self.agent_radius, "this NavMesh")
         return self.locate(p) >= 0
 
     @serialized
-    def nearest_point(self, p: ArrayLike,
-                      radius: float | None = None) -> tuple[float, float] | None:
+    def place(self, point: ArrayLike, *, obstacles: Any = None, agent: Any = None
+              ) -> Place | None:
+        """Where a query from ``point`` starts (the navigation contract): the point
+        itself on the mesh, else the nearest mesh point within :attr:`snap_radius`
+        (as the queries snap, docs/navmesh.md), with its polygon and region
+        (``arrays.poly_region``); None when nothing lies within the radius. With
+        ``obstacles`` (circles) the mesh cut around them answers."""
+        if agent is not None:
+            check_agent(agent, self.agent_radius, "this NavMesh")
+        p = _point(point, "point")
+        target = self._with_obstacles(obstacles) if obstacles is not None else self
+        with target.lock:
+            poly, x, z = target._snap(p)
+        if poly < 0:
+            return None
+        return Place((float(x), float(z)), region=int(target.arrays.poly_region[poly]),
+                     polygon=int(poly), y=self.floor_y)
+
+    @serialized
+    def nearest_point(self, p: ArrayLike, radius: float | None = None, *,
+                      agent: Any = None) -> tuple[float, float] | None:
         """The nearest point of the mesh to ``p`` within ``radius`` metres
         (default: the snap radius), or None."""
+        if agent is not None:
+            check_agent(agent, self.agent_radius, "this NavMesh")
         x, z = _point(p, "p")
         r = self.snap_radius if radius is None else self._radius(radius)
         poly, px, pz = loc.nearest_point(self._arrays, x, z, r)
         return None if poly < 0 else (px, pz)
 
     @serialized
-    def raycast(self, a: ArrayLike, b: ArrayLike) -> RaycastHit:
+    def raycast(self, a: ArrayLike, b: ArrayLike, *, agent: Any = None) -> RaycastHit:
         """Walk the segment ``a -> b`` over the mesh: the first wall it meets.
 
         ``a`` must lie on the mesh (QueryError otherwise).
         """
+        if agent is not None:
+            check_agent(agent, self.agent_radius, "this NavMesh")
         ax, az = _point(a, "a")
         bx, bz = _point(b, "b")
         start = loc.locate(self._arrays, ax, az)
@@ -299,52 +408,81 @@ class NavMesh:
 
     @staticmethod
     def _radius(radius: Any) -> float:
-        if isinstance(radius, bool) or not isinstance(radius, (int, float, np.floating,
-                                                               np.integer)):
-            raise QueryError(f"radius must be a number of metres, got {shown(radius)}")
-        r = float(radius)
-        if not math.isfinite(r) or r < 0:
-            raise QueryError(f"radius must be finite and >= 0, got {shown(radius)}")
-        return r
+        return check_radius(radius)
 
     # ------------------------------------------------------------ paths
-    def find_path(self, start: ArrayLike, end: ArrayLike, *, method: str = "exact",
-                  obstacles: ArrayLike | None = None,
-                  max_nodes: int | None = None) -> MeshPathResult:
-        """The shortest path between world points ``start`` and ``end`` (x, z), metres.
+    def find_path(self, start: ArrayLike, goal: ArrayLike | None = None, *,
+                  algorithm: str = "auto", obstacles: Any = None, budget: int | None = None,
+                  nearest: bool = False, ignore: Any = None, agent: Any = None,
+                  **old: Any) -> MeshPathResult:
+        """The shortest path between world points ``start`` and ``goal`` (x, z), metres.
 
-        ``method="exact"`` (Polyanya) is the Euclidean optimum; ``"funnel"``
-        is A* over polygons with string pulling (faster, up to a few percent
-        longer). Off-mesh points snap to the nearest mesh point within
-        :attr:`snap_radius` (``NO_START`` / ``NO_GOAL`` beyond it).
-        ``obstacles`` is a snapshot of circles ``(k, 3)`` = ``(x, z, radius)``
-        the path keeps out of (the mesh is cut around them, docs/navmesh.md §3).
-        ``max_nodes`` caps the search nodes expanded (``BUDGET_EXHAUSTED``).
+        ``algorithm="exact"`` (Polyanya; ``"auto"``, the default, is ``"exact"``) is
+        the Euclidean optimum; ``"funnel"`` is A* over polygons with string pulling
+        (faster, up to a few percent longer). Off-mesh points snap to the nearest
+        mesh point within :attr:`snap_radius` (``NO_START`` / ``NO_GOAL`` beyond
+        it). ``obstacles`` is a snapshot of circles ``(k, 3)`` = ``(x, z, radius)``
+        (or an ObstacleSnapshot, less the ids in ``ignore``) the path keeps out of
+        (the mesh is cut around them, docs/navmesh.md §3). ``budget`` caps the
+        search nodes expanded (``BUDGET_EXHAUSTED``). ``nearest=True`` is
+        :meth:`find_path_to_nearest`. Old keyword names (``end``, ``method``,
+        ``max_nodes``) still work, with a DeprecationWarning.
         """
-        return self._query(start, end, False, method, obstacles, max_nodes)
+        if old:
+            goal, algorithm, budget = self._renamed(old, "find_path", goal, algorithm, budget)
+        if agent is not None:
+            check_agent(agent, self.agent_radius, "this NavMesh")
+        if ignore is not None or (obstacles is not None and hasattr(obstacles, "ids")):
+            obstacles = circles_without(obstacles, ignore)
+        return self._query(start, goal, bool(nearest), algorithm, obstacles, budget)
 
-    def find_path_to_nearest(self, start: ArrayLike, end: ArrayLike, *, method: str = "exact",
-                             obstacles: ArrayLike | None = None,
-                             max_nodes: int | None = None) -> MeshPathResult:
-        """Like :meth:`find_path`, but when ``end`` cannot be reached the path
+    def find_path_to_nearest(self, start: ArrayLike, goal: ArrayLike | None = None, *,
+                             algorithm: str = "auto", obstacles: Any = None,
+                             budget: int | None = None, ignore: Any = None, agent: Any = None,
+                             **old: Any) -> MeshPathResult:
+        """Like :meth:`find_path`, but when ``goal`` cannot be reached the path
         leads to the reachable point closest to it (status ``NEAREST``)."""
-        return self._query(start, end, True, method, obstacles, max_nodes)
+        if old:
+            goal, algorithm, budget = self._renamed(old, "find_path_to_nearest", goal,
+                                                    algorithm, budget)
+        if agent is not None:
+            check_agent(agent, self.agent_radius, "this NavMesh")
+        if ignore is not None or (obstacles is not None and hasattr(obstacles, "ids")):
+            obstacles = circles_without(obstacles, ignore)
+        return self._query(start, goal, True, algorithm, obstacles, budget)
 
-    def find_paths(self, starts: ArrayLike, ends: ArrayLike, *, method: str = "exact",
-                   obstacles: ArrayLike | None = None, max_nodes: int | None = None,
-                   nearest: bool = False, threads: int | None = None) -> list[MeshPathResult]:
-        """Many queries at once over all cores: ``starts``, ``ends`` are ``(n, 2)`` metres.
+    @staticmethod
+    def _renamed(old: dict[str, Any], owner: str, goal: Any, algorithm: str,
+                 budget: Any) -> tuple[Any, str, Any]:
+        """The new keywords' values, the old names' (``_RENAMED``) taken over with a warning."""
+        new = renamed_keywords(old, _RENAMED, f"NavMesh.{owner}",
+                               {"goal": goal, "goals": goal, "budget": budget}, stacklevel=5)
+        return (new.get("goal", new.get("goals", goal)), new.get("algorithm", algorithm),
+                new.get("budget", budget))
+
+    def find_paths(self, starts: ArrayLike, goals: ArrayLike | None = None, *,
+                   algorithm: str = "auto", obstacles: Any = None, budget: int | None = None,
+                   nearest: bool = False, threads: int | None = None, agent: Any = None,
+                   **old: Any) -> list[MeshPathResult]:
+        """Many queries at once over all cores: ``starts``, ``goals`` are ``(n, 2)``
+        (or ``(n, 3)``) metres.
 
         Answers equal those of :meth:`find_path` (or :meth:`find_path_to_nearest`
         with ``nearest=True``) one by one, in order.
         """
-        s = self._points(starts, "starts")
-        e = self._points(ends, "ends")
-        if s.shape != e.shape:
-            raise QueryError(f"starts and ends must have the same shape, got {s.shape} "
-                             f"and {e.shape}")
-        self._method(method)
-        budget = self._budget(max_nodes)
+        if old:
+            goals, algorithm, budget = self._renamed(old, "find_paths", goals, algorithm,
+                                                     budget)
+        if agent is not None:
+            check_agent(agent, self.agent_radius, "this NavMesh")
+        if goals is None:
+            raise QueryError("NavMesh.find_paths: missing the goals (an (n, 2) array)")
+        s, e = world_pairs(starts, goals)
+        for arr, name in ((s, "starts"), (e, "goals")):
+            if arr.size and np.abs(arr).max() > _MAX_COORD:
+                raise QueryError(f"{name} must lie within +-1e15 m")
+        method = self._method(algorithm)
+        budget = self._budget(budget)
         with self.lock:
             target = self._with_obstacles(obstacles)
         n = len(s)
@@ -362,44 +500,35 @@ class NavMesh:
         return [r for r in out if r is not None]
 
     @staticmethod
-    def _points(value: ArrayLike, name: str) -> NDArray[np.float64]:
-        try:
-            arr = np.asarray(value, dtype=np.float64)
-        except (TypeError, ValueError, OverflowError):
-            raise QueryError(f"{name} must be an (n, 2) array of world points") from None
-        if arr.ndim != 2 or arr.shape[1] != 2:
-            raise QueryError(f"{name} must have shape (n, 2), got {arr.shape}")
-        if not np.all(np.isfinite(arr)):
-            i = int(np.flatnonzero(~np.isfinite(arr).all(axis=1))[0])
-            raise QueryError(f"{name}[{i}] = {arr[i].tolist()} is not finite")
-        if arr.size and np.abs(arr).max() > _MAX_COORD:
-            raise QueryError(f"{name} must lie within +-1e15 m")
-        return arr
-
-    @staticmethod
     def _method(method: Any) -> str:
+        if method == "auto":
+            return "exact"
         if not isinstance(method, str) or method not in METHODS:
-            raise QueryError(f"method must be one of {', '.join(METHODS)}, got {shown(method)}")
+            raise QueryError(f"algorithm (formerly method) must be one of auto, "
+                             f"{', '.join(METHODS)}, got {shown(method)}")
         return str(method)
 
     @staticmethod
-    def _budget(max_nodes: Any) -> int:
-        if max_nodes is None:
+    def _budget(budget: Any) -> int:
+        if budget is None:
             return MAX_NODES
-        if isinstance(max_nodes, bool) or not isinstance(max_nodes, (int, np.integer)) \
-                or not 1 <= int(max_nodes) <= MAX_NODES:
-            raise QueryError(f"max_nodes must be an int in [1, {MAX_NODES}], got "
-                             f"{shown(max_nodes)}")
-        return int(max_nodes)
+        if isinstance(budget, bool) or not isinstance(budget, (int, np.integer)) \
+                or not 1 <= int(budget) <= MAX_NODES:
+            raise QueryError(f"budget (formerly max_nodes) must be an int in [1, {MAX_NODES}], "
+                             f"got {shown(budget)}")
+        return int(budget)
 
     @serialized
-    def last_search(self, method: str = "exact") -> NDArray[np.int32]:
+    def last_search(self, algorithm: str = "exact", **old: Any) -> NDArray[np.int32]:
         """The polygons the last single query with ``method`` searched, sorted
         (int32; empty before any). For the exact search these are the polygons
         its intervals opened onto, for the funnel the polygons A* closed. After a
         query with ``obstacles=`` they belong to the cut mesh, not to this one,
         so only queries without obstacles are recorded here (for drawing)."""
-        self._method(method)
+        if old:
+            algorithm = renamed_keywords(old, {"method": "algorithm"}, "NavMesh.last_search",
+                                         stacklevel=5).get("algorithm", algorithm)
+        method = self._method(algorithm)
         search = self._searches.get(method)
         if search is None:
             return np.zeros(0, dtype=np.int32)
@@ -420,9 +549,11 @@ class NavMesh:
     @serialized
     def _query(self, start: ArrayLike, end: ArrayLike, nearest: bool, method: str,
                obstacles: Any, max_nodes: Any) -> MeshPathResult:
+        if end is None:
+            raise QueryError("missing the goal (a world point (x, z))")
         a = _point(start, "start")
-        b = _point(end, "end")
-        self._method(method)
+        b = _point(end, "goal")
+        method = self._method(method)
         budget = self._budget(max_nodes)
         if obstacles is None:
             return self._answer(self._search(method), a, b, nearest, method, budget)

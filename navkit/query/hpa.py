@@ -79,11 +79,29 @@ from .._kernels import geometry as _geo
 from .._kernels import hpa as _k
 from .._kernels.layouts import AbstractSearchArgs, ClusterSearchArgs
 from .._kernels.search import GEN_LIMIT as _GEN_LIMIT
+from ..contract import (
+    Place,
+    RaycastHit,
+    check_agent,
+    deprecated_alias,
+    renamed_keywords,
+    world_pairs,
+    world_point,
+)
 from ..costs import cost_model
 from ..errors import ConfigError, QueryError, shown
 from ..grid import NavGrid
-from ..results import BatchResult, PathResult, Status, no_path, path_result
+from ..results import (
+    BatchResult,
+    PathResult,
+    SearchTrace,
+    Status,
+    no_path,
+    path_result,
+    world_waypoints,
+)
 from .hpa_graph import ClusterGraph
+from .obstacles import circles_without
 from .padded import as_array
 from .serial import serialized
 
@@ -219,6 +237,7 @@ class HPAStar:
         #: Queries with ``obstacles`` / ``nearest`` answered by the Pathfinder's A*.
         self.exact_answers = 0
         self._pf: Any = None
+        self._version = 0
         self._gen = 0
         self._followed: Any = None  # weakref to the Pathfinder whose edits this follows
         self._pending: list[tuple[NDArray[np.int64], NDArray[np.int64]]] = []
@@ -321,6 +340,7 @@ class HPAStar:
             return UpdateReport(ms=(time.perf_counter() - t0) * 1e3,
                                 changed_cells=0, touched_clusters=0, mode="none")
         mode, touched = self.graph.update(grid, xs, zs)
+        self._version += 1
         if mode == "splice":
             self._alloc_abstract()
         self._stats = self._make_stats(self._stats.build_ms, dict(self._stats.phases_ms))
@@ -499,8 +519,148 @@ class HPAStar:
         self.fallbacks += 1
         return self._pathfinder().find_path_cells(s, g, smooth=smooth, algorithm="astar")
 
+    # ------------------------------------------------------ the contract
+    @property
+    def version(self) -> int:
+        """Updates (:meth:`update`, followed edits) that changed cells."""
+        return self._version
+
+    @property
+    def cell_size(self) -> float:
+        """The grid's cell size, metres."""
+        return float(self.grid.cell_size)
+
+    @property
+    def agent_radius(self) -> float:
+        """The agent radius, metres, the grid was built for."""
+        return float(self.grid.agent_radius)
+
+    #: The scene's ``navigationMode`` for a simulation on this backend.
+    navigation_mode = "grid"
+
+    def _check(self, agent: Any, budget: Any, algorithm: Any) -> None:
+        if agent is not None:
+            check_agent(agent, self.agent_radius, "this HPAStar's grid")
+        if budget is not None:
+            raise ConfigError("HPAStar has no search budget (its abstract search is bounded "
+                              "by the cluster graph); use a Pathfinder for budgeted queries",
+                              field="budget")
+        if algorithm not in ("auto", "hpa"):
+            raise QueryError(f"algorithm must be 'auto' or 'hpa' on an HPAStar, "
+                             f"got {shown(algorithm)}")
+
     @serialized
-    def find_paths_batch(self, starts: ArrayLike, goals: ArrayLike, *,
+    def find_path(self, start: ArrayLike, goal: ArrayLike | None = None, *,
+                  smooth: bool = True, nearest: bool = False, obstacles: Any = None,
+                  ignore: Any = None, budget: int | None = None, algorithm: str = "auto",
+                  agent: Any = None, **old: Any) -> PathResult:
+        """Path between world points ``start`` and ``goal`` (metres): both snap to
+        walkable cells as on a Pathfinder (docs/rules.md §4.1, avoiding
+        ``obstacles``), :meth:`find_path_cells` joins them (HPA*: near-optimal), and
+        the waypoint rules of docs/rules.md §4.2-§4.3 apply. A goal that snaps
+        nowhere is ``NO_GOAL``, or with ``nearest=True`` the Pathfinder's
+        find-path-to-nearest answers (exact A*). ``budget`` is refused
+        (ConfigError): HPA* has none."""
+        if old or goal is None:
+            new = renamed_keywords(old, {"end": "goal"}, "find_path", {"goal": goal},
+                                   stacklevel=5)
+            goal = new.get("goal", goal)
+            if goal is None:
+                raise QueryError("find_path: missing the goal (a world point (x, z))")
+        self._check(agent, budget, algorithm)
+        sw, ew = world_point(start, "start"), world_point(goal, "goal")
+        circles = circles_without(obstacles, ignore)
+        if self._pending:
+            self.sync()
+        pf = self._pathfinder()
+        fy = self.grid.floor_y
+        s = pf.snap(sw, obstacles=circles)
+        if s is None:
+            return no_path(Status.NO_START, floor_y=fy)
+        g = pf.snap(ew, obstacles=circles)
+        if g is None:
+            if not nearest:
+                return no_path(Status.NO_GOAL, start_cell=s, floor_y=fy)
+            self.exact_answers += 1
+            return pf.find_path(sw, ew, smooth=smooth, nearest=True, obstacles=circles,
+                                algorithm="astar")
+        res = self.find_path_cells(s, g, smooth=smooth, obstacles=circles, nearest=nearest)
+        if not res.has_path:
+            return res
+        gc = self.grid.world_to_cell(*ew)
+        return world_waypoints(res, sw, ew, (int(gc[0]), int(gc[1])),
+                               0.75 * float(self.grid.cell_size))
+
+    def find_path_to_nearest(self, start: ArrayLike, goal: ArrayLike | None = None, *,
+                             smooth: bool = True, obstacles: Any = None, ignore: Any = None,
+                             budget: int | None = None, algorithm: str = "auto",
+                             agent: Any = None, **old: Any) -> PathResult:
+        """:meth:`find_path` with ``nearest=True``."""
+        return self.find_path(start, goal, smooth=smooth, nearest=True, obstacles=obstacles,
+                              ignore=ignore, budget=budget, algorithm=algorithm, agent=agent,
+                              **old)
+
+    def find_paths(self, starts: ArrayLike, goals: ArrayLike, *, nearest: bool = False,
+                   budget: int | None = None, algorithm: str = "auto", obstacles: Any = None,
+                   smooth: bool = True, agent: Any = None) -> list[PathResult]:
+        """:meth:`find_path` for each pair ``starts[i] -> goals[i]`` (world metres), in order."""
+        self._check(agent, budget, algorithm)
+        s, g = world_pairs(starts, goals)
+        return [self.find_path(s[i], g[i], nearest=nearest, obstacles=obstacles, smooth=smooth)
+                for i in range(len(s))]
+
+    @serialized
+    def place(self, point: ArrayLike, *, obstacles: Any = None, agent: Any = None
+              ) -> Place | None:
+        """Where a world query from ``point`` starts (:meth:`Pathfinder.place
+        <navkit.query.pathfinder.Pathfinder.place>` on this grid)."""
+        self._check(agent, None, "auto")
+        if self._pending:
+            self.sync()
+        return self._pathfinder().place(point, obstacles=circles_without(obstacles, None))
+
+    @serialized
+    def is_walkable(self, point: ArrayLike, *, agent: Any = None) -> bool:
+        """True when world point ``point`` lies on a walkable cell."""
+        self._check(agent, None, "auto")
+        if self._pending:
+            self.sync()
+        return bool(self._pathfinder().is_walkable(point))
+
+    @serialized
+    def raycast(self, a: ArrayLike, b: ArrayLike, *, agent: Any = None) -> RaycastHit:
+        """:meth:`Pathfinder.raycast <navkit.query.pathfinder.Pathfinder.raycast>` on this
+        grid (docs/rules.md §15.5)."""
+        self._check(agent, None, "auto")
+        if self._pending:
+            self.sync()
+        return self._pathfinder().raycast(a, b)  # type: ignore[no-any-return]
+
+    @serialized
+    def nearest_point(self, point: ArrayLike, radius: float | None = None, *,
+                      agent: Any = None) -> tuple[float, float] | None:
+        """:meth:`Pathfinder.nearest_point
+        <navkit.query.pathfinder.Pathfinder.nearest_point>` on this grid."""
+        self._check(agent, None, "auto")
+        if self._pending:
+            self.sync()
+        return self._pathfinder().nearest_point(point, radius)  # type: ignore[no-any-return]
+
+    @serialized
+    def last_search(self) -> SearchTrace | None:
+        """The abstract nodes the last HPA* search closed (the start's cluster
+        neighbours and the nodes its abstract A* expanded): their cells and integer
+        costs from the start (None before any search)."""
+        if self._gen == 0:
+            return None
+        aws = self._aws
+        n = len(self.graph.node_cell)
+        idx = np.flatnonzero(aws.tag[:n] == 2 * self._gen + 1)  # the kernel's closed tag
+        cells = self.graph.pg.nodes_to_cells(self.graph.node_cell[idx])
+        return SearchTrace(self._gen, cells, aws.g[idx].copy())
+
+    @serialized
+    def find_paths_cells(self, starts: ArrayLike, goals: ArrayLike, *,
                          return_paths: bool = False,
                          obstacles: ArrayLike | None = None) -> BatchResult:
         """Answer ``starts[i] -> goals[i]`` (cells, shape (n, 2)) one after another.
@@ -516,6 +676,9 @@ class HPAStar:
         results = [self.find_path_cells(s[i], g[i], obstacles=obstacles)
                    for i in range(len(s))]
         return BatchResult.from_results(results, self.costs.card, with_paths=return_paths)
+
+    find_paths_batch = deprecated_alias(find_paths_cells, "HPAStar.find_paths_batch",
+                                        "HPAStar.find_paths_cells")
 
     # ------------------------------------------------------------- inspection
     @serialized

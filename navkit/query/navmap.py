@@ -57,12 +57,20 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from ..contract import (
+    Place,
+    RaycastHit,
+    check_agent,
+    deprecated_name,
+    world_pairs,
+)
 from ..errors import ConfigError, QueryError, shown, unknown_name_message
 from ..formats import load_grid, save_grid
 from ..grid import NavGrid
 from ..level import LevelConfig, NavLevel, block_obstacles, make_obstacle
 from ..level.config import GridGeometry, ObstacleConfig
-from ..results import PathResult, Status, with_waypoints
+from ..recording import as_recorder, grid_fingerprint, options_dict, recorded
+from ..results import PathResult, started, with_waypoints, world_waypoints
 from .cache import PathCache, obstacle_key
 from .cells import Algorithm
 from .overlay import as_circles
@@ -268,13 +276,12 @@ class NavMap:
         self._okey_raw: bytes | None = None  # the last obstacle snapshot and its cache key
         self._okey_shape: tuple[int, ...] = ()
         self._okey: Any = None
+        self._bypass = False  # find_path(cache=False) under way
         pf = self._pathfinder()  # validates the options now
         #: The :class:`~navkit.corpus.QueryRecorder` every query is logged to, or None.
         self.record: Any = None
         self._record_fp: tuple[int, str] = (-1, "")
         if record is not None:
-            from ..corpus.record import as_recorder
-
             self.record = as_recorder(
                 record, self.grid, costs=pf.costs, connectivity=pf.connectivity,
                 kind="grid" if self.level is None else "level", map_path=map_path)
@@ -480,23 +487,101 @@ class NavMap:
         return obstacle_radius(collision_radius, self.agent_radius, self.cell_size)
 
     @serialized
-    def is_walkable(self, x: float, z: float) -> bool:
-        """True when the cell containing world point ``(x, z)`` is walkable and not occupied."""
+    def is_walkable(self, point: Any, z: float | None = None, *, agent: Any = None) -> bool:
+        """True when the cell containing world point ``point`` ``(x, z)`` is walkable
+        and not occupied (``is_walkable(x, z)`` is the old spelling: DeprecationWarning)."""
+        point = _one_point(point, z, "NavMap.is_walkable")
+        if agent is not None:
+            check_agent(agent, self.agent_radius, "this NavMap's level")
         grid = self.grid
-        x, z = world_point((x, z), "point")
-        cell = grid.world_to_cell(x, z)
+        x, zz = world_point(point, "point")
+        cell = grid.world_to_cell(x, zz)
         if not grid.is_walkable(*cell):
             return False
         # snapping returns the point's own cell exactly when that cell is free
-        return self._pathfinder().snap((x, z)) == cell
+        return self._pathfinder().snap((x, zz)) == cell
 
     @serialized
-    def snap(self, x: float, z: float) -> tuple[float, float] | None:
-        """Centre of the cell a query from ``(x, z)`` starts in: the point's own
-        cell when free, else the nearest free cell within the snap radius
-        (docs/rules.md §4.1); None when there is none."""
-        cell = self._pathfinder().snap((x, z))
+    def snap(self, point: Any, z: float | None = None) -> tuple[float, float] | None:
+        """Centre of the cell a query from ``point`` ``(x, z)`` starts in: the point's
+        own cell when free, else the nearest free cell within the snap radius
+        (docs/rules.md §4.1); None when there is none (``snap(x, z)``: the old
+        spelling, DeprecationWarning). :meth:`place` says more."""
+        point = _one_point(point, z, "NavMap.snap")
+        cell = self._pathfinder().snap(point)
         return None if cell is None else self.grid.cell_center(*cell)
+
+    # ------------------------------------------------- the contract's points
+    #: The scene's ``navigationMode`` for a simulation on this backend.
+    navigation_mode = "grid"
+
+    def raster(self, cell_size: float | None = None,
+               region: tuple[int, int, int, int] | None = None) -> NavGrid:
+        """The static grid (:attr:`grid`: areas, obstacle polygons and cell edits
+        applied, no occupants): a grid is its own raster, so ``cell_size`` must be
+        its own and ``region`` None."""
+        if cell_size is not None and abs(float(cell_size) - self.cell_size) > 1e-12:
+            raise ConfigError(f"a grid's walls are its cells ({self.cell_size} m), got "
+                              f"{shown(cell_size)}", field="wall_cell_size")
+        if region is not None:
+            raise ConfigError("a grid map takes no region (all its cells are resident)",
+                              field="region")
+        return self.grid
+
+    def scene_source(self) -> tuple[str, Any]:
+        """``("level", dict)`` for a polygon level (as it stands: doors, added
+        obstacles), ``("grid", NavGrid)`` for a plain grid, ``("edited-grid", NavGrid)``
+        once obstacle polygons were added to it."""
+        level = self.level
+        if level is not None:
+            return "level", level.to_json_dict()
+        return ("edited-grid" if self.obstacle_names else "grid"), self.grid
+
+    @serialized
+    def place(self, point: ArrayLike, *, obstacles: Any = None, agent: Any = None
+              ) -> Place | None:
+        """Where a query from ``point`` starts: :meth:`Pathfinder.place
+        <navkit.query.pathfinder.Pathfinder.place>` on this map (its occupants block)."""
+        if agent is not None:
+            check_agent(agent, self.agent_radius, "this NavMap's level")
+        circles = None if obstacles is None else _as_circles(obstacles)
+        return self._pathfinder().place(point, obstacles=circles)
+
+    @serialized
+    def raycast(self, a: ArrayLike, b: ArrayLike, *, agent: Any = None) -> RaycastHit:
+        """:meth:`Pathfinder.raycast <navkit.query.pathfinder.Pathfinder.raycast>` on this
+        map (docs/rules.md §15.5)."""
+        if agent is not None:
+            check_agent(agent, self.agent_radius, "this NavMap's level")
+        return self._pathfinder().raycast(a, b)
+
+    @serialized
+    def nearest_point(self, point: ArrayLike, radius: float | None = None, *,
+                      agent: Any = None) -> tuple[float, float] | None:
+        """:meth:`Pathfinder.nearest_point <navkit.query.pathfinder.Pathfinder.nearest_point>`
+        on this map."""
+        if agent is not None:
+            check_agent(agent, self.agent_radius, "this NavMap's level")
+        return self._pathfinder().nearest_point(point, radius)
+
+    def find_paths(self, starts: ArrayLike, goals: ArrayLike, *, nearest: bool = False,
+                   budget: int | None = None, algorithm: Algorithm = "auto",
+                   obstacles: Any = None, smooth: bool = True,
+                   agent: Any = None) -> list[PathResult]:
+        """:meth:`find_path` for each pair ``starts[i] -> goals[i]`` (world metres,
+        ``(n, 2)`` or ``(n, 3)``), in order (the cache and recorder see each)."""
+        if agent is not None:
+            check_agent(agent, self.agent_radius, "this NavMap's level")
+        s, g = world_pairs(starts, goals)
+        return [self.find_path(s[i], g[i], nearest=nearest, budget=budget,
+                               algorithm=algorithm, obstacles=obstacles, smooth=smooth)
+                for i in range(len(s))]
+
+    @serialized
+    def last_search(self, since: int | None = None) -> Any:
+        """The cells the last A* / Dijkstra search of the map's Pathfinder closed
+        (:meth:`Pathfinder.last_search <navkit.query.pathfinder.Pathfinder.last_search>`)."""
+        return self._pathfinder().last_search(since)
 
     @serialized
     def save_grid(self, path: str | os.PathLike[str]) -> None:
@@ -509,7 +594,7 @@ class NavMap:
     def find_path(
         self,
         start: ArrayLike,
-        end: ArrayLike,
+        goal: ArrayLike | None = None,
         *,
         obstacles: ArrayLike | Sequence[Obstacle] | None = None,
         smooth: bool = True,
@@ -518,6 +603,10 @@ class NavMap:
         blocked_cells: ArrayLike | None = None,
         ignore: Any = None,
         algorithm: Algorithm = "auto",
+        nearest: bool = False,
+        agent: Any = None,
+        cache: bool = True,
+        **old: Any,
     ) -> PathResult:
         """Path between world points ``(x, z)`` (or ``(x, y, z)``), in metres.
 
@@ -533,20 +622,20 @@ class NavMap:
         ``algorithm``: as in :meth:`Pathfinder.find_path
         <navkit.query.pathfinder.Pathfinder.find_path>`, default ``"auto"``
         (JPS on an unweighted 8-connected grid, else A*: the same cost);
-        cached paths are kept per ``algorithm``.
+        cached paths are kept per ``algorithm``. ``cache=False`` skips the path
+        cache (plans from the exact points, as a simulation does).
         """
-        if blocked_cells is not None or ignore is not None:
-            return self._edited(start, end, False, obstacles, smooth, budget, window,
-                                blocked_cells, ignore, algorithm)
-        if self.record is not None:
-            return self._recorded("find_path", start, end, False, obstacles, smooth, budget,
-                                  window, algorithm)
-        return self._query(start, end, False, obstacles, smooth, budget, window, algorithm)
+        if old or goal is None:
+            goal = Pathfinder._old_goal(old, goal, "find_path")
+        if agent is not None:
+            check_agent(agent, self.agent_radius, "this NavMap's level")
+        return self._find("find_path", start, goal, bool(nearest), obstacles, smooth, budget,
+                          window, blocked_cells, ignore, algorithm, cache)
 
     def find_path_to_nearest(
         self,
         start: ArrayLike,
-        end: ArrayLike,
+        goal: ArrayLike | None = None,
         *,
         obstacles: ArrayLike | Sequence[Obstacle] | None = None,
         smooth: bool = True,
@@ -555,18 +644,40 @@ class NavMap:
         blocked_cells: ArrayLike | None = None,
         ignore: Any = None,
         algorithm: Algorithm = "auto",
+        agent: Any = None,
+        cache: bool = True,
+        **old: Any,
     ) -> PathResult:
         """Like :meth:`find_path`, but an unreachable goal gives the path to the
         reachable cell closest to it (status NEAREST; docs/rules.md §6). One search,
         with the obstacles: it never retries without them. A start with no
         reachable neighbour gives no path. ``algorithm`` as in :meth:`find_path`."""
+        if old or goal is None:
+            goal = Pathfinder._old_goal(old, goal, "find_path_to_nearest")
+        if agent is not None:
+            check_agent(agent, self.agent_radius, "this NavMap's level")
+        return self._find("find_path_to_nearest", start, goal, True, obstacles, smooth, budget,
+                          window, blocked_cells, ignore, algorithm, cache)
+
+    def _find(self, kind: str, start: ArrayLike, end: ArrayLike, nearest: bool, obstacles: Any,
+              smooth: bool, budget: int | None, window: Sequence[int] | None,
+              blocked_cells: Any, ignore: Any, algorithm: Algorithm, cache: bool) -> PathResult:
+        """The one dispatch of :meth:`find_path` and :meth:`find_path_to_nearest`."""
+        if not cache and self.cache.enabled:
+            with self.lock:  # (the flag is this object's state: set and reset under its lock)
+                self._bypass = True
+                try:
+                    return self._find(kind, start, end, nearest, obstacles, smooth, budget,
+                                      window, blocked_cells, ignore, algorithm, True)
+                finally:
+                    self._bypass = False
         if blocked_cells is not None or ignore is not None:
-            return self._edited(start, end, True, obstacles, smooth, budget, window,
+            return self._edited(start, end, nearest, obstacles, smooth, budget, window,
                                 blocked_cells, ignore, algorithm)
         if self.record is not None:
-            return self._recorded("find_path_to_nearest", start, end, True, obstacles, smooth,
-                                  budget, window, algorithm)
-        return self._query(start, end, True, obstacles, smooth, budget, window, algorithm)
+            return self._recorded(kind, start, end, nearest, obstacles, smooth, budget,
+                                  window, algorithm)
+        return self._query(start, end, nearest, obstacles, smooth, budget, window, algorithm)
 
     def _edited(self, start: ArrayLike, end: ArrayLike, nearest: bool, obstacles: Any,
                 smooth: bool, budget: int | None, window: Sequence[int] | None,
@@ -577,7 +688,7 @@ class NavMap:
 
         with self.lock:
             pf = self._pathfinder()
-            if self.cache.enabled or self.record is not None:
+            if (self.cache.enabled and not self._bypass) or self.record is not None:
                 obs = obstacles
                 if obs is not None and not isinstance(obs, ObstacleSnapshot):
                     obs = _as_circles(obs)
@@ -600,30 +711,31 @@ class NavMap:
                   obstacles: Any, smooth: bool, budget: int | None,
                   window: Sequence[int] | None, algorithm: Algorithm = "auto") -> PathResult:
         """:meth:`_query`, timed and logged to :attr:`record` (a cache hit logs the
-        search that filled the entry: its expansions, and ``time`` of the hit)."""
-        import time
+        search that filled the entry: its expansions, and ``time`` of the hit), with
+        the map's fingerprint at the time and its live occupants."""
 
-        from ..corpus.fingerprint import grid_fingerprint
-        from ..corpus.record import options_dict
-
-        with self.lock:
-            t0 = time.perf_counter()
-            res = self._query(start, end, nearest, obstacles, smooth, budget, window, algorithm)
-            dt = time.perf_counter() - t0
+        def options() -> dict[str, Any]:
             pf = self._pathfinder()
-            version = self.version
-            if self._record_fp[0] != version:
-                self._record_fp = (version, grid_fingerprint(self.grid))
-            fp = self._record_fp[1]
             occ = [[float(v) for v in self._occupants[h]] for h in sorted(self._occupants)]
             b = pf.budget if budget is None else check_budget(budget)
-            options = options_dict(pf.costs, pf.connectivity, algorithm=algorithm, smooth=smooth,
-                                   nearest=nearest, budget=b, window=window,
-                                   snap_radius=pf.snap_radius, occupants=occ)
-        self.record.log(kind, start=world_point(start, "start"), goal=world_point(end, "end"),
-                        options=options, obstacles=None if obstacles is None
-                        else _as_circles(obstacles), result=res, seconds=dt, fingerprint=fp)
-        return res
+            return options_dict(pf.costs, pf.connectivity, algorithm=algorithm, smooth=smooth,
+                                nearest=nearest, budget=b, window=window,
+                                snap_radius=pf.snap_radius, occupants=occ)
+
+        return recorded(  # type: ignore[no-any-return]
+            self.record, kind,
+            lambda: self._query(start, end, nearest, obstacles, smooth, budget, window,
+                                algorithm),
+            start=world_point(start, "start"), goal=world_point(end, "goal"),
+            obstacles=None if obstacles is None else _as_circles(obstacles), lock=self.lock,
+            options=options, fingerprint=self._fingerprint)
+
+    def _fingerprint(self) -> str:
+        """The map's fingerprint now (remembered per :attr:`version`)."""
+        version = self.version
+        if self._record_fp[0] != version:
+            self._record_fp = (version, grid_fingerprint(self.grid))
+        return self._record_fp[1]
 
     def _query(
         self, start: ArrayLike, end: ArrayLike, nearest: bool, obstacles: Any, smooth: bool,
@@ -634,11 +746,11 @@ class NavMap:
             if pf is None or self._pf_version != self._level.version:
                 pf = self._pathfinder()
             sw, ew = world_point(start, "start"), world_point(end, "end")
-            if not self.cache.enabled:
+            if not self.cache.enabled or self._bypass:
                 b = pf.budget if budget is None else check_budget(budget)
                 with pf.lock:
-                    return pf.world.query(sw, ew, smooth, nearest, b, window, obstacles,
-                                          algorithm)
+                    return started(pf.world.query(sw, ew, smooth, nearest, b, window, obstacles,
+                                                  algorithm), sw)
             if algorithm != "auto":
                 pf.resolve_algorithm(algorithm)  # (validates the name before the cache)
             grid = pf.padded.grid  # (its geometry: the edited cells are pf's)
@@ -681,6 +793,14 @@ class NavMap:
             f"NavMap({self.grid!r}, version={self.version}, occupants={len(self._occupants)}, "
             f"cache={self.cache!r})"
         )
+
+
+def _one_point(point: Any, z: Any, owner: str) -> Any:
+    """``point``, or ``(point, z)`` for the old two-number spelling (DeprecationWarning)."""
+    if z is None:
+        return point
+    deprecated_name(f"{owner}(x, z)", f"{owner}((x, z))", stacklevel=5)
+    return (point, z)
 
 
 def _as_circles(obstacles: Any) -> NDArray[np.float64]:
@@ -730,10 +850,4 @@ class _Entry:
         pts = self.kept
         if pts is None:
             return res
-        if res.status == Status.FOUND and ce == res.end_cell:
-            pts = pts.copy()
-            pts[-1] = ew
-            pts.setflags(write=False)
-        if len(pts) > 1 and math.hypot(self.x0 - sw[0], self.z0 - sw[1]) <= trim:
-            pts = pts[1:]
-        return with_waypoints(res, pts)
+        return world_waypoints(with_waypoints(res, pts), sw, ew, ce, trim)

@@ -26,6 +26,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from .._kernels import jps as _jps
 from .._kernels.layouts import CellGeometry
+from ..contract import world_point
 from ..costs import CostModel
 from ..errors import ConfigError, QueryError, shown
 from ..grid import NavGrid
@@ -64,33 +65,6 @@ def check_budget(budget: int | None) -> int:
         raise QueryError(f"budget must be a positive int or None, got {shown(budget)}")
     return min(int(budget), NO_BUDGET)  # more than any search can expand: no budget
 
-
-_PLAIN = (int, float)  # bool is not: type(True) is bool
-_EXACT = 2**53  # plain ints and floats inside this convert exactly (and are finite)
-
-
-def world_point(value: Any, name: str) -> tuple[float, float]:
-    """A finite world point ``(x, z)`` in metres; ``(x, y, z)`` drops ``y``."""
-    if type(value) is tuple and len(value) == 2:  # the common cases, without numpy
-        x, z = value
-        if type(x) is float and type(z) is float:
-            if math.isfinite(x) and math.isfinite(z):
-                return value
-        elif (type(x) in _PLAIN and type(z) in _PLAIN
-              and -_EXACT < x < _EXACT and -_EXACT < z < _EXACT):
-            return (float(x), float(z))
-    try:
-        arr = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError, OverflowError):
-        raise QueryError(f"{name} must be a world point (x, z) or (x, y, z) of finite "
-                         f"floats, got {shown(value)}") from None
-    if arr.shape == (3,):
-        arr = arr[[0, 2]]
-    if arr.shape != (2,):
-        raise QueryError(f"{name} must be a world point (x, z) or (x, y, z), got {shown(value)}")
-    if not np.all(np.isfinite(arr)):
-        raise QueryError(f"{name} must be finite, got {shown(value)}")
-    return (float(arr[0]), float(arr[1]))
 
 
 class PaddedGrid:

@@ -38,7 +38,6 @@ from __future__ import annotations
 import math
 import os
 import threading
-import time
 from collections.abc import Sequence
 from typing import Any, Literal
 
@@ -46,10 +45,20 @@ import numba
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from ..contract import (
+    Place,
+    RaycastHit,
+    check_agent,
+    check_radius,
+    deprecated_alias,
+    renamed_keywords,
+    world_pairs,
+)
 from ..costs import CostModel, cost_model
 from ..errors import ConfigError, QueryError, shown
 from ..grid import NavGrid
-from ..results import BatchResult, PathBuffer, PathResult, SearchTrace, path_result
+from ..recording import as_recorder, options_dict, recorded
+from ..results import BatchResult, PathBuffer, PathResult, SearchTrace, path_result, started
 from .astar import AStar
 from .batch import Batches
 from .cells import ALGORITHMS, Algorithm, CellQueries
@@ -60,6 +69,7 @@ from .jps_plus import JumpTables
 from .options import DiagonalMode, Heuristic, check_greedy_keys, search_options
 from .overlay import Occupancy, Overlay, as_circles
 from .padded import PaddedGrid, as_array, check_budget, world_point
+from .points import GridPoints
 from .serial import serialized
 from .smoothing import StringPull
 from .workspace import Workspace
@@ -195,6 +205,9 @@ class Pathfinder:
         self.batches = Batches(pg, self.astar, self.jps, self.cells)
         #: Run-time cell edits and per-query obstacle options (:mod:`navkit.query.edits`).
         self.edits = CellEditor(self)
+        #: The contract's point queries (place, is_walkable, raycast, nearest_point).
+        self.points = GridPoints(pg, self.occupancy, self.overlay, self.world, opts.diagonal,
+                                 self.edits)
         # a cell edit updates the JPS+ tables, those of precompute() and those a first
         # "jps+" query builds alike (stale tables would cut through new walls)
         self.on_edit(self.cells.grid_edited)
@@ -209,8 +222,6 @@ class Pathfinder:
         #: The :class:`~navkit.corpus.QueryRecorder` every query is logged to, or None.
         self.record: Any = None
         if record is not None:
-            from ..corpus.record import as_recorder
-
             self.record = as_recorder(record, grid, costs=self.costs,
                                       connectivity=connectivity)
 
@@ -251,6 +262,7 @@ class Pathfinder:
         obstacles: ArrayLike | None = None,
         blocked_cells: ArrayLike | None = None,
         ignore: Any = None,
+        agent: Any = None,
     ) -> PathResult:
         """Shortest path between two cells ``(x, z)``; no snapping.
 
@@ -279,6 +291,8 @@ class Pathfinder:
         >>> pf.find_path_cells((0, 0), (3, 2)).cost
         3.8
         """
+        if agent is not None:
+            check_agent(agent, self.padded.grid.agent_radius, "this Pathfinder's grid")
         if blocked_cells is not None or ignore is not None:
             with self.lock:
                 obstacles = self.edits.merge(obstacles, blocked_cells, ignore)
@@ -448,7 +462,7 @@ class Pathfinder:
     def find_path(
         self,
         start: ArrayLike,
-        end: ArrayLike,
+        goal: ArrayLike | None = None,
         *,
         smooth: bool = True,
         nearest: bool = False,
@@ -458,10 +472,14 @@ class Pathfinder:
         algorithm: Algorithm = "auto",
         blocked_cells: ArrayLike | None = None,
         ignore: Any = None,
+        agent: Any = None,
+        **old: Any,
     ) -> PathResult:
         """Path between two world points ``(x, z)`` (or ``(x, y, z)``), in metres.
 
-        Start and end snap to walkable cells within ``snap_radius``
+        ``agent``: an :class:`~navkit.contract.Agent` (or a radius) whose radius must
+        be the grid's ``agent_radius`` (the navigation contract; ``end=`` is the
+        old name of ``goal``). Start and end snap to walkable cells within ``snap_radius``
         (docs/rules.md §4); the path is string-pulled (``smooth``, §5); the
         first waypoint is dropped when within ``0.75 * cell_size`` of
         ``start``; the last waypoint is the exact ``end`` when ``end``'s own
@@ -479,21 +497,31 @@ class Pathfinder:
         with an :meth:`snapshot` and ``ignore`` the one-call JPS query frees
         only the ignored circles' cells instead of restamping the others.
         """
+        if old or goal is None:
+            goal = self._old_goal(old, goal, "find_path")
+        if agent is not None:
+            check_agent(agent, self.padded.grid.agent_radius, "this Pathfinder's grid")
+        end = goal
         if blocked_cells is not None or ignore is not None:
-            return self._edited_world("find_path", start, end, smooth, nearest, budget, window,
-                                      obstacles, algorithm, blocked_cells, ignore)
+            return started(self._edited_world("find_path", start, end, smooth, nearest, budget,
+                                              window, obstacles, algorithm, blocked_cells,
+                                              ignore), world_point(start, "start"))
         if self.record is not None:
-            return self._recorded_world("find_path", start, end, smooth, nearest, budget,
-                                        window, obstacles, algorithm)
+            return started(self._recorded_world("find_path", start, end, smooth, nearest,
+                                                budget, window, obstacles, algorithm),
+                           world_point(start, "start"))
         b = self.budget if budget is None else check_budget(budget)
-        sw, ew = world_point(start, "start"), world_point(end, "end")
+        sw, ew = world_point(start, "start"), world_point(end, "goal")
         with self.lock:
-            return self.world.query(sw, ew, smooth, nearest, b, window, obstacles, algorithm)
+            res = self.world.query(sw, ew, smooth, nearest, b, window, obstacles, algorithm)
+        if len(res.cells):
+            res.__dict__["_start"] = sw  # (results.started, inline)
+        return res
 
     def find_path_to_nearest(
         self,
         start: ArrayLike,
-        end: ArrayLike,
+        goal: ArrayLike | None = None,
         *,
         smooth: bool = True,
         budget: int | None = None,
@@ -502,18 +530,40 @@ class Pathfinder:
         algorithm: Algorithm = "auto",
         blocked_cells: ArrayLike | None = None,
         ignore: Any = None,
+        agent: Any = None,
+        **old: Any,
     ) -> PathResult:
         """:meth:`find_path` with ``nearest=True`` (docs/rules.md §6)."""
+        if old or goal is None:
+            goal = self._old_goal(old, goal, "find_path_to_nearest")
+        if agent is not None:
+            check_agent(agent, self.padded.grid.agent_radius, "this Pathfinder's grid")
+        end = goal
         if blocked_cells is not None or ignore is not None:
-            return self._edited_world("find_path_to_nearest", start, end, smooth, True, budget,
-                                      window, obstacles, algorithm, blocked_cells, ignore)
+            return started(self._edited_world("find_path_to_nearest", start, end, smooth, True,
+                                              budget, window, obstacles, algorithm,
+                                              blocked_cells, ignore),
+                           world_point(start, "start"))
         if self.record is not None:
-            return self._recorded_world("find_path_to_nearest", start, end, smooth, True,
-                                        budget, window, obstacles, algorithm)
+            return started(self._recorded_world("find_path_to_nearest", start, end, smooth,
+                                                True, budget, window, obstacles, algorithm),
+                           world_point(start, "start"))
         b = self.budget if budget is None else check_budget(budget)
-        sw, ew = world_point(start, "start"), world_point(end, "end")
+        sw, ew = world_point(start, "start"), world_point(end, "goal")
         with self.lock:
-            return self.world.query(sw, ew, smooth, True, b, window, obstacles, algorithm)
+            res = self.world.query(sw, ew, smooth, True, b, window, obstacles, algorithm)
+        if len(res.cells):
+            res.__dict__["_start"] = sw  # (results.started, inline)
+        return res
+
+    @staticmethod
+    def _old_goal(old: dict[str, Any], goal: Any, owner: str) -> Any:
+        """``goal``, or its old keyword ``end=`` (with a DeprecationWarning)."""
+        new = renamed_keywords(old, {"end": "goal"}, owner, {"goal": goal}, stacklevel=5)
+        goal = new.get("goal", goal)
+        if goal is None:
+            raise QueryError(f"{owner}: missing the goal (a world point (x, z))")
+        return goal
 
     def _edited_world(self, kind: str, start: ArrayLike, end: ArrayLike, smooth: bool,
                       nearest: bool, budget: int | None, window: Sequence[int] | None,
@@ -521,7 +571,7 @@ class Pathfinder:
                       ignore: Any) -> PathResult:
         """A world query with ``blocked_cells`` or ``ignore`` (see :meth:`find_path`)."""
         b = self.budget if budget is None else check_budget(budget)
-        sw, ew = world_point(start, "start"), world_point(end, "end")
+        sw, ew = world_point(start, "start"), world_point(end, "goal")
         with self.lock:
             if (self.record is None and blocked_cells is None and window is None
                     and isinstance(obstacles, ObstacleSnapshot)
@@ -625,42 +675,35 @@ class Pathfinder:
                         budget: int | None, window: Sequence[int] | None, algorithm: Algorithm,
                         obstacles: ArrayLike | None) -> PathResult:
         """:meth:`find_path_cells`, timed and logged to :attr:`record`."""
-        from ..corpus.record import options_dict
-
         pg = self.padded
         s = pg.cell_arg(start, "start")
         g = pg.cell_arg(goal, "goal")
         b = self.budget if budget is None else check_budget(budget)
-        with self.lock:
-            t0 = time.perf_counter()
-            res = self._cells_query(s, g, smooth, nearest, b, window, algorithm, obstacles)
-            dt = time.perf_counter() - t0
-            occ = self.occupant_rows()
-        self.record.log("find_path_cells", start=s, goal=g, obstacles=obstacles, result=res,
-                        seconds=dt, options=options_dict(
-                            self.costs, self.connectivity, algorithm=algorithm, smooth=smooth,
-                            nearest=nearest, budget=b, window=window, occupants=occ))
-        return res
+        return recorded(  # type: ignore[no-any-return]
+            self.record, "find_path_cells",
+            lambda: self._cells_query(s, g, smooth, nearest, b, window, algorithm, obstacles),
+            start=s, goal=g, obstacles=obstacles, lock=self.lock,
+            options=lambda: self._options(algorithm, smooth, nearest, b, window, world=False))
 
     def _recorded_world(self, kind: str, start: ArrayLike, end: ArrayLike, smooth: bool,
                         nearest: bool, budget: int | None, window: Sequence[int] | None,
                         obstacles: ArrayLike | None, algorithm: Algorithm) -> PathResult:
         """:meth:`find_path` / :meth:`find_path_to_nearest`, timed and logged."""
-        from ..corpus.record import options_dict
-
         b = self.budget if budget is None else check_budget(budget)
-        sw, ew = world_point(start, "start"), world_point(end, "end")
-        with self.lock:
-            t0 = time.perf_counter()
-            res = self.world.query(sw, ew, smooth, nearest, b, window, obstacles, algorithm)
-            dt = time.perf_counter() - t0
-            occ = self.occupant_rows()
-        self.record.log(kind, start=sw, goal=ew, obstacles=obstacles, result=res, seconds=dt,
-                        options=options_dict(
-                            self.costs, self.connectivity, algorithm=algorithm, smooth=smooth,
-                            nearest=nearest, budget=b, window=window,
-                            snap_radius=self.snap_radius, occupants=occ))
-        return res
+        sw, ew = world_point(start, "start"), world_point(end, "goal")
+        return recorded(  # type: ignore[no-any-return]
+            self.record, kind,
+            lambda: self.world.query(sw, ew, smooth, nearest, b, window, obstacles, algorithm),
+            start=sw, goal=ew, obstacles=obstacles, lock=self.lock,
+            options=lambda: self._options(algorithm, smooth, nearest, b, window, world=True))
+
+    def _options(self, algorithm: str, smooth: bool, nearest: bool, budget: int,
+                 window: Any, *, world: bool) -> dict[str, Any]:
+        """A corpus line's options for a query on this grid (its occupants live now)."""
+        return options_dict(self.costs, self.connectivity, algorithm=algorithm, smooth=smooth,
+                            nearest=nearest, budget=budget, window=window,
+                            snap_radius=self.snap_radius if world else None,
+                            occupants=self.occupant_rows())
 
     def occupant_rows(self) -> list[list[float]]:
         """Live occupants as ``[x, z, radius]`` lists, in handle order (for corpora)."""
@@ -677,6 +720,93 @@ class Pathfinder:
         wx, wz = world_point(point, "point")
         with self.overlay.using(obstacles):
             return self.world.snap(wx, wz)
+
+    # ------------------------------------------------- the contract's points
+    @property
+    def cell_size(self) -> float:
+        """The grid's cell size, metres."""
+        return float(self.padded.grid.cell_size)
+
+    @property
+    def agent_radius(self) -> float:
+        """The agent radius, metres, the grid was built for (``NavGrid.agent_radius``)."""
+        return float(self.padded.grid.agent_radius)
+
+    #: The scene's ``navigationMode`` for a simulation on this backend.
+    navigation_mode = "grid"
+
+    @serialized
+    def place(self, point: ArrayLike, *, obstacles: ArrayLike | None = None,
+              agent: Any = None) -> Place | None:
+        """Where a world query from ``point`` starts (the navigation contract): its
+        snap cell (docs/rules.md §4.1, avoiding ``obstacles``), the point itself when
+        it lies in that cell (else the cell's centre) and the cell's region
+        (docs/rules.md §15.2), or None when nothing walkable lies within the snap radius.
+
+        >>> import numpy as np
+        >>> pf = Pathfinder(NavGrid(np.ones((3, 4), bool)))
+        >>> p = pf.place((1.2, 0.7)); p.cell, p.point, p.region
+        ((1, 0), (1.2, 0.7), 0)
+        """
+        if agent is not None:
+            check_agent(agent, self.padded.grid.agent_radius, "this Pathfinder's grid")
+        p = world_point(point, "point")
+        with self.overlay.using(obstacles):
+            return self.points.place(p)
+
+    @serialized
+    def is_walkable(self, point: ArrayLike, *, agent: Any = None) -> bool:
+        """True when world point ``point`` lies on a walkable cell (occupants block)."""
+        if agent is not None:
+            check_agent(agent, self.padded.grid.agent_radius, "this Pathfinder's grid")
+        p = world_point(point, "point")
+        self.overlay.set(None)
+        return self.points.is_walkable(p)
+
+    @serialized
+    def raycast(self, a: ArrayLike, b: ArrayLike, *, agent: Any = None) -> RaycastHit:
+        """Walk the segment ``a -> b`` (world metres) over the walkable cells: the
+        first blocked cell it enters stops it (docs/rules.md §15.5). ``a`` must lie
+        on a walkable cell (QueryError otherwise).
+
+        >>> import numpy as np
+        >>> walk = np.ones((1, 5), bool); walk[0, 3] = False
+        >>> hit = Pathfinder(NavGrid(walk)).raycast((0.5, 0.5), (4.5, 0.5))
+        >>> hit.hit, hit.fraction, hit.point, hit.cell
+        (True, 0.625, (3.0, 0.5), (2, 0))
+        """
+        if agent is not None:
+            check_agent(agent, self.padded.grid.agent_radius, "this Pathfinder's grid")
+        pa, pb = world_point(a, "a"), world_point(b, "b")
+        self.overlay.set(None)
+        return self.points.raycast(pa, pb)
+
+    @serialized
+    def nearest_point(self, point: ArrayLike, radius: float | None = None, *,
+                      agent: Any = None) -> tuple[float, float] | None:
+        """``point`` when its cell is walkable, else the centre of the walkable cell
+        it snaps to within ``radius`` metres (default: :attr:`snap_radius`; the
+        rings and order of docs/rules.md §4.1), or None."""
+        if agent is not None:
+            check_agent(agent, self.padded.grid.agent_radius, "this Pathfinder's grid")
+        p = world_point(point, "point")
+        r = self.snap_radius if radius is None else check_radius(radius)
+        self.overlay.set(None)
+        return self.points.nearest_point(p, r)
+
+    def find_paths(self, starts: ArrayLike, goals: ArrayLike, *, nearest: bool = False,
+                   budget: int | None = None, algorithm: Algorithm = "auto",
+                   obstacles: ArrayLike | None = None, smooth: bool = True,
+                   agent: Any = None) -> list[PathResult]:
+        """:meth:`find_path` for each pair of world points ``starts[i] -> goals[i]``
+        (``(n, 2)`` or ``(n, 3)`` metres), in order, one after another under the lock.
+        For many cell queries on all cores use :meth:`find_paths_cells`."""
+        if agent is not None:
+            check_agent(agent, self.padded.grid.agent_radius, "this Pathfinder's grid")
+        s, g = world_pairs(starts, goals)
+        return [self.find_path(s[i], g[i], nearest=nearest, budget=budget,
+                               algorithm=algorithm, obstacles=obstacles, smooth=smooth)
+                for i in range(len(s))]
 
     # ------------------------------------------------------------- geometry
     @serialized
@@ -743,7 +873,7 @@ class Pathfinder:
 
     # ---------------------------------------------------------------- batch
     @serialized
-    def find_paths_batch(
+    def find_paths_cells(
         self,
         starts: ArrayLike,
         goals: ArrayLike,
@@ -753,6 +883,7 @@ class Pathfinder:
         threads: int | None = None,
         obstacles: ArrayLike | None = None,
         algorithm: Algorithm = "auto",
+        agent: Any = None,
     ) -> BatchResult:
         """Answer ``starts[i] -> goals[i]`` (cells, shape (n, 2)) on all cores.
 
@@ -763,6 +894,8 @@ class Pathfinder:
         grid, else A*, so costs are A*'s either way; JPS paths are the full
         cell chains). ``threads`` defaults to numba's thread count.
         """
+        if agent is not None:
+            check_agent(agent, self.padded.grid.agent_radius, "this Pathfinder's grid")
         resolved = self.resolve_algorithm(algorithm)
         pg = self.padded
         with self.overlay.using(obstacles):
@@ -782,6 +915,9 @@ class Pathfinder:
             return self.batches.run(pg.nodes(s), pg.nodes(g), return_paths=return_paths,
                                     budget=self._budget(budget), nthreads=nthreads,
                                     algorithm=resolved)
+
+    find_paths_batch = deprecated_alias(find_paths_cells, "Pathfinder.find_paths_batch",
+                                        "Pathfinder.find_paths_cells")
 
     # ---------------------------------------------------- dynamic obstacles
     @serialized

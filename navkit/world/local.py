@@ -116,6 +116,7 @@ class LocalSearch:
         self._out = np.zeros(_ws.OUT_SIZE, dtype=np.int64)
         self._prm = np.zeros(_ws.P_SIZE, dtype=np.int64)
         self._path = np.zeros((4096, 2), dtype=np.int64)
+        self._last_slots = 0
         self._nopath = np.zeros((0, 2), dtype=np.int64)
         self._empty = np.zeros((1, 1), dtype=np.uint16)
         #: Counters: blocks built, block hits, blocks dropped, chunks read.
@@ -257,6 +258,7 @@ class LocalSearch:
             prm[_ws.P_NTARGETS] = 0
             status = _ws.window_search(cells, marks, self._dummy, prm, self._buf, out, path)
         self._last = (ww, x0, z0, sx, sz, bx, bz)
+        self._last_slots = ww * wd
         cells_out = None
         if want_path and status == 0:
             k = int(out[_ws.O_NPATH])
@@ -289,6 +291,22 @@ class LocalSearch:
     @property
     def start_slot(self) -> int:
         return int(self._out[_ws.O_START])
+
+    def closed(self) -> tuple[NDArray[np.int32], NDArray[np.int64]]:
+        """The world cells ``(k, 2)`` int32 the last search closed, in slot order
+        (row-major in its window; a start outside the window last), and their
+        integer costs ``(k,)`` int64."""
+        ww, x0, z0, sx, sz, bx, bz = self._last
+        nslots = self._last_slots
+        closed = int(self._out[_ws.O_CLOSED])
+        slots = np.flatnonzero(self._tag[: nslots + 1] == closed)
+        cells = np.empty((len(slots), 2), dtype=np.int32)
+        inside = slots < nslots
+        if ww:
+            cells[inside, 0] = slots[inside] % ww + x0 + bx
+            cells[inside, 1] = slots[inside] // ww + z0 + bz
+        cells[~inside] = (sx + bx, sz + bz)
+        return cells, self._g[slots].copy()
 
     def costs_at(self, cells: NDArray[np.int64]) -> NDArray[np.int64]:
         """The last search's cost to each of ``cells`` (world, (k, 2); inside
@@ -358,6 +376,16 @@ def snap(store: Any, circles: NDArray[np.float64] | None, cx: int, cz: int,
             return None
         far = max(cx - (store.width - 1), -cx, cz - (store.depth - 1), -cz, 0)
         r = min(rings, max(2 * r, far + 1))
+
+
+def reach(preset: QueryPreset) -> int:
+    """Cells (Chebyshev) a bounded plan aims ahead: ``window // 2 - 1`` (18 for 38),
+    so the preset's window holds the start cell and the aimed cell.
+
+    >>> reach(QueryPreset(window=38, budget=1000))
+    18
+    """
+    return max(1, preset.window // 2 - 1)
 
 
 def snap_rings(snap_radius: float, cell_size: float) -> int:

@@ -12,7 +12,7 @@
 from __future__ import annotations
 
 import math
-import time
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -20,13 +20,25 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from .._kernels import raycast as _ray
+from ..contract import (
+    Place,
+    RaycastHit,
+    check_agent,
+    check_radius,
+    renamed_keywords,
+    world_pairs,
+)
 from ..costs import CostModel, cost_model
-from ..errors import ConfigError, QueryError
+from ..errors import ConfigError, QueryError, shown
 from ..grid import NavGrid
+from ..query.obstacles import circles_without
 from ..query.overlay import as_circles
 from ..query.padded import check_budget, world_point
 from ..query.pathfinder import FIRST_WAYPOINT_TRIM, SNAP_RADIUS, Pathfinder
-from ..results import PathResult, Status, no_path, path_result
+from ..query.serial import serialized
+from ..recording import as_recorder, options_dict, recorded, world_source
+from ..results import PathResult, SearchTrace, Status, no_path, path_result, world_waypoints
 from .hierarchy import Hierarchy
 from .local import (
     LocalSearch,
@@ -35,6 +47,7 @@ from .local import (
     circle_blocks,
     free,
     get_preset,
+    reach,
     snap,
     snap_rings,
 )
@@ -49,6 +62,8 @@ SMALL_WORLD_CELLS = 1 << 20
 CLOSE_CHUNKS = 1
 _STATUS = tuple(Status(i) for i in range(len(Status)))
 _FAR = 1 << 30
+#: Cells along its longer axis a ray reads from the store at a time (:meth:`World.raycast`).
+RAY_PIECE = 2048
 
 
 def cut_window(window: tuple[int, int, int, int] | None,
@@ -104,6 +119,11 @@ class World:
     small_world_cells :
         Worlds of at most this many cells answer long queries with a whole-world
         Pathfinder; 0 always uses the hierarchy.
+
+    Thread safety: one object may be shared by threads; its queries and edits take
+    turns under its ``lock`` (the block cache, the hierarchy and the search buffers
+    are shared state). For parallel queries give each thread its own World on the
+    same store file.
     """
 
     def __init__(self, store: Any, costs: str | CostModel | tuple[int, int] = "seed", *,
@@ -115,6 +135,8 @@ class World:
                 or not math.isfinite(snap_radius) or snap_radius < 0):
             raise ConfigError(f"expected a finite number >= 0, got {snap_radius!r}",
                               field="snap_radius")
+        #: Held by every query and edit (re-entrant; see :mod:`navkit.query.serial`).
+        self.lock = threading.RLock()
         self.store = store
         self.costs = cost_model(costs)
         self.connectivity = connectivity
@@ -137,6 +159,8 @@ class World:
         self._queries = self._local_q = self._long_q = 0
         self._last_window: Any = None
         self.last_algorithm = ""
+        self._trace: str | None = None  # which search the last query ran (last_search)
+        self._ray = np.zeros(3, dtype=np.float64)
         self._described = False
         #: The :class:`~navkit.corpus.QueryRecorder` every query is logged to, or None
         #: (``record=``: a recorder, or a path / text file for a new one this world owns).
@@ -144,8 +168,6 @@ class World:
         if record is not None and hasattr(record, "log") and not hasattr(record, "write"):
             self.record = record  # a QueryRecorder, or any object with log(kind, **fields)
         elif record is not None:
-            from ..corpus.record import as_recorder
-
             self.record = as_recorder(record, None, costs=self.costs,
                                       connectivity=connectivity, kind="world")
 
@@ -198,12 +220,13 @@ class World:
                          f"got {algorithm!r}")
 
     # ------------------------------------------------------------- queries
+    @serialized
     def find_path_cells(self, start: ArrayLike, goal: ArrayLike, *, smooth: bool = False,
                         nearest: bool = False, budget: int | None = None,
                         window: Sequence[int] | None = None, algorithm: str = "auto",
                         obstacles: ArrayLike | None = None,
                         preset: str | QueryPreset | None = None,
-                        bounds: Sequence[int] | None = None) -> PathResult:
+                        bounds: Sequence[int] | None = None, agent: Any = None) -> PathResult:
         """Path between two world cells, as :meth:`Pathfinder.find_path_cells`.
 
         With ``window`` (or ``preset``) this is a bounded local search
@@ -211,7 +234,8 @@ class World:
         a long query (docs/world-queries.md). ``bounds``: an inclusive cell box
         ``(x0, z0, x1, z1)`` the search never leaves (the window is cut to it;
         without a window it is the window)."""
-        t0 = time.perf_counter()
+        if agent is not None:
+            check_agent(agent, self.agent_radius, "this World")
         s = self._cell(start, "start")
         g = self._cell(goal, "goal")
         pre = get_preset(preset)
@@ -223,11 +247,12 @@ class World:
             win = cut_window(win, check_window(bounds))
         circles = None if obstacles is None else as_circles(obstacles)
         hmul = self._hmul(algorithm)
-        res = self._cells(s, g, g, nearest, b, win, circles, hmul, smooth, algorithm)
-        if self.record is not None:
-            self._log("find_path_cells", s, g, algorithm, smooth, nearest, b, win, circles,
-                      res, t0)
-        return res
+        if self.record is None:
+            return self._cells(s, g, g, nearest, b, win, circles, hmul, smooth, algorithm)
+        return self._recorded(
+            "find_path_cells",
+            lambda: self._cells(s, g, g, nearest, b, win, circles, hmul, smooth, algorithm),
+            s, g, circles, lambda: self._options(algorithm, smooth, nearest, b, win))
 
     def _cells(self, s: tuple[int, int], g: tuple[int, int], bgoal: tuple[int, int],
                nearest: bool, budget: int, win: tuple[int, int, int, int] | None,
@@ -236,6 +261,7 @@ class World:
         st = self.store
         fy = float(st.floor_y)
         self._queries += 1
+        self._trace = None
         if win is not None:  # read the endpoints from the window's block when it has them
             cw = self._clip(win)
             if cw[0] <= cw[2] and cw[1] <= cw[3]:
@@ -271,6 +297,7 @@ class World:
                windowed: bool) -> PathResult:
         loc = self.local
         raw = loc.run(s, g, bgoal, win, budget, circles, hmul=hmul)
+        self._trace = "local"
         code = _STATUS[raw.status]
         if code == Status.WINDOW_EXHAUSTED and not windowed:
             code = Status.UNREACHABLE
@@ -339,6 +366,7 @@ class World:
                algorithm: str, border: bool) -> PathResult:
         """A long query on a small world: one whole-world Pathfinder (exact)."""
         pf = self._whole_pf()
+        self._trace = "whole"
         if border:
             self.last_algorithm = "whole-astar"
             with pf.lock, pf.overlay.using(circles):
@@ -367,6 +395,7 @@ class World:
                 self.last_algorithm = "local-astar"
                 return res
         self.last_algorithm = "hierarchy"
+        self._trace = None  # (the hierarchy's refinement leaves no one search to show)
         h = self.hierarchy
         if free(st, circles, *g):
             ab = h.abstract_path(s, g)
@@ -385,42 +414,65 @@ class World:
         return no_path(Status.UNREACHABLE, expanded=h.last_expanded, start_cell=s, floor_y=fy)
 
     # ------------------------------------------------------- world queries
-    def find_path(self, start: ArrayLike, end: ArrayLike, *, smooth: bool = True,
-                  nearest: bool = False, budget: int | None = None,
-                  window: Sequence[int] | None = None, obstacles: ArrayLike | None = None,
+    @serialized
+    def find_path(self, start: ArrayLike, goal: ArrayLike | None = None, *,
+                  smooth: bool = True, nearest: bool = False, budget: int | None = None,
+                  window: Sequence[int] | None = None, obstacles: Any = None,
                   algorithm: str = "auto", preset: str | QueryPreset | None = None,
-                  bounds: Sequence[int] | None = None) -> PathResult:
+                  bounds: Sequence[int] | None = None, ignore: Any = None,
+                  agent: Any = None, **old: Any) -> PathResult:
         """Path between two world points in metres, as :meth:`Pathfinder.find_path`
         (snapping docs/rules.md §4.1, smoothing §5, waypoint rules §4.2-§4.3).
         A ``preset`` window is centred on the snapped cells; ``bounds`` as in
-        :meth:`find_path_cells` (the window recorded is the cut one)."""
-        return self._world_logged("find_path", start, end, smooth, nearest, budget, window,
-                                  obstacles, algorithm, preset, bounds)
+        :meth:`find_path_cells` (the window recorded is the cut one). ``obstacles``:
+        circles ``(k, 3)`` or an ObstacleSnapshot, less the ids in ``ignore``
+        (docs/rules.md §7.6); ``agent`` as in the navigation contract; ``end=`` is
+        the old name of ``goal``."""
+        goal = self._goal(goal, old, "find_path", agent)
+        circles = obstacles if ignore is None and obstacles is None else \
+            circles_without(obstacles, ignore)
+        return self._world_logged("find_path", start, goal, smooth, nearest, budget, window,
+                                  circles, algorithm, preset, bounds)
+
+    def _goal(self, goal: Any, old: dict[str, Any], owner: str, agent: Any) -> Any:
+        if old:
+            new = renamed_keywords(old, {"end": "goal"}, owner, {"goal": goal}, stacklevel=6)
+            goal = new.get("goal", goal)
+        if goal is None:
+            raise QueryError(f"{owner}: missing the goal (a world point (x, z))")
+        if agent is not None:
+            check_agent(agent, self.agent_radius, "this World")
+        return goal
 
     def _world_logged(self, kind: str, start: ArrayLike, end: ArrayLike, smooth: bool,
                       nearest: bool, budget: int | None, window: Sequence[int] | None,
                       obstacles: ArrayLike | None, algorithm: str,
                       preset: str | QueryPreset | None,
                       bounds: Sequence[int] | None = None) -> PathResult:
-        t0 = time.perf_counter()
-        res = self._world(start, end, smooth, nearest, budget, window, obstacles, algorithm,
-                          preset, bounds)
-        if self.record is not None:
-            pre = get_preset(preset)
-            win = self._last_window
-            b = budget if budget is not None or pre is None else pre.budget
-            self._log(kind, world_point(start, "start"), world_point(end, "end"), algorithm,
-                      smooth, nearest, b, win, obstacles, res, t0)
-        return res
+        if self.record is None:
+            return self._world(start, end, smooth, nearest, budget, window, obstacles,
+                               algorithm, preset, bounds)
+        pre = get_preset(preset)
+        b = budget if budget is not None or pre is None else pre.budget
+        return self._recorded(
+            kind, lambda: self._world(start, end, smooth, nearest, budget, window, obstacles,
+                                      algorithm, preset, bounds),
+            world_point(start, "start"), world_point(end, "goal"), obstacles,
+            lambda: self._options(algorithm, smooth, nearest, b, self._last_window))
 
-    def find_path_to_nearest(self, start: ArrayLike, end: ArrayLike, *, smooth: bool = True,
-                             budget: int | None = None, window: Sequence[int] | None = None,
-                             obstacles: ArrayLike | None = None, algorithm: str = "auto",
-                             preset: str | QueryPreset | None = None,
-                             bounds: Sequence[int] | None = None) -> PathResult:
+    @serialized
+    def find_path_to_nearest(self, start: ArrayLike, goal: ArrayLike | None = None, *,
+                             smooth: bool = True, budget: int | None = None,
+                             window: Sequence[int] | None = None, obstacles: Any = None,
+                             algorithm: str = "auto", preset: str | QueryPreset | None = None,
+                             bounds: Sequence[int] | None = None, ignore: Any = None,
+                             agent: Any = None, **old: Any) -> PathResult:
         """:meth:`find_path` with ``nearest=True`` (docs/rules.md §6)."""
-        return self._world_logged("find_path_to_nearest", start, end, smooth, True, budget,
-                                  window, obstacles, algorithm, preset, bounds)
+        goal = self._goal(goal, old, "find_path_to_nearest", agent)
+        circles = obstacles if ignore is None and obstacles is None else \
+            circles_without(obstacles, ignore)
+        return self._world_logged("find_path_to_nearest", start, goal, smooth, True, budget,
+                                  window, circles, algorithm, preset, bounds)
 
     def cell_of(self, w: tuple[float, float]) -> tuple[int, int]:
         st = self.store
@@ -429,6 +481,7 @@ class World:
         return (max(-_FAR, min(_FAR, math.floor(fx))) if math.isfinite(fx) else _FAR,
                 max(-_FAR, min(_FAR, math.floor(fz))) if math.isfinite(fz) else _FAR)
 
+    @serialized
     def snap(self, point: ArrayLike, *, obstacles: ArrayLike | None = None
              ) -> tuple[int, int] | None:
         """The free cell a world point snaps to (docs/rules.md §4.1), or None."""
@@ -474,20 +527,223 @@ class World:
         self._last_window = win
         res = self._cells(s, g, bgoal, nearest, b, win, circles, hmul, smooth, algorithm,
                           border=border)
-        if not res.has_path:
-            return res
-        pts = np.array(res.waypoints, dtype=np.float64)
-        if res.status == Status.FOUND and self.cell_of(ew) == res.end_cell:
-            pts[-1] = ew
-        if len(pts) > 1:
-            d = math.hypot(pts[0, 0] - sw[0], pts[0, 1] - sw[1])
-            if d <= FIRST_WAYPOINT_TRIM * float(st.cell_size):
-                pts = pts[1:]
-        pts.setflags(write=False)
-        return path_result(res.status, res.cells, pts, res.cost_int, self.costs.card,
-                           res.expanded, res.generated, res.start_cell, res.end_cell, fy)
+        return world_waypoints(res, sw, ew, self.cell_of(ew),
+                               FIRST_WAYPOINT_TRIM * float(st.cell_size))
+
+    # ------------------------------------------------- the contract's points
+    @property
+    def version(self) -> int:
+        """Edits of the store that changed cells (``ChunkStore.version``)."""
+        return int(self.store.version)
+
+    @property
+    def cell_size(self) -> float:
+        """The world's cell size, metres."""
+        return float(self.store.cell_size)
+
+    @property
+    def agent_radius(self) -> float:
+        """The agent radius, metres, the world's cells were built for (a baked file's
+        ``agent_radius``; 0 when the store does not say)."""
+        meta = getattr(self.store, "meta", None) or {}
+        v = meta.get("agent_radius", 0.0) if isinstance(meta, dict) else 0.0
+        try:
+            return float(v or 0.0)
+        except (TypeError, ValueError):
+            return 0.0
+
+    #: The scene's ``navigationMode`` for a simulation on this backend.
+    navigation_mode = "world"
+
+    def _own_cell(self, p: tuple[float, float]) -> tuple[int, int] | None:
+        st = self.store
+        cx, cz = self.cell_of(p)
+        return (cx, cz) if 0 <= cx < st.width and 0 <= cz < st.depth else None
+
+    def _centre(self, cell: tuple[int, int]) -> tuple[float, float]:
+        cs = self._cs
+        return (float(self._origin[0] + (cell[0] + 0.5) * cs),
+                float(self._origin[1] + (cell[1] + 0.5) * cs))
+
+    @serialized
+    def place(self, point: ArrayLike, *, obstacles: Any = None, agent: Any = None
+              ) -> Place | None:
+        """Where a query from ``point`` starts: its snap cell (docs/rules.md §4.1),
+        the point itself when it lies in that cell (else the cell's centre);
+        ``region`` -1 (a world larger than memory keeps no global labels)."""
+        if agent is not None:
+            check_agent(agent, self.agent_radius, "this World")
+        p = world_point(point, "point")
+        circles = None if obstacles is None else as_circles(obstacles)
+        cell = snap(self.store, circles, *self.cell_of(p), self._rings)
+        if cell is None:
+            return None
+        pt = p if self._own_cell(p) == cell else self._centre(cell)
+        return Place((float(pt[0]), float(pt[1])), region=-1, cell=cell,
+                     y=float(self.store.floor_y))
+
+    @serialized
+    def is_walkable(self, point: ArrayLike, *, agent: Any = None) -> bool:
+        """True when world point ``point`` lies on a walkable world cell."""
+        if agent is not None:
+            check_agent(agent, self.agent_radius, "this World")
+        c = self._own_cell(world_point(point, "point"))
+        return c is not None and self.store.cell(*c) != 0
+
+    @serialized
+    def nearest_point(self, point: ArrayLike, radius: float | None = None, *,
+                      agent: Any = None) -> tuple[float, float] | None:
+        """``point`` when its cell is walkable, else the centre of the cell it snaps to
+        within ``radius`` metres (default: the snap radius), or None."""
+        if agent is not None:
+            check_agent(agent, self.agent_radius, "this World")
+        p = world_point(point, "point")
+        r = self.snap_radius if radius is None else check_radius(radius)
+        c = self._own_cell(p)
+        if c is not None and self.store.cell(*c) != 0:
+            return p
+        cell = snap(self.store, None, *self.cell_of(p), snap_rings(r, self._cs))
+        return None if cell is None else self._centre(cell)
+
+    @serialized
+    def raycast(self, a: ArrayLike, b: ArrayLike, *, agent: Any = None) -> RaycastHit:
+        """Walk the segment ``a -> b`` over the world's walkable cells: the first
+        blocked cell it enters stops it (docs/rules.md §15.5); it reads the store
+        :data:`RAY_PIECE` cells at a time. ``a`` must lie on a walkable cell."""
+        if agent is not None:
+            check_agent(agent, self.agent_radius, "this World")
+        pa, pb = world_point(a, "a"), world_point(b, "b")
+        if self._own_cell(pa) is None or not self.is_walkable(pa):
+            raise QueryError(f"a = {shown(a)} is not on a walkable cell")
+        st = self.store
+        cs = self._cs
+        ox, oz = float(self._origin[0]), float(self._origin[1])
+        span = max(abs(pb[0] - pa[0]), abs(pb[1] - pa[1])) / cs
+        pieces = max(1, math.ceil(span / RAY_PIECE))
+        t0 = 0.0
+        out = self._ray
+        for k in range(pieces):
+            t1 = 1.0 if k == pieces - 1 else (k + 1) / pieces
+            p0 = (pa[0] + t0 * (pb[0] - pa[0]), pa[1] + t0 * (pb[1] - pa[1]))
+            p1 = (pa[0] + t1 * (pb[0] - pa[0]), pa[1] + t1 * (pb[1] - pa[1]))
+            c0, c1 = self.cell_of(p0), self.cell_of(p1)
+            x0 = max(0, min(c0[0], c1[0]) - 1)
+            z0 = max(0, min(c0[1], c1[1]) - 1)
+            x1 = min(st.width - 1, max(c0[0], c1[0]) + 1)
+            z1 = min(st.depth - 1, max(c0[1], c1[1]) + 1)
+            cells = np.zeros((z1 - z0 + 3, x1 - x0 + 3), dtype=np.uint8)
+            cells[1:-1, 1:-1] = st.region(x0, z0, x1, z1) != 0
+            hit = _ray.grid_raycast(cells.ravel(), np.int64(x1 - x0 + 3),
+                                    np.int64(z1 - z0 + 3), ox + x0 * cs, oz + z0 * cs, cs,
+                                    p0[0], p0[1], p1[0], p1[1], out)
+            cell = (int(out[1]) - 1 + x0, int(out[2]) - 1 + z0)
+            if hit:
+                f = t0 + float(out[0]) * (t1 - t0)
+                pt = (pa[0] + f * (pb[0] - pa[0]), pa[1] + f * (pb[1] - pa[1]))
+                return RaycastHit(True, f, (float(pt[0]), float(pt[1])), -1, cell)
+            t0 = t1
+        return RaycastHit(False, 1.0, (float(pb[0]), float(pb[1])), -1, cell)
+
+    def find_paths(self, starts: ArrayLike, goals: ArrayLike, *, nearest: bool = False,
+                   budget: int | None = None, algorithm: str = "auto", obstacles: Any = None,
+                   smooth: bool = True, preset: str | QueryPreset | None = None,
+                   agent: Any = None) -> list[PathResult]:
+        """:meth:`find_path` for each pair ``starts[i] -> goals[i]`` (world metres,
+        ``(n, 2)`` or ``(n, 3)``), in order."""
+        if agent is not None:
+            check_agent(agent, self.agent_radius, "this World")
+        s, g = world_pairs(starts, goals)
+        return [self.find_path(s[i], g[i], nearest=nearest, budget=budget, algorithm=algorithm,
+                               obstacles=obstacles, smooth=smooth, preset=preset)
+                for i in range(len(s))]
+
+    @serialized
+    def last_search(self) -> SearchTrace | None:
+        """The cells the last query's search closed and their integer costs: the
+        windowed or local search's, or the whole-world Pathfinder's; None before any
+        query, after one answered without a search, or through the hierarchy."""
+        if self._trace == "whole" and self._pf is not None:
+            return self._pf.last_search()
+        if self._trace == "local":
+            cells, g = self.local.closed()
+            return SearchTrace(self._queries, cells, g)
+        return None
+
+    # ------------------------------------------------ what a simulation reads
+    @serialized
+    def raster(self, cell_size: float | None = None,
+               region: tuple[int, int, int, int] | None = None) -> NavGrid:
+        """The world's cells in the inclusive box ``region`` ``(x0, z0, x1, z1)``
+        (default: the whole world) as a walkable grid with world geometry (read
+        through the store's chunks). ``cell_size`` must be the world's."""
+        st = self.store
+        if cell_size is not None and abs(float(cell_size) - self._cs) > 1e-12:
+            raise ConfigError(f"a world's walls are its cells ({self._cs} m), got "
+                              f"{shown(cell_size)}", field="wall_cell_size")
+        x0, z0, x1, z1 = (0, 0, st.width - 1, st.depth - 1) if region is None else region
+        walk = np.ascontiguousarray(st.region(x0, z0, x1, z1) != 0)
+        return NavGrid(walk, cell_size=self._cs, min_x=float(st.min_x) + x0 * self._cs,
+                       min_z=float(st.min_z) + z0 * self._cs, floor_y=float(st.floor_y),
+                       agent_radius=self.agent_radius, name=str(getattr(st, "name", "")))
+
+    def scene_source(self) -> tuple[str, Any]:
+        """Refused: scene files reference grids, levels and meshes, not worlds."""
+        raise ConfigError("a location on a World cannot be saved: scene files reference "
+                          "grids, levels and meshes, and a world may not fit in one; keep "
+                          "the world file and rebuild the location", field="navigation")
+
+    def set_area_available(self, name: str, available: bool) -> bool:
+        """Refused: a world has no named areas (edit cells with :meth:`set_cells`)."""
+        raise ConfigError("a world has no named areas; edit cells with "
+                          "set_cells(cells, values)", field="navigation")
+
+    def add_obstacle(self, name: str, polygon: Any) -> None:
+        """Refused: a world takes no obstacle polygons (block cells with :meth:`set_cells`)."""
+        raise ConfigError("a world takes no obstacle polygons; block cells with "
+                          "set_cells(cells, 0)", field="navigation")
+
+    def remove_obstacle(self, name: str) -> None:
+        """Refused: a world has no obstacle polygons."""
+        raise ConfigError("a world has no obstacle polygons", field="navigation")
+
+    def leg_goal(self, start: tuple[float, float], goal: tuple[float, float],
+                 preset: QueryPreset | None) -> tuple[float, float]:
+        """The point a bounded plan (``preset``) from ``start`` aims at toward ``goal``
+        (docs/rules.md §14.5): ``goal`` itself when its cell is at most
+        :func:`~navkit.world.local.reach` cells (Chebyshev) from the start cell, else
+        the point that many cells along the straight line to it (so the preset's
+        window holds both ends). Without a preset: ``goal``."""
+        if preset is None:
+            return goal
+        n = reach(preset)
+        sc, ec = self.cell_of(start), self.cell_of(goal)
+        far = max(abs(ec[0] - sc[0]), abs(ec[1] - sc[1]))
+        if far <= n:
+            return goal
+        dx, dz = goal[0] - start[0], goal[1] - start[1]
+        m = max(abs(dx), abs(dz))
+        if not m > 0:
+            return goal
+        t = n * self._cs / m
+        return (start[0] + dx * t, start[1] + dz * t)
+
+    def is_leg(self, start: tuple[float, float], goal: tuple[float, float], res: Any,
+               preset: QueryPreset | None) -> bool:
+        """Whether partial plan ``res`` (from ``start`` toward ``goal``) is a bounded
+        leg to continue from its end (docs/rules.md §14.5): there is a preset, the goal
+        cell is more than :func:`~navkit.world.local.reach` cells (Chebyshev) from the
+        start cell, so the plan aimed short, and its end cell is nearer (Chebyshev) to
+        the goal cell than the start cell (each leg gains a cell or more)."""
+        end_cell = getattr(res, "end_cell", None)
+        if preset is None or end_cell is None or not res.has_path:
+            return False
+        sc, ec = self.cell_of(start), self.cell_of(goal)
+        far = max(abs(ec[0] - sc[0]), abs(ec[1] - sc[1]))
+        left = max(abs(ec[0] - int(end_cell[0])), abs(ec[1] - int(end_cell[1])))
+        return far > reach(preset) and left < far
 
     # ---------------------------------------------------------------- edits
+    @serialized
     def set_cells(self, cells: ArrayLike, values: ArrayLike) -> list[tuple[int, int]]:
         """Write cell values (0 blocked, ``w >= 1`` walkable with weight ``w``)
         through the store; drops only the touched chunks' cached blocks and
@@ -502,6 +758,7 @@ class World:
             self.hierarchy.hmul = mw
         return touched
 
+    @serialized
     def set_walkable(self, cells: ArrayLike, value: bool | ArrayLike) -> list[tuple[int, int]]:
         """Make cells walkable (weight 1) or blocked."""
         v = np.asarray(value)
@@ -516,18 +773,13 @@ class World:
                           h.entries_dropped, h.last_expanded, self.last_algorithm,
                           h.last_weight)
 
-    def _log(self, kind: str, start: Any, goal: Any, algorithm: str, smooth: bool,
-             nearest: bool, budget: int | None, window: Any, obstacles: Any, res: PathResult,
-             t0: float) -> None:
-        """``record.log(...)`` with the effective options (a preset's window and
-        budget spelled out), through ``navkit.corpus``'s ``options_dict``. The
-        first line fills in the header's source (:func:`navkit.corpus.world_source`:
-        the world file or source, its fingerprint, the hierarchy's settings);
-        lines after an edit carry ``fingerprint@vN`` (N: the store's version), so
-        replay skips them."""
-        from ..corpus.record import options_dict, world_source
-
-        assert self.record is not None
+    def _recorded(self, kind: str, run: Any, start: Any, goal: Any, obstacles: Any,
+                  options: Any) -> PathResult:
+        """``run()``, timed and logged to :attr:`record` through
+        :func:`navkit.recording.recorded`. The first line fills in the header's
+        source (:func:`navkit.recording.world_source`: the world file or source, its
+        fingerprint, the hierarchy's settings); lines after an edit carry
+        ``fingerprint@vN`` (N: the store's version), so replay skips them."""
         st = self.store
         if not self._described:
             describe = getattr(self.record, "describe", None)
@@ -535,13 +787,17 @@ class World:
                 describe(source=world_source(st, self.world_options()), costs=self.costs,
                          connectivity=self.connectivity)
             self._described = True
-        fp = None if not st.version else f"{st.fingerprint}@v{st.version}"
-        options = options_dict(self.costs, self.connectivity, algorithm=algorithm,
-                               smooth=smooth, nearest=nearest, budget=budget, window=window,
-                               snap_radius=self.snap_radius)
         circles = None if obstacles is None else np.asarray(obstacles, dtype=np.float64)
-        self.record.log(kind, start=start, goal=goal, options=options, obstacles=circles,
-                        result=res, seconds=time.perf_counter() - t0, fingerprint=fp)
+        return recorded(  # type: ignore[no-any-return]
+            self.record, kind, run, start=start, goal=goal, obstacles=circles, options=options,
+            fingerprint=lambda: None if not st.version else f"{st.fingerprint}@v{st.version}")
+
+    def _options(self, algorithm: str, smooth: bool, nearest: bool, budget: Any,
+                 window: Any) -> dict[str, Any]:
+        """The effective options of a corpus line (a preset's window and budget spelled out)."""
+        return options_dict(self.costs, self.connectivity, algorithm=algorithm, smooth=smooth,
+                            nearest=nearest, budget=budget, window=window,
+                            snap_radius=self.snap_radius)
 
     def world_options(self) -> dict[str, int]:
         """The settings, besides costs, connectivity and snap radius, that a
