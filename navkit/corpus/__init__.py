@@ -1,9 +1,10 @@
 """Query corpora: record every path query as a JSONL line, replay, sweep budgets.
 
-* :class:`QueryRecorder` (:mod:`navkit.corpus.record`): what ``record=`` on
-  :class:`~navkit.query.pathfinder.Pathfinder`, :class:`~navkit.query.navmap.NavMap`
-  and :class:`~navkit.sim.location.Location` writes to;
-* :func:`grid_fingerprint` (:mod:`navkit.corpus.fingerprint`): the map's SHA-256;
+* :class:`QueryRecorder` (:mod:`navkit.recording`): what ``record=`` on
+  :class:`~navkit.query.pathfinder.Pathfinder`, :class:`~navkit.query.navmap.NavMap`,
+  :class:`~navkit.world.world.World` and :class:`~navkit.sim.location.Location`
+  writes to;
+* :func:`grid_fingerprint` (:mod:`navkit.recording.fingerprint`): the map's SHA-256;
 * :func:`replay` (:mod:`navkit.corpus.replay`): replay and compare, budget
   sweeps, batches for a distributed ``map_batches``.
 
@@ -12,13 +13,13 @@ The line format: docs/corpora.md.
 
 from __future__ import annotations
 
-from .fingerprint import grid_fingerprint
-from .record import (
+from ..recording import (
     CORPUS_VERSION,
     KINDS,
     SNAKE_CORPUS_VERSION,
     QueryRecorder,
     as_recorder,
+    grid_fingerprint,
     grid_source,
     options_dict,
     world_source,

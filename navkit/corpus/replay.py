@@ -36,10 +36,10 @@ from numpy.typing import NDArray
 from ..costs import CostModel
 from ..errors import FormatError, NavkitError, shown
 from ..grid import NavGrid
+from ..recording.fingerprint import grid_fingerprint
+from ..recording.recorder import CORPUS_VERSION, KINDS, SNAKE_CORPUS_VERSION
 from ..results import PathResult, Status
 from .casing import camel_keys, snake_notice, to_camel, to_snake
-from .fingerprint import grid_fingerprint
-from .record import CORPUS_VERSION, KINDS, SNAKE_CORPUS_VERSION
 
 __all__ = ["replay", "replay_batch", "serial_map_batches", "read_corpus", "ReplayReport",
            "ReplaySpec", "CorpusQuery", "Task", "Outcome", "Mismatch", "SweepRow",

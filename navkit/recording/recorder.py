@@ -1,5 +1,9 @@
 """Recording path queries as a JSONL corpus (docs/corpora.md).
 
+This is the writer every backend's ``record=`` uses; it depends on the base
+modules only, so the query objects import it without importing the corpus
+tools (:mod:`navkit.corpus`: replay, budget sweeps), which import them.
+
 A :class:`QueryRecorder` writes one header line, then one line per query::
 
     {"navkitCorpus": 2, "source": {"kind": "grid", "path": "arena.map",
@@ -28,21 +32,23 @@ from __future__ import annotations
 import json
 import os
 import threading
+import time
 from pathlib import Path
 from typing import IO, Any
 
 import numpy as np
 
 from .._version import __version__
+from ..casing import camel_keys as _camel_keys
+from ..casing import to_camel
 from ..costs import CostModel, cost_model
 from ..errors import ConfigError, shown
 from ..grid import NavGrid
 from ..results import PathResult
-from .casing import camel_keys, to_camel
 from .fingerprint import grid_fingerprint
 
 __all__ = ["QueryRecorder", "as_recorder", "CORPUS_VERSION", "SNAKE_CORPUS_VERSION", "KINDS",
-           "circles_list", "options_dict", "grid_source", "world_source"]
+           "circles_list", "options_dict", "grid_source", "world_source", "recorded"]
 
 #: The ``navkitCorpus`` value of the header this version writes (camelCase keys).
 CORPUS_VERSION = 2
@@ -96,13 +102,18 @@ _CAMEL: dict[str, str] = {}
 
 
 def _camel(key: str) -> str:
-    """:func:`~navkit.corpus.casing.to_camel`, memoized (an options object's few keys)."""
+    """:func:`~navkit.casing.to_camel`, memoized (an options object's few keys)."""
     out = _CAMEL.get(key)
     if out is None:
         out = to_camel(key)
         if len(_CAMEL) < 256:
             _CAMEL[key] = out
     return out
+
+
+def camel_keys(obj: Any) -> Any:
+    """A copy of ``obj`` with every dict key (nested dicts too) in camelCase."""
+    return _camel_keys(obj, lists=False)
 
 
 def _num(v: float) -> float | None:
@@ -340,3 +351,30 @@ def as_recorder(record: Any, grid: NavGrid | None, *, costs: CostModel, connecti
         return QueryRecorder(record, source=source, costs=costs, connectivity=connectivity)
     raise ConfigError(f"expected a QueryRecorder, a path or a text file, got {shown(record)}",
                       field="record")
+
+
+def recorded(record: Any, kind: str, run: Any, *, start: Any, goal: Any, options: Any,
+             obstacles: Any = None, fingerprint: Any = None, lock: Any = None) -> Any:
+    """The one recording wrapper of every backend: run the query ``run()``
+    (timed; under ``lock`` when given), then log it to ``record`` as ``kind``.
+
+    ``options`` is the corpus line's options object, or a callable returning it
+    (evaluated after the query, under the lock: live occupants, the map's
+    version); ``fingerprint`` likewise (None: the header's). Returns the answer.
+    """
+    if lock is not None:
+        with lock:
+            t0 = time.perf_counter()
+            res = run()
+            dt = time.perf_counter() - t0
+            opts = options() if callable(options) else options
+            fp = fingerprint() if callable(fingerprint) else fingerprint
+    else:
+        t0 = time.perf_counter()
+        res = run()
+        dt = time.perf_counter() - t0
+        opts = options() if callable(options) else options
+        fp = fingerprint() if callable(fingerprint) else fingerprint
+    record.log(kind, start=start, goal=goal, options=opts, obstacles=obstacles, result=res,
+               seconds=dt, fingerprint=fp)
+    return res

@@ -31,12 +31,13 @@ from .commands import Command, parse_command
 from .events import SimStats, TickEvents
 from .kinds import AnimationState, CharacterKind
 from .location import Location
-from .planner import MapView
 from .replay import ReplayWriter, read_replay
 from .scene import load_scene, location_to_scene, parse_scene, save_scene
+from .simmap import SimMap
+from .views import GridView, MeshView, WorldView
 
 if TYPE_CHECKING:
-    from .world_view import WorldView
+    from .views import GridView as MapView
 
 __all__ = [
     "Location",
@@ -47,7 +48,9 @@ __all__ = [
     "SimStats",
     "Command",
     "parse_command",
-    "MapView",
+    "SimMap",
+    "GridView",
+    "MeshView",
     "WorldView",
     "load_scene",
     "parse_scene",
@@ -61,10 +64,11 @@ __all__ = [
 
 
 def __getattr__(name: str) -> object:
-    if name == "WorldView":  # loads navkit.world only when asked for
-        from .world_view import WorldView
+    if name == "MapView":  # the old name of a grid's map view
+        from ..contract import deprecated_name
 
-        return WorldView
+        deprecated_name("navkit.sim.MapView", "navkit.sim.GridView (a SimMap)")
+        return GridView
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

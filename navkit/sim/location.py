@@ -7,7 +7,7 @@ Every tick runs, in this order:
 2. **Planning** (Python, centralized, stable-ID order): retry timers count
    down; each character whose retry is due, whose replan was forced, or
    whose follow order asked for a plan gets one
-   :meth:`~navkit.sim.planner.MapView.find_path` query with its filtered
+   :meth:`~navkit.sim.simmap.SimMap.find_path` query with its filtered
    obstacle snapshot (docs/rules.md §7.3).
 3. **Movement** (one numba kernel, :func:`navkit._kernels.sim.tick`): path
    following, approach steps, the movement guard against stable-ID-ordered
@@ -57,7 +57,8 @@ from .cooldowns import configured_sequence
 from .events import SimStats, TickEvents
 from .kinds import CharacterKind
 from .orders import Orders
-from .planner import MapView, Planner
+from .planner import Planner
+from .simmap import SimMap
 from .schema import CHARACTER, SCENE, check_field, check_id
 from .state import SimState, as_point, id_sort_key
 from .tick import MovementPhase
@@ -75,8 +76,8 @@ class Location:
         A :class:`~navkit.level.NavLevel`, a level config (dict or
         :class:`~navkit.level.LevelConfig`), a static
         :class:`~navkit.grid.NavGrid`, a ``NavMap``, a
-        :class:`~navkit.mesh.navmesh.NavMesh` or a
-        :class:`~navkit.sim.planner.MapView`.
+        :class:`~navkit.mesh.navmesh.NavMesh`, a :class:`~navkit.world.world.World`
+        or a :class:`~navkit.sim.simmap.SimMap`.
     tick_rate
         Ticks per second (default 20 Hz).
     map_path
@@ -138,7 +139,7 @@ class Location:
         return self._orders
 
     @property
-    def map(self) -> MapView:
+    def map(self) -> SimMap:
         """The navigation map (assigning one is :meth:`set_map`)."""
         return self._planner.map
 
@@ -308,8 +309,8 @@ class Location:
         self._record = self._attach_record(self._planner.map)
         return self._record
 
-    def _attach_record(self, view: MapView) -> Any:
-        from ..corpus.record import as_recorder
+    def _attach_record(self, view: SimMap) -> Any:
+        from ..recording import as_recorder
 
         if view.mode != "grid":
             raise ConfigError("query corpora record grid navigation only, not "

@@ -18,16 +18,10 @@ order, as a :meth:`Pathfinder.snapshot
 ``ignore=`` the rows that plan must not see (its own circle, the moved
 characters another plan of the tick promoted); the answers are exactly those
 of the per-plan :func:`obstacle_snapshot` (docs/rules.md §7.6), which plans
-outside the phase, on a :class:`~navkit.sim.mesh_view.MeshView` and with a
-query recorder still use.
+outside the phase and with a query recorder still use.
 
-:class:`MapView` is the thin adapter between the simulation and its
-:class:`~navkit.query.navmap.NavMap` (built from a level, a level config or a grid
-when the caller passes one of those; built without a path cache, so every
-plan is a fresh query from the character's exact position).
-Its sibling :class:`~navkit.sim.mesh_view.MeshView` (``as_map_view(...,
-mode="mesh")`` or a :class:`~navkit.mesh.navmesh.NavMesh`) plans on a
-navigation mesh instead, with the same obstacle snapshot and the same kernel.
+Plans run on a :class:`~navkit.sim.simmap.SimMap`: one navigation backend
+(grid, mesh or world) behind the navigation contract, the same planner for all.
 
 :class:`Planner` runs the plans against a :class:`~navkit.sim.state.SimState`:
 plans to a destination and to a followed character, retry scheduling, the
@@ -43,23 +37,19 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import NDArray
 
-from .._kernels import sim as _k
+from ..contract import deprecated_name
 from ..errors import ConfigError
 from ..grid import NavGrid
-from ..level import LevelConfig, NavLevel
 from ..query.edits import ObstacleSnapshot
-from ..query.navmap import NavMap
-from ..query.pathfinder import Pathfinder
-from ..results import PathResult
 from .constants import RETRY_SEQUENCE_LENGTH, TARGET_REPLAN_THRESHOLD
 from .events import SimStats, TickEvents
 from .kinds import CharacterKind
+from .simmap import SimMap
 from .state import NEED_FORCED, SimState
 
-__all__ = ["MapView", "obstacle_snapshot", "TickSnapshot", "grid_reference", "Planner",
-           "LEG", "NEED_LEG"]
+__all__ = ["obstacle_snapshot", "TickSnapshot", "grid_reference", "Planner", "LEG", "NEED_LEG"]
 
 _NPC = CharacterKind.NPC.code
 #: ``SimState.partial`` of a partial plan that is one bounded leg of a longer walk
@@ -67,219 +57,6 @@ _NPC = CharacterKind.NPC.code
 LEG = 2
 #: ``SimState.need_plan`` bit: plan the next leg (beside ``NEED_FORCED``, ``NEED_FOLLOW``).
 NEED_LEG = 4
-
-
-class MapView:
-    """The simulation's window on a navigation map (a :class:`~navkit.query.navmap.NavMap`).
-
-    Wraps the map's path queries and edits, and keeps what the movement
-    kernel needs for the current map version: the padded static walkable
-    array and the connected-component labels of the static grid.
-    """
-
-    #: The scene's ``navigationMode``.
-    mode = "grid"
-    #: The :class:`~navkit.corpus.QueryRecorder` every plan is logged to, or None
-    #: (set by :meth:`Location.record_queries <navkit.sim.location.Location.record_queries>`).
-    record: Any = None
-
-    def __init__(self, source: Any, *, path: str | Path | None = None):
-        if isinstance(source, NavMap):
-            self.nav = source
-        elif isinstance(source, dict):
-            self.nav = NavMap(NavLevel(source), cache_size=0)
-        elif isinstance(source, (NavLevel, LevelConfig, NavGrid)):
-            self.nav = NavMap(source, cache_size=0)
-        else:
-            raise ConfigError(
-                "expected a NavMap, NavLevel, NavGrid, LevelConfig or level dict, "
-                f"got {type(source).__name__}",
-                field="navigation",
-            )
-        #: File the map was read from (a static grid file), for saving scenes.
-        self.path = None if path is None else Path(path)
-        self._built_version = -1
-        self._cells: NDArray[np.uint8] | None = None
-        self._labels: NDArray[np.int32] | None = None
-
-    # ------------------------------------------------------------ the map
-    @property
-    def version(self) -> int:
-        """Change counter of the map (area toggles, obstacle polygons)."""
-        return int(self.nav.version)
-
-    @property
-    def grid(self) -> NavGrid:
-        """The current static grid."""
-        return self.nav.grid
-
-    @property
-    def level(self) -> NavLevel | None:
-        """The polygon level, or None for a plain grid."""
-        return self.nav.level
-
-    @property
-    def cell_size(self) -> float:
-        return float(self.nav.cell_size)
-
-    @property
-    def agent_radius(self) -> float:
-        return float(self.nav.agent_radius)
-
-    def obstacle_radius(self, collision_radius: ArrayLike) -> NDArray[np.float64]:
-        """Collision radius + map agent radius + half a cell diagonal (docs/rules.md
-        §7.4; the formula of :meth:`NavMap.obstacle_radius`, over arrays)."""
-        r = np.asarray(collision_radius, dtype=np.float64)
-        return r + self.agent_radius + self.cell_size * math.sqrt(2.0) / 2.0
-
-    def set_area_available(self, name: str, available: bool) -> bool:
-        """Open or close an area; returns whether anything changed."""
-        return bool(self.nav.set_area_available(name, available))
-
-    def change_token(self) -> Any:
-        """What :meth:`changes` compares across map versions (the static walkable grid)."""
-        return self.grid.walkable
-
-    def changes(self, old: Any, new: Any) -> tuple[bool, bool]:
-        """``(closed, opened)`` between two :meth:`change_token` values: a cell
-        became blocked / a cell became free (a new shape counts as both)."""
-        if old.shape != new.shape:
-            return True, True
-        return bool(np.any(old & ~new)), bool(np.any(new & ~old))
-
-    def ends_at(self, res: Any, goal: Any) -> bool:
-        """Whether plan ``res`` ends at ``goal`` (a :meth:`static_goal` value)."""
-        return bool(res.end_cell == goal)
-
-    def is_leg(self, start: tuple[float, float], end: tuple[float, float], res: Any) -> bool:
-        """Whether partial plan ``res`` (from ``start`` toward ``end``) is one leg of
-        a longer walk, to be continued from its end (docs/rules.md §14.5). Never on
-        a grid or a mesh: their plans cover the whole map."""
-        return False
-
-    def add_obstacle(self, name: str, polygon: Any) -> None:
-        self.nav.add_obstacle(name, polygon)
-
-    def remove_obstacle(self, name: str) -> None:
-        self.nav.remove_obstacle(name)
-
-    def to_json(self, base: Path | None = None,
-                sidecar: Path | None = None) -> dict[str, Any] | str:
-        """The map for a saved scene.
-
-        A polygon level is written inline, as it stands (doors, added
-        obstacles). A plain grid is referenced by the file it was read from;
-        a grid built in memory (or one with obstacle polygons added) is
-        written to ``sidecar`` (an ``.npz`` beside the state, exact geometry)
-        and referenced by that.
-        """
-        level = self.nav.level
-        if level is not None:
-            return level.to_json_dict()
-        path = self.path if not self.nav.obstacle_names else None
-        return grid_reference(self.grid, path, sidecar, base)
-
-    # ------------------------------------------------------ derived data
-    def _refresh(self) -> None:
-        v = self.version
-        if v == self._built_version and self._cells is not None:
-            return
-        grid = self.grid
-        walk = np.ascontiguousarray(grid.walkable, dtype=np.uint8)
-        cells = np.zeros((grid.depth + 2, grid.width + 2), dtype=np.uint8)
-        cells[1:-1, 1:-1] = walk
-        self._cells = cells.ravel()
-        labels = np.empty(grid.shape, dtype=np.int32)
-        _k.label_components(walk, labels)
-        self._labels = labels
-        self._built_version = v
-
-    @property
-    def pathfinder(self) -> Pathfinder:
-        return self.nav.pathfinder
-
-    @property
-    def padded_cells(self) -> NDArray[np.uint8]:
-        """The static walkable grid with a blocked border, flattened (kernel layout)."""
-        self._refresh()
-        assert self._cells is not None
-        return self._cells
-
-    @property
-    def labels(self) -> NDArray[np.int32]:
-        """Connected components of the static grid (-1 on blocked cells)."""
-        self._refresh()
-        assert self._labels is not None
-        return self._labels
-
-    def is_walkable(self, x: float, z: float) -> bool:
-        """True when world point ``(x, z)`` lies on a walkable cell of the static grid."""
-        g = self.grid
-        cx, cz = g.world_to_cell(float(x), float(z))
-        return g.is_walkable(cx, cz)
-
-    def static_goal(self, start: tuple[float, float],
-                    end: tuple[float, float]) -> tuple[int, int] | None:
-        """The cell a plan without characters would end in when ``end`` is
-        reachable from ``start`` on the static grid, else None."""
-        pf = self.pathfinder
-        s = pf.snap(start)
-        g = pf.snap(end)
-        if s is None or g is None:
-            return None
-        lab = self.labels
-        if lab[s[1], s[0]] != lab[g[1], g[0]]:
-            return None
-        return g
-
-    def find_path(self, start: tuple[float, float], end: tuple[float, float],
-                  obstacles: NDArray[np.float64] | ObstacleSnapshot,
-                  ignore: int | list[int] | None = None) -> PathResult:
-        """One planning query: path to ``end`` or to the nearest reachable cell.
-
-        ``obstacles``: ``(k, 3)`` circles, or a :meth:`Pathfinder.snapshot
-        <navkit.query.pathfinder.Pathfinder.snapshot>` of :attr:`pathfinder`
-        with ``ignore`` the rows this plan skips (docs/rules.md §7.6; not with a
-        recorder). A NavMap with a path cache answers cached queries from cell
-        centres; the simulation always plans from the exact position (what an
-        uncached NavMap does), so a restored state, whose map has no cache,
-        plans exactly alike.
-        """
-        if self.record is not None:
-            if ignore is not None:
-                raise ConfigError("a recorded plan takes a circle array, not ignore=",
-                                  field="ignore")
-            return self._recorded(start, end, np.asarray(obstacles, dtype=np.float64))
-        if self.nav.cache.enabled:
-            return self.nav.pathfinder.find_path(start, end, nearest=True, obstacles=obstacles,
-                                                 ignore=ignore)
-        return self.nav.find_path_to_nearest(start, end, obstacles=obstacles, ignore=ignore)
-
-    def _recorded(self, start: tuple[float, float], end: tuple[float, float],
-                  obstacles: NDArray[np.float64]) -> PathResult:
-        """:meth:`find_path`, timed and logged to :attr:`record` as a
-        ``find_path_to_nearest`` query on the map at the time."""
-        import time
-
-        from ..corpus.fingerprint import grid_fingerprint
-        from ..corpus.record import options_dict
-
-        pf = self.nav.pathfinder
-        with pf.lock:
-            t0 = time.perf_counter()
-            res = pf.find_path(start, end, nearest=True, obstacles=obstacles)
-            dt = time.perf_counter() - t0
-            occ = pf.occupant_rows()
-        version = self.version
-        cached = getattr(self, "_record_fp", (-1, ""))
-        if cached[0] != version:
-            cached = self._record_fp = (version, grid_fingerprint(self.grid))
-        self.record.log("find_path_to_nearest", start=start, goal=end, obstacles=obstacles,
-                        result=res, seconds=dt, fingerprint=cached[1], options=options_dict(
-                            pf.costs, pf.connectivity, algorithm="auto", smooth=True,
-                            nearest=True, budget=pf.budget, window=None,
-                            snap_radius=pf.snap_radius, occupants=occ))
-        return res
 
 
 def grid_reference(grid: NavGrid, path: Path | None, sidecar: Path | None,
@@ -318,7 +95,7 @@ def obstacle_snapshot(
     """The ``(k, 3)`` circles ``(x, z, r)`` a request plans around (docs/rules.md §7.3).
 
     Rows are in slot order, which is stable-ID order. ``radius`` is already
-    inflated (see :meth:`MapView.obstacle_radius`).
+    inflated (see :meth:`SimMap.obstacle_radius <navkit.sim.simmap.SimMap.obstacle_radius>`).
     """
     mask = solid & (moved == 0)
     mask[requester] = False
@@ -336,12 +113,13 @@ class TickSnapshot:
 
     ``rows`` are the slots, ascending, of every solid character that did not
     move, plus the moved ones some plan of the tick promotes (``promoted``:
-    slots, -1 for none); ``snap`` is their circles as a Pathfinder snapshot
-    (ids = row indices). :meth:`ignore` names the rows a plan must skip, so
-    that the snapshot minus them is the plan's :func:`obstacle_snapshot`.
+    slots, -1 for none); ``snap`` is their circles as an
+    :class:`~navkit.query.edits.ObstacleSnapshot` (ids = row indices), which every
+    backend takes with ``ignore=``. :meth:`ignore` names the rows a plan must skip,
+    so that the snapshot minus them is the plan's :func:`obstacle_snapshot`.
     """
 
-    def __init__(self, pf: Pathfinder, pos: NDArray[np.float64], radius: NDArray[np.float64],
+    def __init__(self, pos: NDArray[np.float64], radius: NDArray[np.float64],
                  solid: NDArray[np.bool_], moved: NDArray[np.uint8], promoted: list[int]):
         n = len(solid)
         mask = solid & (moved == 0)
@@ -356,8 +134,8 @@ class TickSnapshot:
         self._row_of = np.full(n, -1, dtype=np.int64)
         self._row_of[idx] = np.arange(len(idx), dtype=np.int64)
         self._extra = sorted(set(extra))
-        #: The circles ``(k, 3)`` ``(x, z, r)`` as a snapshot of ``pf``.
-        self.snap = pf.snapshot(circles)
+        #: The circles ``(k, 3)`` ``(x, z, r)`` as an obstacle snapshot.
+        self.snap = ObstacleSnapshot(circles)
 
     def ignore(self, requester: int, promoted: int = -1) -> int | list[int]:
         """Rows the plan of slot ``requester`` (promoting slot ``promoted``) skips:
@@ -376,12 +154,11 @@ class TickSnapshot:
 class Planner:
     """Path plans for the characters of ``state`` on ``map`` (docs/rules.md §7.3, §10).
 
-    Every plan is one :meth:`MapView.find_path` query from the character's
-    position around the :func:`obstacle_snapshot` of the others; it counts in
-    ``stats.replans`` and, during a tick, in ``events.replans``. In the planning
-    phase of a tick the plans share one :class:`TickSnapshot` (when
-    :attr:`shared_snapshot`, the map's ``find_path`` takes ``ignore=`` and no
-    recorder is attached) with the same answers.
+    Every plan is one :meth:`SimMap.find_path <navkit.sim.simmap.SimMap.find_path>`
+    query from the character's position around the :func:`obstacle_snapshot` of the
+    others; it counts in ``stats.replans`` and, during a tick, in ``events.replans``.
+    In the planning phase of a tick the plans share one :class:`TickSnapshot` (when
+    :attr:`shared_snapshot` and no recorder is attached) with the same answers.
     """
 
     #: Share one snapshot per planning phase (False: every plan builds its own
@@ -391,7 +168,7 @@ class Planner:
     #: builds its own array: cheaper than a snapshot's cover counts).
     share_min_plans: int = 2
 
-    def __init__(self, state: SimState, view: MapView, stats: SimStats):
+    def __init__(self, state: SimState, view: SimMap, stats: SimStats):
         self.state = state
         #: The map plans run on (replace it with :meth:`switch_map`).
         self.map = view
@@ -411,7 +188,8 @@ class Planner:
         plan even if it moved (-1: none). An NPC whose plan ends short of a
         destination reachable on the static map, with no path at all,
         schedules a retry at once. A partial plan that is a bounded leg
-        (:meth:`MapView.is_leg`: a world's bounded preset) is marked :data:`LEG`.
+        (:meth:`SimMap.is_leg <navkit.sim.simmap.SimMap.is_leg>`: a world's bounded
+        preset) is marked :data:`LEG`.
         """
         a = self.state
         start, res = self._query(slot, dest, promoted)
@@ -509,16 +287,15 @@ class Planner:
         ``moved`` and ``solid`` do not change during the phase, and a plan
         resets only its own retry blocker, so the promotions are known up front."""
         view = self.map
-        if (not self.shared_snapshot or view.record is not None
-                or type(view).find_path is not MapView.find_path):
-            return None  # a mesh map (or a recorder) takes one circle array per plan
+        if not self.shared_snapshot or view.record is not None:
+            return None  # a recorder logs one circle array per plan
         plans = [s for s in slots if solid[s]]
         if len(plans) < max(1, self.share_min_plans):
             return None
         a = self.state
         promoted = ([int(a.rblocker[s]) for s in plans if due[s]]
                     if due is not None else [])
-        return TickSnapshot(view.pathfinder, a.pos, a.inflate, solid, a.moved, promoted)
+        return TickSnapshot(a.pos, a.inflate, solid, a.moved, promoted)
 
     def _query(self, slot: int, dest: tuple[float, float], promoted: int) -> Any:
         a = self.state
@@ -587,7 +364,7 @@ class Planner:
         affected &= solid
         a.need_plan[affected] |= NEED_FORCED
 
-    def switch_map(self, view: MapView) -> None:
+    def switch_map(self, view: SimMap) -> None:
         """Plan on ``view`` from now on; every navigating character replans
         (and every NPC away from its destination)."""
         self.map = view
@@ -602,3 +379,12 @@ class Planner:
             far = np.zeros(0, bool)
         affected = solid & ((a.active != 0) | (a.f_target >= 0) | ((a.kind == _NPC) & far))
         a.need_plan[affected] |= NEED_FORCED
+
+
+def __getattr__(name: str) -> Any:
+    if name == "MapView":  # the old grid view: a SimMap of a grid (navkit.sim.views.GridView)
+        from .views import GridView
+
+        deprecated_name("navkit.sim.planner.MapView", "navkit.sim.GridView (a SimMap)")
+        return GridView
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -30,7 +30,7 @@ from .commands import Command, parse_command
 from .constants import DEFAULT_TICK_RATE
 from .events import SimStats
 from .kinds import AnimationState, CharacterKind
-from .planner import MapView
+from .simmap import SimMap
 from .schema import CHARACTER, FOLLOW, FORMAT, SCENE, Rule, check, check_fields
 from .state import SimState
 
@@ -67,7 +67,7 @@ class SavedLocation(Protocol):
     @property
     def state(self) -> SimState: ...
     @property
-    def map(self) -> MapView: ...
+    def map(self) -> SimMap: ...
     @property
     def tick_rate(self) -> float: ...
     @property

@@ -143,7 +143,7 @@ class SimState:
     #: float64 (n,), m: ``navigationAvoidanceRadius`` (``collisionRadius``, for planning).
     ra: NDArray[np.float64]
     #: float64 (n,), m: ``ra`` as a planning obstacle (plus the map's agent radius
-    #: and half a cell diagonal, :meth:`~navkit.sim.MapView.obstacle_radius`).
+    #: and half a cell diagonal, :meth:`~navkit.sim.SimMap.obstacle_radius`).
     inflate: NDArray[np.float64]
     #: uint8 (n,): :attr:`CharacterKind.code` (0 player, 1 bot, 2 npc).
     kind: NDArray[np.uint8]

@@ -35,7 +35,7 @@ from .constants import (
     WALK_THRESHOLD,
 )
 from .events import TickEvents
-from .planner import MapView
+from .simmap import SimMap
 from .state import SimState
 
 __all__ = ["MovementPhase"]
@@ -64,7 +64,7 @@ class MovementPhase:
         self._n = -1
         self._scratch(0)
 
-    def run(self, view: MapView, *, dt: float, tick: int, repath_ticks: int,
+    def run(self, view: SimMap, *, dt: float, tick: int, repath_ticks: int,
             ev: TickEvents) -> NDArray[np.uint8]:
         """Move every character one tick on ``view``'s static grid; fills
         ``ev``'s counters and returns the per-slot event bits (``EV_*``,
@@ -138,7 +138,7 @@ class MovementPhase:
             self._generation = a.generation
         return self._groups
 
-    def _grid_group(self, view: MapView) -> tuple[Any, ...]:
+    def _grid_group(self, view: SimMap) -> tuple[Any, ...]:
         """The static grid group (a plain tuple; rebuilt when the padded cells change,
         which they do with every map version and every map)."""
         cells = view.padded_cells
@@ -152,7 +152,7 @@ class MovementPhase:
         ))
         return self._grid_t
 
-    def _spatial_hash(self, view: MapView, dt: float) -> tuple[Any, ...]:
+    def _spatial_hash(self, view: SimMap, dt: float) -> tuple[Any, ...]:
         """The hash group (a plain tuple; rebuilt when its geometry changes)."""
         a = self.state
         g = view.grid

@@ -20,7 +20,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from navkit import NavGrid
-from navkit.query.pathfinder import Pathfinder
 from navkit.sim import Location
 from navkit.sim.planner import MapView, Planner, TickSnapshot, obstacle_snapshot
 
@@ -165,8 +164,7 @@ def test_snapshot_minus_ignored_rows_is_the_plan_snapshot(n: int, seed: int) -> 
     moved = (rng.random(n) < 0.5).astype(np.uint8)
     plans = [int(s) for s in np.flatnonzero(solid)]
     promoted = {s: int(rng.integers(-1, n)) for s in plans if rng.random() < 0.5}
-    pf = Pathfinder(NavGrid(np.ones((4, 4), bool)))
-    tick = TickSnapshot(pf, pos, radius, solid.copy(), moved, list(promoted.values()))
+    tick = TickSnapshot(pos, radius, solid.copy(), moved, list(promoted.values()))
     circles = np.asarray(tick.snap)
     for s in plans:
         p = promoted.get(s, -1)
