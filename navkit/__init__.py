@@ -34,6 +34,11 @@ _EXPORTS: dict[str, str] = {
     "NavMesh": "navkit.mesh.navmesh",
     "SpatialHash": "navkit.crowd.spatial_hash",
     "Crowd": "navkit.crowd.crowd",
+    "Navigator": "navkit.contract",
+    "Agent": "navkit.contract",
+    "Place": "navkit.contract",
+    "RaycastHit": "navkit.contract",
+    "NavResult": "navkit.results",
     "PathResult": "navkit.results",
     "PathBuffer": "navkit.results",
     "MeshPathResult": "navkit.results",
@@ -58,7 +63,8 @@ _EXPORTS: dict[str, str] = {
 
 __all__ = [
     "NavGrid", "Pathfinder", "HPAStar", "NavMap", "PathCache", "FlowField", "FlowFieldCache",
-    "obstacle_radius", "NavMesh", "SpatialHash", "Crowd", "PathResult", "PathBuffer",
+    "obstacle_radius", "NavMesh", "SpatialHash", "Crowd", "Navigator", "Agent", "Place",
+    "RaycastHit", "NavResult", "PathResult", "PathBuffer",
     "MeshPathResult",
     "BatchResult", "Status", "CostModel", "SEED", "EXACT",
     "load_grid", "save_grid", "read_scenarios", "NavkitError", "FormatError", "ConfigError",
@@ -89,6 +95,7 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # what the names are, for type checkers and IDEs
+    from .contract import Agent, Navigator, Place, RaycastHit
     from .costs import EXACT, SEED, CostModel
     from .crowd.crowd import Crowd
     from .crowd.spatial_hash import SpatialHash
@@ -102,7 +109,7 @@ if TYPE_CHECKING:  # what the names are, for type checkers and IDEs
     from .query.hpa import HPAStar
     from .query.navmap import NavMap, obstacle_radius
     from .query.pathfinder import Pathfinder
-    from .results import BatchResult, MeshPathResult, PathBuffer, PathResult, Status
+    from .results import BatchResult, MeshPathResult, NavResult, PathBuffer, PathResult, Status
     from .sim.character import Character
     from .sim.kinds import CharacterKind
     from .sim.location import Location

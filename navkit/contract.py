@@ -55,8 +55,9 @@ from numpy.typing import ArrayLike, NDArray
 
 from .errors import ConfigError, QueryError, shown
 
-__all__ = ["Navigator", "SimulationSpace", "ExactSpace", "LegPlanner", "Agent", "Place", "RaycastHit", "world_point", "world_point_y",
-           "world_points", "world_pairs", "check_radius", "as_agent", "check_agent",
+__all__ = ["Navigator", "SimulationSpace", "ExactSpace", "LegPlanner", "Agent", "Place",
+           "RaycastHit", "world_point", "world_point_y", "world_points", "world_pairs",
+           "check_radius", "as_agent", "check_agent",
            "renamed_keywords", "deprecated_name", "deprecated_alias", "AGENT_RADIUS_TOL"]
 
 #: Metres within which an agent's radius counts as the level's (docs/rules.md §15.3).

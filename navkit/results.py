@@ -103,7 +103,6 @@ class NavResult:
 
     status: Status
     waypoints: NDArray[np.float64]
-    cost: float
     expanded: int
     generated: int
     floor_y: float
@@ -138,7 +137,7 @@ class NavResult:
         """Each waypoint's height ``y``, metres, shape ``(m,)`` (one floor: ``floor_y``)."""
         h = self.__dict__.get("_heights")
         if h is not None:
-            return h  # type: ignore[no-any-return]
+            return h
         return np.full(len(self.waypoints), float(self.floor_y), dtype=np.float64)
 
     def points3d(self) -> NDArray[np.float64]:

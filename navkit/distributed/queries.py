@@ -230,7 +230,7 @@ def query_batch(spec: QuerySpec, rows: NDArray[np.int64]) -> list[tuple[int, int
     for m in np.unique(rows[:, 0]).tolist():
         sel = np.flatnonzero(rows[:, 0] == m)
         pf = cached_pathfinder(spec.maps[m])
-        res = pf.find_paths_batch(rows[sel, 1:3], rows[sel, 3:5],
+        res = pf.find_paths_cells(rows[sel, 1:3], rows[sel, 3:5],
                                   algorithm=spec.algorithm,  # type: ignore[arg-type]
                                   threads=1)
         cost[sel] = res.cost_int
@@ -249,7 +249,7 @@ def warm_up(algorithm: str = "astar") -> float:
     walk = np.ones((8, 8), dtype=bool)
     walk[2:6, 4] = False
     pf = Pathfinder(NavGrid(walk), costs="exact")
-    pf.find_paths_batch(np.array([[0, 0], [1, 1]]), np.array([[7, 7], [7, 0]]),
+    pf.find_paths_cells(np.array([[0, 0], [1, 1]]), np.array([[7, 7], [7, 0]]),
                         algorithm=algorithm, threads=1)  # type: ignore[arg-type]
     return time.perf_counter() - t0
 

@@ -547,7 +547,7 @@ class NavMesh:
         return s
 
     @serialized
-    def _query(self, start: ArrayLike, end: ArrayLike, nearest: bool, method: str,
+    def _query(self, start: ArrayLike, end: ArrayLike | None, nearest: bool, method: str,
                obstacles: Any, max_nodes: Any) -> MeshPathResult:
         if end is None:
             raise QueryError("missing the goal (a world point (x, z))")

@@ -634,7 +634,7 @@ class HPAStar:
         self._check(agent, None, "auto")
         if self._pending:
             self.sync()
-        return self._pathfinder().raycast(a, b)  # type: ignore[no-any-return]
+        return self._pathfinder().raycast(a, b)
 
     @serialized
     def nearest_point(self, point: ArrayLike, radius: float | None = None, *,
@@ -644,7 +644,7 @@ class HPAStar:
         self._check(agent, None, "auto")
         if self._pending:
             self.sync()
-        return self._pathfinder().nearest_point(point, radius)  # type: ignore[no-any-return]
+        return self._pathfinder().nearest_point(point, radius)
 
     @serialized
     def last_search(self) -> SearchTrace | None:

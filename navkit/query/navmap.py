@@ -722,7 +722,7 @@ class NavMap:
                                 nearest=nearest, budget=b, window=window,
                                 snap_radius=pf.snap_radius, occupants=occ)
 
-        return recorded(  # type: ignore[no-any-return]
+        return recorded(
             self.record, kind,
             lambda: self._query(start, end, nearest, obstacles, smooth, budget, window,
                                 algorithm),

@@ -679,7 +679,7 @@ class Pathfinder:
         s = pg.cell_arg(start, "start")
         g = pg.cell_arg(goal, "goal")
         b = self.budget if budget is None else check_budget(budget)
-        return recorded(  # type: ignore[no-any-return]
+        return recorded(
             self.record, "find_path_cells",
             lambda: self._cells_query(s, g, smooth, nearest, b, window, algorithm, obstacles),
             start=s, goal=g, obstacles=obstacles, lock=self.lock,
@@ -691,7 +691,7 @@ class Pathfinder:
         """:meth:`find_path` / :meth:`find_path_to_nearest`, timed and logged."""
         b = self.budget if budget is None else check_budget(budget)
         sw, ew = world_point(start, "start"), world_point(end, "goal")
-        return recorded(  # type: ignore[no-any-return]
+        return recorded(
             self.record, kind,
             lambda: self.world.query(sw, ew, smooth, nearest, b, window, obstacles, algorithm),
             start=sw, goal=ew, obstacles=obstacles, lock=self.lock,

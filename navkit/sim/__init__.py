@@ -23,8 +23,6 @@ See ``docs/simulation.md``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from . import constants
 from .character import Character
 from .commands import Command, parse_command
@@ -35,9 +33,6 @@ from .replay import ReplayWriter, read_replay
 from .scene import load_scene, location_to_scene, parse_scene, save_scene
 from .simmap import SimMap
 from .views import GridView, MeshView, WorldView
-
-if TYPE_CHECKING:
-    from .views import GridView as MapView
 
 __all__ = [
     "Location",

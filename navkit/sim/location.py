@@ -58,8 +58,8 @@ from .events import SimStats, TickEvents
 from .kinds import CharacterKind
 from .orders import Orders
 from .planner import Planner
-from .simmap import SimMap
 from .schema import CHARACTER, SCENE, check_field, check_id
+from .simmap import SimMap
 from .state import SimState, as_point, id_sort_key
 from .tick import MovementPhase
 from .views import as_map_view

@@ -4,7 +4,8 @@ A :class:`MeshView` is the :class:`~navkit.sim.simmap.SimMap` of a
 :class:`~navkit.mesh.navmesh.NavMesh` (:mod:`navkit.sim.views` builds it). Plans are mesh queries
 (``find_path_to_nearest``, the exact method by default) around the same
 obstacle snapshot as on grids (docs/rules.md §7.3, radii of
-:meth:`SimMap.obstacle_radius <navkit.sim.simmap.SimMap.obstacle_radius>`); a character follows the mesh waypoints.
+:meth:`SimMap.obstacle_radius <navkit.sim.simmap.SimMap.obstacle_radius>`); a character
+follows the mesh waypoints.
 
 **Walls.** The movement kernel checks steps against a padded walkable grid
 (docs/rules.md §9.5). On a mesh that grid is the **outer raster** of the

@@ -108,7 +108,7 @@ class SimMap:
                               "(NavMap, NavMesh or World), got "
                               f"{type(backend).__name__}", field="navigation")
         #: The navigation backend (the contract's :class:`~navkit.contract.SimulationSpace`).
-        self.backend = backend
+        self.backend: Any = backend
         #: The scene's ``navigationMode``.
         self.mode = str(backend.navigation_mode)
         #: File the map was read from (a static grid file), for saving scenes.
@@ -129,18 +129,19 @@ class SimMap:
         self._wall_cell = wall_cell_size
         self._region: tuple[int, int, int, int] | None = None
         self._bounds: tuple[int, int, int, int] | None = None
-        if backend.navigation_mode == "world":
-            st = backend.store
+        world: Any = backend
+        if world.navigation_mode == "world":
+            depth, width = world.shape
             if region is None:
-                if st.width * st.depth > RESIDENT_CELLS:
-                    raise ConfigError(f"a {st.width}x{st.depth}-cell world is too large to "
+                if width * depth > RESIDENT_CELLS:
+                    raise ConfigError(f"a {width}x{depth}-cell world is too large to "
                                       f"keep resident (at most {RESIDENT_CELLS:,} cells): give "
                                       "the characters' region=(x0, z0, x1, z1)", field="region")
-                self._region = (0, 0, st.width - 1, st.depth - 1)
+                self._region = (0, 0, width - 1, depth - 1)
             else:
-                box = _check_region(region, st.width, st.depth)
+                box = _check_region(region, width, depth)
                 self._region = box
-                if box != (0, 0, st.width - 1, st.depth - 1):
+                if box != (0, 0, width - 1, depth - 1):
                     self._bounds = box
                     self.options["bounds"] = box
         elif region is not None:

@@ -30,8 +30,8 @@ from .commands import Command, parse_command
 from .constants import DEFAULT_TICK_RATE
 from .events import SimStats
 from .kinds import AnimationState, CharacterKind
-from .simmap import SimMap
 from .schema import CHARACTER, FOLLOW, FORMAT, SCENE, Rule, check, check_fields
+from .simmap import SimMap
 from .state import SimState
 
 __all__ = [

@@ -71,7 +71,7 @@ class GridView(SimMap):
     @property
     def nav(self) -> NavMap:
         """The NavMap (this view's backend)."""
-        return self.backend  # type: ignore[no-any-return]
+        return self.backend
 
 
 class MeshView(SimMap):

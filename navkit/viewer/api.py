@@ -68,7 +68,7 @@ except ModuleNotFoundError as exc:
 from ..grid import NavGrid
 from .crowdplay import CrowdPlayback
 from .layers import BUILD_PARAMS
-from .mesh import MESH_METHODS, MeshTooLarge, MeshUnavailable, MeshView
+from .mesh import MESH_METHODS, MeshLayer, MeshTooLarge, MeshUnavailable
 from .playback import Playback
 from .protocol import LIMITS, MAX_COORD, is_int, is_number, loads, show
 from .replay import parse_replay
@@ -301,8 +301,8 @@ async def path(request: Request) -> Response:
 
 
 # ------------------------------------------------------------------ mesh
-def _mesh_view(st: ViewerState) -> MeshView:
-    view: MeshView = st.map.searcher.mesh
+def _mesh_view(st: ViewerState) -> MeshLayer:
+    view: MeshLayer = st.map.searcher.mesh
     return view
 
 

@@ -3,7 +3,7 @@ points, display splines, circle obstacles, cell inspection, level export and reb
 and the split of a request's time into compile and search.
 
 Plain functions and small classes over the public query and level APIs; called by
-:class:`~navkit.viewer.mapview.MapView` with the state's lock held, on validated input.
+:class:`~navkit.viewer.map_state.MapState` with the state's lock held, on validated input.
 
 >>> import numpy as np, navkit
 >>> pf = navkit.Pathfinder(navkit.NavGrid(np.ones((4, 6), dtype=bool)))

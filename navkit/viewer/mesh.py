@@ -1,6 +1,6 @@
 """The navigation mesh as the viewer draws it, and mesh path queries beside the grid's.
 
-:class:`MeshView` holds a :class:`navkit.mesh.navmesh.NavMesh` of the map
+:class:`MeshLayer` holds a :class:`navkit.mesh.navmesh.NavMesh` of the map
 shown. It is built lazily, on the first request that needs it, and again
 whenever the map's version changes (a door, an obstacle) or the map itself
 is replaced (a scene reset). A polygon level gives
@@ -27,7 +27,7 @@ import numpy as np
 from ..query.navmap import NavMap
 from .protocol import finite_or_none, round4
 
-__all__ = ["MeshView", "MeshUnavailable", "MeshTooLarge", "mesh_support", "MESH_METHODS",
+__all__ = ["MeshLayer", "MeshUnavailable", "MeshTooLarge", "mesh_support", "MESH_METHODS",
            "MAX_DRAW_POLYGONS"]
 
 #: Path methods the viewer offers on a mesh (``NavMesh.find_path``'s ``method``).
@@ -82,7 +82,7 @@ def _segments(vertices: np.ndarray, a: np.ndarray, b: np.ndarray) -> list[float]
     return [round4(v) for v in seg.ravel()]
 
 
-class MeshView:
+class MeshLayer:
     """The mesh of one viewer map, rebuilt when the map changes."""
 
     def __init__(self) -> None:

@@ -1,7 +1,7 @@
 """What the viewer's server and page agree on: request limits, frame pacing, value encodings,
 and how JSON from a client is read (:func:`loads`, :func:`is_number`, :func:`is_int`).
 
-Shared by the state modules (:mod:`.mapview`, :mod:`.playback`, :mod:`.replay`)
+Shared by the state modules (:mod:`.map_state`, :mod:`.playback`, :mod:`.replay`)
 and the endpoints (:mod:`.api`); nothing here holds state.
 """
 

@@ -37,7 +37,7 @@ from ..errors import QueryError
 from ..query.cells import Algorithm
 from ..query.pathfinder import Pathfinder
 from ..results import PathResult
-from .mesh import MeshView
+from .mesh import MeshLayer
 
 __all__ = [
     "search_generation",
@@ -154,7 +154,7 @@ def optional_attr(module: str, attr: str) -> Any:
 class Searcher:
     """Runs the viewer's path queries on a :class:`~navkit.query.navmap.NavMap`'s
     Pathfinder, and keeps the per-map-version helpers it builds (HPA*, and the
-    navigation mesh in :attr:`mesh`, :class:`~navkit.viewer.mesh.MeshView`).
+    navigation mesh in :attr:`mesh`, :class:`~navkit.viewer.mesh.MeshLayer`).
 
     Not thread-safe: the server calls it under its state lock.
     """
@@ -162,7 +162,7 @@ class Searcher:
     def __init__(self) -> None:
         self._hpa: Any = None
         self._hpa_grid: Any = None
-        self.mesh = MeshView()
+        self.mesh = MeshLayer()
 
     # ------------------------------------------------------------ catalogue
     def algorithms(self, pf: Pathfinder) -> list[AlgorithmInfo]:

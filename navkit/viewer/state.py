@@ -1,7 +1,7 @@
 """What the viewer server holds: the map (or scene), the simulation loop, a loaded replay.
 
 :class:`ViewerState` owns the parts and the only lock: :attr:`~ViewerState.map`
-(:class:`~navkit.viewer.mapview.MapView`: the grid, areas, obstacles, path
+(:class:`~navkit.viewer.map_state.MapState`: the grid, areas, obstacles, path
 queries and edits), :attr:`~ViewerState.sim` (:class:`~navkit.viewer.playback.Playback`,
 scenes only), :attr:`~ViewerState.crowd` (:class:`~navkit.viewer.crowdplay.CrowdPlayback`,
 with ``--crowd``) and :attr:`~ViewerState.replay` (see :mod:`navkit.viewer.replay`).
@@ -23,7 +23,7 @@ from typing import Any
 from ..errors import ConfigError
 from ..query.navmap import NavMap
 from .crowdplay import CrowdPlayback, read_crowd
-from .mapview import MapView
+from .map_state import MapState
 from .playback import Playback
 from .protocol import LIMITS, MAX_FRAME_RATE
 from .replay import parse_replay, read_replay, replay_summary
@@ -48,7 +48,7 @@ def load_target(path: str | Path) -> tuple[str, NavMap, Any]:
             from ..sim import load_scene
 
             loc = load_scene(p)
-            return "scene", loc.map.nav, loc
+            return "scene", loc.map.backend, loc
     return "map", NavMap.load(p), None
 
 
@@ -61,7 +61,7 @@ class ViewerState:
         self.target = Path(target)
         self.kind, nav, loc = load_target(self.target)
         self.name = self.target.name
-        self.map = MapView(nav)
+        self.map = MapState(nav)
         self.sim: Playback | None = None if loc is None else Playback(loc)
         #: The free steering crowd of a crowd file, on the map's static grid (or None).
         self.crowd: CrowdPlayback | None = (None if crowd is None

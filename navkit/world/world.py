@@ -555,6 +555,11 @@ class World:
     #: The scene's ``navigationMode`` for a simulation on this backend.
     navigation_mode = "world"
 
+    @property
+    def shape(self) -> tuple[int, int]:
+        """``(depth, width)`` in cells, as ``NavGrid.shape``."""
+        return (int(self.store.depth), int(self.store.width))
+
     def _own_cell(self, p: tuple[float, float]) -> tuple[int, int] | None:
         st = self.store
         cx, cz = self.cell_of(p)
@@ -788,7 +793,7 @@ class World:
                          connectivity=self.connectivity)
             self._described = True
         circles = None if obstacles is None else np.asarray(obstacles, dtype=np.float64)
-        return recorded(  # type: ignore[no-any-return]
+        return recorded(
             self.record, kind, run, start=start, goal=goal, obstacles=circles, options=options,
             fingerprint=lambda: None if not st.version else f"{st.fingerprint}@v{st.version}")
 

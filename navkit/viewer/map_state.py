@@ -29,10 +29,10 @@ from .layers import (
 from .protocol import LIMITS, finite_or_none, round4
 from .search import Searcher
 
-__all__ = ["MapView"]
+__all__ = ["MapState"]
 
 
-class MapView:
+class MapState:
     """One :class:`~navkit.query.navmap.NavMap` as the viewer shows and edits it.
 
     Remembers which obstacles were added from the viewer and, on a plain grid
