@@ -44,7 +44,6 @@ NavMesh FOUND 8.944 False
 
 from __future__ import annotations
 
-import functools
 import math
 import warnings
 from dataclasses import dataclass
@@ -58,7 +57,7 @@ from .errors import ConfigError, QueryError, shown
 __all__ = ["Navigator", "SimulationSpace", "ExactSpace", "LegPlanner", "Agent", "Place",
            "RaycastHit", "world_point", "world_point_y", "world_points", "world_pairs",
            "check_radius", "as_agent", "check_agent",
-           "renamed_keywords", "deprecated_name", "deprecated_alias", "AGENT_RADIUS_TOL"]
+           "renamed_keywords", "deprecated_name", "AGENT_RADIUS_TOL"]
 
 #: Metres within which an agent's radius counts as the level's (docs/rules.md §15.3).
 AGENT_RADIUS_TOL = 1e-9
@@ -418,20 +417,6 @@ def deprecated_name(old: str, new: str, *, stacklevel: int = 3) -> None:
     """Warn once per call site that ``old`` is now ``new`` (removed in navkit 0.3)."""
     warnings.warn(f"{old} is deprecated: use {new} (the old name goes in navkit 0.3)",
                   DeprecationWarning, stacklevel=stacklevel)
-
-
-def deprecated_alias(method: Any, old: str, new: str) -> Any:
-    """``method`` under its old name ``old``: the same signature (``inspect``
-    follows it) and answers, with a DeprecationWarning naming ``new``."""
-
-    @functools.wraps(method)
-    def alias(*args: Any, **kwargs: Any) -> Any:
-        deprecated_name(old, new)
-        return method(*args, **kwargs)
-
-    alias.__doc__ = f"The old name of :meth:`{method.__name__}` (DeprecationWarning; goes " \
-                    "in navkit 0.3)."
-    return alias
 
 
 def renamed_keywords(old: dict[str, Any], names: dict[str, str], owner: str,

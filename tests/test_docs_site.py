@@ -116,7 +116,7 @@ API = [
     ("api/world", "navkit.world.store", "ChunkStore"),
     ("api/world", "navkit.world.bake", None),
     ("api/world", "navkit.world.procedural", None),
-    ("api/corpus", "navkit.corpus.record", "QueryRecorder"),
+    ("api/corpus", "navkit.recording.recorder", "QueryRecorder"),
     ("api/corpus", "navkit.corpus.replay", None),
     ("api/distributed", "navkit.distributed.runner", None),
     ("api/grid", "navkit.formats.tiled", None),

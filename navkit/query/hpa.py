@@ -83,7 +83,7 @@ from ..contract import (
     Place,
     RaycastHit,
     check_agent,
-    deprecated_alias,
+    deprecated_name,
     renamed_keywords,
     world_pairs,
     world_point,
@@ -677,8 +677,13 @@ class HPAStar:
                    for i in range(len(s))]
         return BatchResult.from_results(results, self.costs.card, with_paths=return_paths)
 
-    find_paths_batch = deprecated_alias(find_paths_cells, "HPAStar.find_paths_batch",
-                                        "HPAStar.find_paths_cells")
+    def find_paths_batch(self, starts: ArrayLike, goals: ArrayLike, *,
+                         return_paths: bool = False,
+                         obstacles: ArrayLike | None = None) -> BatchResult:
+        """The old name of :meth:`find_paths_cells` (DeprecationWarning; goes in navkit 0.3)."""
+        deprecated_name("HPAStar.find_paths_batch", "HPAStar.find_paths_cells")
+        return self.find_paths_cells(starts, goals, return_paths=return_paths,
+                                     obstacles=obstacles)
 
     # ------------------------------------------------------------- inspection
     @serialized

@@ -50,7 +50,7 @@ from ..contract import (
     RaycastHit,
     check_agent,
     check_radius,
-    deprecated_alias,
+    deprecated_name,
     renamed_keywords,
     world_pairs,
 )
@@ -916,8 +916,15 @@ class Pathfinder:
                                     budget=self._budget(budget), nthreads=nthreads,
                                     algorithm=resolved)
 
-    find_paths_batch = deprecated_alias(find_paths_cells, "Pathfinder.find_paths_batch",
-                                        "Pathfinder.find_paths_cells")
+    def find_paths_batch(self, starts: ArrayLike, goals: ArrayLike, *,
+                         return_paths: bool = False, budget: int | None = None,
+                         threads: int | None = None, obstacles: ArrayLike | None = None,
+                         algorithm: Algorithm = "auto", agent: Any = None) -> BatchResult:
+        """The old name of :meth:`find_paths_cells` (DeprecationWarning; goes in navkit 0.3)."""
+        deprecated_name("Pathfinder.find_paths_batch", "Pathfinder.find_paths_cells")
+        return self.find_paths_cells(starts, goals, return_paths=return_paths, budget=budget,
+                                     threads=threads, obstacles=obstacles,
+                                     algorithm=algorithm, agent=agent)
 
     # ---------------------------------------------------- dynamic obstacles
     @serialized
