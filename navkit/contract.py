@@ -57,7 +57,7 @@ from .errors import ConfigError, QueryError, shown
 __all__ = ["Navigator", "SimulationSpace", "ExactSpace", "LegPlanner", "Agent", "Place",
            "RaycastHit", "world_point", "world_point_y", "world_points", "world_pairs",
            "check_radius", "as_agent", "check_agent",
-           "renamed_keywords", "deprecated_name", "AGENT_RADIUS_TOL"]
+           "renamed_keywords", "deprecated_name", "goal_of", "AGENT_RADIUS_TOL"]
 
 #: Metres within which an agent's radius counts as the level's (docs/rules.md §15.3).
 AGENT_RADIUS_TOL = 1e-9
@@ -446,3 +446,21 @@ def renamed_keywords(old: dict[str, Any], names: dict[str, str], owner: str,
         deprecated_name(f"{owner}({key}=...)", f"{owner}({new}=...)", stacklevel=stacklevel)
         out[new] = value
     return out
+
+
+def goal_of(goal: Any, old: dict[str, Any], owner: str, *, stacklevel: int = 5) -> Any:
+    """A query's ``goal``, or its old keyword ``end=`` from ``old`` (the query's other
+    keywords, with a DeprecationWarning naming ``goal``); QueryError when neither is
+    given. ``stacklevel``: the warning's, counted from :func:`deprecated_name` (5: the
+    caller of the method that calls this).
+
+    >>> goal_of((1, 2), {}, "find_path")
+    (1, 2)
+    """
+    if old:
+        new = renamed_keywords(old, {"end": "goal"}, owner, {"goal": goal},
+                               stacklevel=stacklevel)
+        goal = new.get("goal", goal)
+    if goal is None:
+        raise QueryError(f"{owner}: missing the goal (a world point (x, z))")
+    return goal

@@ -84,7 +84,7 @@ from ..contract import (
     RaycastHit,
     check_agent,
     deprecated_name,
-    renamed_keywords,
+    goal_of,
     world_pairs,
     world_point,
 )
@@ -562,11 +562,7 @@ class HPAStar:
         find-path-to-nearest answers (exact A*). ``budget`` is refused
         (ConfigError): HPA* has none."""
         if old or goal is None:
-            new = renamed_keywords(old, {"end": "goal"}, "find_path", {"goal": goal},
-                                   stacklevel=5)
-            goal = new.get("goal", goal)
-            if goal is None:
-                raise QueryError("find_path: missing the goal (a world point (x, z))")
+            goal = goal_of(goal, old, "find_path", stacklevel=6)
         self._check(agent, budget, algorithm)
         sw, ew = world_point(start, "start"), world_point(goal, "goal")
         circles = circles_without(obstacles, ignore)

@@ -62,6 +62,7 @@ from ..contract import (
     RaycastHit,
     check_agent,
     deprecated_name,
+    goal_of,
     world_pairs,
 )
 from ..errors import ConfigError, QueryError, shown, unknown_name_message
@@ -626,7 +627,7 @@ class NavMap:
         cache (plans from the exact points, as a simulation does).
         """
         if old or goal is None:
-            goal = Pathfinder._old_goal(old, goal, "find_path")
+            goal = goal_of(goal, old, "find_path")
         if agent is not None:
             check_agent(agent, self.agent_radius, "this NavMap's level")
         return self._find("find_path", start, goal, bool(nearest), obstacles, smooth, budget,
@@ -653,7 +654,7 @@ class NavMap:
         with the obstacles: it never retries without them. A start with no
         reachable neighbour gives no path. ``algorithm`` as in :meth:`find_path`."""
         if old or goal is None:
-            goal = Pathfinder._old_goal(old, goal, "find_path_to_nearest")
+            goal = goal_of(goal, old, "find_path_to_nearest")
         if agent is not None:
             check_agent(agent, self.agent_radius, "this NavMap's level")
         return self._find("find_path_to_nearest", start, goal, True, obstacles, smooth, budget,

@@ -51,7 +51,7 @@ from ..contract import (
     check_agent,
     check_radius,
     deprecated_name,
-    renamed_keywords,
+    goal_of,
     world_pairs,
 )
 from ..costs import CostModel, cost_model
@@ -498,7 +498,7 @@ class Pathfinder:
         only the ignored circles' cells instead of restamping the others.
         """
         if old or goal is None:
-            goal = self._old_goal(old, goal, "find_path")
+            goal = goal_of(goal, old, "find_path")
         if agent is not None:
             check_agent(agent, self.padded.grid.agent_radius, "this Pathfinder's grid")
         end = goal
@@ -535,7 +535,7 @@ class Pathfinder:
     ) -> PathResult:
         """:meth:`find_path` with ``nearest=True`` (docs/rules.md §6)."""
         if old or goal is None:
-            goal = self._old_goal(old, goal, "find_path_to_nearest")
+            goal = goal_of(goal, old, "find_path_to_nearest")
         if agent is not None:
             check_agent(agent, self.padded.grid.agent_radius, "this Pathfinder's grid")
         end = goal
@@ -555,15 +555,6 @@ class Pathfinder:
         if len(res.cells):
             res.__dict__["_start"] = sw  # (results.started, inline)
         return res
-
-    @staticmethod
-    def _old_goal(old: dict[str, Any], goal: Any, owner: str) -> Any:
-        """``goal``, or its old keyword ``end=`` (with a DeprecationWarning)."""
-        new = renamed_keywords(old, {"end": "goal"}, owner, {"goal": goal}, stacklevel=5)
-        goal = new.get("goal", goal)
-        if goal is None:
-            raise QueryError(f"{owner}: missing the goal (a world point (x, z))")
-        return goal
 
     def _edited_world(self, kind: str, start: ArrayLike, end: ArrayLike, smooth: bool,
                       nearest: bool, budget: int | None, window: Sequence[int] | None,

@@ -32,8 +32,6 @@ map change.
 from __future__ import annotations
 
 import math
-import os
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -41,7 +39,6 @@ from numpy.typing import NDArray
 
 from ..contract import deprecated_name
 from ..errors import ConfigError
-from ..grid import NavGrid
 from ..query.edits import ObstacleSnapshot
 from .constants import RETRY_SEQUENCE_LENGTH, TARGET_REPLAN_THRESHOLD
 from .events import SimStats, TickEvents
@@ -49,7 +46,7 @@ from .kinds import CharacterKind
 from .simmap import SimMap
 from .state import NEED_FORCED, SimState
 
-__all__ = ["obstacle_snapshot", "TickSnapshot", "grid_reference", "Planner", "LEG", "NEED_LEG"]
+__all__ = ["obstacle_snapshot", "TickSnapshot", "Planner", "LEG", "NEED_LEG"]
 
 _NPC = CharacterKind.NPC.code
 #: ``SimState.partial`` of a partial plan that is one bounded leg of a longer walk
@@ -57,31 +54,6 @@ _NPC = CharacterKind.NPC.code
 LEG = 2
 #: ``SimState.need_plan`` bit: plan the next leg (beside ``NEED_FORCED``, ``NEED_FOLLOW``).
 NEED_LEG = 4
-
-
-def grid_reference(grid: NavGrid, path: Path | None, sidecar: Path | None,
-                   base: Path | None) -> str:
-    """How a saved scene names a grid map: the file it came from (``path``), else
-    ``sidecar`` after writing the grid there (``.npz``, exact geometry); relative
-    to ``base`` when one is given. ConfigError when there is neither."""
-    if path is not None:
-        target = path
-    elif sidecar is not None:
-        from ..formats import save_grid
-
-        save_grid(grid, sidecar)
-        target = sidecar
-    else:
-        raise ConfigError("a grid built in memory (or edited) has no file to reference; "
-                          "save the location to a file (its grid goes beside it)",
-                          field="navigation")
-    p = target.resolve()
-    if base is not None:
-        try:
-            return os.path.relpath(p, base.resolve()).replace("\\", "/")
-        except ValueError:
-            pass
-    return str(p)
 
 
 def obstacle_snapshot(

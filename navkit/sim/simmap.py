@@ -26,6 +26,7 @@ Grid, mesh and world simulations differ only in the backend a SimMap holds.
 from __future__ import annotations
 
 import math
+import os
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +38,7 @@ from ..contract import ExactSpace, LegPlanner, Place, SimulationSpace
 from ..errors import ConfigError, shown
 from ..grid import NavGrid
 
-__all__ = ["SimMap", "RESIDENT_CELLS"]
+__all__ = ["SimMap", "RESIDENT_CELLS", "grid_reference"]
 
 #: The most cells a world may have to be made resident whole (the default region).
 RESIDENT_CELLS = 1 << 22
@@ -241,8 +242,6 @@ class SimMap:
                 sidecar: Path | None = None) -> dict[str, Any] | str:
         """The map for a saved scene: a level inline, a grid by its file (or, built
         in memory or edited, written to ``sidecar`` and referenced)."""
-        from .planner import grid_reference
-
         kind, value = self.backend.scene_source()
         if kind == "level":
             return dict(value)
@@ -354,3 +353,27 @@ class SimMap:
             extra += f", region={self._region}"
         return f"SimMap({self.backend!r}{extra})"
 
+
+def grid_reference(grid: NavGrid, path: Path | None, sidecar: Path | None,
+                   base: Path | None) -> str:
+    """How a saved scene names a grid map: the file it came from (``path``), else
+    ``sidecar`` after writing the grid there (``.npz``, exact geometry); relative
+    to ``base`` when one is given. ConfigError when there is neither."""
+    if path is not None:
+        target = path
+    elif sidecar is not None:
+        from ..formats import save_grid
+
+        save_grid(grid, sidecar)
+        target = sidecar
+    else:
+        raise ConfigError("a grid built in memory (or edited) has no file to reference; "
+                          "save the location to a file (its grid goes beside it)",
+                          field="navigation")
+    p = target.resolve()
+    if base is not None:
+        try:
+            return os.path.relpath(p, base.resolve()).replace("\\", "/")
+        except ValueError:
+            pass
+    return str(p)

@@ -26,7 +26,7 @@ from ..contract import (
     RaycastHit,
     check_agent,
     check_radius,
-    renamed_keywords,
+    goal_of,
     world_pairs,
 )
 from ..costs import CostModel, cost_model
@@ -435,11 +435,7 @@ class World:
                                   circles, algorithm, preset, bounds)
 
     def _goal(self, goal: Any, old: dict[str, Any], owner: str, agent: Any) -> Any:
-        if old:
-            new = renamed_keywords(old, {"end": "goal"}, owner, {"goal": goal}, stacklevel=6)
-            goal = new.get("goal", goal)
-        if goal is None:
-            raise QueryError(f"{owner}: missing the goal (a world point (x, z))")
+        goal = goal_of(goal, old, owner, stacklevel=7)
         if agent is not None:
             check_agent(agent, self.agent_radius, "this World")
         return goal
