@@ -27,7 +27,8 @@ approximate, only a missing or invalid path counts); 2 bad input (a bad
 option value, an unreadable file, any :class:`~navkit.errors.NavkitError`,
 printed as ``error: <message>`` without a traceback). The shared pieces are
 in :mod:`navkit.cli.common`; this module builds the typer :data:`app` and
-registers the commands.
+registers the commands. The bundled example files are listed by
+``python -m navkit.examples`` (:mod:`navkit.examples`).
 """
 
 from __future__ import annotations
