@@ -270,3 +270,22 @@ def test_sim_with_a_huge_tick_count_is_one_error(tmp_path: Path) -> None:
     r = _navkit("", "sim", SCENE, "--ticks", BIG)
     assert r.returncode == 2, (r.returncode, r.stderr)
     assert "Traceback" not in r.stderr and "--ticks" in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+def test_a_kernel_that_fails_to_compile_is_an_error(monkeypatch: pytest.MonkeyPatch,
+                                                    as_json: bool) -> None:
+    import navkit.warmup as warmup
+
+    def fake(names, jobs=None, done=None):  # type: ignore[no-untyped-def]
+        out = [warmup.GroupResult("grid", 0.1, 0.1),
+               warmup.GroupResult("mesh", 0.1, 0.1, error="TypingError: no match")]
+        for r in out:
+            if done is not None:
+                done(r)
+        return out
+
+    monkeypatch.setattr(warmup, "warm_up", fake)
+    args = ["warmup", "grid", "mesh", "--no-progress", *(["--json"] if as_json else [])]
+    text = assert_clean_failure(_runner().invoke(app, args), args)
+    assert "error: 1 of 2 warm-up group(s) failed to compile (mesh: TypingError" in text, text
