@@ -370,6 +370,11 @@ def test_an_engine_example_runs_from_the_wheel(installed: Install) -> None:
     out = installed.run(installed.py, "-m", "navkit.examples.engines.arcade_rts", "--headless",
                         "--renderer", "pillow", "--frames", "30", "--png", png)
     assert "blocked=0" in out and png.stat().st_size > 0, out
+    r = subprocess.run([str(installed.py), "-m", "navkit.examples.engines.pygame_chase",
+                        "--headless", "--frames", "5"], cwd=str(installed.outside),
+                       env=installed.env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 2 and "pip install 'navkit[pygame]'" in r.stderr, r.stderr
+    assert "Traceback" not in r.stderr
 
 
 def test_the_command_line_runs_from_the_wheel(installed: Install) -> None:

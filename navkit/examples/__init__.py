@@ -20,9 +20,10 @@ file                            what it is
 ==============================  ====================================================
 
 Names are paths relative to this folder (``"scenes/follow.json"``); a file
-name alone is enough when only one file has it. From a shell, ``navkit
-examples`` lists every file with its full path, and ``navkit examples NAME``
-prints one path (``navkit sim "$(navkit examples follow.json)" --ticks 100``).
+name alone is enough when only one file has it. From a shell, ``python -m
+navkit.examples`` lists every file and the folder, and ``python -m
+navkit.examples NAME`` prints one path
+(``navkit sim "$(python -m navkit.examples follow.json)" --ticks 100``).
 
 The Moving AI files are copied byte for byte from the Moving AI benchmarks
 (see ``SOURCES.md`` beside them for their origin and licence).
@@ -45,7 +46,7 @@ from ..errors import ConfigError, unknown_name_message
 
 __all__ = ["path", "names", "describe", "DESCRIPTIONS"]
 
-#: What each bundled file is (``navkit examples`` prints these).
+#: What each bundled file is (``python -m navkit.examples`` prints these).
 DESCRIPTIONS: dict[str, str] = {
     "arena.map": "Moving AI map, 49 x 49 (grid)",
     "arena.map.scen": "scenarios of arena.map with optimal lengths",

@@ -11,6 +11,6 @@ module                     what it shows
 =========================  ===================================================
 
 Run one with ``python -m navkit.examples.engines.pygame_chase`` (a window) or
-``... --headless --frames 300 --png out.png``; ``navkit examples`` prints the
-files' paths, to copy one as the start of a game (docs/engines.md).
+``... --headless --frames 300 --png out.png``; ``python -m navkit.examples``
+prints the files' paths, to copy one as the start of a game (docs/engines.md).
 """

@@ -6,7 +6,7 @@ for a window (click to move the rally point; Esc quits), or headless::
 
     python -m navkit.examples.engines.arcade_rts --headless --frames 300 --png rts.png
 
-(``navkit examples engines/arcade_rts.py`` prints this file's path.)
+(``python -m navkit.examples arcade_rts.py`` prints this file's path.)
 
 One :class:`navkit.FlowField` (exact costs) holds every cell's way to the
 rally area (the free cells within ``RALLY_RADIUS`` of the rally point); each
@@ -35,6 +35,7 @@ from typing import Any
 
 import numpy as np
 
+from navkit.errors import MissingExtraError
 from navkit.grid import NavGrid
 from navkit.query.flow import FlowField
 
@@ -141,8 +142,6 @@ def _arcade() -> Any:
     try:
         import arcade
     except ImportError:
-        from navkit.errors import MissingExtraError
-
         raise MissingExtraError("navkit.examples.engines.arcade_rts", "arcade", "arcade") from None
     return arcade
 
@@ -237,4 +236,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except MissingExtraError as exc:  # one line naming the extra, not a traceback
+        print(f"error: {exc}", file=sys.stderr)
+        sys.exit(2)

@@ -7,8 +7,8 @@ headless::
 
     python -m navkit.examples.engines.pygame_chase --headless --frames 300 --png chase.png
 
-(``navkit examples engines/pygame_chase.py`` prints this file's path: copy it
-to start a game of your own.)
+(``python -m navkit.examples pygame_chase.py`` prints this file's path: copy
+it to start a game of your own.)
 
 Headless sets ``SDL_VIDEODRIVER=dummy`` before pygame is imported, opens no
 window, draws every frame on an off-screen ``pygame.Surface`` and saves the
@@ -261,4 +261,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except MissingExtraError as exc:  # one line naming the extra, not a traceback
+        print(f"error: {exc}", file=sys.stderr)
+        sys.exit(2)
