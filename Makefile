@@ -34,12 +34,12 @@ demo: $(STAMP)
 	$(BIN)/python examples/demo.py --out out
 	$(BIN)/navkit path navkit/examples/interior.json --from -2,9 --to 24,4 --png out/interior_path.png
 	$(BIN)/navkit path navkit/examples/outdoor.json --from 2,20 --to 58,12 --png out/outdoor_path.png
-	$(BIN)/navkit sim examples/scenes/interior_crowd.json --ticks 1500 --png out/interior_crowd.png
-	$(BIN)/navkit sim examples/scenes/interior_crowd.json --ticks 1500 --avoidance orca --png out/interior_crowd_orca.png
+	$(BIN)/navkit sim navkit/examples/scenes/interior_crowd.json --ticks 1500 --png out/interior_crowd.png
+	$(BIN)/navkit sim navkit/examples/scenes/interior_crowd.json --ticks 1500 --avoidance orca --png out/interior_crowd_orca.png
 	$(BIN)/navkit warmup mesh
 	$(BIN)/navkit mesh navkit/examples/interior.json -o out/interior_mesh.npz --png out/interior_mesh.png
 	$(BIN)/navkit path navkit/examples/interior.json --mesh --from -2,9 --to 24,4 --png out/interior_mesh_path.png
-	$(BIN)/navkit sim examples/scenes/interior_crowd_mesh.json --ticks 1500 --png out/interior_crowd_mesh.png
+	$(BIN)/navkit sim navkit/examples/scenes/interior_crowd_mesh.json --ticks 1500 --png out/interior_crowd_mesh.png
 
 ## test: the whole suite except the `heavy` marker (every Moving AI line; see test-heavy);
 ## the kernels compile first, with a progress bar (navkit warmup).

@@ -33,7 +33,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = ROOT / "docs" / "images"
-CROWD_SCENE = ROOT / "examples" / "scenes" / "interior_crowd.json"
+CROWD_SCENE = ROOT / "navkit" / "examples" / "scenes" / "interior_crowd.json"
 #: Ticks of the crowd scene (20 Hz: 60 s of game time).
 CROWD_TICKS = 1200
 

@@ -19,7 +19,8 @@ along Z.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, replace
+import weakref
+from dataclasses import InitVar, dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -93,7 +94,29 @@ def costs_to_weights(costs: ArrayLike, resolution: int | None = None
     return walk, weights, res
 
 
-def _as_walkable(walkable: ArrayLike) -> NDArray[np.bool_]:
+#: The arrays NavGrids hold (read-only, made by :func:`_own`): another grid shares
+#: one without a copy (``dataclasses.replace``, ``with_weights(grid.weights)``).
+_OWNED: weakref.WeakValueDictionary[int, NDArray[Any]] = weakref.WeakValueDictionary()
+
+
+def _own(out: NDArray[Any], given: NDArray[Any], copy: bool) -> NDArray[Any]:
+    """``out`` (converted from the caller's ``given``) made read-only for a NavGrid.
+
+    With ``copy`` (the default) an ``out`` that shares memory with ``given`` is
+    copied first, so the caller's array stays writeable and later writes to it
+    do not reach the grid; ``copy=False`` takes ownership: the caller's array
+    itself becomes read-only when ``out`` is that array.
+    """
+    if _OWNED.get(id(out)) is out:
+        return out
+    if copy and np.may_share_memory(out, given):
+        out = out.copy()
+    out.setflags(write=False)
+    _OWNED[id(out)] = out
+    return out
+
+
+def _as_walkable(walkable: ArrayLike, copy: bool = True) -> NDArray[np.bool_]:
     arr = np.asarray(walkable)
     if arr.ndim != 2:
         raise ConfigError(f"expected a 2-D (depth, width) array, got shape {arr.shape}",
@@ -115,12 +138,11 @@ def _as_walkable(walkable: ArrayLike) -> NDArray[np.bool_]:
     else:
         raise ConfigError(f"expected a bool or numeric array, got dtype {arr.dtype}",
                           field="walkable")
-    out = np.ascontiguousarray(out, dtype=np.bool_)
-    out.setflags(write=False)
-    return out
+    return _own(np.ascontiguousarray(out, dtype=np.bool_), arr, copy)
 
 
-def _as_weights(weights: ArrayLike, shape: tuple[int, int]) -> NDArray[np.int32]:
+def _as_weights(weights: ArrayLike, shape: tuple[int, int], copy: bool = True
+                ) -> NDArray[np.int32]:
     arr = np.asarray(weights)
     if arr.shape != shape:
         raise ConfigError(f"expected shape {shape} like the walkable array, got {arr.shape}",
@@ -139,9 +161,7 @@ def _as_weights(weights: ArrayLike, shape: tuple[int, int]) -> NDArray[np.int32]
             f"weights must lie in [1, {MAX_WEIGHT}], got [{arr.min()}, {arr.max()}]",
             field="weights",
         )
-    out = np.ascontiguousarray(arr, dtype=np.int32)
-    out.setflags(write=False)
-    return out
+    return _own(np.ascontiguousarray(arr, dtype=np.int32), arr, copy)
 
 
 def _finite(name: str, value: Any, *, positive: bool = False, nonnegative: bool = False) -> float:
@@ -162,6 +182,14 @@ def _finite(name: str, value: Any, *, positive: bool = False, nonnegative: bool 
 class NavGrid:
     """Walkable cells plus geometry; immutable (its arrays are read-only).
 
+    The grid keeps its own read-only copy of ``walkable`` and ``weights``: the
+    caller's arrays stay writeable, and writing to them later does not change
+    the grid (make a new grid, or use ``Pathfinder.set_walkable``, to edit
+    one). ``copy=False`` skips the copy of an array that already has the
+    grid's dtype (bool walkable, int32 weights, C order) and takes ownership:
+    that array is made read-only in place (for large arrays the caller will
+    not touch again).
+
     Parameters
     ----------
     walkable : array_like, shape (depth, width)
@@ -179,6 +207,9 @@ class NavGrid:
         Radius the walkable area was eroded by, in metres (metadata).
     name : str
         A label for messages and reports (usually the file name).
+    copy : bool, keyword-only
+        ``True`` (default): copy arrays that share memory with the caller's;
+        ``False``: take ownership of them (made read-only in place).
     """
 
     walkable: NDArray[np.bool_]
@@ -190,14 +221,17 @@ class NavGrid:
     agent_radius: float = 0.0
     name: str = ""
     meta: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    copy: InitVar[bool] = field(default=True, kw_only=True)
 
-    def __post_init__(self) -> None:
+    def __post_init__(self, copy: bool) -> None:
         if not isinstance(self.meta, dict):
             raise ConfigError(f"expected a dict, got {type(self.meta).__name__}", field="meta")
-        walk = _as_walkable(self.walkable)
+        if not isinstance(copy, (bool, np.bool_)):
+            raise ConfigError(f"expected True or False, got {shown(copy)}", field="copy")
+        walk = _as_walkable(self.walkable, bool(copy))
         object.__setattr__(self, "walkable", walk)
         if self.weights is not None:
-            w = _as_weights(self.weights, walk.shape)
+            w = _as_weights(self.weights, walk.shape, bool(copy))
             object.__setattr__(self, "weights", None if np.all(w == 1) else w)
         cell_size = _finite("cell_size", self.cell_size, positive=True)
         if not MIN_CELL_SIZE <= cell_size <= MAX_CELL_SIZE:

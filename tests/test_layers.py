@@ -40,6 +40,7 @@ LAYERS = {
     "navkit.grid": 1,
     "navkit.results": 1,
     "navkit.examples": 1,
+    "navkit.examples.engines": 7,  # example games: programs on top of every layer
     "navkit.spline": 1,
     "navkit.casing": 1,
     "navkit.formats": 2,

@@ -23,11 +23,14 @@ Commands::
 
 Exit status: 0 success; 1 a query found no path (``path``, ``flow``) or a
 scenario length did not match (``scen``; for ``--algorithm hpa``, which is
-approximate, only a missing or invalid path counts); 2 bad input (a bad
-option value, an unreadable file, any :class:`~navkit.errors.NavkitError`,
-printed as ``error: <message>`` without a traceback). The shared pieces are
-in :mod:`navkit.cli.common`; this module builds the typer :data:`app` and
-registers the commands.
+approximate, only a missing or invalid path counts); 2 bad input or any
+other failure (a bad option value, an unreadable file, any
+:class:`~navkit.errors.NavkitError`, a missing module, an unexpected
+exception: one ``error: <message>`` line, never a traceback; see
+:func:`navkit.cli.common.report_failure`). The shared pieces are in
+:mod:`navkit.cli.common`; this module builds the typer :data:`app` and
+registers the commands. The bundled example files are listed by
+``python -m navkit.examples`` (:mod:`navkit.examples`).
 """
 
 from __future__ import annotations

@@ -2,9 +2,12 @@
 
 * :data:`EXIT_OK`, :data:`EXIT_NO_PATH`, :data:`EXIT_BAD_INPUT`: the exit
   statuses of every command;
-* :class:`NavkitGroup`: the typer group class that turns a
-  :class:`~navkit.errors.NavkitError` into ``error: <message>`` on stderr
-  and exit status 2, without a traceback;
+* :class:`NavkitGroup`: the typer group class of every command group; it
+  turns any failure of a command (a :class:`~navkit.errors.NavkitError`, a
+  file that cannot be used, a missing module, and any other exception) into
+  one ``error: <message>`` line on stderr and exit status 2, without a
+  traceback (:func:`report_failure`; ``NAVKIT_TRACEBACK=1`` re-raises the
+  unexpected ones, traceback included);
 * :func:`stdout` / :func:`stderr`: rich consoles, :func:`emit_json` and
   :func:`num` for strict JSON;
 * :func:`parse_pair` (``X,Z``) and :func:`parse_obstacles` (``X,Z,R``):
@@ -18,8 +21,9 @@ from __future__ import annotations
 import enum
 import json
 import math
+import os
 import sys
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 import typer
@@ -43,6 +47,8 @@ __all__ = [
     "parse_pair",
     "parse_obstacles",
     "exit_with",
+    "report_failure",
+    "EXTRA_OF_MODULE",
 ]
 
 EXIT_OK = 0
@@ -71,9 +77,77 @@ def _plain_flags(params: list[Any]) -> list[Any]:
     return params
 
 
+#: The optional modules navkit imports, and the extra (pyproject.toml) that installs each.
+EXTRA_OF_MODULE: dict[str, str] = {
+    "starlette": "viewer",
+    "uvicorn": "viewer",
+    "websockets": "viewer",
+    "h11": "viewer",
+    "pytiled_parser": "tiled",
+    "dask": "distributed",
+    "distributed": "distributed",
+    "blosc2": "world",
+    "pygame": "pygame",
+    "arcade": "arcade",
+}
+
+
+def _missing_module_message(exc: ModuleNotFoundError) -> str:
+    """What to install for a module that is not there."""
+    name = exc.name or str(exc)
+    top = name.split(".")[0]
+    extra = EXTRA_OF_MODULE.get(top)
+    if extra is not None:
+        return f"this command needs {top}, which is not installed: pip install 'navkit[{extra}]'"
+    return (f"this command needs the Python module {top!r}, which is not installed; navkit's "
+            "installation looks incomplete (pip install --force-reinstall navkit)")
+
+
+#: The exceptions the command-line framework handles itself (usage errors, exit,
+#: abort): its ClickException base is found on typer's class (typer vendors click).
+_FRAMEWORK_EXCEPTIONS: tuple[type[BaseException], ...] = (
+    typer.Exit,
+    typer.Abort,
+    next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException"),
+)
+
+
+def report_failure(exc: BaseException) -> NoReturn:
+    """Print ``error: <message>`` for ``exc`` on stderr and exit with status 2.
+
+    Click's own exceptions (usage errors, ``typer.Exit``, an abort) pass
+    through unchanged: they already print their message and set the status.
+    An exception navkit does not expect says it is one (a bug to report)
+    and, with ``NAVKIT_TRACEBACK=1`` in the environment, is re-raised with
+    its traceback.
+    """
+    if isinstance(exc, _FRAMEWORK_EXCEPTIONS):
+        raise exc
+    if isinstance(exc, NavkitError):
+        message = str(exc)
+    elif isinstance(exc, ModuleNotFoundError):
+        message = _missing_module_message(exc)
+    elif isinstance(exc, OSError):  # a file that cannot be read or written
+        name = f" {exc.filename}" if getattr(exc, "filename", None) else ""
+        message = f"cannot use{name}: {exc.strerror or exc}"
+    elif isinstance(exc, (MemoryError, RecursionError)):  # input too large or too deep
+        message = f"the input is too large or too deeply nested ({type(exc).__name__})"
+    elif isinstance(exc, Exception):
+        if os.environ.get("NAVKIT_TRACEBACK", "") not in ("", "0"):
+            raise exc
+        text = str(exc).strip().splitlines()
+        detail = f": {text[0]}" if text else ""
+        message = (f"unexpected {type(exc).__name__}{detail} (a navkit bug: please report it "
+                   "with the command line; NAVKIT_TRACEBACK=1 shows the traceback)")
+    else:  # KeyboardInterrupt, SystemExit, GeneratorExit: not a failure to report
+        raise exc
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(EXIT_BAD_INPUT) from None
+
+
 class NavkitGroup(TyperGroup):
-    """Turns every :class:`NavkitError` (and an unreadable file, an input too large
-    for memory) into ``error: <message>`` and exit status 2; help shows flags
+    """Runs every command through :func:`report_failure`: any failure becomes
+    ``error: <message>`` and exit status 2, never a traceback; help shows flags
     without a type."""
 
     def get_params(self, ctx: Any) -> list[Any]:
@@ -89,17 +163,8 @@ class NavkitGroup(TyperGroup):
     def invoke(self, ctx: Any) -> Any:
         try:
             return super().invoke(ctx)
-        except NavkitError as exc:
-            typer.echo(f"error: {exc}", err=True)
-            raise typer.Exit(EXIT_BAD_INPUT) from None
-        except OSError as exc:  # a file that cannot be read or written
-            name = f" {exc.filename}" if getattr(exc, "filename", None) else ""
-            typer.echo(f"error: cannot use{name}: {exc.strerror or exc}", err=True)
-            raise typer.Exit(EXIT_BAD_INPUT) from None
-        except (MemoryError, RecursionError) as exc:  # input too large or too deep
-            typer.echo(f"error: the input is too large or too deeply nested "
-                       f"({type(exc).__name__})", err=True)
-            raise typer.Exit(EXIT_BAD_INPUT) from None
+        except Exception as exc:
+            report_failure(exc)
 
 
 class CostsName(str, enum.Enum):

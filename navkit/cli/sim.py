@@ -32,9 +32,15 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
+from ..errors import ConfigError
 from .common import emit_json, num
 
-__all__ = ["sim_cmd", "run_scene", "draw_location"]
+__all__ = ["sim_cmd", "run_scene", "draw_location", "MAX_RUN_TICKS"]
+
+#: Most ticks one ``navkit sim`` run takes (the tick times it keeps for the
+#: summary's p99 are 8 bytes a tick: 80 MB); a longer run continues from a
+#: ``--save``-d state.
+MAX_RUN_TICKS = 10_000_000
 
 
 def run_scene(
@@ -49,10 +55,21 @@ def run_scene(
     record_queries: Path | None = None,
 ) -> dict[str, Any]:
     """Load ``scene``, run ``ticks`` ticks and return the summary dict
-    (``avoidance``: replaces the scene's avoidance mode)."""
+    (``avoidance``: replaces the scene's avoidance mode). ``ticks`` outside
+    ``0 ..`` :data:`MAX_RUN_TICKS`, or past the scene's largest tick, raise
+    :class:`~navkit.errors.ConfigError` (field ``ticks``)."""
     from ..sim import ReplayWriter, load_scene, warm_up
+    from ..sim.schema import MAX_TICK
 
+    if (isinstance(ticks, bool) or not isinstance(ticks, (int, np.integer))
+            or not 0 <= ticks <= MAX_RUN_TICKS):
+        raise ConfigError(f"expected an integer in [0, {MAX_RUN_TICKS:,}], got {ticks!r}",
+                          field="ticks")
+    ticks = int(ticks)
     loc = load_scene(scene)
+    if loc.tick + ticks > MAX_TICK:
+        raise ConfigError(f"the scene is at tick {loc.tick:,}: {ticks:,} more would pass the "
+                          f"largest tick {MAX_TICK:,}", field="ticks")
     if avoidance is not None:
         loc.set_avoidance(avoidance)
     warm_up()
@@ -188,7 +205,9 @@ def _print_summary(s: dict[str, Any]) -> None:
 def sim_cmd(
     scene: Annotated[Path, typer.Argument(
         metavar="SCENE.json", help="Scene or saved state file.")],
-    ticks: Annotated[int, typer.Option("--ticks", min=0, metavar="N", help="Ticks to run.")],
+    ticks: Annotated[int, typer.Option(
+        "--ticks", min=0, max=MAX_RUN_TICKS, metavar="N",
+        help="Ticks to run (at most 10,000,000 a run; --save and run on for more).")],
     save: Annotated[Path | None, typer.Option(
         "--save", metavar="STATE.json",
         help="Write the final state (a scene that continues exactly).")] = None,

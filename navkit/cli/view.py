@@ -57,7 +57,7 @@ def view_cmd(
         help="Load a `navkit sim --record` file to scrub.")] = None,
     crowd: Annotated[Path | None, typer.Option(
         "--crowd", metavar="CROWD.json",
-        help="Play a steering crowd file (examples/crowds/flock.json) on the map.")] = None,
+        help="Play a steering crowd file (navkit/examples/crowds/flock.json) on the map.")] = None,
 ) -> None:
     """Open the interactive viewer for a map or scene in the browser."""
     from ..viewer.server import allowed_hosts, is_loopback, serve

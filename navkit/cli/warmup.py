@@ -9,7 +9,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from .common import emit_json, stderr, stdout
+from .common import EXIT_BAD_INPUT, emit_json, stderr, stdout
 
 if TYPE_CHECKING:
     from ..warmup import GroupResult
@@ -18,7 +18,7 @@ __all__ = ["warmup_cmd", "HELP"]
 
 HELP = ("Compile (or load) navkit's kernels now, so that first queries do not: groups grid, jps, "
         "hpa, flow, mesh, crowd, sim, world, viewer (default: all), in worker processes. "
-        "Exits 1 if a kernel fails to compile.")
+        "Exits 2 (error: ...) if a kernel fails to compile.")
 
 
 def warmup_cmd(
@@ -81,4 +81,7 @@ def warmup_cmd(
                       f"cache: {cache_dir()}")
         stdout().print(table)
     if failed:
-        raise typer.Exit(1)
+        what = "; ".join(f"{r.group}: {r.error}" for r in failed)
+        typer.echo(f"error: {len(failed)} of {len(results)} warm-up group(s) failed to compile "
+                   f"({what})", err=True)
+        raise typer.Exit(EXIT_BAD_INPUT)

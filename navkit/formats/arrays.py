@@ -31,7 +31,7 @@ __all__ = ["from_array", "read_npy", "read_npz_members", "write_npz", "GEOMETRY_
 
 #: Scalar geometry entries an ``.npz`` grid may carry (all in metres).
 GEOMETRY_KEYS = ("cell_size", "min_x", "min_z", "floor_y", "agent_radius")
-_FROM_ARRAY_KEYS = ("weights", *GEOMETRY_KEYS, "name", "meta")
+_FROM_ARRAY_KEYS = ("weights", *GEOMETRY_KEYS, "name", "meta", "copy")
 _NPY_MAGIC = b"\x93NUMPY"
 _ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")  # a member first, or an empty archive
 # what numpy's header parser and zipfile raise on corrupt input: a bad header is
@@ -55,8 +55,10 @@ def from_array(arr: ArrayLike, **geometry: Any) -> NavGrid:
     """A :class:`NavGrid` from a 2-D ``(depth, width)`` array (nonzero = walkable).
 
     ``geometry`` takes ``weights``, ``cell_size``, ``min_x``, ``min_z``,
-    ``floor_y``, ``agent_radius``, ``name`` and ``meta``; NavGrid validates them
-    and raises :class:`~navkit.errors.ConfigError` on bad values.
+    ``floor_y``, ``agent_radius``, ``name``, ``meta`` and ``copy``; NavGrid
+    validates them and raises :class:`~navkit.errors.ConfigError` on bad values.
+    The grid holds a copy of ``arr`` (``arr`` stays writeable); ``copy=False``
+    hands ``arr`` over instead (see :class:`~navkit.grid.NavGrid`).
     """
     unknown = sorted(set(geometry) - set(_FROM_ARRAY_KEYS))
     if unknown:
@@ -101,7 +103,7 @@ def read_npy(path: PathLike, *, max_cells: int | None = None) -> NavGrid:
     except _READ_ERRORS as exc:
         raise FormatError(f"not a readable numpy file: {_reason(exc)}", path=p) from None
     try:
-        return NavGrid(walkable, name=p.name, **kwargs)
+        return NavGrid(walkable, name=p.name, copy=False, **kwargs)
     except ConfigError as exc:
         raise FormatError(f"{exc.field or 'array'}: {exc.reason}", path=p) from None
 

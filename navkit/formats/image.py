@@ -92,7 +92,7 @@ def read_image(
     walkable = lum >= t
     if invert:
         walkable = ~walkable
-    return NavGrid(walkable, cell_size=cell_size, name=p.name)
+    return NavGrid(walkable, cell_size=cell_size, name=p.name, copy=False)
 
 
 def image_values(grid: NavGrid) -> NDArray[np.uint8]:

@@ -309,4 +309,5 @@ def read_ldtk(
     wts[~walk] = 1
     meta = {"source": "ldtk", "file": str(p), "level": lname, "grid_size": gs,
             "layers": layer_names[::-1], "doors": doors}
-    return NavGrid(walk, weights=wts, cell_size=cs, name=f"{p.stem}:{lname}", meta=meta)
+    return NavGrid(walk, weights=wts, cell_size=cs, name=f"{p.stem}:{lname}", meta=meta,
+                   copy=False)

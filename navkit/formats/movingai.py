@@ -195,7 +195,7 @@ def parse_map(
             path=src,
             line=first + z + 1,
         )
-    return NavGrid(codes == 1, name=name)
+    return NavGrid(codes == 1, name=name, copy=False)  # the reader's own array
 
 
 def format_map(grid: NavGrid) -> bytes:

@@ -246,7 +246,8 @@ def parse_text_grid(
             raise FormatError(f"unexpected {what}", path=src, line=j + 1)
 
     try:
-        return NavGrid(codes == 1, weights=weights, name=name, meta=meta, **values)
+        return NavGrid(codes == 1, weights=weights, name=name, meta=meta, copy=False,
+                       **values)
     except ConfigError as exc:  # a geometry value NavGrid refuses (cell size out of range)
         key = _HEADER_KEY.get(exc.field or "", "")
         raise FormatError(f"{key}: {exc.reason}", path=src, line=seen.get(key)) from None

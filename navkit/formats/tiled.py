@@ -837,7 +837,7 @@ def read_tiled(
     if walk.size == 0:
         raise FormatError("map has no cells", path=p)
     return NavGrid(walk, weights=weights, cell_size=m.cell_size, name=p.stem,
-                   meta=_meta(built, doors, p))
+                   meta=_meta(built, doors, p), copy=False)
 
 
 def _rectangles(

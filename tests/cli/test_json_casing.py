@@ -31,7 +31,7 @@ from navkit.examples import path as example
 from tests.cli.jsonkeys import all_keys, snake_keys_in
 
 ROOT = Path(__file__).resolve().parents[2]
-SCENE = ROOT / "examples" / "scenes" / "corridor_head_on.json"
+SCENE = ROOT / "navkit" / "examples" / "scenes" / "corridor_head_on.json"
 ARENA = example("arena.map")
 SMALL_MAP = "\n".join(["type octile", "height 6", "width 8", "map",
                        "........", ".@@@@...", "........", "...@....", "...@....", "........"])

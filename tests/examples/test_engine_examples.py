@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-EXAMPLES = ROOT / "examples"
+EXAMPLES = ROOT / "navkit" / "examples" / "engines"
 
 
 def _run(script: str, tmp_path: Path, *extra: str,

@@ -24,7 +24,7 @@ from .core import BIG300, BIG4400, NUMBERS, Case, Context, Gen, check, extreme_l
 from .gen_levels import _get, _paths, hostile_value, json_text, random_level
 from .gen_readers import EXAMPLES, REPO_ROOT, mutate
 
-SCENES = REPO_ROOT / "examples" / "scenes"
+SCENES = REPO_ROOT / "navkit" / "examples" / "scenes"
 _SCENE_FILES = ("corridor_head_on.json", "follow.json", "interior_crowd.json")
 
 

@@ -22,7 +22,7 @@ from navkit import NavGrid
 from navkit.errors import ConfigError
 from navkit.sim import Location, load_scene
 
-SCENES = Path(__file__).resolve().parents[2] / "examples" / "scenes"
+SCENES = Path(__file__).resolve().parents[2] / "navkit" / "examples" / "scenes"
 
 #: Recorded from the simulation before avoidance was added (same scenes, same
 #: ticks): arrivals, blocked stops, retries, replans, min gap, and the first 16

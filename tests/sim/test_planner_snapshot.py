@@ -23,7 +23,7 @@ from navkit import NavGrid
 from navkit.sim import Location
 from navkit.sim.planner import MapView, Planner, TickSnapshot, obstacle_snapshot
 
-SCENES = Path(__file__).resolve().parents[2] / "examples" / "scenes"
+SCENES = Path(__file__).resolve().parents[2] / "navkit" / "examples" / "scenes"
 
 #: Per-slot fields compared each tick (exact equality).
 FIELDS = ("pos", "facing", "walk_target", "wp_n", "wp_i", "active", "timer", "rblocker",

@@ -30,7 +30,7 @@ from navkit.sim.cooldowns import ms_to_ticks, retry_sequence, shuffle_for_id
 from navkit.sim.planner import obstacle_snapshot
 
 ROOT = Path(__file__).resolve().parents[2]
-SCENES = ROOT / "examples" / "scenes"
+SCENES = ROOT / "navkit" / "examples" / "scenes"
 
 
 def open_grid(w: int = 30, d: int = 20, cs: float = 0.4) -> NavGrid:

@@ -12,7 +12,7 @@ from navkit.level import NavLevel
 from navkit.sim import Location, load_scene
 from navkit.sim import constants as C
 
-SCENES = Path(__file__).resolve().parents[2] / "examples" / "scenes"
+SCENES = Path(__file__).resolve().parents[2] / "navkit" / "examples" / "scenes"
 
 
 def corridor(length: int = 40) -> NavGrid:

@@ -37,7 +37,7 @@ from tests.viewer.test_viewer_browser import (  # noqa: E402
     browser,  # noqa: F401 - the module fixture: headless Chromium, or a skip
 )
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "crowds"
+EXAMPLES = Path(__file__).resolve().parents[2] / "navkit" / "examples" / "crowds"
 HALL, FLOCK = EXAMPLES / "hall.json", EXAMPLES / "flock.json"
 BASE = "http://127.0.0.1"
 

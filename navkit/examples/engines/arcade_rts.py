@@ -1,9 +1,12 @@
 """navkit + arcade: RTS units walking to a rally point along a navkit FlowField.
 
-Run ``python examples/arcade_rts.py`` for a window (click to move the rally
-point; Esc quits), or headless::
+Needs arcade for a window (``pip install 'navkit[arcade]'``; headless, it
+falls back to Pillow without it). Run ``python -m navkit.examples.engines.arcade_rts``
+for a window (click to move the rally point; Esc quits), or headless::
 
-    python examples/arcade_rts.py --headless --frames 300 --png rts.png
+    python -m navkit.examples.engines.arcade_rts --headless --frames 300 --png rts.png
+
+(``python -m navkit.examples arcade_rts.py`` prints this file's path.)
 
 One :class:`navkit.FlowField` (exact costs) holds every cell's way to the
 rally area (the free cells within ``RALLY_RADIUS`` of the rally point); each
@@ -32,7 +35,9 @@ from typing import Any
 
 import numpy as np
 
-import navkit
+from navkit.errors import MissingExtraError
+from navkit.grid import NavGrid
+from navkit.query.flow import FlowField
 
 FPS = 30
 DT = 1.0 / FPS
@@ -44,7 +49,7 @@ RALLIES = [(40.5, 26.5), (6.5, 27.5), (24.5, 4.5)]  # headless schedule
 RALLY_EVERY = 150  # frames
 
 
-def build_level() -> navkit.NavGrid:
+def build_level() -> NavGrid:
     """A 48 x 32 field (1 m cells): a river with three fords, rocks, a base wall."""
     walk = np.ones((32, 48), dtype=bool)
     walk[0, :] = walk[-1, :] = False
@@ -55,7 +60,7 @@ def build_level() -> navkit.NavGrid:
     walk[20:30, 34] = False
     for x, z in [(8, 8), (12, 18), (30, 8), (38, 12), (15, 26)]:
         walk[z:z + 3, x:x + 3] = False
-    return navkit.NavGrid(walk, cell_size=1.0, name="rts")
+    return NavGrid(walk, cell_size=1.0, name="rts")
 
 
 class Army:
@@ -63,7 +68,7 @@ class Army:
 
     def __init__(self, seed: int = 3):
         self.grid = build_level()
-        self.field = navkit.FlowField(self.grid, costs="exact")
+        self.field = FlowField(self.grid, costs="exact")
         rng = np.random.default_rng(seed)
         free = np.argwhere(self.grid.walkable[:, :20])  # (z, x), west bank
         pick = free[rng.choice(len(free), size=UNITS, replace=False)]
@@ -137,9 +142,7 @@ def _arcade() -> Any:
     try:
         import arcade
     except ImportError:
-        from navkit.errors import MissingExtraError
-
-        raise MissingExtraError("examples/arcade_rts.py", "arcade", "arcade") from None
+        raise MissingExtraError("navkit.examples.engines.arcade_rts", "arcade", "arcade") from None
     return arcade
 
 
@@ -233,4 +236,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except MissingExtraError as exc:  # one line naming the extra, not a traceback
+        print(f"error: {exc}", file=sys.stderr)
+        sys.exit(2)

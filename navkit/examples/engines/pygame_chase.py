@@ -1,9 +1,14 @@
 """navkit + pygame-ce: a monster chasing the player around obstacles that come and go.
 
-Run ``python examples/pygame_chase.py`` for a window (arrow keys steer the
-player; without keys it walks its scripted route; Esc quits), or headless::
+Needs pygame-ce (``pip install 'navkit[pygame]'``). Run
+``python -m navkit.examples.engines.pygame_chase`` for a window (arrow keys
+steer the player; without keys it walks its scripted route; Esc quits), or
+headless::
 
-    python examples/pygame_chase.py --headless --frames 300 --png chase.png
+    python -m navkit.examples.engines.pygame_chase --headless --frames 300 --png chase.png
+
+(``python -m navkit.examples pygame_chase.py`` prints this file's path: copy
+it to start a game of your own.)
 
 Headless sets ``SDL_VIDEODRIVER=dummy`` before pygame is imported, opens no
 window, draws every frame on an off-screen ``pygame.Surface`` and saves the
@@ -30,8 +35,10 @@ from typing import Any
 
 import numpy as np
 
-import navkit
 from navkit.errors import MissingExtraError
+from navkit.grid import NavGrid
+from navkit.query.pathfinder import Pathfinder
+from navkit.results import PathResult
 
 FPS = 30
 DT = 1.0 / FPS
@@ -44,7 +51,7 @@ ROUTE = [(3.5, 3.5), (36.5, 3.5), (36.5, 24.5), (3.5, 24.5)]
 MONSTER_SPAWN = (20.5, 14.5)
 
 
-def build_level() -> navkit.NavGrid:
+def build_level() -> NavGrid:
     """A 40 x 28 room (1 m cells): outer walls, a long wall with two gaps, pillars."""
     walk = np.ones((28, 40), dtype=bool)
     walk[0, :] = walk[-1, :] = False
@@ -56,7 +63,7 @@ def build_level() -> navkit.NavGrid:
     for x in range(6, 36, 6):  # pillars
         walk[13:15, x:x + 2] = False
     walk[20:22, 28:32] = False
-    return navkit.NavGrid(walk, cell_size=1.0, name="chase")
+    return NavGrid(walk, cell_size=1.0, name="chase")
 
 
 @dataclass
@@ -88,7 +95,7 @@ class Chase:
 
     def __init__(self, seed: int = 7):
         self.grid = build_level()
-        self.pf = navkit.Pathfinder(self.grid, "exact")
+        self.pf = Pathfinder(self.grid, "exact")
         rng = np.random.default_rng(seed)
         free = np.argwhere(self.grid.walkable)  # (z, x)
         pick = free[rng.choice(len(free), size=6, replace=False)]
@@ -102,7 +109,7 @@ class Chase:
         self.replans = 0
         self.catches = 0
         self.blocked = 0  # times the monster stood in / planned through a blocked cell
-        self.monster_path: navkit.PathResult | None = None
+        self.monster_path: PathResult | None = None
         self.steer: tuple[float, float] | None = None  # keyboard direction, interactive only
 
     # ----------------------------------------------------------------- state
@@ -202,7 +209,8 @@ def _import_pygame(headless: bool) -> Any:
     try:
         import pygame
     except ImportError:
-        raise MissingExtraError("examples/pygame_chase.py", "pygame", "pygame") from None
+        raise MissingExtraError("navkit.examples.engines.pygame_chase", "pygame",
+                                "pygame") from None
     return pygame
 
 
@@ -253,4 +261,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except MissingExtraError as exc:  # one line naming the extra, not a traceback
+        print(f"error: {exc}", file=sys.stderr)
+        sys.exit(2)

@@ -1,6 +1,7 @@
-"""Regenerate the bundled simulation scenes in this folder (deterministic).
+"""Regenerate the simulation scenes bundled in the package (deterministic).
 
-``python examples/scenes/make_scenes.py`` writes:
+``python examples/make_scenes.py`` writes, into ``navkit/examples/scenes/``
+(shipped in the wheel: ``navkit examples`` lists them):
 
 * ``interior_crowd.json`` - an interior level (inline: a central hall and
   eight rooms with doors) and 60 NPCs crossing between rooms: each gets a
@@ -26,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-HERE = Path(__file__).resolve().parent
+HERE = Path(__file__).resolve().parents[1] / "navkit" / "examples" / "scenes"
 
 
 def _write(name: str, obj: dict) -> None:
