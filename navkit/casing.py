@@ -1,9 +1,13 @@
 """JSON key casing: navkit writes and reads camelCase JSON (docs/architecture.md, "JSON casing").
 
 The one mapping between Python names (``cost_int``) and JSON keys (``costInt``),
-used by the command line's ``--json`` output (:mod:`navkit.cli.json_casing`)
-and by query corpora (:mod:`navkit.corpus.casing`); snake_case input is read
-for one more release (until :data:`SNAKE_REMOVED_IN`) with a notice.
+used by the command line's ``--json`` output (:mod:`navkit.cli.json_casing`),
+the benchmarks' ``--json`` figures (:func:`navkit.bench.options.dumps`) and
+query corpora (:mod:`navkit.corpus.casing`); snake_case input is read for one
+more release (until :data:`SNAKE_REMOVED_IN`) with a notice. The casing of
+the ``--json`` output (``NAVKIT_JSON_CASE``, :func:`json_case`,
+:func:`apply_case`) lives here too, below the command line and the
+benchmarks that both print it.
 
 >>> to_camel("cost_int"), to_camel("time_us"), to_camel("found"), to_camel("_private")
 ('costInt', 'timeUs', 'found', '_private')
@@ -15,15 +19,26 @@ for one more release (until :data:`SNAKE_REMOVED_IN`) with a notice.
 
 from __future__ import annotations
 
+import os
 import re
 import sys
-from typing import Any
+from typing import Any, Literal
+
+from .errors import ConfigError
 
 __all__ = ["SNAKE_REMOVED_IN", "to_camel", "to_snake", "camel_keys", "snake_keys",
-           "notice_once"]
+           "notice_once", "ENV", "JsonCase", "SNAKE_NOTICE", "json_case", "apply_case"]
 
 #: The release that stops writing or reading snake_case JSON.
 SNAKE_REMOVED_IN = "0.2"
+#: The environment variable that picks the ``--json`` casing (deprecated).
+ENV = "NAVKIT_JSON_CASE"
+#: The casings: ``"camel"`` (default) or ``"snake"`` (deprecated).
+JsonCase = Literal["snake", "camel"]
+#: The one-line notice ``NAVKIT_JSON_CASE=snake`` prints on stderr (once per process).
+SNAKE_NOTICE = (f"DeprecationWarning: {ENV}=snake (snake_case --json keys) is deprecated and "
+                f"will be removed in navkit {SNAKE_REMOVED_IN}; read the camelCase keys "
+                "(costInt for cost_int) instead")
 
 _SNAKE = re.compile(r"^[a-z][a-z0-9]*(?:_[a-z0-9]+)+$")
 _CAMEL = re.compile(r"^[a-z][a-z0-9]*(?:[A-Z][a-z0-9]*)+$")
@@ -74,3 +89,29 @@ def notice_once(topic: str, text: str) -> bool:
     _noticed.add(topic)
     print(text, file=sys.stderr)
     return True
+
+
+def json_case() -> JsonCase:
+    """The casing ``NAVKIT_JSON_CASE`` asks for (unset or empty: ``"camel"``).
+
+    Raises ConfigError (field ``NAVKIT_JSON_CASE``) for a value other than
+    ``camel`` or ``snake``."""
+    value = os.environ.get(ENV, "").strip().lower()
+    if value in ("", "camel"):
+        return "camel"
+    if value == "snake":
+        return "snake"
+    raise ConfigError(f"expected 'camel' (the default) or 'snake' (deprecated, removed in "
+                      f"navkit {SNAKE_REMOVED_IN}), got {value!r}", field=ENV)
+
+
+def apply_case(obj: Any, case: JsonCase | None = None) -> Any:
+    """``obj`` (a JSON value built with snake_case keys, the Python names) in the
+    casing ``case`` (default: :func:`json_case`): :func:`camel_keys` for
+    ``"camel"``; unchanged for the deprecated ``"snake"``, which prints
+    :data:`SNAKE_NOTICE` on stderr the first time in a process."""
+    if case is None:
+        case = json_case()
+        if case == "snake":
+            notice_once("NAVKIT_JSON_CASE", SNAKE_NOTICE)
+    return obj if case == "snake" else camel_keys(obj)

@@ -6,7 +6,7 @@ with one command) and ``main(argv) -> int`` (:func:`run`), so
 parse the same way. The options several benchmarks share are declared once
 here (:func:`data`, :func:`quick`, :func:`json_flag`, :func:`json_file`,
 :func:`quiet`, :func:`seed`); :func:`dumps` writes their ``--json`` figures
-in navkit's one JSON casing (camelCase: :mod:`navkit.cli.json_casing`).
+in navkit's one JSON casing (camelCase: :func:`navkit.casing.apply_case`).
 
 Exit statuses: 0, 2 on bad input (a bad option, a missing data folder).
 """
@@ -21,6 +21,8 @@ from typing import Any, NoReturn
 
 import typer
 from typer.core import TyperCommand
+
+from ..casing import apply_case
 
 __all__ = ["Args", "CONTEXT", "BenchCommand", "greedy_command", "expand_greedy", "bench_app",
            "run", "done", "usage_error", "data", "quick",
@@ -154,8 +156,6 @@ def dumps(payload: Any, *, indent: int | None = None, allow_nan: bool = True,
           default: Callable[[Any], Any] | None = None) -> str:
     """``payload`` as JSON text with camelCase keys (``NAVKIT_JSON_CASE=snake``,
     deprecated: the snake_case keys the code builds), values untouched."""
-    from ..cli.json_casing import apply_case
-
     plain = json.loads(json.dumps(payload, default=default, allow_nan=allow_nan))
     return json.dumps(apply_case(plain), indent=indent, allow_nan=allow_nan)
 
