@@ -24,6 +24,7 @@ import importlib
 from pathlib import Path
 from typing import Any
 
+from .._reading import READER_MAX_CELLS, use_default_limit
 from ..errors import ConfigError, FormatError
 from ..grid import NavGrid
 from ._common import PathLike, cell_limit
@@ -72,7 +73,15 @@ __all__ = [
 #: time: assign ``navkit.formats.MAX_CELLS`` to change it everywhere (NavMap.load,
 #: the command line), or pass ``max_cells=`` for one call. At most
 #: ``navkit.grid.MAX_CELLS`` (2**30), the hard limit of a NavGrid.
-MAX_CELLS = 1 << 26
+MAX_CELLS = READER_MAX_CELLS
+
+
+def _max_cells() -> int:
+    """:data:`MAX_CELLS` as it is now (the level readers below read it through this)."""
+    return MAX_CELLS
+
+
+use_default_limit(_max_cells)
 
 _IMAGE_READ = (".png", ".bmp", ".gif", ".jpg", ".jpeg", ".tif", ".tiff")
 _IMAGE_OPTIONS = ("threshold", "invert", "cell_size")

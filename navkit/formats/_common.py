@@ -1,15 +1,22 @@
-"""Helpers shared by the readers: reading files, splitting lines, decoding, size limits."""
+"""Helpers shared by the readers: reading files, splitting lines, decoding, size limits.
+
+Reading a file's bytes and the size limit are shared with the level reader and
+live below both, in :mod:`navkit._reading`; they are imported here
+for the readers of this package.
+"""
 
 from __future__ import annotations
 
 import math
-import numbers
 import os
-import sys
 from pathlib import Path
 
-from ..errors import ConfigError, FormatError, shown
-from ..grid import MAX_CELLS as GRID_MAX_CELLS
+from .._reading import cell_limit, open_error, read_bytes, size_message
+from ..errors import FormatError, shown
+
+__all__ = ["PathLike", "INT64_MIN", "INT64_MAX", "cell_limit", "open_error", "read_bytes",
+           "size_message", "split_lines", "decode_line", "describe_byte", "parse_int",
+           "parse_float", "check_cells"]
 
 PathLike = str | os.PathLike[str]
 
@@ -17,24 +24,6 @@ _BOM = b"\xef\xbb\xbf"
 #: The integers a numeric field of a text format may hold (int64 arrays).
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 _MAX_DIGITS = 30  # longer integers are refused without calling int() on them
-
-
-def open_error(exc: OSError, path: Path) -> FormatError:
-    """The :class:`FormatError` of a file that could not be opened or read."""
-    if isinstance(exc, FileNotFoundError):
-        return FormatError("no such file", path=path)
-    if isinstance(exc, IsADirectoryError):
-        return FormatError("is a directory, expected a file", path=path)
-    return FormatError(f"cannot read file: {exc.strerror or exc}", path=path)
-
-
-def read_bytes(path: PathLike) -> bytes:
-    """The file's bytes; a missing or unreadable file raises :class:`FormatError`."""
-    p = Path(path)
-    try:
-        return p.read_bytes()
-    except OSError as exc:
-        raise open_error(exc, p) from None
 
 
 def split_lines(data: bytes) -> list[bytes]:
@@ -125,53 +114,6 @@ def parse_float(
     if nonnegative and value < 0:
         raise FormatError(f"{what}: must be >= 0, got {shown(text)}", path=path, line=lineno)
     return value
-
-
-#: Rough memory a Pathfinder needs per grid cell, for size messages.
-BYTES_PER_CELL = 50
-
-
-
-def cell_limit(max_cells: object = None) -> int:
-    """The reader limit in cells: ``max_cells``, or ``navkit.formats.MAX_CELLS`` when None.
-
-    ``max_cells`` must be an integer in ``[1, navkit.grid.MAX_CELLS]``
-    (:class:`~navkit.errors.ConfigError`, field ``max_cells``, otherwise).
-    """
-    if max_cells is None:
-        # the package's constant, read at call time so that assigning it takes
-        # effect (looked up, not imported: the package imports this module)
-        return int(sys.modules[__package__].MAX_CELLS)
-    if isinstance(max_cells, bool) or not isinstance(max_cells, numbers.Integral):
-        raise ConfigError(f"expected an integer, got {max_cells!r}", field="max_cells")
-    limit = int(max_cells)
-    if not 1 <= limit <= GRID_MAX_CELLS:
-        raise ConfigError(f"must lie in [1, {GRID_MAX_CELLS}], got {shown(limit)}",
-                          field="max_cells")
-    return limit
-
-
-def size_message(width: int, depth: int, limit: int, what: str = "grid") -> str:
-    """Why a ``width`` x ``depth`` grid is refused, and how to allow it."""
-    cells = width * depth
-    return (
-        f"{what} of {width} x {depth} = {cells} cells exceeds the limit of {limit} cells "
-        f"(a Pathfinder would need about {_bytes(cells * BYTES_PER_CELL)}); to read it anyway "
-        "pass max_cells= (e.g. load_grid(path, max_cells=...)) or raise navkit.formats.MAX_CELLS"
-    )
-
-
-def _bytes(n: float) -> str:
-    """``n`` bytes for a message.
-
-    >>> _bytes(600), _bytes(3.4e9), _bytes(5e13)
-    ('600 bytes', '3.4 GB', '50 TB')
-    """
-    for unit in ("bytes", "KB", "MB", "GB"):
-        if n < 1000:
-            return f"{n:.3g} {unit}"
-        n /= 1000
-    return f"{n:.3g} TB"
 
 
 def check_cells(

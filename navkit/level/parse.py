@@ -20,8 +20,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from .._reading import cell_limit, read_bytes, size_message
 from ..errors import ConfigError, FormatError
-from ..formats._common import cell_limit, read_bytes, size_message
 from .model import AreaConfig, LevelConfig, ObstacleConfig
 
 __all__ = ["NavkitWarning", "parse_level", "read_level", "check_reader_limit"]
