@@ -74,7 +74,16 @@ class AStar:
     # ------------------------------------------------------------- arguments
     # The kernels' argument groups (navkit._kernels.layouts), built through
     # their NamedTuples and cached as plain tuples: their arrays are updated
-    # in place, never replaced (the rings excepted, keyed by their length).
+    # in place, never replaced (the rings excepted, keyed by their length),
+    # until reset_args().
+    def reset_args(self) -> None:
+        """Forget the cached argument groups (the grid's weights array was
+        replaced: a cell edit made the grid weighted); the next search builds
+        them again, with the level-queue offsets and rings."""
+        self._grid_t = None
+        self._offsets = {}
+        self._rings_t = {}
+
     def grid_args(self) -> tuple[Any, ...]:
         if self._grid_t is None:
             pg = self.pg

@@ -31,8 +31,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .._kernels import edits as _ek
-from .._kernels import query as _query
 from ..errors import ConfigError, QueryError, shown
 from ..grid import MAX_WEIGHT, NavGrid
 from ..results import PathResult
@@ -403,11 +401,8 @@ class CellEditor:
         pg.weights = w
         pg.weighted = True
         pf.jps.usable = False
-        a = pf.astar
-        a._grid_t = None
-        a._offsets = {}
-        a._rings_t = {}
-        pf.world._fx = None
+        pf.astar.reset_args()
+        pf.world.reset_kernel_args()
 
     def _weight_range(self, nodes: NDArray[np.int64], was_walk: NDArray[np.bool_],
                       old_w: NDArray[Any]) -> None:
@@ -503,31 +498,13 @@ class CellEditor:
         perm, lo, hi = snap.row_range(ignore)
         circles = snap._circles
         if lo == hi or len(circles) == 0:
-            return world._fused(sw, ew, smooth, nearest, budget, circles if len(circles) else None)
+            return world.fused(sw, ew, smooth, nearest, budget, circles if len(circles) else None)
         counts = self._snapshot_counts(snap)
-        ov = pf.overlay
-        if len(circles) > len(ov.standing_circles):
-            ov.make_room(len(circles))
-            world._fx = None
         freed = self._freed
         if freed is None:
             freed = self._freed = np.zeros(pf.padded.n, dtype=np.int32)
-        fx = world._fx
-        if fx is None or world._fx_version != pf.jps.bufs.version:
-            fx = world.kernel_args()
-        res = world._res
-        nearest, smooth = bool(nearest), bool(smooth)
-        code = _ek.world_jps_ignoring(fx, circles, counts, perm, lo, hi, freed, sw[0], sw[1],
-                                      ew[0], ew[1], budget, nearest, smooth, res)
-        while code == _query.NEED_ROOM:
-            pf.jps.bufs.grow(int(res[_query.R_NCELLS]))
-            code = _ek.world_jps_ignoring(world.kernel_args(), circles, counts, perm, lo, hi,
-                                          freed, sw[0], sw[1], ew[0], ew[1], budget, nearest,
-                                          smooth, res)
-        if code == _query.FALLBACK:
-            return None
-        world.kernel_queries += 1
-        return world._wrap(code, res.tolist())
+        return world.fused_ignoring(sw, ew, smooth, nearest, budget, circles, counts, perm, lo,
+                                    hi, freed)
 
     def _snapshot_counts(self, snap: ObstacleSnapshot) -> NDArray[np.int32]:
         """Per-node cover counts of ``snap``'s circles (restamped when another snapshot is used)."""

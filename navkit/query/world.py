@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from .._kernels import edits as _ek
 from .._kernels import geometry as _geo
 from .._kernels import query as _query
 from .._kernels.layouts import (
@@ -118,7 +119,7 @@ class WorldQueries:
         elif window is None:
             algorithm = "jps+" if self.cells.auto_jps_plus else "jps"
         if (algorithm == "jps" or algorithm == "jps+") and window is None:
-            res = self._fused(sw, ew, smooth, nearest, budget, obstacles, algorithm == "jps+")
+            res = self.fused(sw, ew, smooth, nearest, budget, obstacles, algorithm == "jps+")
             if res is not None:
                 return res
         else:
@@ -165,9 +166,9 @@ class WorldQueries:
                            res.expanded, res.generated, res.start_cell, res.end_cell, fy)
 
     # ------------------------------------------------------ the one-call JPS
-    def _fused(self, sw: tuple[float, float], ew: tuple[float, float], smooth: bool, nearest: bool,
-               budget: int, obstacles: ArrayLike | None, on_tables: bool = False
-               ) -> PathResult | None:
+    def fused(self, sw: tuple[float, float], ew: tuple[float, float], smooth: bool, nearest: bool,
+              budget: int, obstacles: ArrayLike | None, on_tables: bool = False
+              ) -> PathResult | None:
         """The query in one kernel call (:func:`navkit._kernels.query.world_jps`); None
         for the queries it leaves to :meth:`_stepwise` (an end outside the grid).
         ``on_tables`` (``"jps+"``): a plain query (no circles, not to the nearest
@@ -221,13 +222,43 @@ class WorldQueries:
             raise AssertionError("unreachable")  # pragma: no cover
         return self._wrap(code, res.tolist())
 
+    def fused_ignoring(self, sw: tuple[float, float], ew: tuple[float, float], smooth: bool,
+                       nearest: bool, budget: int, circles: NDArray[np.float64],
+                       counts: NDArray[np.int32], perm: NDArray[np.int64], lo: int, hi: int,
+                       freed: NDArray[np.int32]) -> PathResult | None:
+        """:meth:`fused` on obstacle circles ``circles`` ``(k, 3)`` except rows
+        ``perm[lo:hi]``, without stamping the others again
+        (:func:`navkit._kernels.edits.world_jps_ignoring`, for
+        :meth:`navkit.query.edits.CellEditor.fused_ignore`): ``counts`` (int32,
+        one per node) says how many of ``circles`` cover each node, ``freed``
+        (int32, one per node) is the kernel's scratch. None when the query is
+        not the one-call kind (the caller then runs it on the remaining circles)."""
+        if len(circles) > len(self.overlay.standing_circles):
+            self.overlay.make_room(len(circles))
+            self._fx = None
+        fx = self._fx
+        if fx is None or self._fx_version != self.jps.bufs.version:
+            fx = self.kernel_args()
+        res = self._res
+        nearest, smooth = bool(nearest), bool(smooth)
+        code = _ek.world_jps_ignoring(fx, circles, counts, perm, lo, hi, freed, sw[0], sw[1],
+                                      ew[0], ew[1], budget, nearest, smooth, res)
+        while code == _query.NEED_ROOM:
+            self.jps.bufs.grow(int(res[_query.R_NCELLS]))
+            code = _ek.world_jps_ignoring(self.kernel_args(), circles, counts, perm, lo, hi,
+                                          freed, sw[0], sw[1], ew[0], ew[1], budget, nearest,
+                                          smooth, res)
+        if code == _query.FALLBACK:
+            return None
+        self.kernel_queries += 1
+        return self._wrap(code, res.tolist())
+
     def _wrap(self, code: int, r: list[int]) -> PathResult:
         pg = self.pg
-        wp = pg.wp
         fy = pg.grid.floor_y
         status = STATUS[code]
         s = r[_query.R_START]
-        start_cell = None if s < 0 else (s % wp - 1, s // wp - 1)
+        start_cell = None if s < 0 else pg.cell(s)
         m = r[_query.R_NCELLS]
         if m == 0:
             if code == Status.NO_START or code == Status.NO_GOAL:
@@ -246,6 +277,11 @@ class WorldQueries:
     def result(self) -> NDArray[np.int64]:
         """The one-call query's result buffer (``R_*`` of :mod:`navkit._kernels.query`)."""
         return self._res
+
+    def reset_kernel_args(self) -> None:
+        """Forget :meth:`kernel_args` (built again by the next one-call query):
+        an array in it was replaced (a cell edit made the grid weighted)."""
+        self._fx = None
 
     def kernel_args(self) -> tuple[Any, ...]:
         """The static arguments of :func:`navkit._kernels.query.world_jps` (a
