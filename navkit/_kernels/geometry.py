@@ -10,6 +10,7 @@ import numpy as np
 
 from .._numba_config import njit
 from .layouts import OverlayArgs
+from .padded import cell_node
 
 #: World coordinates and radii of obstacle circles must lie within +-MAX_COORD metres.
 MAX_COORD = 1e15
@@ -212,7 +213,7 @@ def free_node(cells, marks, mark, wp, hp, cx, cz):  # type: ignore[no-untyped-de
     grid and is free (under ``mark``, 0: no overlay), else -1: snapping's first
     answer (docs/rules.md §4.1)."""
     if 0 <= cx < wp - 2 and 0 <= cz < hp - 2:
-        q = (cz + 1) * wp + cx + 1
+        q = cell_node(cx, cz, wp)
         if _free(cells, marks, mark, q):
             return q
     return -1
@@ -330,7 +331,7 @@ def stamp_circles(marks, mark, wp, hp, min_x, min_z, cell_size, circles, counts,
             for cx in range(x0, x1 + 1):
                 dx = min_x + (cx + 0.5) * cell_size - x
                 if dx * dx + dz * dz <= r2:
-                    q = (cz + 1) * wp + cx + 1
+                    q = cell_node(cx, cz, wp)
                     if delta == 0:
                         marks[q] = mark
                     else:

@@ -59,6 +59,7 @@ from .layouts import (
     WorldOut,
     WorldState,
 )
+from .padded import cell_node
 from .search import (
     FOUND,
     GEN_LIMIT,
@@ -502,7 +503,7 @@ def _make_world(with_circles: bool, with_nearest: bool, with_tables: bool = Fals
             if not (0 <= ecx < wp - 2 and 0 <= ecz < hp - 2):
                 res[R_STATUS] = FALLBACK
                 return FALLBACK
-            g = (ecz + 1) * wp + ecx + 1
+            g = cell_node(ecx, ecz, wp)
         jgen, agen = _next_gens(fx)
         status, end, cost, m = _search_and_path(fx, mark, jgen, agen, s, g, budget, nearest, res,
                                                 with_nearest, circles, with_tables)
@@ -526,7 +527,7 @@ def _make_world(with_circles: bool, with_nearest: bool, with_tables: bool = Fals
             n = m
         # docs/rules.md §4.3, §4.2: the exact end when its cell is the end cell; the
         # first waypoint dropped within trim metres of the start
-        if (status == FOUND and (ecz + 1) * wp + ecx + 1 == end and 0 <= ecx < wp - 2
+        if (status == FOUND and cell_node(ecx, ecz, wp) == end and 0 <= ecx < wp - 2
                 and 0 <= ecz < hp - 2):
             wpts[n - 1, 0] = ex
             wpts[n - 1, 1] = ez

@@ -158,9 +158,8 @@ class AStar:
         obstacle circles or window runs, in generation ``gen`` (for benchmarks:
         ``kernel(*arguments)`` is the kernel alone)."""
         kernel, args, rings = self.plain_args(hmul, budget)
-        wp = self.pg.wp
-        return kernel, (*args, self.ws.args(gen), rings, (s[1] + 1) * wp + s[0] + 1,
-                        (g[1] + 1) * wp + g[0] + 1, self.stats)
+        pg = self.pg
+        return kernel, (*args, self.ws.args(gen), rings, pg.node(*s), pg.node(*g), self.stats)
 
     # ------------------------------------------------------------------ runs
     def run(self, s: int, g: int, budget: int, window: Sequence[int] | None, hmul: int,
@@ -227,10 +226,17 @@ class AStar:
         """The path between cells ``s`` and ``g`` (A* with ``hmul`` = the
         smallest weight, Dijkstra with 0)."""
         pg = self.pg
+        return self.node_query(s, g, pg.node(*s), pg.node(*g), smooth=smooth, nearest=nearest,
+                               budget=budget, window=window, hmul=hmul)
+
+    def node_query(self, s: tuple[int, int], g: tuple[int, int], sn: int, gn: int, *,
+                   smooth: bool, nearest: bool, budget: int, window: Sequence[int] | None,
+                   hmul: int) -> PathResult:
+        """:meth:`cell_query` with the cells' padded nodes ``sn``, ``gn`` given
+        (as :meth:`PaddedGrid.cell_pair` returns them: the hot path)."""
+        pg = self.pg
         fy = pg.grid.floor_y
         wp = pg.wp
-        sn = (s[1] + 1) * wp + s[0] + 1  # PaddedGrid.node, inline (hot path)
-        gn = (g[1] + 1) * wp + g[0] + 1
         cells = self.occ.cells
         w, d = pg.width, pg.depth
         if self.overlay.mark <= 0:  # free(), inline: no obstacle circles
@@ -262,9 +268,11 @@ class AStar:
             return no_path(code, expanded=expanded, generated=generated, start_cell=s, floor_y=fy)
         return self._answer(code, s, sn, end, cost_int, smooth, expanded, generated)
 
-    def cost_query(self, s: tuple[int, int], g: tuple[int, int], budget: int, hmul: int) -> int:
+    def cost_query(self, s: tuple[int, int], g: tuple[int, int], sn: int, gn: int, budget: int,
+                   hmul: int) -> int:
         """``cell_query(s, g, smooth=False, nearest=False, budget=budget,
-        window=None, hmul=hmul).cost_int`` without tracing the path (-1: no path)."""
+        window=None, hmul=hmul).cost_int`` without tracing the path (-1: no path);
+        ``sn``, ``gn``: the cells' padded nodes (:meth:`PaddedGrid.cell_pair`)."""
         if self.overlay.mark > 0:
             if not (self.free(s) and self.free(g)):
                 return -1
@@ -273,24 +281,20 @@ class AStar:
             if not (0 <= s[0] < pg.width and 0 <= s[1] < pg.depth
                     and 0 <= g[0] < pg.width and 0 <= g[1] < pg.depth):
                 return -1
-        wp = self.pg.wp
-        sn = (s[1] + 1) * wp + s[0] + 1
-        gn = (g[1] + 1) * wp + g[0] + 1
         cells = self.occ.cells
         if not (cells[sn] and cells[gn]):
             return -1
         st = self.run(sn, gn, budget, None, hmul)
         return int(st[_search.ST_COST]) if st[_search.ST_STATUS] == _FOUND else -1
 
-    def path_into(self, s: tuple[int, int], g: tuple[int, int], budget: int, hmul: int,
-                  out: PathBuffer) -> int:
+    def path_into(self, s: tuple[int, int], g: tuple[int, int], sn: int, gn: int, budget: int,
+                  hmul: int, out: PathBuffer) -> int:
         """``cell_query(s, g, smooth=False, nearest=False, budget=budget,
         window=None, hmul=hmul)`` written into ``out``
-        (:meth:`navkit.Pathfinder.find_path_into`); returns the path length (0: no path)."""
+        (:meth:`navkit.Pathfinder.find_path_into`); returns the path length (0: no path).
+        ``sn``, ``gn``: the cells' padded nodes (:meth:`PaddedGrid.cell_pair`)."""
         pg = self.pg
         wp = pg.wp
-        sn = (s[1] + 1) * wp + s[0] + 1
-        gn = (g[1] + 1) * wp + g[0] + 1
         cells = self.occ.cells
         if self.overlay.mark > 0:
             if not self.free(s):

@@ -200,9 +200,14 @@ class JPS:
         decides which cells count; a budget run out gives the path to the
         expanded jump point closest to the goal, as A* does.
         """
-        wp = self.pg.wp
-        sn = (s[1] + 1) * wp + s[0] + 1  # PaddedGrid.node, inline (hot path)
-        gn = (g[1] + 1) * wp + g[0] + 1
+        pg = self.pg
+        return self.node_query(s, g, pg.node(*s), pg.node(*g), smooth=smooth, nearest=nearest,
+                               budget=budget)
+
+    def node_query(self, s: tuple[int, int], g: tuple[int, int], sn: int, gn: int, *,
+                   smooth: bool, nearest: bool, budget: int) -> PathResult:
+        """:meth:`cell_query` with the cells' padded nodes ``sn``, ``gn`` given
+        (as :meth:`PaddedGrid.cell_pair` returns them: the hot path)."""
         bits = self._bits
         if bits is None or self.overlay.standing[0]:
             bits = self.bits()
@@ -237,12 +242,11 @@ class JPS:
                 self.unblock(bits, k)
         return self.answer(m, s, g, sn, gn, smooth=smooth, nearest=nearest, budget=budget)
 
-    def cost_query(self, s: tuple[int, int], g: tuple[int, int], budget: int) -> int:
+    def cost_query(self, s: tuple[int, int], g: tuple[int, int], sn: int, gn: int,
+                   budget: int) -> int:
         """``cell_query(s, g, smooth=False, nearest=False, budget=budget).cost_int``
-        without a :class:`PathResult` (-1: no path)."""
-        wp = self.pg.wp
-        sn = (s[1] + 1) * wp + s[0] + 1
-        gn = (g[1] + 1) * wp + g[0] + 1
+        without a :class:`PathResult` (-1: no path); ``sn``, ``gn``: the cells'
+        padded nodes (:meth:`PaddedGrid.cell_pair`)."""
         bits = self._bits
         if bits is None or self.overlay.standing[0]:
             bits = self.bits()
@@ -313,13 +317,12 @@ class JPS:
         return out.set_answer(code, m, st[_search.ST_COST], self.costs.card,
                               st[_search.ST_EXPANDED], st[_search.ST_GENERATED])
 
-    def path_into(self, s: tuple[int, int], g: tuple[int, int], budget: int,
+    def path_into(self, s: tuple[int, int], g: tuple[int, int], sn: int, gn: int, budget: int,
                   out: PathBuffer) -> int:
         """``cell_query(s, g, smooth=False, nearest=False, budget=budget)`` written
-        into ``out`` (no obstacle circles); returns the path length (0: no path)."""
-        wp = self.pg.wp
-        return self.fill(self.search((s[1] + 1) * wp + s[0] + 1, (g[1] + 1) * wp + g[0] + 1,
-                                     budget, self.next_gen(), self.into_args(out)), out)
+        into ``out`` (no obstacle circles); returns the path length (0: no path).
+        ``sn``, ``gn``: the cells' padded nodes (:meth:`PaddedGrid.cell_pair`)."""
+        return self.fill(self.search(sn, gn, budget, self.next_gen(), self.into_args(out)), out)
 
     def kernel_call(self, s: tuple[int, int], g: tuple[int, int], budget: int, gen: int,
                     nearest: bool = False) -> tuple[Any, tuple[Any, ...]]:
@@ -327,10 +330,10 @@ class JPS:
         obstacle circles, in generation ``gen`` (reserve it with :meth:`next_gen`;
         for benchmarks: ``kernel(*arguments)`` is the kernel alone)."""
         ws = self.ws
-        wp = self.pg.wp
+        pg = self.pg
         return _jps.jps_path, (self.bits(), self.model, (self.nd, ws.hf, ws.hk, gen, self.cand),
-                               (s[1] + 1) * wp + s[0] + 1, (g[1] + 1) * wp + g[0] + 1, budget,
-                               nearest, self.astar.stats, self.out_args())
+                               pg.node(*s), pg.node(*g), budget, nearest, self.astar.stats,
+                               self.out_args())
 
     def out_args(self) -> tuple[Any, ...]:
         """The kernels' :class:`~navkit._kernels.layouts.JpsOutArgs` on the

@@ -353,14 +353,19 @@ class JPSPlus:
                    budget: int) -> PathResult:
         """The path between validated cells ``s`` and ``g``: as
         :meth:`navkit.query.jps.JPS.cell_query` (same arguments, same answer)."""
+        pg = self.jps.pg
+        return self.node_query(s, g, pg.node(*s), pg.node(*g), smooth=smooth, nearest=nearest,
+                               budget=budget)
+
+    def node_query(self, s: tuple[int, int], g: tuple[int, int], sn: int, gn: int, *,
+                   smooth: bool, nearest: bool, budget: int) -> PathResult:
+        """:meth:`cell_query` with the cells' padded nodes ``sn``, ``gn`` given
+        (as :meth:`~navkit.query.padded.PaddedGrid.cell_pair` returns them: the hot path)."""
         jps = self.jps
         if self._dirty or jps.overlay.mark > 0:
             self.fallbacks += 1
-            return jps.cell_query(s, g, smooth=smooth, nearest=nearest, budget=budget)
+            return jps.node_query(s, g, sn, gn, smooth=smooth, nearest=nearest, budget=budget)
         pg = jps.pg
-        wp = pg.wp
-        sn = (s[1] + 1) * wp + s[0] + 1
-        gn = (g[1] + 1) * wp + g[0] + 1
         bufs = jps.bufs
         ws = jps.ws
         gen = jps.next_gen()  # (first: it allocates jps.nd on first use)
@@ -392,11 +397,11 @@ class JPSPlus:
         benchmarks: ``kernel(*arguments)`` is the kernel alone)."""
         jps = self.jps
         ws = jps.ws
-        wp = self._wp
-        return _jp.jps_plus_path, (self.tables.tab, self._gb[0], self._gb[1], jps.pg.cells, wp,
+        pg = jps.pg
+        return _jp.jps_plus_path, (self.tables.tab, self._gb[0], self._gb[1], pg.cells, self._wp,
                                    jps.model, (jps.nd, ws.hf, ws.hk, gen, jps.cand),
-                                   (s[1] + 1) * wp + s[0] + 1, (g[1] + 1) * wp + g[0] + 1,
-                                   budget, nearest, jps.astar.stats, jps.out_args())
+                                   pg.node(*s), pg.node(*g), budget, nearest, jps.astar.stats,
+                                   jps.out_args())
 
     def table_args(self) -> tuple[Any, ...]:
         """The tables' kernel arguments ``(tab, gbi, gb, cells, wp)`` (the first five
@@ -418,36 +423,35 @@ class JPSPlus:
             call = self._call = entry_point(_jp.jps_plus_path, args)
         return int(call(*args))
 
-    def cost_query(self, s: tuple[int, int], g: tuple[int, int], budget: int) -> int:
+    def cost_query(self, s: tuple[int, int], g: tuple[int, int], sn: int, gn: int,
+                   budget: int) -> int:
         """``cell_query(s, g, smooth=False, nearest=False, budget=budget).cost_int``
-        without a :class:`~navkit.results.PathResult` (-1: no path)."""
+        without a :class:`~navkit.results.PathResult` (-1: no path); ``sn``, ``gn``:
+        the cells' padded nodes (:meth:`~navkit.query.padded.PaddedGrid.cell_pair`)."""
         jps = self.jps
         if self._dirty or jps.overlay.mark > 0:
             self.fallbacks += 1
-            return jps.cost_query(s, g, budget)
-        wp = self._wp
+            return jps.cost_query(s, g, sn, gn, budget)
         gen = jps.next_gen()  # (first: it allocates jps.nd on first use)
         ws = jps.ws
         stats = jps.astar.stats
-        args = (self.tables.tab, self._gb[0], self._gb[1], jps.pg.cells, wp, jps.model,
-                (jps.nd, ws.hf, ws.hk, gen, jps.cand), (s[1] + 1) * wp + s[0] + 1,
-                (g[1] + 1) * wp + g[0] + 1, budget, stats)
+        args = (self.tables.tab, self._gb[0], self._gb[1], jps.pg.cells, self._wp, jps.model,
+                (jps.nd, ws.hf, ws.hk, gen, jps.cand), sn, gn, budget, stats)
         call = self._cost_call
         if call is None:  # the search alone: a cost needs no trace of the path
             call = self._cost_call = entry_point(_jp.jps_plus, args)
         call(*args)
         return int(stats[ST_COST]) if stats[ST_STATUS] == _FOUND else -1
 
-    def path_into(self, s: tuple[int, int], g: tuple[int, int], budget: int,
+    def path_into(self, s: tuple[int, int], g: tuple[int, int], sn: int, gn: int, budget: int,
                   out: PathBuffer) -> int:
         """``cell_query(s, g, smooth=False, nearest=False, budget=budget)`` written
         into ``out`` (:meth:`navkit.Pathfinder.find_path_into`); returns the path
-        length (0: no path)."""
+        length (0: no path). ``sn``, ``gn``: the cells' padded nodes
+        (:meth:`~navkit.query.padded.PaddedGrid.cell_pair`)."""
         jps = self.jps
         if self._dirty or jps.overlay.mark > 0:
             self.fallbacks += 1
-            return jps.path_into(s, g, budget, out)
+            return jps.path_into(s, g, sn, gn, budget, out)
         gen = jps.next_gen()  # (first: it allocates jps.nd on first use)
-        wp = self._wp
-        return jps.fill(self.search((s[1] + 1) * wp + s[0] + 1, (g[1] + 1) * wp + g[0] + 1,
-                                    budget, gen, jps.into_args(out)), out)
+        return jps.fill(self.search(sn, gn, budget, gen, jps.into_args(out)), out)

@@ -3,14 +3,17 @@
 Kernels read a grid with one blocked cell of border on every side, so a
 neighbour step never leaves the array and never needs a bounds test. Cell
 ``(x, z)`` of a ``width x depth`` grid is *node* ``(z + 1) * wp + x + 1``
-with ``wp = width + 2``; this module is the one place that formula is
-written (docs/architecture.md).
+with ``wp = width + 2``; :class:`PaddedGrid` is the one place that formula is
+written on the Python side (:func:`navkit._kernels.padded.cell_node` in
+kernels; ``tests/test_layers.py`` checks it).
 
 >>> import numpy as np
 >>> from navkit.grid import NavGrid
 >>> pg = PaddedGrid(NavGrid(np.ones((2, 3), dtype=bool)))
 >>> pg.wp, pg.hp, pg.node(0, 0), pg.cell(pg.node(2, 1))
 (5, 4, 6, (2, 1))
+>>> pg.cell_pair((0, 0), [2, 1])  # a query's cells, checked, and their nodes
+((0, 0), (2, 1), 6, 13)
 >>> pg.cells.reshape(pg.hp, pg.wp).tolist()[0]
 [0, 0, 0, 0, 0]
 """
@@ -203,16 +206,21 @@ class PaddedGrid:
             )
         return (x, z)
 
-    def cell_pair(self, start: Any, goal: Any) -> tuple[tuple[int, int], tuple[int, int]]:
-        """:meth:`cell_arg` of a query's ``start`` and ``goal`` in one call (the hot path)."""
+    def cell_pair(self, start: Any, goal: Any) -> tuple[tuple[int, int], tuple[int, int],
+                                                        int, int]:
+        """:meth:`cell_arg` of a query's ``start`` and ``goal`` in one call, with
+        their padded nodes: ``(s, g, sn, gn)`` (the hot path: the engines take
+        the nodes from here instead of working them out again)."""
         if type(start) is tuple and type(goal) is tuple and len(start) == 2 and len(goal) == 2:
             x, z = start
             u, v = goal
             w, d = self.width, self.depth
             if (type(x) is int and type(z) is int and type(u) is int and type(v) is int
                     and 0 <= x < w and 0 <= z < d and 0 <= u < w and 0 <= v < d):
-                return start, goal
-        return self.cell_arg(start, "start"), self.cell_arg(goal, "goal")
+                wp = self.wp  # node(), inline (the hot path)
+                return start, goal, (z + 1) * wp + x + 1, (v + 1) * wp + u + 1
+        s, g = self.cell_arg(start, "start"), self.cell_arg(goal, "goal")
+        return s, g, self.node(*s), self.node(*g)
 
     def swap_hint(self, x: int, z: int) -> str:
         """``"; cells are in (x, z) order: did you mean (z, x) = ...?"`` when the swapped pair

@@ -300,7 +300,7 @@ class Pathfinder:
             return self._recorded_cells(start, goal, smooth, nearest, budget, window,
                                         algorithm, obstacles)
         pg = self.padded
-        s, g = pg.cell_pair(start, goal)
+        s, g, sn, gn = pg.cell_pair(start, goal)
         b = self.budget if budget is None else check_budget(budget)
         lock = self.lock  # (inline, not @serialized; acquire / release: half a with's cost)
         lock.acquire()
@@ -314,16 +314,16 @@ class Pathfinder:
                     if eng is self.astar:
                         if not smooth and not nearest:  # A*'s hot path: find_path_into's
                             buf = self._cells_buf  # route (path and cells in one kernel)
-                            n = eng.path_into(s, g, b, pg.wmin, buf)  # into the Pathfinder's
+                            n = eng.path_into(s, g, sn, gn, b, pg.wmin, buf)  # into its own
                             if n:  # buffer, then copied out (PathBuffer.take, inline)
                                 return path_result(buf.status, buf.buffer_cells[:n].copy(),
                                                    None, buf.cost_int, self.costs.card,
                                                    buf.expanded, buf.generated, s, g,
                                                    pg.grid.floor_y, pg.geo)
                             return buf.take(s, g, pg.grid.floor_y, pg.geo, self.costs.card)
-                        return eng.cell_query(s, g, smooth=smooth, nearest=nearest, budget=b,
-                                              window=None, hmul=pg.wmin)
-                    return eng.cell_query(s, g, smooth=smooth, nearest=nearest, budget=b)
+                        return eng.node_query(s, g, sn, gn, smooth=smooth, nearest=nearest,
+                                              budget=b, window=None, hmul=pg.wmin)
+                    return eng.node_query(s, g, sn, gn, smooth=smooth, nearest=nearest, budget=b)
             return self._cells_query(s, g, smooth, nearest, b, window, algorithm, obstacles)
         finally:
             lock.release()
@@ -382,7 +382,7 @@ class Pathfinder:
         if self.record is not None:
             return self.find_path_cells(start, goal, algorithm=algorithm, budget=budget).cost_int
         pg = self.padded
-        s, g = pg.cell_pair(start, goal)
+        s, g, sn, gn = pg.cell_pair(start, goal)
         b = self.budget if budget is None else check_budget(budget)
         lock = self.lock
         lock.acquire()  # (a with-block costs 0.07 us more per call)
@@ -390,14 +390,15 @@ class Pathfinder:
             self.overlay.set(None)
             eng = self._plain_engine(algorithm)
             if eng is self.astar:
-                return eng.cost_query(s, g, b, pg.wmin)
+                return eng.cost_query(s, g, sn, gn, b, pg.wmin)
             if eng is not None:
-                return eng.cost_query(s, g, b)
+                return eng.cost_query(s, g, sn, gn, b)
             resolved = self.cells.resolve(algorithm)  # raises for a bad name
             if resolved == "jps+":  # tables built on first use, as find_path_cells does
                 return self.cells.query(s, g, smooth=False, nearest=False, budget=b,
                                         window=None, algorithm=resolved).cost_int
-            return self.astar.cost_query(s, g, b, 0 if resolved == "dijkstra" else pg.wmin)
+            return self.astar.cost_query(s, g, sn, gn, b,
+                                         0 if resolved == "dijkstra" else pg.wmin)
         finally:
             lock.release()
 
@@ -428,7 +429,7 @@ class Pathfinder:
             return out.load(self.find_path_cells(start, goal, algorithm=algorithm,
                                                  budget=budget), self.costs.card)
         pg = self.padded
-        s, g = pg.cell_pair(start, goal)
+        s, g, sn, gn = pg.cell_pair(start, goal)
         b = self.budget if budget is None else check_budget(budget)
         lock = self.lock
         lock.acquire()  # (a with-block costs 0.07 us more per call)
@@ -438,12 +439,12 @@ class Pathfinder:
                 ov.set(None)
             eng = self._plain_engine(algorithm)
             if eng is self.astar:
-                return eng.path_into(s, g, b, pg.wmin, out)
+                return eng.path_into(s, g, sn, gn, b, pg.wmin, out)
             if eng is not None:
-                return eng.path_into(s, g, b, out)
+                return eng.path_into(s, g, sn, gn, b, out)
             resolved = self.cells.resolve(algorithm)  # raises for a bad name
             if resolved == "dijkstra":
-                return self.astar.path_into(s, g, b, 0, out)
+                return self.astar.path_into(s, g, sn, gn, b, 0, out)
             # "jps+" before its tables exist: built by this first query
             return out.load(self.cells.query(s, g, smooth=False, nearest=False, budget=b,
                                              window=None, algorithm=resolved), self.costs.card)
