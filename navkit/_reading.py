@@ -16,6 +16,7 @@ value it starts with.
 from __future__ import annotations
 
 import numbers
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -71,7 +72,7 @@ def open_error(exc: OSError, path: Path) -> FormatError:
     return FormatError(f"cannot read file: {exc.strerror or exc}", path=path)
 
 
-def read_bytes(path: str | Path) -> bytes:
+def read_bytes(path: str | os.PathLike[str]) -> bytes:
     """The file's bytes; a missing or unreadable file raises :class:`FormatError`."""
     p = Path(path)
     try:
