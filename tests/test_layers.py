@@ -39,7 +39,9 @@ between them is a decision too. Why each unit stands where it does:
   mesh and world maps.
 * ``render`` draws grids, paths and flow fields, ``render_mesh`` meshes;
   ``adapters`` (arcade, pygame) wrap query.
-* The interfaces: ``viewer`` shows sim, crowd and query; ``warmup`` compiles
+* The interfaces: ``examples.engines`` are example games (arcade, pygame)
+  on query, render and the adapters (the rest of ``examples``, the bundled
+  maps, is base); ``viewer`` shows sim, crowd and query; ``warmup`` compiles
   the kernels of every group, the viewer's search included; ``bench``
   measures everything below it; ``cli`` has a command for each, ``navkit
   bench`` included; ``__main__`` starts it.
@@ -117,6 +119,7 @@ ORDER = (
     "navkit.render",
     "navkit.render_mesh",
     "navkit.adapters",
+    "navkit.examples.engines",
     "navkit.viewer",
     "navkit.warmup",
     "navkit.bench",
@@ -135,19 +138,11 @@ KNOWN_UPWARD: dict[tuple[str, str], str] = {}
 #: ``navkit.recording``).
 KNOWN_CIRCLES: dict[frozenset[str], str] = {}
 
-#: Module circles ``{a, b}`` inside one package that their owners remove.
-KNOWN_MODULE_CIRCLES: dict[frozenset[str], str] = {
-    # owner: sim (planner.py / simmap.py): planner imports SimMap, and
-    # SimMap.grid_reference imports planner back inside a function
-    frozenset({"navkit.sim.planner", "navkit.sim.simmap"}):
-        "SimMap's grid reference lives in planner; it belongs in simmap (or below both)",
-}
+#: Module circles ``{a, b}`` inside one package that their owners remove (none left).
+KNOWN_MODULE_CIRCLES: dict[frozenset[str], str] = {}
 
 #: Private attributes read across modules ``(module, expression)`` that their owners remove.
 KNOWN_PRIVATE_ACCESS: dict[tuple[str, str], str] = {
-    # owner: query (navmap.py / pathfinder.py, the contract's old-name shims)
-    ("navkit.query.navmap", "Pathfinder._old_goal"):
-        "NavMap's deprecated goal keywords reuse Pathfinder's private converter",
     # owner: world (store.py): ChunkStore has no public view of its chunk file
     ("navkit.bench.world_store", "store._backing"):
         "the cold-read benchmark picks mixed chunks from the chunk file's index",
@@ -569,7 +564,7 @@ def _doc_units() -> list[str]:
     text = (ROOT / "docs" / "architecture.md").read_text()
     m = re.search(r"<!-- layers: begin -->\n```\n(.*?)```\n<!-- layers: end -->", text, re.S)
     assert m, "docs/architecture.md has no layer picture between the layers markers"
-    rows = [re.findall(r"\[(\w+)\]", line) for line in m.group(1).splitlines()]
+    rows = [re.findall(r"\[([\w.]+)\]", line) for line in m.group(1).splitlines()]
     return [u if u == "navkit" else f"navkit.{u}" for row in reversed(rows) for u in row]
 
 
