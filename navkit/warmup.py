@@ -76,9 +76,9 @@ def _grid() -> None:
             pf.find_path_to_nearest((1.5, 1.5), (40.0, 40.0), algorithm="astar")
             starts = np.array([[1, 1], [2, 2]])
             goals = np.array([[22, 22], [20, 3]])
-            pf.find_paths_batch(starts, goals, return_paths=True, algorithm="astar")
-            pf.find_paths_batch(starts, goals, obstacles=obstacles, algorithm="astar")
-            pf.find_paths_batch(starts, goals)
+            pf.find_paths_cells(starts, goals, return_paths=True, algorithm="astar")
+            pf.find_paths_cells(starts, goals, obstacles=obstacles, algorithm="astar")
+            pf.find_paths_cells(starts, goals)
             pf.distance_field([(1, 1)])
             pf.line_of_sight((1, 1), (5, 5))
             handle = pf.add_occupant(10.0, 10.0, 1.0)
@@ -120,7 +120,7 @@ def _options() -> None:
     for conn in (8, 4):
         pf = Pathfinder(walk, connectivity=conn, heuristic="euclidean", weight=1.5)
         pf.find_path_cells((0, 0), (7, 7), algorithm="astar")
-        pf.find_paths_batch([(0, 0)], [(7, 7)], threads=1)
+        pf.find_paths_cells([(0, 0)], [(7, 7)], threads=1)
 
 
 def _jps_plus() -> None:
@@ -146,7 +146,7 @@ def _jps_plus() -> None:
     pf.find_path_into((1, 1), (22, 22), PathBuffer(), algorithm="jps+")
     pf.find_cost((1, 1), (22, 22), algorithm="jps+")  # the search alone
     pf.find_path((1.5, 1.5), (22.5, 22.5), algorithm="jps+")  # the one-call world query
-    pf.find_paths_batch([(1, 1)], [(22, 22)], algorithm="jps+", threads=1)
+    pf.find_paths_cells([(1, 1)], [(22, 22)], algorithm="jps+", threads=1)
 
 
 def _jps() -> None:
@@ -164,8 +164,8 @@ def _jps() -> None:
     pf.find_path_to_nearest((1.5, 1.5), (13.5, 5.5), budget=5)
     starts = np.array([[1, 1], [2, 2]])
     goals = np.array([[22, 22], [20, 3]])
-    pf.find_paths_batch(starts, goals, algorithm="jps", return_paths=True)
-    pf.find_paths_batch(starts, goals, algorithm="jps")
+    pf.find_paths_cells(starts, goals, algorithm="jps", return_paths=True)
+    pf.find_paths_cells(starts, goals, algorithm="jps")
     _jps_plus()
 
 
@@ -206,10 +206,10 @@ def _mesh() -> None:
                   {"name": "b", "polygon": [[20, 0], [24, 0], [24, 4], [20, 4]]}],
         "obstacles": [{"name": "o", "polygon": [[5, 0], [7, 0], [7, 6], [5, 6]]}]}))
     for method in ("exact", "funnel"):
-        mesh.find_path((1.0, 1.0), (11.0, 1.0), method=method)
-        mesh.find_path_to_nearest((1.0, 1.0), (22.0, 2.0), method=method)
+        mesh.find_path((1.0, 1.0), (11.0, 1.0), algorithm=method)
+        mesh.find_path_to_nearest((1.0, 1.0), (22.0, 2.0), algorithm=method)
         mesh.find_paths(np.array([[1.0, 1.0], [2.0, 7.0]]), np.array([[11.0, 7.0], [10.0, 1.0]]),
-                        method=method)
+                        algorithm=method)
     mesh.find_path((1.0, 1.0), (11.0, 1.0), obstacles=np.array([[9.0, 3.0, 0.5]]))
     mesh.raycast((1.0, 1.0), (11.0, 1.0))
     mesh.nearest_point((6.0, 3.0))

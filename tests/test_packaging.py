@@ -399,7 +399,7 @@ def test_the_command_line_runs_from_the_wheel(installed: Install) -> None:
     r = js("mesh", interior, "-o", out_dir / "interior_mesh.npz", "--png",
            out_dir / "interior_mesh.png")
     assert r["polygons"] > 0 and (out_dir / "interior_mesh.png").stat().st_size > 0
-    r = js("path", out_dir / "interior_mesh.npz", "--mesh", "--method", "funnel",
+    r = js("path", out_dir / "interior_mesh.npz", "--mesh", "--algorithm", "funnel",
            "--from", "-2,9", "--to", "24,4")
     assert r["status"] == "FOUND" and r["source"] == "mesh"
     r = js("mesh", "--grid", arena, "-o", out_dir / "arena_mesh.npz")

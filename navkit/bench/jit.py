@@ -36,7 +36,7 @@ r = pf.find_path_cells((2, 32), (60, 32))
 t3 = time.perf_counter()
 pf.find_path_cells((0, 0), (63, 63))
 t4 = time.perf_counter()
-b = pf.find_paths_batch(np.array([[2, 32]]), np.array([[60, 32]]))
+b = pf.find_paths_cells(np.array([[2, 32]]), np.array([[60, 32]]))
 t5 = time.perf_counter()
 print("NAVKIT_JIT " + json.dumps({
     "import_s": t1 - t0, "first_query_s": t3 - t2, "second_query_s": t4 - t3,

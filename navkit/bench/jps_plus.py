@@ -25,7 +25,7 @@ microseconds per query of
   ``JPSPlus.cell_query`` with :class:`navkit.query.goal_bounds.GoalBounds`;
 * **JPS / JPS+ into**: ``Pathfinder.find_path_into(s, g, buf, algorithm=...)``
   into one reused :class:`~navkit.PathBuffer` (the hot-loop call);
-* **batch**: ``find_paths_batch`` of the long set and of every line on one
+* **batch**: ``find_paths_cells`` of the long set and of every line on one
   thread, JPS, JPS+ and JPS+ with goal bounds (mean microseconds per query,
   the fastest of ``--rounds`` / ``--line-rounds`` batches);
 * **edits** (``--edits N``): a one-cell ``set_walkable`` with JPS+ tables
@@ -272,7 +272,7 @@ def versus_warthog(med_long: dict[str, float], med_every: dict[str, float],
     fast or faster): the fastest per-query Python call (medians of
     :data:`NAVKIT_CALLS`) and the fastest search kernel alone (medians of
     :data:`NAVKIT_KERNELS`) against warthog's lowest median, and the fastest
-    one-thread ``find_paths_batch`` (mean per query) against warthog's lowest
+    one-thread ``find_paths_cells`` (mean per query) against warthog's lowest
     mean. None when no warthog algorithm ran.
 
     >>> v = versus_warthog({"jps": 8.0, "jps+": 6.0, "jps_search": 5.0},
@@ -375,17 +375,17 @@ def _into_solver(pf: Any, alg: str) -> tuple[Solver, Callable[[Any], float]]:
 
 def time_batches(runs: dict[str, tuple[Any, str]], queries: list[Query],
                  rounds: int) -> dict[str, float]:
-    """Microseconds per query of ``find_paths_batch`` over ``queries`` on one
+    """Microseconds per query of ``find_paths_cells`` over ``queries`` on one
     thread (fastest of ``rounds``), per ``name: (pathfinder, algorithm)``."""
     starts = np.array([q[0] for q in queries], dtype=np.int64)
     goals = np.array([q[1] for q in queries], dtype=np.int64)
     out: dict[str, float] = {}
     for name, (pf, alg) in runs.items():
-        pf.find_paths_batch(starts[:2], goals[:2], algorithm=alg, threads=1)  # warm
+        pf.find_paths_cells(starts[:2], goals[:2], algorithm=alg, threads=1)  # warm
         best = math.inf
         for _ in range(max(1, rounds)):
             t0 = time.perf_counter()
-            pf.find_paths_batch(starts, goals, algorithm=alg, threads=1)
+            pf.find_paths_cells(starts, goals, algorithm=alg, threads=1)
             best = min(best, time.perf_counter() - t0)
         out[name] = best / max(1, len(queries)) * 1e6
     return out
@@ -687,7 +687,7 @@ def _run(args: opt.Args) -> int:
                  f"({ml['jps'] / ml['jps+gb_into']:.2f}x, {me['jps'] / me['jps+gb_into']:.2f}x)"
                  if "jps+gb_into" in ml else ""))
         for label, bt in (("long set", r["batch_us_long"]), ("every line", r["batch_us_every"])):
-            print(f"    batch (find_paths_batch, one thread, {label}): JPS {bt['jps']:.1f} us "
+            print(f"    batch (find_paths_cells, one thread, {label}): JPS {bt['jps']:.1f} us "
                   f"per query, JPS+ {bt['jps+']:.1f} us ({bt['jps'] / bt['jps+']:.2f}x)"
                   + (f", JPS+GB {bt['jps+gb']:.1f} us ({bt['jps'] / bt['jps+gb']:.2f}x)"
                      if "jps+gb" in bt else ""))

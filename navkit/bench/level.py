@@ -198,9 +198,9 @@ def run(
     qs_raw = [q[:6] + (False,) for q in qs]
     fns["kernel"] = _kernel_loop(pf, obs, qs)
     fns["kernel_nosmooth"] = _kernel_loop(pf, obs, qs_raw)
-    fns["search"] = lambda: pf.find_paths_batch(sc_cells, ec_cells, threads=1, obstacles=obs,
+    fns["search"] = lambda: pf.find_paths_cells(sc_cells, ec_cells, threads=1, obstacles=obs,
                                                 algorithm="jps")
-    fns["batch"] = lambda: pf.find_paths_batch(sc_cells, ec_cells, obstacles=obs, algorithm="jps")
+    fns["batch"] = lambda: pf.find_paths_cells(sc_cells, ec_cells, obstacles=obs, algorithm="jps")
     warm.cache.clear()
     t = race(fns, repeat)
     warm_stats = warm.cache.stats
@@ -309,7 +309,7 @@ def _print(out: dict[str, Any], console: Any) -> None:
     t2.add_column("part")
     t2.add_column("us", justify="right")
     t2.add_column("share", justify="right")
-    for label, key in (("JPS search (find_paths_batch, 1 thread)", "search_us"),
+    for label, key in (("JPS search (find_paths_cells, 1 thread)", "search_us"),
                        ("rest of the kernel: overlay, snapping, chain, waypoints, call",
                         "rest_of_kernel_us"),
                        ("smoothing (in the kernel)", "smooth_us"),
@@ -317,7 +317,7 @@ def _print(out: dict[str, Any], console: Any) -> None:
                        ("total", "total_us")):
         t2.add_row(label, f"{b[key]:.1f}", f"{b[key] / b['total_us']:.0%}")
     console.print(t2)
-    console.print(f"mean jump points expanded {b['mean_expanded']:.0f}; find_paths_batch (JPS) on "
+    console.print(f"mean jump points expanded {b['mean_expanded']:.0f}; find_paths_cells (JPS) on "
                   f"all threads: {b['batch_all_threads_us']:.1f} us/query (no smoothing); "
                   f"statuses {out['statuses']}")
     console.print(f"level build (rasterize) {out['level_build_ms']:.2f} ms; first {b['queries']} "

@@ -169,13 +169,13 @@ def run_navkit_batch(md: MapData, pf: Any, threads: int | None, repeats: int = 3
     res = PeerResult("navkit batch")
     n = len(md.starts)
     starts, goals = np.ascontiguousarray(md.starts), np.ascontiguousarray(md.goals)
-    pf.find_paths_batch(starts[:2], goals[:2], threads=threads,
+    pf.find_paths_cells(starts[:2], goals[:2], threads=threads,
                         algorithm="astar")  # warm-up (compile/load)
     totals = []
     out = None
     for _ in range(repeats):
         t0 = time.perf_counter()
-        out = pf.find_paths_batch(starts, goals, threads=threads, algorithm="astar")
+        out = pf.find_paths_cells(starts, goals, threads=threads, algorithm="astar")
         totals.append(time.perf_counter() - t0)
     assert out is not None
     used = min(numba.get_num_threads() if threads is None else threads, max(1, n))

@@ -461,7 +461,7 @@ def query_case(n_queries: int, rounds: int, slow_queries: int, peers: Sequence[s
 
     def nav(method: str) -> Solver:
         def solve(s: Point, g: Point) -> float:
-            r = mesh.find_path(s, g, method=method)
+            r = mesh.find_path(s, g, algorithm=method)
             return float(r.length) if r.has_path else math.inf
         return solve
 
@@ -474,7 +474,7 @@ def query_case(n_queries: int, rounds: int, slow_queries: int, peers: Sequence[s
     straight = np.hypot(*(goals - starts).T)
     below_straight = int((exact_len < straight * (1 - 1e-9) - 1e-9).sum())
     row = PeerRow("navkit exact", first_ms=first_exact, prep_s=build_s,
-                  note="NavMesh.from_level; find_path(method='exact') (Polyanya)")
+                  note="NavMesh.from_level; find_path(algorithm='exact') (Polyanya)")
     fill_row(row, exact_len, exact_us, all_idx, exact_len, exact_us)
     rows.append(row)
     expanded = [mesh.find_path(tuple(starts[i]), tuple(goals[i])).expanded for i in all_idx]
@@ -482,7 +482,7 @@ def query_case(n_queries: int, rounds: int, slow_queries: int, peers: Sequence[s
     status("case 1: navkit funnel")
     funnel = nav("funnel")
     row = PeerRow("navkit funnel", first_ms=_first_call(funnel, starts[0], goals[0]),
-                  note="find_path(method='funnel') (A* over polygons + funnel)")
+                  note="find_path(algorithm='funnel') (A* over polygons + funnel)")
     f_len, f_us = time_solver(funnel, starts, goals, all_idx, rounds)
     fill_row(row, f_len, f_us, all_idx, exact_len, exact_us)
     rows.append(row)
@@ -644,7 +644,7 @@ def city_case(map_path: Path, scen_path: Path, n_queries: int, rounds: int,
 
     def nav(method: str) -> Solver:
         def solve(s: Point, g: Point) -> float:
-            r = mesh.find_path(s, g, method=method)
+            r = mesh.find_path(s, g, algorithm=method)
             return float(r.length) if r.has_path else math.inf
         return solve
 

@@ -92,7 +92,7 @@ def map_table(res: dict[str, Any]) -> Any:
 PEER_SETUP = (
     ("navkit A*", "Pathfinder(grid, costs='exact').find_path_cells, after one warm-up query"),
     ("navkit batch",
-     "find_paths_batch over all queries; whole-call wall time / n, median of 3 calls"),
+     "find_paths_cells over all queries; whole-call wall time / n, median of 3 calls"),
     ("pyastar2d",
      "astar_path(float32 weights, inf = blocked, allow_diagonal=True); (row, col) order"),
     ("tcod AStar", "tcod.path.AStar(cost[x, y], diagonal=1.41).get_path"),

@@ -75,7 +75,7 @@ CASES: dict[str, str] = {
         "    pf.find_path((12.5, 208.5), (77.2, 36.9))\n"
         "    pf.find_path_to_nearest((12.5, 208.5), (0.5, 0.5))\n"
         "    s, g = np.array([[12, 208], [20, 200]]), np.array([[77, 36], [70, 40]])\n"
-        "    pf.find_paths_batch(s, g)\n"
+        "    pf.find_paths_cells(s, g)\n"
         "    pf.distance_field([(12, 208)])\n"),
     "warmup": (
         "from navkit.warmup import default_jobs, warm_up\n"

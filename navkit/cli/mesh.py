@@ -4,7 +4,7 @@
 
     navkit mesh LEVEL.json -o MESH.npz [--png OUT.png] [--chord-error M] [--json]
     navkit mesh --grid MAP -o MESH.npz [--png OUT.png] [--json]
-    navkit path SOURCE --mesh [--method exact|funnel] --from X,Z --to X,Z
+    navkit path SOURCE --mesh [--algorithm exact|funnel] --from X,Z --to X,Z
                 [--nearest] [--obstacle X,Z,R ...] [--png OUT.png] [--json]
 
 ``SOURCE`` of a mesh query is a polygon level (``.json`` with ``areas``), a
@@ -216,8 +216,8 @@ def mesh_path(map_file: Path, from_: str, to: str, *, method: MeshMethod | str =
 
     def query() -> MeshPathResult:
         if nearest:
-            return mesh.find_path_to_nearest(start, goal, method=m, obstacles=circles)
-        return mesh.find_path(start, goal, method=m, obstacles=circles)
+            return mesh.find_path_to_nearest(start, goal, algorithm=m, obstacles=circles)
+        return mesh.find_path(start, goal, algorithm=m, obstacles=circles)
 
     # the first query loads (or compiles) the kernels and, with obstacles,
     # cuts the mesh (cached): time it, then time the same query again

@@ -49,8 +49,9 @@ __all__ = ["path_cmd", "info_cmd", "convert_cmd", "grid_info", "PathAlgorithm"]
 
 
 class PathAlgorithm(str, enum.Enum):
-    """``navkit path --algorithm``: the query's ``algorithm`` (docs/rules.md §3),
-    or ``hpa`` (:class:`~navkit.query.hpa.HPAStar`, approximate)."""
+    """``navkit path --algorithm``: the query's ``algorithm`` (docs/rules.md §3, §15.1),
+    ``hpa`` (:class:`~navkit.query.hpa.HPAStar`, approximate), or with ``--mesh`` the
+    mesh's ``exact`` / ``funnel`` (``auto`` is ``exact`` there)."""
 
     auto = "auto"
     astar = "astar"
@@ -58,6 +59,12 @@ class PathAlgorithm(str, enum.Enum):
     jps = "jps"
     jps_plus = "jps+"
     hpa = "hpa"
+    exact = "exact"
+    funnel = "funnel"
+
+
+#: The algorithms of a mesh (``--mesh``).
+MESH_ALGORITHMS = ("auto", "exact", "funnel")
 
 #: How many waypoints ``path`` lists before truncating (head + tail).
 WAYPOINT_HEAD = 12
@@ -99,7 +106,9 @@ def path_cmd(
         "--algorithm",
         help="auto (JPS on an unweighted 8-connected grid, else A*: the same cost), astar, "
              "dijkstra, jps, jps+ (JPS on jump tables: the same answers), or hpa (HPA*: "
-             "approximate, a few % longer; world points snap to cells first).")
+             "approximate, a few % longer; world points snap to cells first); with --mesh "
+             "auto or exact (the shortest path) or funnel (A* over polygons + string "
+             "pulling).")
     ] = PathAlgorithm.auto,
     tables: Annotated[Path | None, typer.Option(
         "--tables", metavar="TABLES.npz",
@@ -120,9 +129,9 @@ def path_cmd(
     mesh: Annotated[bool, typer.Option(
         "--mesh", help="Query the navigation mesh of MAP (level .json, saved mesh .npz or "
                        "grid) instead of the grid: exact any-angle paths.")] = False,
-    method: Annotated[MeshMethod, typer.Option(
-        "--method", help="With --mesh: exact (shortest) or funnel (A* over polygons + "
-                         "string pulling).")] = MeshMethod.exact,
+    method: Annotated[MeshMethod | None, typer.Option(
+        "--method", hidden=True,
+        help="The old name of --algorithm with --mesh (exact or funnel).")] = None,
     preset: Annotated[str | None, typer.Option(
         "--preset", metavar="NAME",
         help="A bounded query preset (bounded: a 38 x 38 window around the midpoint, "
@@ -130,15 +139,28 @@ def path_cmd(
 ) -> None:
     """Find one path on MAP (a grid file or a baked WORLD.nkw) and print a summary
     (exit 1 when there is no path)."""
+    algo = algorithm.value
     if mesh:
         from .mesh import mesh_path
 
-        raise typer.Exit(mesh_path(map_file, from_, to, method=method, nearest=nearest,
-                                   obstacle=obstacle, png=png, as_json=as_json, cells=cells))
+        if method is not None:
+            from ..casing import notice_once
+
+            notice_once("path --method", "DeprecationWarning: navkit path --method is "
+                        "deprecated: use --algorithm (the old name goes in navkit 0.3)")
+            algo = method.value
+        if algo not in MESH_ALGORITHMS:
+            raise typer.BadParameter(f"a mesh takes {', '.join(MESH_ALGORITHMS)}, got {algo!r}",
+                                     param_hint="'--algorithm'")
+        raise typer.Exit(mesh_path(map_file, from_, to, method="exact" if algo == "auto"
+                                   else algo, nearest=nearest, obstacle=obstacle, png=png,
+                                   as_json=as_json, cells=cells))
+    if method is not None or algo in ("exact", "funnel"):
+        raise typer.BadParameter("exact and funnel are a mesh's algorithms: add --mesh",
+                                 param_hint="'--algorithm'")
     start = parse_pair(from_, "--from", integer=cells)
     goal = parse_pair(to, "--to", integer=cells)
     circles = parse_obstacles(obstacle)
-    algo = algorithm.value
     hpa: Any = None
     if algo == "hpa" and (map_file.suffix == ".nkw" or preset is not None):
         raise typer.BadParameter("hpa runs on a grid file, without --preset "

@@ -84,20 +84,20 @@ def _hpa_single(pf: Pathfinder, s: tuple[int, int], g: tuple[int, int]) -> PathR
 ALGORITHMS: dict[str, Algorithm] = {
     "astar": Algorithm(
         single=lambda pf, s, g: pf.find_path_cells(s, g, algorithm="astar"),
-        batch=lambda pf, s, g: pf.find_paths_batch(s, g, algorithm="astar"),
+        batch=lambda pf, s, g: pf.find_paths_cells(s, g, algorithm="astar"),
     ),
     "dijkstra": Algorithm(single=lambda pf, s, g: pf.find_path_cells(s, g, algorithm="dijkstra")),
     "jps": Algorithm(
         single=lambda pf, s, g: pf.find_path_cells(s, g, algorithm="jps"),
-        batch=lambda pf, s, g: pf.find_paths_batch(s, g, algorithm="jps"),
+        batch=lambda pf, s, g: pf.find_paths_cells(s, g, algorithm="jps"),
     ),
     "jps+": Algorithm(  # JPS on offline jump tables (built on the first query)
         single=lambda pf, s, g: pf.find_path_cells(s, g, algorithm="jps+"),
-        batch=lambda pf, s, g: pf.find_paths_batch(s, g, algorithm="jps+"),
+        batch=lambda pf, s, g: pf.find_paths_cells(s, g, algorithm="jps+"),
     ),
     "auto": Algorithm(  # JPS on an unweighted 8-connected map, else A*: the library's default
         single=lambda pf, s, g: pf.find_path_cells(s, g, algorithm="auto"),
-        batch=lambda pf, s, g: pf.find_paths_batch(s, g, algorithm="auto"),
+        batch=lambda pf, s, g: pf.find_paths_cells(s, g, algorithm="auto"),
     ),
     "hpa": Algorithm(single=_hpa_single, optimal=False),
 }
@@ -133,7 +133,7 @@ def scen_cmd(
         "--algorithm", help="Search algorithm.")] = _DEFAULT_ALGORITHM,
     batch: Annotated[bool, typer.Option(
         "--batch",
-        help="Answer all queries with find_paths_batch (per-query time = total / n).")] = False,
+        help="Answer all queries with find_paths_cells (per-query time = total / n).")] = False,
     every: Annotated[int, typer.Option(
         "--every", min=1, metavar="K", help="Run every K-th scenario line.")] = 1,
     limit: Annotated[int | None, typer.Option(

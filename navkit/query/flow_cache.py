@@ -52,7 +52,7 @@ class FlowFieldCache:
 
     Thread safety: one object may be shared by threads; its queries and edits take
     turns under its ``lock`` (:mod:`navkit.query.serial`). For parallel queries give
-    each thread its own object, or use ``find_paths_batch`` (all cores).
+    each thread its own object, or use ``find_paths_cells`` (all cores).
     """
 
     def __init__(self, maxsize: int = 16):

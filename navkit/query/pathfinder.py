@@ -30,7 +30,7 @@ world queries (:mod:`~navkit.query.world`) and batches
 (:mod:`~navkit.query.batch`). A query allocates nothing grid-sized: it reuses
 the workspace, so threads sharing one Pathfinder take turns under its lock
 (:mod:`~navkit.query.serial`); for parallel queries use one per thread, or
-:meth:`Pathfinder.find_paths_batch`, which runs queries on all cores.
+:meth:`Pathfinder.find_paths_cells`, which runs queries on all cores.
 """
 
 from __future__ import annotations
@@ -132,7 +132,7 @@ class Pathfinder:
 
     Thread safety: one object may be shared by threads; its queries and edits take
     turns under its ``lock`` (:mod:`navkit.query.serial`). For parallel queries give
-    each thread its own object, or use ``find_paths_batch`` (all cores).
+    each thread its own object, or use ``find_paths_cells`` (all cores).
     """
 
     def __init__(

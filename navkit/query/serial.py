@@ -7,7 +7,7 @@ owns mutable workspaces that its kernels write into. Each public method that
 touches them runs under the object's ``lock`` (a re-entrant lock: a method may
 call another). Uncontended, the lock costs about a tenth of a microsecond; threads
 that share one object run its queries one at a time. For parallel queries, give
-each thread its own object or use ``find_paths_batch``, which runs on every core.
+each thread its own object or use ``find_paths_cells``, which runs on every core.
 
 ``lock`` is public: hold it to make several calls one atomic step::
 

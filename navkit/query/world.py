@@ -36,7 +36,7 @@ from .._kernels.layouts import (
     WorldState,
 )
 from ..errors import QueryError
-from ..results import PathResult, Status, no_path, path_result
+from ..results import PathResult, Status, no_path, path_result, world_waypoints
 from .astar import STATUS, AStar
 from .cells import CellQueries
 from .jps import JPS
@@ -152,18 +152,7 @@ class WorldQueries:
         else:
             res = self.cells.query(s, g, smooth=smooth, nearest=nearest,
                                    budget=budget, window=window, algorithm=algorithm)
-        if not res.has_path:
-            return res
-        pts = np.array(res.waypoints, dtype=np.float64)
-        if res.status == Status.FOUND and self.cell_of(ew) == res.end_cell:
-            pts[-1] = ew
-        if len(pts) > 1:
-            d = math.hypot(pts[0, 0] - sw[0], pts[0, 1] - sw[1])
-            if d <= FIRST_WAYPOINT_TRIM * grid.cell_size:
-                pts = pts[1:]
-        pts.setflags(write=False)
-        return path_result(res.status, res.cells, pts, res.cost_int, self.astar.costs.card,
-                           res.expanded, res.generated, res.start_cell, res.end_cell, fy)
+        return world_waypoints(res, sw, ew, self.cell_of(ew), FIRST_WAYPOINT_TRIM * grid.cell_size)
 
     # ------------------------------------------------------ the one-call JPS
     def fused(self, sw: tuple[float, float], ew: tuple[float, float], smooth: bool, nearest: bool,

@@ -196,7 +196,7 @@ class MeshLayer:
         for method in methods:
             query = mesh.find_path_to_nearest if nearest else mesh.find_path
             t0 = time.perf_counter()
-            res = query(start, goal, method=method)
+            res = query(start, goal, algorithm=method)
             ms = (time.perf_counter() - t0) * 1000.0
             w = np.asarray(res.waypoints, dtype=np.float64)
             paths[method] = {
