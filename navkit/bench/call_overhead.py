@@ -98,12 +98,12 @@ def _kernel_calls(pf: Any, algorithm: str, s: Cell, g: Cell, n: int) -> list[tup
 
     b = pf.budget
     if algorithm == "astar":
-        gen = pf.workspace.next_gens(n)
-        hmul = pf.padded.wmin
-        calls = [pf.astar.kernel_call(s, g, b, hmul, gen + i) for i in range(n)]
+        gen = pf.engine.workspace.next_gens(n)
+        hmul = pf.engine.padded.wmin
+        calls = [pf.engine.astar.kernel_call(s, g, b, hmul, gen + i) for i in range(n)]
     else:
-        gen = pf.jps.next_gen(n)
-        q = pf.jps if algorithm == "jps" else pf.cells.jps_plus
+        gen = pf.engine.jps.next_gen(n)
+        q = pf.engine.jps if algorithm == "jps" else pf.engine.cells.jps_plus
         calls = [q.kernel_call(s, g, b, gen + i) for i in range(n)]
     call = entry_point(calls[0][0], calls[0][1])  # the compiled search, no type dispatch
     return [(call, args) for _, args in calls]

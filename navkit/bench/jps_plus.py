@@ -328,9 +328,9 @@ def _kernel_solvers(pf: Any, offline: dict[str, Any]) -> dict[str, Solver]:
     from .._kernels import jps_plus as _jp
     from ..query.fastcall import entry_point
 
-    jps = pf.jps
-    pg = pf.padded
-    ws = pf.workspace
+    jps = pf.engine.jps
+    pg = pf.engine.padded
+    ws = pf.engine.workspace
     bits = jps.bits()
     stats = jps.astar.stats
     model = jps.model
@@ -418,7 +418,7 @@ def time_edits(grid: Any, n: int, seed: int = 0) -> dict[str, float]:
                 times.append(time.perf_counter() - t0)
         out[key] = float(np.median(times) * 1e3)
         if tables:
-            jp = pf.cells.jps_plus
+            jp = pf.engine.cells.jps_plus
             assert jp is not None
             t = jp.tables
             if not np.array_equal(t.tab, JumpTables.build(pf).tab):
@@ -449,7 +449,7 @@ def run_map(data_dir: Path, name: str, args: opt.Args, progress: Any) -> dict[st
     first_build = time.perf_counter() - t0
     tables = JumpTables.build(pf)
     jp = JPSPlus(pf, tables)
-    pf.cells.set_jps_plus(jp, auto=prefer_jps_plus(tables, pf))
+    pf.engine.cells.set_jps_plus(jp, auto=prefer_jps_plus(tables, pf))
     density = jump_point_density(tables, pf)
 
     all_q: list[Query] = [((int(s[0]), int(s[1])), (int(g[0]), int(g[1])))
@@ -469,7 +469,7 @@ def run_map(data_dir: Path, name: str, args: opt.Args, progress: Any) -> dict[st
         "jps+": lambda s, g: pf.find_path_cells(s, g, algorithm="jps+"),
     }
     big = 1 << 60
-    solvers["jps_obj"] = lambda s, g: pf.jps.cell_query(s, g, smooth=False, nearest=False,
+    solvers["jps_obj"] = lambda s, g: pf.engine.jps.cell_query(s, g, smooth=False, nearest=False,
                                                         budget=big)
     solvers["jps+_obj"] = lambda s, g: jp.cell_query(s, g, smooth=False, nearest=False,
                                                      budget=big)
@@ -565,7 +565,7 @@ def run_map(data_dir: Path, name: str, args: opt.Args, progress: Any) -> dict[st
         "tables": {"build_ms": tables.build_seconds * 1e3, "first_build_ms": first_build * 1e3,
                    "mb": tables.nbytes / 1e6},
         "jump_point_density": density,
-        "auto_picks_jps_plus": bool(pf.cells.auto_jps_plus),
+        "auto_picks_jps_plus": bool(pf.engine.cells.auto_jps_plus),
         "median_us_long": med_long,
         "median_us_every": med_every,
         "jps_over_jps_plus": {"long": ratio_long, "every": ratio_every,

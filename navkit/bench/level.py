@@ -111,8 +111,8 @@ def _kernel_loop(pf: Any, obs: NDArray[np.float64],
     from .._kernels import query as kernel_query
 
     def go() -> None:
-        fx = pf.world.kernel_args()
-        res = pf.world.result
+        fx = pf.engine.world.kernel_args()
+        res = pf.engine.world.result
         for q in queries:
             kernel_query.world_jps(fx, obs, *q, res)
     return go

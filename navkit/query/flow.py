@@ -227,8 +227,8 @@ class FlowField:
             source = source.pathfinder
         if isinstance(source, Pathfinder):
             pf: Pathfinder | None = source
-            pg = source.padded
-            cells = source.occupancy.cells  # live: static cells AND no long-lived occupant
+            pg = source.engine.padded
+            cells = source.engine.occupancy.cells  # live: static cells AND no long-lived occupant
             model = source.costs if costs is None else cost_model(costs)
             conn = source.connectivity if connectivity is None else connectivity
         elif isinstance(source, NavGrid):
@@ -256,7 +256,7 @@ class FlowField:
         self._cells = cells
         #: The pathfinder's edit version this field was built for (docs/edits.md).
         self._pf_version = 0 if pf is None else pf.version
-        self._pf_weights = 0 if pf is None else pf.edits.weights_version
+        self._pf_weights = 0 if pf is None else pf.engine.edits.weights_version
         self._s = self._new_search(grid, buffers)
         self._goal_nodes = np.zeros(0, dtype=np.int64)
         self._goals = np.zeros((0, 2), dtype=np.int64)
@@ -298,7 +298,7 @@ class FlowField:
         if self.navmap is not None:
             self.navmap.pathfinder  # noqa: B018 (applies the map's changes to its Pathfinder)
         pf = self.pathfinder
-        return pf is not None and pf.edits.version != self._pf_version
+        return pf is not None and pf.engine.edits.version != self._pf_version
 
     @serialized
     def refresh(self) -> None:
@@ -309,12 +309,13 @@ class FlowField:
         if self.navmap is not None:
             self.navmap.pathfinder  # noqa: B018 (applies the map's changes to its Pathfinder)
         pf = self.pathfinder
-        if pf is None or pf.edits.version == self._pf_version:
+        if pf is None or pf.engine.edits.version == self._pf_version:
             return
-        self._pf_version = pf.edits.version
+        self._pf_version = pf.engine.edits.version
         self.grid = pf.grid
-        if pf.edits.weights_version != self._pf_weights or self._s.weights is not self._pg.weights:
-            self._pf_weights = pf.edits.weights_version
+        edits = pf.engine.edits
+        if edits.weights_version != self._pf_weights or self._s.weights is not self._pg.weights:
+            self._pf_weights = pf.engine.edits.weights_version
             self._s = self._new_search(self.grid, self._s.buffers)
             if self._built:
                 self._goal_nodes = np.zeros(0, dtype=np.int64)
@@ -341,7 +342,7 @@ class FlowField:
         if self.stale:
             self._pf_version = self.pathfinder.version  # type: ignore[union-attr]
             self.grid = self.pathfinder.grid  # type: ignore[union-attr]
-            self._pf_weights = self.pathfinder.edits.weights_version  # type: ignore[union-attr]
+            self._pf_weights = self.pathfinder.engine.edits.weights_version  # type: ignore[union-attr]
             self._s = self._new_search(self.grid, self._s.buffers)
         g = goal_cells(self.grid, goals)
         circles = (check_circles(obstacles) if obstacles is not None

@@ -359,12 +359,12 @@ class HPAStar:
 
         if not isinstance(pf, Pathfinder):
             raise QueryError(f"expected a Pathfinder, got {type(pf).__name__}")
-        if pf.padded.grid.shape != self.grid.shape:
-            raise QueryError(f"the Pathfinder's grid has shape {pf.padded.grid.shape}, "
+        if pf.engine.padded.grid.shape != self.grid.shape:
+            raise QueryError(f"the Pathfinder's grid has shape {pf.engine.padded.grid.shape}, "
                              f"this HPAStar's {self.grid.shape}")
         self._followed = weakref.ref(pf)
         self._pending = []
-        pf.edits.on_edit(self._note_edit, weak=True)
+        pf.engine.edits.on_edit(self._note_edit, weak=True)
         if pf.version:
             self.update(pf.grid)
 
@@ -447,8 +447,8 @@ class HPAStar:
         if not isinstance(nearest, (bool, np.bool_)):
             raise QueryError(f"nearest must be a bool, got {shown(nearest)}")
         pf = self._pathfinder()
-        with pf.lock, pf.overlay.using(obstacles):  # (validates the circles)
-            ov = pf.overlay  # (the same padded layout as the graph's: one grid shape)
+        with pf.lock, pf.engine.overlay.using(obstacles):  # (validates the circles)
+            ov = pf.engine.overlay  # (the same padded layout as the graph's: one grid shape)
             marks = (ov.marks, np.int32(ov.mark)) if ov.mark else None
             res = self._hpa_query(s, e, smooth, marks)
             if res.found and (marks is None or not self._crosses(res.cells, marks)):

@@ -50,10 +50,10 @@ _FOUND = int(Status.FOUND)
 
 
 def jps_of(owner: Any) -> JPS:
-    """The :class:`~navkit.query.jps.JPS` of a Pathfinder (or a JPS itself)."""
+    """The :class:`~navkit.query.jps.JPS` of a Pathfinder, of its engine, or a JPS itself."""
     if isinstance(owner, JPS):
         return owner
-    jps = getattr(owner, "jps", None)
+    jps = getattr(getattr(owner, "engine", owner), "jps", None)
     if not isinstance(jps, JPS):
         raise ConfigError("JPS+ tables need a navkit.Pathfinder (or its JPS object), "
                           f"got {type(owner).__name__}", field="pathfinder")

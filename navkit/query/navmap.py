@@ -377,7 +377,7 @@ class NavMap:
         walk = grid.walkable
         if self._walk_set is not None and self._walk_val is not None:
             walk = np.where(self._walk_set, self._walk_val, walk)
-        pg = pf.padded
+        pg = pf.engine.padded
         diff = pg.unpad(pg.cells).astype(bool) != walk
         if diff.any():
             pf.set_walkable(diff, walk)
@@ -398,11 +398,11 @@ class NavMap:
         areas and obstacle polygons on those cells from now on. Returns how many
         cells changed; :attr:`version` counts the edit and cached paths drop."""
         pf = self._pathfinder()
-        xs, zs, vals = pf.edits.resolve_walkable(cells, value)
+        xs, zs, vals = pf.engine.edits.resolve_walkable(cells, value)
         n = pf.set_walkable(np.stack([xs, zs], axis=1), vals.astype(bool))
         if self._walk_set is None or self._walk_val is None:
-            self._walk_set = np.zeros(pf.padded.grid.shape, dtype=bool)
-            self._walk_val = np.zeros(pf.padded.grid.shape, dtype=bool)
+            self._walk_set = np.zeros(pf.engine.padded.grid.shape, dtype=bool)
+            self._walk_val = np.zeros(pf.engine.padded.grid.shape, dtype=bool)
         self._walk_set[zs, xs] = True
         self._walk_val[zs, xs] = vals.astype(bool)
         if n:
@@ -417,11 +417,11 @@ class NavMap:
         (a box ``(x0, z0, x1, z1)`` or cells); overrides the level's weights on
         those cells from now on. Returns how many cells changed."""
         pf = self._pathfinder()
-        xs, zs, vals = pf.edits.resolve_weights(region, values)
+        xs, zs, vals = pf.engine.edits.resolve_weights(region, values)
         n = pf.set_weights(np.stack([xs, zs], axis=1), vals)
         if self._w_set is None or self._w_val is None:
-            self._w_set = np.zeros(pf.padded.grid.shape, dtype=bool)
-            self._w_val = np.ones(pf.padded.grid.shape, dtype=np.int32)
+            self._w_set = np.zeros(pf.engine.padded.grid.shape, dtype=bool)
+            self._w_val = np.ones(pf.engine.padded.grid.shape, dtype=np.int32)
         self._w_set[zs, xs] = True
         self._w_val[zs, xs] = vals
         if n:
@@ -694,7 +694,7 @@ class NavMap:
                 if obs is not None and not isinstance(obs, ObstacleSnapshot):
                     obs = _as_circles(obs)
                 with pf.lock:
-                    circles = pf.edits.merge(obs, blocked_cells, ignore)
+                    circles = pf.engine.edits.merge(obs, blocked_cells, ignore)
                 if self.record is not None:
                     return self._recorded("find_path_to_nearest" if nearest else "find_path",
                                           start, end, nearest, circles, smooth, budget, window,
@@ -750,18 +750,18 @@ class NavMap:
             if not self.cache.enabled or self._bypass:
                 b = pf.budget if budget is None else check_budget(budget)
                 with pf.lock:
-                    return started(pf.world.query(sw, ew, smooth, nearest, b, window, obstacles,
-                                                  algorithm), sw)
+                    return started(pf.engine.world.query(sw, ew, smooth, nearest, b, window,
+                                                         obstacles, algorithm), sw)
             if algorithm != "auto":
                 pf.resolve_algorithm(algorithm)  # (validates the name before the cache)
-            grid = pf.padded.grid  # (its geometry: the edited cells are pf's)
-            cs = pf.world.cell_of(sw)  # far points clamped: world_to_cell could overflow
-            ce = pf.world.cell_of(ew)
+            grid = pf.engine.padded.grid  # (its geometry: the edited cells are pf's)
+            cs = pf.engine.world.cell_of(sw)  # far points clamped: world_to_cell could overflow
+            ce = pf.engine.world.cell_of(ew)
             circles = None if obstacles is None else _as_circles(obstacles)
             limits = None
             if budget is not None or window is not None:
                 limits = (check_budget(budget),
-                          None if window is None else pf.padded.window(window))
+                          None if window is None else pf.engine.padded.window(window))
             key = (self._token, cs, ce, nearest, bool(smooth), limits,
                    self._level.version + self._cell_edits, self._occ_version,
                    self._obstacle_key(circles), algorithm)

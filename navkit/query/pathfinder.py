@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import math
 import os
-import threading
 from collections.abc import Sequence
 from typing import Any, Literal
 
@@ -59,24 +58,24 @@ from ..errors import ConfigError, QueryError, shown
 from ..grid import NavGrid
 from ..recording import as_recorder, options_dict, recorded
 from ..results import BatchResult, PathBuffer, PathResult, SearchTrace, path_result, started
-from .astar import AStar
-from .batch import Batches
-from .cells import ALGORITHMS, Algorithm, CellQueries
-from .edits import CellEditor, EditListener, ObstacleSnapshot
+from .cells import ALGORITHMS, Algorithm
+from .edits import EditListener, ObstacleSnapshot
+from .engine import GridEngine
 from .fanout import max_threads
-from .jps import JPS, PathBuffers
 from .jps_plus import JumpTables
-from .options import DiagonalMode, Heuristic, check_greedy_keys, search_options
-from .overlay import Occupancy, Overlay, as_circles
-from .padded import PaddedGrid, as_array, check_budget, world_point
-from .points import GridPoints
+from .options import DiagonalMode, Heuristic, search_options
+from .overlay import as_circles
+from .padded import as_array, check_budget, world_point
 from .serial import serialized
-from .smoothing import StringPull
 from .workspace import Workspace
-from .world import FIRST_WAYPOINT_TRIM, SNAP_RADIUS, WorldQueries
+from .world import FIRST_WAYPOINT_TRIM, SNAP_RADIUS
 
 __all__ = ["Pathfinder", "Workspace", "SNAP_RADIUS", "FIRST_WAYPOINT_TRIM",
            "ALGORITHMS", "Algorithm", "CostName", "Costs", "as_circles", "default_threads"]
+
+#: The engine's parts a Pathfinder still answers for under their old names (DeprecationWarning).
+_ENGINE_PARTS = frozenset({"padded", "occupancy", "overlay", "jps_bufs", "workspace", "smoother",
+                           "astar", "jps", "cells", "world", "batches", "edits", "points"})
 
 #: Named step costs (docs/rules.md §3): ``"seed"`` 10/14, ``"exact"`` 1_000_000/1_414_214.
 CostName = Literal["seed", "exact"]
@@ -125,9 +124,10 @@ class Pathfinder:
         load the tables :meth:`save_tables` (or ``navkit precompute``) wrote
         for this grid. QueryError where JPS+ does not apply.
 
-    Its parts are public for sibling query objects and tests: ``padded``
+    The queries run on :attr:`engine` (:class:`~navkit.query.engine.GridEngine`),
+    whose parts sibling query objects share: ``engine.padded``
     (:class:`~navkit.query.padded.PaddedGrid`), ``occupancy``, ``overlay``,
-    ``workspace``, ``astar``, ``jps``, ``world``, ``batches``, ``edits``
+    ``workspace``, ``astar``, ``jps``, ``cells``, ``world``, ``batches``, ``edits``
     (:class:`~navkit.query.edits.CellEditor`: run-time cell edits, docs/edits.md).
 
     Thread safety: one object may be shared by threads; its queries and edits take
@@ -165,52 +165,30 @@ class Pathfinder:
         if isinstance(snap_radius, bool) or not finite or snap_radius < 0:
             raise ConfigError(f"expected a finite number >= 0, got {shown(snap_radius)}",
                               field="snap_radius")
+        #: The grid engine this facade answers through (:mod:`navkit.query.engine`): the
+        #: padded grid, occupants, overlay, searches, world queries, batches, cell edits.
+        cm = cost_model(costs)
+        eng = self.engine = GridEngine(
+            grid, cm, search_options(connectivity, diagonal, heuristic, weight, cm),
+            connectivity, check_budget(budget), float(snap_radius))
         #: Held by every query and edit (re-entrant; see :mod:`navkit.query.serial`).
-        self.lock = threading.RLock()
-        # find_path_cells' hot path writes here (under the lock), then copies out
-        self._cells_buf = PathBuffer(256)
-        self.costs = cost_model(costs)
+        self.lock = eng.lock
+        self.costs = eng.costs
         #: Diagonal mode, heuristic and greedy weight, checked (docs/rules.md §3.9).
-        self.options = opts = search_options(connectivity, diagonal, heuristic, weight,
-                                             self.costs)
+        self.options = eng.options
         self.connectivity = connectivity
-        self.budget = check_budget(budget)
-        self.snap_radius = float(snap_radius)
-        eight = connectivity == 8
-        pg = self.padded = PaddedGrid(grid)
-        pg.check_costs(self.costs)
-        pg.check_keys(self.costs)
-        check_greedy_keys(pg, self.costs, opts.hw)
-        # move masks on first A* use: below, a grid JPS answers packs JPS's rows instead
-        self.occupancy = Occupancy(pg, eight, opts.dmode, lazy_moves=True)
-        self.overlay = Overlay(pg)
-        self.jps_bufs = PathBuffers()
-        heap_extra = JPS.heap_room(pg)
-        self.workspace = Workspace(pg.n, heap_extra=heap_extra)
-        smooth = self.smoother = StringPull(pg, self.costs, self.occupancy,
-                                            self.overlay, self.workspace.smooth)
-        self.astar = AStar(pg, self.costs, eight, self.occupancy,
-                           self.overlay, self.workspace, smooth, opts)
-        self.jps = JPS(pg, self.costs, eight, self.occupancy, self.overlay,
-                       self.workspace, smooth, self.astar, self.jps_bufs)
-        self.cells = CellQueries(pg, self.astar, self.jps)
-        if eight and not (opts.corner_rule and opts.plain):
-            self._without_jps()
-        if self.jps.usable:
-            self.jps.bits()  # what "auto" queries read (numba loads now, not at a first query)
-        else:
-            self.occupancy.ensure_moves()  # what the level-queue A* reads
-        self.world = WorldQueries(pg, self.occupancy, self.overlay, self.astar,
-                                  self.jps, self.cells, self.snap_radius)
-        self.batches = Batches(pg, self.astar, self.jps, self.cells)
-        #: Run-time cell edits and per-query obstacle options (:mod:`navkit.query.edits`).
-        self.edits = CellEditor(self)
-        #: The contract's point queries (place, is_walkable, raycast, nearest_point).
-        self.points = GridPoints(pg, self.occupancy, self.overlay, self.world, opts.diagonal,
-                                 self.edits)
-        # a cell edit updates the JPS+ tables, those of precompute() and those a first
-        # "jps+" query builds alike (stale tables would cut through new walls)
-        self.on_edit(self.cells.grid_edited)
+        self.budget = eng.budget
+        self.snap_radius = eng.snap_radius
+        # the parts the queries below call, bound once (an attribute each, no lookups
+        # through the engine on the hot paths)
+        self._padded = eng.padded
+        self._overlay = eng.overlay
+        self._astar = eng.astar
+        self._jps = eng.jps
+        self._cells = eng.cells
+        self._world = eng.world
+        self._edits = eng.edits
+        self._cells_buf = eng.cells_buffer
         if precompute is not False:
             if precompute is True:
                 self.precompute()
@@ -225,25 +203,18 @@ class Pathfinder:
             self.record = as_recorder(record, grid, costs=self.costs,
                                       connectivity=connectivity)
 
-    def _without_jps(self) -> None:
-        """JPS assumes the corner rule and its own octile search: with another
-        diagonal mode, heuristic or a greedy weight ``"auto"`` runs A* and
-        ``"jps"`` / ``"jps+"`` raise QueryError (docs/rules.md §3.9; the check is
-        :meth:`CellQueries.resolve`)."""
-        self.jps.usable = False
-
     @property
     def grid(self) -> NavGrid:
         """The map as this Pathfinder sees it: the NavGrid it was built on, or
         after an edit a new NavGrid of the edited cells (made on first access
         after each edit, O(grid); the same object until the next edit)."""
-        return self.edits.grid()
+        return self._edits.grid()
 
     @property
     def version(self) -> int:
         """Edits (:meth:`set_walkable`, :meth:`set_weights`) that changed at
         least one cell; caches keyed on it never return a path of an older map."""
-        return self.edits.version
+        return self._edits.version
 
     def _budget(self, budget: int | None) -> int:
         return self.budget if budget is None else check_budget(budget)
@@ -292,26 +263,26 @@ class Pathfinder:
         3.8
         """
         if agent is not None:
-            check_agent(agent, self.padded.grid.agent_radius, "this Pathfinder's grid")
+            check_agent(agent, self._padded.grid.agent_radius, "this Pathfinder's grid")
         if blocked_cells is not None or ignore is not None:
             with self.lock:
-                obstacles = self.edits.merge(obstacles, blocked_cells, ignore)
+                obstacles = self._edits.merge(obstacles, blocked_cells, ignore)
         if self.record is not None:
             return self._recorded_cells(start, goal, smooth, nearest, budget, window,
                                         algorithm, obstacles)
-        pg = self.padded
+        pg = self._padded
         s, g, sn, gn = pg.cell_pair(start, goal)
         b = self.budget if budget is None else check_budget(budget)
         lock = self.lock  # (inline, not @serialized; acquire / release: half a with's cost)
         lock.acquire()
         try:
             if obstacles is None and window is None:  # the hot path
-                eng = self._plain_engine(algorithm)
+                eng = self.engine.plain_engine(algorithm)
                 if eng is not None:
-                    ov = self.overlay
+                    ov = self._overlay
                     if ov.mark or ov.circles is not None:
                         ov.set(None)
-                    if eng is self.astar:
+                    if eng is self._astar:
                         if not smooth and not nearest:  # A*'s hot path: find_path_into's
                             buf = self._cells_buf  # route (path and cells in one kernel)
                             n = eng.path_into(s, g, sn, gn, b, pg.wmin, buf)  # into its own
@@ -324,44 +295,9 @@ class Pathfinder:
                         return eng.node_query(s, g, sn, gn, smooth=smooth, nearest=nearest,
                                               budget=b, window=None, hmul=pg.wmin)
                     return eng.node_query(s, g, sn, gn, smooth=smooth, nearest=nearest, budget=b)
-            return self._cells_query(s, g, smooth, nearest, b, window, algorithm, obstacles)
+            return self.engine.cells_query(s, g, smooth, nearest, b, window, algorithm, obstacles)
         finally:
             lock.release()
-
-    def _plain_engine(self, algorithm: str) -> Any:
-        """The engine a query without obstacles or window runs for ``algorithm``,
-        :meth:`CellQueries.resolve`'s answer without its checks: ``self.astar``,
-        ``self.jps``, the installed JPS+ engine, or None where the general route
-        must answer (Dijkstra, JPS+ tables not built yet, a bad name or a
-        refused JPS: :meth:`~navkit.query.cells.CellQueries.query` raises)."""
-        if algorithm == "astar":
-            return self.astar
-        if algorithm == "auto" or algorithm == "jps" or algorithm == "jps+":
-            if self.jps.usable:
-                if algorithm == "jps" or (algorithm == "auto" and not self.cells.auto_jps_plus):
-                    return self.jps
-                return self.cells.jps_plus
-            if algorithm == "auto":
-                return self.astar
-        return None
-
-    def _cells_query(self, s: tuple[int, int], g: tuple[int, int], smooth: bool, nearest: bool,
-                     b: int, window: Sequence[int] | None, algorithm: Algorithm,
-                     obstacles: ArrayLike | None) -> PathResult:
-        """The body of :meth:`find_path_cells` on checked cells, under the lock."""
-        if obstacles is None:
-            self.overlay.set(None)
-            eng = None if window is not None else self._plain_engine(algorithm)
-            if eng is self.astar:
-                return eng.cell_query(s, g, smooth=smooth, nearest=nearest, budget=b,
-                                      window=None, hmul=self.padded.wmin)
-            if eng is not None:
-                return eng.cell_query(s, g, smooth=smooth, nearest=nearest, budget=b)
-            return self.cells.query(s, g, smooth=smooth, nearest=nearest, budget=b,
-                                    window=window, algorithm=algorithm)
-        with self.overlay.using(obstacles):
-            return self.cells.query(s, g, smooth=smooth, nearest=nearest, budget=b,
-                                    window=window, algorithm=algorithm)
 
     def find_cost(self, start: ArrayLike, goal: ArrayLike, *, algorithm: Algorithm = "auto",
                   budget: int | None = None) -> int:
@@ -381,23 +317,23 @@ class Pathfinder:
         """
         if self.record is not None:
             return self.find_path_cells(start, goal, algorithm=algorithm, budget=budget).cost_int
-        pg = self.padded
+        pg = self._padded
         s, g, sn, gn = pg.cell_pair(start, goal)
         b = self.budget if budget is None else check_budget(budget)
         lock = self.lock
         lock.acquire()  # (a with-block costs 0.07 us more per call)
         try:
-            self.overlay.set(None)
-            eng = self._plain_engine(algorithm)
-            if eng is self.astar:
+            self._overlay.set(None)
+            eng = self.engine.plain_engine(algorithm)
+            if eng is self._astar:
                 return eng.cost_query(s, g, sn, gn, b, pg.wmin)
             if eng is not None:
                 return eng.cost_query(s, g, sn, gn, b)
-            resolved = self.cells.resolve(algorithm)  # raises for a bad name
+            resolved = self._cells.resolve(algorithm)  # raises for a bad name
             if resolved == "jps+":  # tables built on first use, as find_path_cells does
-                return self.cells.query(s, g, smooth=False, nearest=False, budget=b,
+                return self._cells.query(s, g, smooth=False, nearest=False, budget=b,
                                         window=None, algorithm=resolved).cost_int
-            return self.astar.cost_query(s, g, sn, gn, b,
+            return self._astar.cost_query(s, g, sn, gn, b,
                                          0 if resolved == "dijkstra" else pg.wmin)
         finally:
             lock.release()
@@ -428,25 +364,25 @@ class Pathfinder:
         if self.record is not None:
             return out.load(self.find_path_cells(start, goal, algorithm=algorithm,
                                                  budget=budget), self.costs.card)
-        pg = self.padded
+        pg = self._padded
         s, g, sn, gn = pg.cell_pair(start, goal)
         b = self.budget if budget is None else check_budget(budget)
         lock = self.lock
         lock.acquire()  # (a with-block costs 0.07 us more per call)
         try:
-            ov = self.overlay
+            ov = self._overlay
             if ov.mark or ov.circles is not None:
                 ov.set(None)
-            eng = self._plain_engine(algorithm)
-            if eng is self.astar:
+            eng = self.engine.plain_engine(algorithm)
+            if eng is self._astar:
                 return eng.path_into(s, g, sn, gn, b, pg.wmin, out)
             if eng is not None:
                 return eng.path_into(s, g, sn, gn, b, out)
-            resolved = self.cells.resolve(algorithm)  # raises for a bad name
+            resolved = self._cells.resolve(algorithm)  # raises for a bad name
             if resolved == "dijkstra":
-                return self.astar.path_into(s, g, sn, gn, b, 0, out)
+                return self._astar.path_into(s, g, sn, gn, b, 0, out)
             # "jps+" before its tables exist: built by this first query
-            return out.load(self.cells.query(s, g, smooth=False, nearest=False, budget=b,
+            return out.load(self._cells.query(s, g, smooth=False, nearest=False, budget=b,
                                              window=None, algorithm=resolved), self.costs.card)
         finally:
             lock.release()
@@ -458,7 +394,7 @@ class Pathfinder:
         Raises QueryError for an unknown name, and for ``"jps"`` on a weighted
         or 4-connected grid (JPS never ignores weights silently).
         """
-        return self.cells.resolve(algorithm)
+        return self._cells.resolve(algorithm)
 
     def find_path(
         self,
@@ -501,7 +437,7 @@ class Pathfinder:
         if old or goal is None:
             goal = goal_of(goal, old, "find_path")
         if agent is not None:
-            check_agent(agent, self.padded.grid.agent_radius, "this Pathfinder's grid")
+            check_agent(agent, self._padded.grid.agent_radius, "this Pathfinder's grid")
         end = goal
         if blocked_cells is not None or ignore is not None:
             return started(self._edited_world("find_path", start, end, smooth, nearest, budget,
@@ -514,7 +450,7 @@ class Pathfinder:
         b = self.budget if budget is None else check_budget(budget)
         sw, ew = world_point(start, "start"), world_point(end, "goal")
         with self.lock:
-            res = self.world.query(sw, ew, smooth, nearest, b, window, obstacles, algorithm)
+            res = self._world.query(sw, ew, smooth, nearest, b, window, obstacles, algorithm)
         if len(res.cells):
             res.__dict__["_start"] = sw  # (results.started, inline)
         return res
@@ -538,7 +474,7 @@ class Pathfinder:
         if old or goal is None:
             goal = goal_of(goal, old, "find_path_to_nearest")
         if agent is not None:
-            check_agent(agent, self.padded.grid.agent_radius, "this Pathfinder's grid")
+            check_agent(agent, self._padded.grid.agent_radius, "this Pathfinder's grid")
         end = goal
         if blocked_cells is not None or ignore is not None:
             return started(self._edited_world("find_path_to_nearest", start, end, smooth, True,
@@ -552,7 +488,7 @@ class Pathfinder:
         b = self.budget if budget is None else check_budget(budget)
         sw, ew = world_point(start, "start"), world_point(end, "goal")
         with self.lock:
-            res = self.world.query(sw, ew, smooth, True, b, window, obstacles, algorithm)
+            res = self._world.query(sw, ew, smooth, True, b, window, obstacles, algorithm)
         if len(res.cells):
             res.__dict__["_start"] = sw  # (results.started, inline)
         return res
@@ -567,15 +503,15 @@ class Pathfinder:
         with self.lock:
             if (self.record is None and blocked_cells is None and window is None
                     and isinstance(obstacles, ObstacleSnapshot)
-                    and self.cells.resolve(algorithm) == "jps"):
-                res = self.edits.fused_ignore(sw, ew, smooth, nearest, b, obstacles, ignore)
+                    and self._cells.resolve(algorithm) == "jps"):
+                res = self._edits.fused_ignore(sw, ew, smooth, nearest, b, obstacles, ignore)
                 if res is not None:
                     return res
-            circles = self.edits.merge(obstacles, blocked_cells, ignore)
+            circles = self._edits.merge(obstacles, blocked_cells, ignore)
             if self.record is not None:
                 return self._recorded_world(kind, sw, ew, smooth, nearest, budget, window,
                                             circles, algorithm)
-            return self.world.query(sw, ew, smooth, nearest, b, window, circles, algorithm)
+            return self._world.query(sw, ew, smooth, nearest, b, window, circles, algorithm)
 
     # ------------------------------------------------------------ run-time edits
     @serialized
@@ -589,7 +525,7 @@ class Pathfinder:
         returns how many cells changed (:attr:`version` increments when any did).
         Every later query answers as a new ``Pathfinder(pf.grid)`` would.
         """
-        return self.edits.set_walkable(cells, value)
+        return self._edits.set_walkable(cells, value)
 
     @serialized
     def set_weights(self, region: Any, values: Any) -> int:
@@ -601,7 +537,7 @@ class Pathfinder:
         unweighted grid makes it weighted once (an ``(n,)`` int32 array; A*
         from then on, JPS no longer applies). Returns how many cells changed.
         """
-        return self.edits.set_weights(region, values)
+        return self._edits.set_weights(region, values)
 
     def precompute(self, *, goal_bounds: bool = False,
                    tables: str | os.PathLike[str] | None = None,
@@ -624,23 +560,12 @@ class Pathfinder:
         >>> pf.find_path_cells((0, 0), (7, 5), algorithm="jps+").cost
         9.0
         """
-        from .goal_bounds import GoalBounds
-        from .jps_plus import JPSPlus, JumpTables, prefer_jps_plus
-
-        with self.lock:
-            self.cells.resolve("jps+")  # a clear error where JPS+ does not apply
-            t = JumpTables.load(tables, self) if tables is not None else JumpTables.build(self)
-            if bounds is not None:
-                gb: GoalBounds | None = GoalBounds.load(bounds, self)
-            else:
-                gb = GoalBounds.build(self, t) if goal_bounds else None
-            self.cells.set_jps_plus(JPSPlus(self, t, gb), auto=prefer_jps_plus(t, self))
-            return t
+        return self.engine.precompute(goal_bounds=goal_bounds, tables=tables, bounds=bounds)
 
     def save_bounds(self, path: str | os.PathLike[str]) -> None:
         """Write the goal bounds :meth:`precompute` built (``.npz``, with the grid's
         fingerprint and step costs; ``precompute(bounds=...)`` reads them back)."""
-        jp = self.cells.jps_plus
+        jp = self._cells.jps_plus
         if jp is None or jp.goal_bounds is None:
             raise QueryError("no goal bounds: call precompute(goal_bounds=True) first")
         jp.goal_bounds.save(path)
@@ -648,14 +573,14 @@ class Pathfinder:
     def save_tables(self, path: str | os.PathLike[str]) -> None:
         """Write the JPS+ tables :meth:`precompute` made (``.npz``, with the grid's
         fingerprint: :meth:`precompute` ``tables=`` refuses them for another grid)."""
-        jp = self.cells.jps_plus
+        jp = self._cells.jps_plus
         if jp is None:
             raise QueryError("no JPS+ tables: call precompute() first")
         jp.tables.save(path)
 
     def on_edit(self, listener: EditListener) -> None:
         """Call ``listener(xs, zs)`` (int64 cell arrays) after every edit that changed cells."""
-        self.edits.on_edit(listener)
+        self._edits.on_edit(listener)
 
     def snapshot(self, circles: ArrayLike, ids: ArrayLike | None = None) -> ObstacleSnapshot:
         """A tick's obstacle circles ``(k, 3)`` with an id each (default: row
@@ -667,13 +592,13 @@ class Pathfinder:
                         budget: int | None, window: Sequence[int] | None, algorithm: Algorithm,
                         obstacles: ArrayLike | None) -> PathResult:
         """:meth:`find_path_cells`, timed and logged to :attr:`record`."""
-        pg = self.padded
+        pg = self._padded
         s = pg.cell_arg(start, "start")
         g = pg.cell_arg(goal, "goal")
         b = self.budget if budget is None else check_budget(budget)
         return recorded(
             self.record, "find_path_cells",
-            lambda: self._cells_query(s, g, smooth, nearest, b, window, algorithm, obstacles),
+            lambda: self.engine.cells_query(s, g, smooth, nearest, b, window, algorithm, obstacles),
             start=s, goal=g, obstacles=obstacles, lock=self.lock,
             options=lambda: self._options(algorithm, smooth, nearest, b, window, world=False))
 
@@ -685,7 +610,7 @@ class Pathfinder:
         sw, ew = world_point(start, "start"), world_point(end, "goal")
         return recorded(
             self.record, kind,
-            lambda: self.world.query(sw, ew, smooth, nearest, b, window, obstacles, algorithm),
+            lambda: self._world.query(sw, ew, smooth, nearest, b, window, obstacles, algorithm),
             start=sw, goal=ew, obstacles=obstacles, lock=self.lock,
             options=lambda: self._options(algorithm, smooth, nearest, b, window, world=True))
 
@@ -699,8 +624,7 @@ class Pathfinder:
 
     def occupant_rows(self) -> list[list[float]]:
         """Live occupants as ``[x, z, radius]`` lists, in handle order (for corpora)."""
-        occ = self.occupancy.occupants
-        return [[float(v) for v in occ[h]] for h in sorted(occ)]
+        return self.engine.occupant_rows()
 
     @serialized
     def snap(self, point: ArrayLike, *,
@@ -710,19 +634,19 @@ class Pathfinder:
         squared cell distance, ties to the lower linear index; docs/rules.md
         §4.1), avoiding ``obstacles`` (world circles) when given."""
         wx, wz = world_point(point, "point")
-        with self.overlay.using(obstacles):
-            return self.world.snap(wx, wz)
+        with self._overlay.using(obstacles):
+            return self._world.snap(wx, wz)
 
     # ------------------------------------------------- the contract's points
     @property
     def cell_size(self) -> float:
         """The grid's cell size, metres."""
-        return float(self.padded.grid.cell_size)
+        return float(self._padded.grid.cell_size)
 
     @property
     def agent_radius(self) -> float:
         """The agent radius, metres, the grid was built for (``NavGrid.agent_radius``)."""
-        return float(self.padded.grid.agent_radius)
+        return float(self._padded.grid.agent_radius)
 
     #: The scene's ``navigationMode`` for a simulation on this backend.
     navigation_mode = "grid"
@@ -741,19 +665,19 @@ class Pathfinder:
         ((1, 0), (1.2, 0.7), 0)
         """
         if agent is not None:
-            check_agent(agent, self.padded.grid.agent_radius, "this Pathfinder's grid")
+            check_agent(agent, self._padded.grid.agent_radius, "this Pathfinder's grid")
         p = world_point(point, "point")
-        with self.overlay.using(obstacles):
-            return self.points.place(p)
+        with self._overlay.using(obstacles):
+            return self.engine.points.place(p)
 
     @serialized
     def is_walkable(self, point: ArrayLike, *, agent: Any = None) -> bool:
         """True when world point ``point`` lies on a walkable cell (occupants block)."""
         if agent is not None:
-            check_agent(agent, self.padded.grid.agent_radius, "this Pathfinder's grid")
+            check_agent(agent, self._padded.grid.agent_radius, "this Pathfinder's grid")
         p = world_point(point, "point")
-        self.overlay.set(None)
-        return self.points.is_walkable(p)
+        self._overlay.set(None)
+        return self.engine.points.is_walkable(p)
 
     @serialized
     def raycast(self, a: ArrayLike, b: ArrayLike, *, agent: Any = None) -> RaycastHit:
@@ -768,10 +692,10 @@ class Pathfinder:
         (True, 0.625, (3.0, 0.5), (2, 0))
         """
         if agent is not None:
-            check_agent(agent, self.padded.grid.agent_radius, "this Pathfinder's grid")
+            check_agent(agent, self._padded.grid.agent_radius, "this Pathfinder's grid")
         pa, pb = world_point(a, "a"), world_point(b, "b")
-        self.overlay.set(None)
-        return self.points.raycast(pa, pb)
+        self._overlay.set(None)
+        return self.engine.points.raycast(pa, pb)
 
     @serialized
     def nearest_point(self, point: ArrayLike, radius: float | None = None, *,
@@ -780,11 +704,11 @@ class Pathfinder:
         it snaps to within ``radius`` metres (default: :attr:`snap_radius`; the
         rings and order of docs/rules.md §4.1), or None."""
         if agent is not None:
-            check_agent(agent, self.padded.grid.agent_radius, "this Pathfinder's grid")
+            check_agent(agent, self._padded.grid.agent_radius, "this Pathfinder's grid")
         p = world_point(point, "point")
         r = self.snap_radius if radius is None else check_radius(radius)
-        self.overlay.set(None)
-        return self.points.nearest_point(p, r)
+        self._overlay.set(None)
+        return self.engine.points.nearest_point(p, r)
 
     def find_paths(self, starts: ArrayLike, goals: ArrayLike, *, nearest: bool = False,
                    budget: int | None = None, algorithm: Algorithm = "auto",
@@ -794,7 +718,7 @@ class Pathfinder:
         (``(n, 2)`` or ``(n, 3)`` metres), in order, one after another under the lock.
         For many cell queries on all cores use :meth:`find_paths_cells`."""
         if agent is not None:
-            check_agent(agent, self.padded.grid.agent_radius, "this Pathfinder's grid")
+            check_agent(agent, self._padded.grid.agent_radius, "this Pathfinder's grid")
         s, g = world_pairs(starts, goals)
         return [self.find_path(s[i], g[i], nearest=nearest, budget=budget,
                                algorithm=algorithm, obstacles=obstacles, smooth=smooth)
@@ -805,10 +729,10 @@ class Pathfinder:
     def line_of_sight(self, a: ArrayLike, b: ArrayLike) -> bool:
         """True when the straight segment between two cell centres crosses only
         walkable cells and squeezes through no blocked corner (docs/rules.md §5)."""
-        pg = self.padded
+        pg = self._padded
         ca = pg.cell_arg(a, "a")
         cb = pg.cell_arg(b, "b")
-        return self.smoother.line_of_sight(pg.node(*ca), pg.node(*cb))
+        return self.engine.smoother.line_of_sight(pg.node(*ca), pg.node(*cb))
 
     @serialized
     def smooth_cells(self, cells: ArrayLike) -> NDArray[np.int32]:
@@ -817,9 +741,10 @@ class Pathfinder:
         On weighted terrain ``cells`` should be a chain of neighbours (a
         search's path): a shortcut is kept only when it costs no more than
         the steps it replaces."""
-        pg = self.padded
+        pg = self._padded
         nodes = pg.nodes(pg.cells_arg(cells, "cells")).astype(np.int32)
-        return pg.nodes_to_cells(self.smoother.pull(nodes, np.empty(len(nodes), dtype=np.int32)))
+        pulled = self.engine.smoother.pull(nodes, np.empty(len(nodes), dtype=np.int32))
+        return pg.nodes_to_cells(pulled)
 
     # --------------------------------------------------------------- fields
     @serialized
@@ -835,11 +760,11 @@ class Pathfinder:
         """
         raw = self.distance_field_int(sources, obstacles=obstacles)
         if out is None:
-            out = np.empty(self.padded.grid.shape, dtype=np.float64)
-        elif (not isinstance(out, np.ndarray) or out.shape != self.padded.grid.shape
+            out = np.empty(self._padded.grid.shape, dtype=np.float64)
+        elif (not isinstance(out, np.ndarray) or out.shape != self._padded.grid.shape
               or out.dtype != np.float64 or not out.flags.writeable):
             raise QueryError(f"out must be a writeable float64 array of shape "
-                             f"{self.padded.grid.shape}, "
+                             f"{self._padded.grid.shape}, "
                              f"got {getattr(out, 'dtype', type(out).__name__)} "
                              f"{getattr(out, 'shape', '')}")
         np.divide(raw, self.costs.card, out=out)
@@ -850,7 +775,7 @@ class Pathfinder:
     def distance_field_int(self, sources: ArrayLike, *,
                            obstacles: ArrayLike | None = None) -> NDArray[np.int64]:
         """Like :meth:`distance_field` but the kernel's integer costs, -1 where unreachable."""
-        pg = self.padded
+        pg = self._padded
         src = as_array(sources, "sources")
         if src.ndim == 1:
             src = src.reshape(1, -1)
@@ -859,8 +784,8 @@ class Pathfinder:
                              f"got shape {src.shape}")
         nodes = np.array([pg.node(*pg.cell_arg(c, f"sources[{i}]")) for i, c in enumerate(src)],
                          dtype=np.int64)
-        with self.overlay.using(obstacles):
-            dist = self.astar.distance_field(nodes)
+        with self._overlay.using(obstacles):
+            dist = self._astar.distance_field(nodes)
         return pg.unpad(dist)
 
     # ---------------------------------------------------------------- batch
@@ -887,10 +812,10 @@ class Pathfinder:
         cell chains). ``threads`` defaults to numba's thread count.
         """
         if agent is not None:
-            check_agent(agent, self.padded.grid.agent_radius, "this Pathfinder's grid")
+            check_agent(agent, self._padded.grid.agent_radius, "this Pathfinder's grid")
         resolved = self.resolve_algorithm(algorithm)
-        pg = self.padded
-        with self.overlay.using(obstacles):
+        pg = self._padded
+        with self._overlay.using(obstacles):
             s = pg.cells_arg(starts, "starts")
             g = pg.cells_arg(goals, "goals")
             if len(s) != len(g):
@@ -904,7 +829,7 @@ class Pathfinder:
             else:
                 raise QueryError(f"threads must be a positive int or None, got {threads!r}")
             nthreads = min(nthreads, max(1, len(s)), max_threads())
-            return self.batches.run(pg.nodes(s), pg.nodes(g), return_paths=return_paths,
+            return self.engine.batches.run(pg.nodes(s), pg.nodes(g), return_paths=return_paths,
                                     budget=self._budget(budget), nthreads=nthreads,
                                     algorithm=resolved)
 
@@ -925,17 +850,17 @@ class Pathfinder:
         until :meth:`remove_occupant`; returns a handle. Occupants may overlap:
         each cell keeps a counter, so removing one never frees a cell another
         still covers. The grid itself is never modified."""
-        return self.occupancy.add(x, z, radius)
+        return self.engine.occupancy.add(x, z, radius)
 
     @serialized
     def remove_occupant(self, handle: int) -> None:
         """Undo :meth:`add_occupant`. Unknown handles raise QueryError."""
-        self.occupancy.remove(handle)
+        self.engine.occupancy.remove(handle)
 
     @property
     def occupants(self) -> dict[int, tuple[float, float, float]]:
         """Live occupants: handle -> (x, z, radius)."""
-        return self.occupancy.occupants
+        return self.engine.occupancy.occupants
 
     # --------------------------------------------------------- inspection
     @property
@@ -943,7 +868,7 @@ class Pathfinder:
         """How many A* / Dijkstra searches this Pathfinder's workspace has run
         (modulo the counter's wrap-around). Read it before a query and pass it
         to :meth:`last_search` as ``since``."""
-        return int(self.workspace.gens[0])
+        return int(self.engine.workspace.gens[0])
 
     @serialized
     def last_search(self, since: int | None = None) -> SearchTrace | None:
@@ -953,12 +878,20 @@ class Pathfinder:
         query answered without one: a blocked start, or JPS, whose jump
         points live elsewhere). For the viewer's heat map and for debugging.
         """
-        ws = self.workspace
+        ws = self.engine.workspace
         gen = int(ws.gens[0])
         if gen == 0 or (since is not None and gen == since):
             return None
         nodes = ws.closed_nodes()
-        return SearchTrace(gen, self.padded.nodes_to_cells(nodes), ws.g[nodes].copy())
+        return SearchTrace(gen, self._padded.nodes_to_cells(nodes), ws.g[nodes].copy())
+
+    def __getattr__(self, name: str) -> Any:
+        """The engine's parts under their old names (``pf.padded`` is
+        ``pf.engine.padded``), with a DeprecationWarning; they go in navkit 0.3."""
+        if name in _ENGINE_PARTS and "engine" in self.__dict__:
+            deprecated_name(f"Pathfinder.{name}", f"Pathfinder.engine.{name}")
+            return getattr(self.__dict__["engine"], name)
+        raise AttributeError(f"'Pathfinder' object has no attribute {name!r}")
 
     def __repr__(self) -> str:
         o = self.options
@@ -968,7 +901,7 @@ class Pathfinder:
             extra += f", heuristic={o.heuristic!r}"
         if o.weight != 1.0:
             extra += f", weight={o.weight:g}"
-        return (f"Pathfinder({self.padded.grid!r}, costs={self.costs.name}, "
+        return (f"Pathfinder({self._padded.grid!r}, costs={self.costs.name}, "
                 f"connectivity={self.connectivity}{extra})")
 
 

@@ -160,7 +160,7 @@ def jump_points(pf: Pathfinder, start: Any = None) -> dict[str, Any] | None:
     ``start``: the query's start cell ``(x, z)``, or None); None when no JPS
     search ran.
     """
-    jps = getattr(pf, "jps", None)
+    jps = getattr(getattr(pf, "engine", pf), "jps", None)
     st = None if start is None else (int(start[0]), int(start[1]))
     state = jps.last_search_state(st) if jps is not None else None
     if state is None:

@@ -343,9 +343,9 @@ class World:
         pf = Pathfinder(grid, self.costs, connectivity=self.connectivity)
         local = cells.astype(np.int64) - np.array([x0, z0])
         if circles is not None and len(circles):
-            with pf.lock, pf.overlay.using(circles):
-                nodes = pf.padded.nodes(local).astype(np.int32)
-                kept = pf.padded.nodes_to_cells(pf.smoother.pull(
+            with pf.lock, pf.engine.overlay.using(circles):
+                nodes = pf.engine.padded.nodes(local).astype(np.int32)
+                kept = pf.engine.padded.nodes_to_cells(pf.engine.smoother.pull(
                     nodes, np.empty(len(nodes), dtype=np.int32)))
         else:
             kept = pf.smooth_cells(local)
@@ -369,8 +369,8 @@ class World:
         self._trace = "whole"
         if border:
             self.last_algorithm = "whole-astar"
-            with pf.lock, pf.overlay.using(circles):
-                return pf.astar.border_goal_query(s, bgoal, smooth=smooth, budget=budget,
+            with pf.lock, pf.engine.overlay.using(circles):
+                return pf.engine.astar.border_goal_query(s, bgoal, smooth=smooth, budget=budget,
                                                   window=None)
         self.last_algorithm = "whole-" + pf.resolve_algorithm(algorithm)
         return pf.find_path_cells(s, g, smooth=smooth, nearest=nearest, budget=budget,

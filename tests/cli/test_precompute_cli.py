@@ -38,7 +38,7 @@ def test_precompute_writes_tables_and_bounds_that_load(tmp_path: Path) -> None:
     grid = navkit.load_grid(DEN)
     pf = navkit.Pathfinder(grid, costs="exact")
     pf.precompute(tables=tables, bounds=bounds)
-    jp = pf.cells.jps_plus
+    jp = pf.engine.cells.jps_plus
     assert jp is not None and jp.goal_bounds is not None
     assert np.array_equal(jp.tables.tab, JumpTables.build(pf).tab)
     free = np.argwhere(grid.walkable)[:, ::-1]

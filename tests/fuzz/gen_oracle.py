@@ -144,7 +144,7 @@ def _path(res: Any, w: World, free: np.ndarray, start: tuple[int, int],
 
 def _algorithms(w: World, pf: Any) -> list[str]:
     out = ["astar", "dijkstra", "auto"]
-    if pf.jps.usable:
+    if pf.engine.jps.usable:
         out.append("jps")
     return out
 

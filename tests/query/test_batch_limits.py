@@ -32,11 +32,11 @@ def test_a_batch_that_crosses_the_generation_limit_keeps_its_answers(threads: in
     assert want.status == Status.FOUND
     n = 2000
     starts, goals = np.array([[0, 0]] * n), np.array([[0, 6]] * n)
-    pf.batches.per_thread = 7  # many calls, each a few generations
-    ws = pf.batches.workspace(threads)
+    pf.engine.batches.per_thread = 7  # many calls, each a few generations
+    ws = pf.engine.batches.workspace(threads)
     ws.gens[:] = GEN_LIMIT - 30  # the limit falls inside this batch
-    if pf.batches.jps_state is not None:
-        pf.batches.jps_state[1][:] = GEN_LIMIT - 30
+    if pf.engine.batches.jps_state is not None:
+        pf.engine.batches.jps_state[1][:] = GEN_LIMIT - 30
     b = pf.find_paths_batch(starts, goals, algorithm=algorithm, threads=threads)
     assert (b.status == Status.FOUND).all(), np.unique(b.status, return_counts=True)
     assert (b.cost_int == want.cost_int).all()
@@ -45,9 +45,9 @@ def test_a_batch_that_crosses_the_generation_limit_keeps_its_answers(threads: in
 
 def test_one_call_never_runs_more_queries_per_thread_than_the_limit_allows() -> None:
     pf = _walled()
-    assert 0 < pf.batches.per_thread < GEN_LIMIT
+    assert 0 < pf.engine.batches.per_thread < GEN_LIMIT
     calls = []
-    real = pf.batches._astar_search  # noqa: SLF001 - counting the kernel calls of one batch
+    real = pf.engine.batches._astar_search  # noqa: SLF001 - counting the kernel calls of one batch
 
     def counting(*args):  # type: ignore[no-untyped-def]
         search = real(*args)
@@ -57,8 +57,8 @@ def test_one_call_never_runs_more_queries_per_thread_than_the_limit_allows() -> 
             return search(starts, goals, *rest)
         return wrapped
 
-    pf.batches._astar_search = counting  # noqa: SLF001
-    pf.batches.per_thread = 5
+    pf.engine.batches._astar_search = counting  # noqa: SLF001
+    pf.engine.batches.per_thread = 5
     pf.find_paths_batch(np.array([[0, 0]] * 23), np.array([[0, 6]] * 23), threads=2,
                         algorithm="astar")
     assert calls == [10, 10, 3]

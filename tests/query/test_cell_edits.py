@@ -83,7 +83,8 @@ def compare(pf: Pathfinder, fresh: Pathfinder, queries: list) -> None:
                 assert (a.status, a.cost_int) == (b.status, b.cost_int), (s, g, algorithm)
                 if algorithm == "astar":
                     np.testing.assert_array_equal(a.cells, b.cells)
-        if fresh.jps.usable and pf.jps.usable:  # (a grid once weighted stays weighted)
+        # (a grid once weighted stays weighted)
+        if fresh.engine.jps.usable and pf.engine.jps.usable:
             a = pf.find_path_cells(s, g, algorithm="jps")
             b = fresh.find_path_cells(s, g, algorithm="jps")
             assert (a.status, a.cost_int) == (b.status, b.cost_int)
@@ -118,11 +119,11 @@ def test_edits_answer_like_a_fresh_pathfinder(scene: dict) -> None:
     pf.find_path((0.5, 0.5), (w - 0.5, d - 0.5), obstacles=[[1.0, 1.0, 0.6]])
     version = pf.version
     for kind, seed in scene["edits"]:
-        before = (pf.padded.cells.copy(), pf.padded.weights.copy())
+        before = (pf.engine.padded.cells.copy(), pf.engine.padded.weights.copy())
         apply_edit(pf, walk, weights, kind, seed)
         note(f"{kind} {seed}")
-        changed = not (np.array_equal(before[0], pf.padded.cells)
-                       and np.array_equal(before[1], pf.padded.weights))
+        changed = not (np.array_equal(before[0], pf.engine.padded.cells)
+                       and np.array_equal(before[1], pf.engine.padded.weights))
         assert pf.version == version + int(changed)
         version = pf.version
         oracle = NavGrid(walk.copy(), weights=weights.copy())
@@ -130,13 +131,13 @@ def test_edits_answer_like_a_fresh_pathfinder(scene: dict) -> None:
         if oracle.weights is not None:
             np.testing.assert_array_equal(pf.grid.weights, weights)
         fresh = Pathfinder(oracle, costs=scene["costs"])
-        np.testing.assert_array_equal(pf.occupancy.cells, fresh.occupancy.cells)
-        assert pf.padded.wmin == fresh.padded.wmin
-        if not pf.padded.weighted:
-            np.testing.assert_array_equal(pf.occupancy.moves, fresh.occupancy.moves)
-        if pf.jps.built:
-            rows, cols = pf.jps.bits()[:2]
-            frows, fcols = fresh.jps.bits()[:2]
+        np.testing.assert_array_equal(pf.engine.occupancy.cells, fresh.engine.occupancy.cells)
+        assert pf.engine.padded.wmin == fresh.engine.padded.wmin
+        if not pf.engine.padded.weighted:
+            np.testing.assert_array_equal(pf.engine.occupancy.moves, fresh.engine.occupancy.moves)
+        if pf.engine.jps.built:
+            rows, cols = pf.engine.jps.bits()[:2]
+            frows, fcols = fresh.engine.jps.bits()[:2]
             np.testing.assert_array_equal(rows, frows)
             np.testing.assert_array_equal(cols, fcols)
         compare(pf, fresh, scene["queries"])
@@ -148,9 +149,9 @@ def test_edit_under_occupant_and_batch() -> None:
     h = pf.add_occupant(3.5, 2.5, 0.4)
     pf.set_walkable([[3, 2]], False)  # under the occupant
     pf.set_walkable([[3, 2]], True)
-    assert not pf.occupancy.free((3, 2))  # the occupant still blocks it
+    assert not pf.engine.occupancy.free((3, 2))  # the occupant still blocks it
     pf.remove_occupant(h)
-    assert pf.occupancy.free((3, 2))
+    assert pf.engine.occupancy.free((3, 2))
     pf.set_walkable(np.array([[4, z] for z in range(6)]), False)
     fresh_walk = walk.copy()
     fresh_walk[:, 4] = False
@@ -168,9 +169,9 @@ def test_unweighted_becomes_weighted() -> None:
     assert pf.resolve_algorithm("auto") == "jps"
     pf.find_path((0.5, 0.5), (6.5, 4.5))  # builds the JPS rows and kernel arguments
     assert pf.set_weights((2, 0, 4, 4), 1) == 0  # all ones: nothing changes
-    assert not pf.padded.weighted and pf.version == 0
+    assert not pf.engine.padded.weighted and pf.version == 0
     pf.set_weights((2, 0, 4, 4), 7)
-    assert pf.padded.weighted and pf.resolve_algorithm("auto") == "astar"
+    assert pf.engine.padded.weighted and pf.resolve_algorithm("auto") == "astar"
     with pytest.raises(QueryError):
         pf.find_path_cells((0, 0), (6, 4), algorithm="jps")
     w = np.ones((5, 7), dtype=np.int32)
@@ -233,7 +234,7 @@ def test_weights_that_overflow_keys_are_refused_and_rolled_back() -> None:
                     costs=(10**9, 2 * 10**9))
     with pytest.raises(ConfigError):
         pf.set_weights((0, 0, 199, 199), 65535)
-    assert pf.padded.wmin == 2 and int(pf.padded.weights.max()) == 2
+    assert pf.engine.padded.wmin == 2 and int(pf.engine.padded.weights.max()) == 2
 
 
 @fixed(25)
@@ -269,12 +270,12 @@ def test_jps_rows_follow_a_single_cell_edit_locally() -> None:
     walk = np.ones((64, 200), dtype=bool)
     pf = Pathfinder(NavGrid(walk))
     pf.find_path_cells((0, 0), (199, 63), algorithm="jps")
-    rows = pf.jps.bits()[0]
+    rows = pf.engine.jps.bits()[0]
     before = rows.copy()
     pf.set_walkable([[100, 30]], False)
     diff = np.flatnonzero(rows != before)
     # only words of rows 30 +- 1 change (3 int64 per word, nwr words per row)
-    nwr = _jps.words_per_line(pf.padded.wp)
+    nwr = _jps.words_per_line(pf.engine.padded.wp)
     assert len(diff) and set((diff // (3 * nwr)).tolist()) <= {30, 31, 32}
 
 
@@ -370,7 +371,7 @@ def test_unweighted_grid_refuses_overflowing_weights_unchanged() -> None:
     with pytest.raises(ConfigError) as info:
         pf.set_weights((0, 0, 9, 9), 65535)
     assert info.value.field == "values"
-    assert not pf.padded.weighted and pf.resolve_algorithm("auto") == "jps"
+    assert not pf.engine.padded.weighted and pf.resolve_algorithm("auto") == "jps"
 
 
 @pytest.mark.parametrize("seed", [3, 11])

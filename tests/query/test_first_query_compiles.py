@@ -98,7 +98,7 @@ def test_the_free_kernel_equals_the_general_one() -> None:
                               cell_size=float(rng.choice([1.0, 0.5])), min_x=-2.0, min_z=3.0)
         pf = navkit.Pathfinder(grid, costs="seed" if rng.integers(2) else "exact")
         ref = navkit.Pathfinder(grid, costs=pf.costs)
-        fx = pf.world.kernel_args()
+        fx = pf.engine.world.kernel_args()
         wpts = WorldOut(*WorldArgs(*fx).out).wpts
         none = np.zeros((0, 3))
         res_a = np.zeros(_query.RES_SIZE, np.int64)
@@ -155,9 +155,9 @@ def test_plain_world_queries_run_the_free_kernel(monkeypatch: pytest.MonkeyPatch
     obstacles = [(float(mid[0]) + 0.5, float(mid[1]) + 0.5, 1.5), (20.0, 15.0, 1.0)]
     calls.clear()
     r_obs = pf.find_path(a, b, obstacles=obstacles)
-    assert calls == ["general"] and pf.overlay.standing[0] > 0  # the standing overlay
+    assert calls == ["general"] and pf.engine.overlay.standing[0] > 0  # the standing overlay
     r_plain = pf.find_path(a, b)
-    assert calls == ["general", "free"] and pf.overlay.standing[0] == 0
+    assert calls == ["general", "free"] and pf.engine.overlay.standing[0] == 0
     r_near = pf.find_path_to_nearest(a, b)
     assert calls == ["general", "free", "general"]
     for got, want in ((r_obs, navkit.Pathfinder(navkit.NavGrid(walk), costs="exact")
@@ -171,7 +171,7 @@ def test_plain_world_queries_run_the_free_kernel(monkeypatch: pytest.MonkeyPatch
         np.testing.assert_array_equal(got.waypoints, want.waypoints)
     assert r_obs.cost_int > r_plain.cost_int  # the circles were in the way, then were not
     fresh = navkit.Pathfinder(navkit.NavGrid(walk), costs="exact")
-    for mine, theirs in zip(pf.jps.bits()[:2], fresh.jps.bits()[:2], strict=True):
+    for mine, theirs in zip(pf.engine.jps.bits()[:2], fresh.engine.jps.bits()[:2], strict=True):
         np.testing.assert_array_equal(mine, theirs)
 
 

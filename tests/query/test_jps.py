@@ -93,9 +93,9 @@ def test_jps_cost_equals_astar_random(scene):
         else:
             assert len(j.cells) == 0
     # the overlay leaves the packed rows as they were
-    if pf.jps.built:
+    if pf.engine.jps.built:
         fresh = Pathfinder(NavGrid(walk), costs=scene["costs"])
-        for mine, theirs in zip(pf.jps.bits()[:2], fresh.jps.bits()[:2], strict=True):
+        for mine, theirs in zip(pf.engine.jps.bits()[:2], fresh.engine.jps.bits()[:2], strict=True):
             np.testing.assert_array_equal(mine, theirs)
 
 
@@ -202,7 +202,7 @@ def test_four_connected_and_bad_names():
 def test_jps_keys_that_do_not_fit():
     # a grid where A*'s keys fit but JPS's coordinate codes need a bit more
     pf = Pathfinder(NavGrid(np.ones((3, 3), bool)), costs="exact")
-    pf.jps.fits = pf.jps.usable = False
+    pf.engine.jps.fits = pf.engine.jps.usable = False
     with pytest.raises(QueryError, match="queue keys"):
         pf.find_path_cells((0, 0), (2, 2), algorithm="jps")
     assert pf.resolve_algorithm("auto") == "astar"
@@ -250,12 +250,12 @@ def test_batch_budget_and_generation_wrap():
     # the generations wrap around: state is cleared, answers unchanged
     from navkit._kernels.search import GEN_LIMIT as _GEN_LIMIT
 
-    pf.batches.jps_state[1][:] = _GEN_LIMIT - 2
+    pf.engine.batches.jps_state[1][:] = _GEN_LIMIT - 2
     again = pf.find_paths_batch(starts, goals, algorithm="jps")
     np.testing.assert_array_equal(again.cost_int, full.cost_int)
-    pf.overlay.counters[0] = _GEN_LIMIT - 1  # the last JPS generation
+    pf.engine.overlay.counters[0] = _GEN_LIMIT - 1  # the last JPS generation
     r = pf.find_path_cells((15, 0), (15, 29), algorithm="jps")
-    assert r.cost_int == int(full.cost_int[0]) and pf.overlay.counters[0] == 1
+    assert r.cost_int == int(full.cost_int[0]) and pf.engine.overlay.counters[0] == 1
 
 
 # ------------------------------------------------------------------------ nearest, budget, window
@@ -375,9 +375,9 @@ def test_occupants_keep_packed_rows_in_sync():
         else:
             x, z, r = rng.uniform(0, 25), rng.uniform(0, 25), rng.uniform(0.3, 3.0)
             handles.append(pf.add_occupant(x, z, r))
-        fresh = Pathfinder(NavGrid(pf.occupancy.cells.reshape(27, 27)[1:-1, 1:-1] > 0),
+        fresh = Pathfinder(NavGrid(pf.engine.occupancy.cells.reshape(27, 27)[1:-1, 1:-1] > 0),
                            costs="seed")
-        for mine, theirs in zip(pf.jps.bits()[:2], fresh.jps.bits()[:2], strict=True):
+        for mine, theirs in zip(pf.engine.jps.bits()[:2], fresh.engine.jps.bits()[:2], strict=True):
             np.testing.assert_array_equal(mine, theirs, err_msg=f"step {step}")
         for s, g in [((0, 0), (24, 24)), ((24, 0), (0, 24)), ((12, 0), (12, 24))]:
             a = pf.find_path_cells(s, g)
@@ -392,14 +392,14 @@ def test_long_path_grows_the_buffers():
     for z in range(1, 61, 2):
         walk[z, 60 if (z // 2) % 2 == 0 else 0] = True
     pf = Pathfinder(NavGrid(walk), costs="exact")
-    pf.jps_bufs.cells = np.zeros((4, 2), np.int32)
-    pf.jps_bufs.pts = np.zeros((4, 2), np.float64)
+    pf.engine.jps_bufs.cells = np.zeros((4, 2), np.int32)
+    pf.engine.jps_bufs.pts = np.zeros((4, 2), np.float64)
     j = pf.find_path_cells((0, 0), (0, 60), algorithm="jps")
     a = pf.find_path_cells((0, 0), (0, 60))
     assert j.cost_int == a.cost_int and len(j.cells) > 1024
     np.testing.assert_array_equal(j.cells, a.cells)  # one corridor: one path
     np.testing.assert_array_equal(j.waypoints, pf.grid.cells_to_world(j.cells))
-    assert len(pf.jps_bufs.cells) >= len(j.cells)
+    assert len(pf.engine.jps_bufs.cells) >= len(j.cells)
 
 
 def test_packing_layout():
@@ -407,7 +407,7 @@ def test_packing_layout():
     walk[1, :] = True
     walk[0, 5] = True
     pf = Pathfinder(NavGrid(walk))
-    rows, cols, wp, nwr, nwc = pf.jps.bits()
+    rows, cols, wp, nwr, nwc = pf.engine.jps.bits()
     assert (wp, nwr, nwc) == (72, 4, 3)
     assert (nwr, nwc) == (_jps.words_per_line(72), _jps.words_per_line(5))
 

@@ -35,7 +35,7 @@ def _forced(walk: np.ndarray, x: int, z: int) -> bool:
 
 
 def _check(walk: np.ndarray, pf: Pathfinder, s: tuple[int, int], g: tuple[int, int]) -> None:
-    state = pf.jps.last_search_state(s)
+    state = pf.engine.jps.last_search_state(s)
     assert state is not None
     expanded, generated = state
     assert expanded.dtype == np.int32 and expanded.ndim == 2 and expanded.shape[1] == 2
@@ -80,14 +80,14 @@ def test_world_query_and_the_last_search_only() -> None:
     walk[2:10, 7] = False
     walk[5, 3:7] = False
     pf = Pathfinder(NavGrid(walk))
-    assert pf.jps.last_search_state() is None
+    assert pf.engine.jps.last_search_state() is None
     res = pf.find_path((0.5, 0.5), (14.5, 10.5))  # "auto": the one-call JPS world query
     assert res.found
     _check(walk, pf, (0, 0), (14, 10))
-    first = [a.copy() for a in pf.jps.last_search_state((0, 0))]  # type: ignore[union-attr]
+    first = [a.copy() for a in pf.engine.jps.last_search_state((0, 0))]  # type: ignore[union-attr]
     pf.find_path_cells((15, 0), (15, 1), algorithm="jps")
     _check(walk, pf, (15, 0), (15, 1))
-    second = pf.jps.last_search_state()
+    second = pf.engine.jps.last_search_state()
     assert second is not None
     assert not np.array_equal(first[0], second[0])
     # a world query toward an unreachable goal: the flood, then JPS to the nearest cell
@@ -103,6 +103,6 @@ def test_world_query_and_the_last_search_only() -> None:
     # an open grid: only start and goal (no forced neighbours anywhere)
     pf2 = Pathfinder(NavGrid(np.ones((6, 6), dtype=bool)))
     pf2.find_path_cells((0, 0), (5, 3), algorithm="jps")
-    exp, gen = pf2.jps.last_search_state()  # type: ignore[misc]
+    exp, gen = pf2.engine.jps.last_search_state()  # type: ignore[misc]
     assert {tuple(c) for c in exp.tolist()} <= {(0, 0), (5, 3)}
     assert (0, 0) in {tuple(c) for c in exp.tolist()}

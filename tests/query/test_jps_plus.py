@@ -106,7 +106,7 @@ def _brute_tables(walk: np.ndarray) -> np.ndarray:
 
 
 def _tables_of_free_cells(pf: Pathfinder, tables: JumpTables) -> np.ndarray:
-    pg = pf.padded
+    pg = pf.engine.padded
     tab = np.asarray(tables.tab, dtype=np.int64).reshape(pg.hp, pg.wp, 8)[1:-1, 1:-1]
     return np.where(pf.grid.walkable[:, :, None], tab, 0)
 
@@ -118,7 +118,7 @@ def test_tables_equal_brute_force_walk(scene):
     pf = _pf(scene)
     tables = JumpTables.build(pf)
     np.testing.assert_array_equal(_tables_of_free_cells(pf, tables), _brute_tables(scene["walk"]))
-    assert tables.nbytes == 16 * pf.padded.n
+    assert tables.nbytes == 16 * pf.engine.padded.n
     assert tables.build_seconds >= 0.0
 
 
@@ -192,7 +192,7 @@ def test_budget_equals_online_jps(scene, budget, nearest):
     pf = _pf(scene)
     jp = JPSPlus(pf)
     for s, g in scene["queries"]:
-        a = pf.jps.cell_query(s, g, smooth=False, nearest=nearest, budget=budget)
+        a = pf.engine.jps.cell_query(s, g, smooth=False, nearest=nearest, budget=budget)
         r = jp.cell_query(s, g, smooth=False, nearest=nearest, budget=budget)
         assert (r.status, r.cost_int, r.end_cell) == (a.status, a.cost_int, a.end_cell), (s, g)
         if not nearest or r.status != Status.NEAREST:
@@ -211,7 +211,7 @@ def test_answer_equals_online_jps(scene):
     jp = JPSPlus(pf)
     for s, g in scene["queries"]:
         for nearest in (False, True):
-            a = pf.jps.cell_query(s, g, smooth=False, nearest=nearest, budget=BIG)
+            a = pf.engine.jps.cell_query(s, g, smooth=False, nearest=nearest, budget=BIG)
             r = jp.cell_query(s, g, smooth=False, nearest=nearest, budget=BIG)
             assert (r.status, r.cost_int, r.end_cell) == (a.status, a.cost_int, a.end_cell)
             assert (r.expanded, r.generated) == (a.expanded, a.generated), (s, g)
@@ -230,8 +230,8 @@ def test_trace_equals_online_trace(scene, cap):
 
     pf = _pf(scene)
     jp = JPSPlus(pf)
-    pg = pf.padded
-    jps = pf.jps
+    pg = pf.engine.padded
+    jps = pf.engine.jps
     geo = (0.25, -3.0, 0.5)
     for s, g in scene["queries"]:
         r = jp.cell_query(s, g, smooth=False, nearest=False, budget=BIG)
@@ -318,7 +318,7 @@ def test_smooth_and_dispatch():
     r = pf.find_path_cells((0, 6), (11, 6), smooth=True, algorithm="jps+")
     assert r.cost_int == a.cost_int and r.found
     assert pf.resolve_algorithm("jps+") == "jps+"
-    assert pf.cells.jps_plus is not None  # built on first use
+    assert pf.engine.cells.jps_plus is not None  # built on first use
     w = pf.find_path((0.5, 6.5), (11.5, 6.5), algorithm="jps+")
     assert w.found and w.cost == pytest.approx(a.cost)
 
@@ -347,7 +347,7 @@ def test_save_load_round_trip(tmp_path: Path):
     t.save(path)
     u = JumpTables.load(path, pf)
     np.testing.assert_array_equal(u.tab, t.tab)
-    assert u.fingerprint == t.fingerprint == grid_fingerprint(pf.padded)
+    assert u.fingerprint == t.fingerprint == grid_fingerprint(pf.engine.padded)
     assert u.matches(pf)
     jp = JPSPlus(pf, u)
     r = jp.cell_query((0, 0), (39, 29), smooth=False, nearest=True, budget=BIG)
@@ -457,7 +457,7 @@ def test_goal_bounds_equal_brute_force(scene):
     pf = _pf(scene)
     tables = JumpTables.build(pf)
     gb = GoalBounds.build(pf, tables)
-    pg = pf.padded
+    pg = pf.engine.padded
     walk = scene["walk"]
     nodes = jump_points(tables, pf)
     assert gb.jump_points == len(nodes)
@@ -481,7 +481,7 @@ def test_legal_moves_follow_the_corner_rule(scene):
 
     pf = _pf(scene)
     walk = scene["walk"]
-    pg = pf.padded
+    pg = pf.engine.padded
     moves = np.zeros(pg.n, dtype=np.uint8)
     legal_moves(pg.cells, int(pg.wp), moves)
     h, w = walk.shape
@@ -581,7 +581,7 @@ def test_pathfinder_saves_and_loads_goal_bounds(tmp_path):
     again = Pathfinder(grid, costs="exact")
     again.precompute(bounds=tmp_path / "b.npz")
     gb = again.cells.jps_plus.goal_bounds
-    assert gb is not None and np.array_equal(gb.boxes, pf.cells.jps_plus.goal_bounds.boxes)
+    assert gb is not None and np.array_equal(gb.boxes, pf.engine.cells.jps_plus.goal_bounds.boxes)
     free = np.argwhere(grid.walkable)
     for _ in range(10):
         s, g = (tuple(int(v) for v in free[rng.integers(len(free))][::-1]) for _ in range(2))

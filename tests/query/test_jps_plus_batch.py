@@ -45,7 +45,7 @@ def test_batch_on_tables_equals_single_queries(seed: int, bounds: bool, threads:
     pf = Pathfinder(NavGrid(walk), costs="exact")
     pf.precompute(goal_bounds=bounds)
     s, g = pairs_of(walk, 12, seed)
-    jp = pf.cells.jps_plus
+    jp = pf.engine.cells.jps_plus
     assert jp is not None
     n = jp.fallbacks
     for paths in (False, True):
@@ -65,10 +65,10 @@ def test_auto_batches_use_the_tables_and_fall_back_with_occupants() -> None:
     walk[2:18, 15] = False
     pf = Pathfinder(NavGrid(walk.copy()), costs="exact")
     pf.precompute()
-    pf.cells.set_jps_plus(pf.cells.jps_plus, auto=True)
+    pf.engine.cells.set_jps_plus(pf.engine.cells.jps_plus, auto=True)
     assert pf.resolve_algorithm("auto") == "jps+"
     s, g = pairs_of(walk, 40, 1)
-    jp = pf.cells.jps_plus
+    jp = pf.engine.cells.jps_plus
     assert jp is not None
     b = pf.find_paths_batch(s, g, return_paths=True)
     same_as_single(pf, s, g, b)
@@ -96,4 +96,4 @@ def test_batch_with_obstacles_runs_online(obstacles: Any) -> None:
     b = pf.find_paths_batch(s, g, algorithm="jps+", obstacles=obstacles)
     on = pf.find_paths_batch(s, g, algorithm="jps", obstacles=obstacles)
     assert list(b.cost_int) == list(on.cost_int)
-    assert pf.cells.jps_plus.fallbacks == (0 if obstacles is None else len(s))
+    assert pf.engine.cells.jps_plus.fallbacks == (0 if obstacles is None else len(s))

@@ -44,7 +44,7 @@ def test_tables_follow_edits_entry_for_entry(scene: dict[str, Any]) -> None:
         arr = np.array(cells, dtype=np.int64)
         pf.set_walkable(arr, value)
         walk[arr[:, 1], arr[:, 0]] = value
-        jp = pf.cells.jps_plus
+        jp = pf.engine.cells.jps_plus
         assert jp is not None
         if pf.version:  # a cell changed: the bounds (not updated) are gone
             assert jp.goal_bounds is None
@@ -67,7 +67,7 @@ def test_tables_handed_in_are_copied_not_shared() -> None:
     pf1 = Pathfinder(NavGrid(walk.copy()), costs="exact")
     pf2 = Pathfinder(NavGrid(walk.copy()), costs="exact")
     tables = pf1.precompute()
-    pf2.cells.set_jps_plus(JPSPlus(pf2, tables))
+    pf2.engine.cells.set_jps_plus(JPSPlus(pf2, tables))
     before = tables.tab.copy()
     pf1.set_walkable([[5, 0]], False)  # closes the top gap of pf1 only
     assert np.array_equal(tables.tab, before)
@@ -75,14 +75,14 @@ def test_tables_handed_in_are_copied_not_shared() -> None:
         pf1.find_cost((0, 0), (11, 0), algorithm="astar")
     assert pf2.find_cost((0, 0), (11, 0), algorithm="jps+") == \
         pf2.find_cost((0, 0), (11, 0), algorithm="astar") == 11 * pf2.costs.card
-    assert pf2.cells.jps_plus is not None and pf2.cells.jps_plus.tables is tables
+    assert pf2.engine.cells.jps_plus is not None and pf2.engine.cells.jps_plus.tables is tables
 
 
 def test_wide_edits_rebuild_and_weights_drop_the_tables() -> None:
     walk = np.ones((30, 30), dtype=bool)
     pf = Pathfinder(NavGrid(walk.copy()), costs="exact")
     pf.precompute()
-    jp = pf.cells.jps_plus
+    jp = pf.engine.cells.jps_plus
     assert jp is not None
     box = np.zeros((30, 30), dtype=bool)
     box[5:25, 5:25] = True
@@ -94,14 +94,14 @@ def test_wide_edits_rebuild_and_weights_drop_the_tables() -> None:
     assert pf.find_cost((0, 0), (29, 29), algorithm="jps+") == \
         oracle_cost(walk, None, "exact", (0, 0), (29, 29))
     pf.set_weights((0, 0, 1, 1), 3)  # JPS no longer applies: the tables go
-    assert pf.cells.jps_plus is None and pf.resolve_algorithm("auto") == "astar"
+    assert pf.engine.cells.jps_plus is None and pf.resolve_algorithm("auto") == "astar"
 
 
 def test_edit_under_an_occupant_and_after_it_leaves() -> None:
     walk = np.ones((7, 9), dtype=bool)
     pf = Pathfinder(NavGrid(walk.copy()), costs="exact")
     pf.precompute()
-    jp = pf.cells.jps_plus
+    jp = pf.engine.cells.jps_plus
     assert jp is not None
     h = pf.add_occupant(4.5, 3.5, 0.2)
     assert not jp.static

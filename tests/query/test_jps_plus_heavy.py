@@ -46,7 +46,8 @@ def test_every_scenario_line_jps_plus(movingai, name):
             bad.append(f"{name}:{int(scen.lines[i])}: {tuple(s)} -> {tuple(g)}: "
                        f"{r.status.name} {r.cost:.6f}, optimal {scen.optimal[i]}")
         elif i % 10 == 0:
-            a = pf.jps.cell_query(tuple(s), tuple(g), smooth=False, nearest=False, budget=BIG)
+            a = pf.engine.jps.cell_query(tuple(s), tuple(g), smooth=False, nearest=False,
+                                         budget=BIG)
             if ((r.cost_int, r.expanded, r.generated) != (a.cost_int, a.expanded, a.generated)
                     or not np.array_equal(r.cells, a.cells)):
                 bad.append(f"{name}:{int(scen.lines[i])}: {tuple(s)} -> {tuple(g)}: JPS+ "

@@ -43,16 +43,16 @@ def worlds(draw: st.DrawFn, max_side: int = 40) -> tuple[np.ndarray, object, int
 def on_heap(pf: Pathfinder):  # type: ignore[no-untyped-def]
     """A* of ``pf`` on the indexed heap for the ``with`` block: every run takes
     the path a search whose rings are as long as they get falls back to."""
-    run = pf.astar.run
+    run = pf.engine.astar.run
 
     def heap_run(s, g, budget, window, hmul, level_queue=True):  # type: ignore[no-untyped-def]
         return run(s, g, budget, window, hmul, level_queue=False)
 
-    pf.astar.run = heap_run  # type: ignore[method-assign]
+    pf.engine.astar.run = heap_run  # type: ignore[method-assign]
     try:
         yield
     finally:
-        del pf.astar.run
+        del pf.engine.astar.run
 
 
 def answer(r) -> tuple:  # type: ignore[no-untyped-def]
@@ -63,7 +63,7 @@ def both(pf: Pathfinder, *args, **kw) -> tuple:  # type: ignore[no-untyped-def]
     """The answer on the level queue and on the heap (which must agree). The
     level queue writes no parents (the tags keep the move back): they are
     poisoned first, so a path read through a stale parent cannot pass."""
-    pf.workspace.parent.fill(-7)
+    pf.engine.workspace.parent.fill(-7)
     kw = {"algorithm": "astar", **kw}  # (the level queue is A*'s)
     a = answer(pf.find_path_cells(*args, **kw))
     with on_heap(pf):
@@ -114,14 +114,15 @@ def test_every_closed_node_traces_as_on_the_heap(world, data):
         return
     chains = []
     for level in (True, False):
-        pf.workspace.parent.fill(-7)
+        pf.engine.workspace.parent.fill(-7)
         if level:
             pf.find_path_cells(s, g, algorithm="astar")
         else:
             with on_heap(pf):
                 pf.find_path_cells(s, g, algorithm="astar")
-        closed = pf.workspace.closed_nodes()
-        chains.append({int(n): pf.astar.trace(pf.padded.node(*s), int(n)).tolist() for n in closed})
+        closed = pf.engine.workspace.closed_nodes()
+        chains.append({int(n): pf.engine.astar.trace(pf.engine.padded.node(*s),
+                                                     int(n)).tolist() for n in closed})
     assert chains[0] == chains[1]
 
 
@@ -141,10 +142,10 @@ def test_move_masks_follow_occupants(world, data):
             handles.append(pf.add_occupant(data.draw(st.floats(0, width)),
                                            data.draw(st.floats(0, depth)),
                                            data.draw(st.floats(0.1, 2.5))))
-        fresh = np.zeros_like(pf.occupancy.moves)
-        S.move_masks(pf.occupancy.cells, pf.padded.wp, 1, 1,
-                     pf.padded.wp - 2, pf.padded.hp - 2, conn == 8, fresh)
-        assert np.array_equal(pf.occupancy.moves, fresh)
+        fresh = np.zeros_like(pf.engine.occupancy.moves)
+        S.move_masks(pf.engine.occupancy.cells, pf.engine.padded.wp, 1, 1,
+                     pf.engine.padded.wp - 2, pf.engine.padded.hp - 2, conn == 8, fresh)
+        assert np.array_equal(pf.engine.occupancy.moves, fresh)
         s = (data.draw(st.integers(0, width - 1)), data.draw(st.integers(0, depth - 1)))
         g = (data.draw(st.integers(0, width - 1)), data.draw(st.integers(0, depth - 1)))
         a, b = both(pf, s, g)
@@ -157,12 +158,12 @@ def test_move_mask_bits():
     walk = np.ones((3, 3), dtype=bool)
     walk[0, 1] = False  # north of the centre
     pf = Pathfinder(NavGrid(walk), connectivity=8)
-    centre = 2 * pf.padded.wp + 2
+    centre = 2 * pf.engine.padded.wp + 2
     # E, W, S free; N blocked; SE, SW free; NE, NW cut by the blocked north
-    assert pf.occupancy.moves[centre] == 0b0011_0111
-    corner = 1 * pf.padded.wp + 1  # (0, 0): E is blocked, S free, nothing diagonal
-    assert pf.occupancy.moves[corner] == 0b0000_0100
-    assert pf.occupancy.moves[1 * pf.padded.wp + 2] == 0  # the blocked cell itself
+    assert pf.engine.occupancy.moves[centre] == 0b0011_0111
+    corner = 1 * pf.engine.padded.wp + 1  # (0, 0): E is blocked, S free, nothing diagonal
+    assert pf.engine.occupancy.moves[corner] == 0b0000_0100
+    assert pf.engine.occupancy.moves[1 * pf.engine.padded.wp + 2] == 0  # the blocked cell itself
 
 
 def heap_answers(seed: int, side: int) -> tuple:  # type: ignore[type-arg]
@@ -177,11 +178,12 @@ def heap_answers(seed: int, side: int) -> tuple:  # type: ignore[type-arg]
         want = [answer(pf.find_path_cells(tuple(s), tuple(g), algorithm="astar"))
                 for s, g in zip(starts, goals, strict=True)]
     # batches run on the heap once the rings are as long as they get
-    pf.batches.ws = Workspace(pf.padded.n, rows=2, heap_extra=pf.jps.heap_extra,
+    pf.engine.batches.ws = Workspace(pf.engine.padded.n, rows=2,
+                                     heap_extra=pf.engine.jps.heap_extra,
                               ring_bits=0, max_ring_bits=0)
     want_batch = pf.find_paths_batch(starts, goals, return_paths=True, threads=2,
                                      algorithm="astar")
-    pf.batches.ws = None
+    pf.engine.batches.ws = None
     return pf, starts, goals, want, want_batch
 
 
@@ -189,15 +191,16 @@ def test_tiny_rings_rerun_on_the_heap():
     """A full ring stops the level queue (RETRY); single and batch queries rerun on the heap."""
     pf, starts, goals, want, want_batch = heap_answers(3, 60)
     # 2 entries per stream, never grown
-    pf.workspace.set_rings(1, max_ring_bits=1)
-    stats = pf.astar.run(pf.padded.node(*starts[0]), pf.padded.node(*goals[0]), pf.budget, None, 1)
+    pf.engine.workspace.set_rings(1, max_ring_bits=1)
+    stats = pf.engine.astar.run(pf.engine.padded.node(*starts[0]),
+                                pf.engine.padded.node(*goals[0]), pf.budget, None, 1)
     assert stats[S.ST_STATUS] != S.RETRY  # run() reran it
     got = [answer(pf.find_path_cells(tuple(s), tuple(g), algorithm="astar"))
            for s, g in zip(starts, goals, strict=True)]
     assert got == want
-    assert pf.workspace.ring_bits == 1
-    pf.batches.ws = Workspace(pf.padded.wp * pf.padded.hp, rows=2,
-                              heap_extra=pf.jps.heap_extra, ring_bits=1, max_ring_bits=1)
+    assert pf.engine.workspace.ring_bits == 1
+    pf.engine.batches.ws = Workspace(pf.engine.padded.wp * pf.engine.padded.hp, rows=2,
+                              heap_extra=pf.engine.jps.heap_extra, ring_bits=1, max_ring_bits=1)
     for paths in (False, True):
         b = pf.find_paths_batch(starts, goals, return_paths=paths, threads=2,
                                 algorithm="astar")
@@ -213,21 +216,24 @@ def test_full_rings_grow():
     """Rings start short; a search that fills one reruns on rings four times
     longer (up to the grid's length), single and batch, with the same answers."""
     pf, starts, goals, want, want_batch = heap_answers(5, 70)
-    assert pf.workspace.ring_bits == min(Workspace.START_RING_BITS, pf.workspace.max_ring_bits)
-    pf.workspace.set_rings(1)
+    assert pf.engine.workspace.ring_bits == min(Workspace.START_RING_BITS,
+                                                pf.engine.workspace.max_ring_bits)
+    pf.engine.workspace.set_rings(1)
     # 13 for 72 x 72
-    assert pf.workspace.max_ring_bits == (pf.padded.wp * pf.padded.hp - 1).bit_length()
+    pg = pf.engine.padded
+    assert pf.engine.workspace.max_ring_bits == (pg.wp * pg.hp - 1).bit_length()
     got = [answer(pf.find_path_cells(tuple(s), tuple(g), algorithm="astar"))
            for s, g in zip(starts, goals, strict=True)]
     assert got == want
-    assert 1 < pf.workspace.ring_bits <= pf.workspace.max_ring_bits
-    assert (pf.workspace.ring_bits - 1) % 2 == 0  # grown in steps of two bits
-    pf.batches.ws = Workspace(pf.padded.wp * pf.padded.hp, rows=2,
-                              heap_extra=pf.jps.heap_extra, ring_bits=1)
+    assert 1 < pf.engine.workspace.ring_bits <= pf.engine.workspace.max_ring_bits
+    assert (pf.engine.workspace.ring_bits - 1) % 2 == 0  # grown in steps of two bits
+    pf.engine.batches.ws = Workspace(pf.engine.padded.wp * pf.engine.padded.hp, rows=2,
+                              heap_extra=pf.engine.jps.heap_extra, ring_bits=1)
     b = pf.find_paths_batch(starts, goals, return_paths=True, threads=2, algorithm="astar")
     assert np.array_equal(b.path_cells, want_batch.path_cells)
     assert np.array_equal(b.expanded, want_batch.expanded)
-    assert 1 < pf.batches.ws.ring_bits <= pf.batches.ws.max_ring_bits  # grown until none filled
+    bws = pf.engine.batches.ws
+    assert 1 < bws.ring_bits <= bws.max_ring_bits  # grown until none filled
     small = Workspace(100)
     assert (small.ring_bits, small.max_ring_bits) == (7, 7)  # never longer than the grid
     assert not small.grow_rings()
@@ -238,13 +244,15 @@ def test_kernel_answers_retry_when_a_ring_fills():
     walk = np.ones((40, 40), dtype=bool)
     walk[5:35, 20] = False
     pf = Pathfinder(NavGrid(walk), costs="exact")
-    ws = Workspace(pf.padded.wp * pf.padded.hp, ring_bits=1)
+    ws = Workspace(pf.engine.padded.wp * pf.engine.padded.hp, ring_bits=1)
     kernel = S.astar_kernel(False, False, False, True)
     stats = np.zeros(S.STATS_SIZE, dtype=np.int64)
-    status = kernel(pf.astar.grid_args(), pf.overlay.args(), pf.astar.model_args(1),
-                    pf.astar.limit_args(pf.budget, None), ws.args(1),
-                    ws.ring_args(pf.astar.stream_offsets(1), pf.occupancy.moves),
-                    np.int64(pf.padded.node(0, 20)), np.int64(pf.padded.node(39, 20)), stats)
+    status = kernel(pf.engine.astar.grid_args(), pf.engine.overlay.args(),
+                    pf.engine.astar.model_args(1),
+                    pf.engine.astar.limit_args(pf.budget, None), ws.args(1),
+                    ws.ring_args(pf.engine.astar.stream_offsets(1), pf.engine.occupancy.moves),
+                    np.int64(pf.engine.padded.node(0, 20)),
+                    np.int64(pf.engine.padded.node(39, 20)), stats)
     assert status == S.RETRY
 
 
@@ -260,16 +268,17 @@ def test_no_retry_with_full_rings(world, data):
     stats = np.zeros(S.STATS_SIZE, dtype=np.int64)
     for hmul in (1, 0):
         for _ in range(3):
-            s = pf.padded.node(data.draw(st.integers(0, width - 1)),
+            s = pf.engine.padded.node(data.draw(st.integers(0, width - 1)),
                                data.draw(st.integers(0, depth - 1)))
-            g = pf.padded.node(data.draw(st.integers(0, width - 1)),
+            g = pf.engine.padded.node(data.draw(st.integers(0, width - 1)),
                                data.draw(st.integers(0, depth - 1)))
-            if pf.occupancy.cells[s] == 0 or pf.occupancy.cells[g] == 0:
+            if pf.engine.occupancy.cells[s] == 0 or pf.engine.occupancy.cells[g] == 0:
                 continue
-            ws = pf.workspace
-            status = kernel(pf.astar.grid_args(), pf.overlay.args(), pf.astar.model_args(hmul),
-                            pf.astar.limit_args(pf.budget, None), ws.args(ws.next_gen()),
-                            pf.astar.ring_args(hmul), np.int64(s), np.int64(g), stats)
+            ws = pf.engine.workspace
+            status = kernel(pf.engine.astar.grid_args(), pf.engine.overlay.args(),
+                            pf.engine.astar.model_args(hmul),
+                            pf.engine.astar.limit_args(pf.budget, None), ws.args(ws.next_gen()),
+                            pf.engine.astar.ring_args(hmul), np.int64(s), np.int64(g), stats)
             assert status in (S.FOUND, S.UNREACHABLE)
 
 

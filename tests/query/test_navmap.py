@@ -194,8 +194,8 @@ def test_overlay_never_changes_the_static_grid(interior):
     nav = interior
     pf = nav.pathfinder
     walk = nav.grid.walkable.copy()
-    static = pf.padded.cells.copy()
-    cells = pf.occupancy.cells.copy()
+    static = pf.engine.padded.cells.copy()
+    cells = pf.engine.occupancy.cells.copy()
     rng = np.random.default_rng(5)
     lo, hi = (nav.grid.min_x, nav.grid.min_z), (nav.grid.max_x, nav.grid.max_z)
     for _ in range(60):
@@ -207,7 +207,8 @@ def test_overlay_never_changes_the_static_grid(interior):
         nav.find_path(a, b, obstacles=obs, smooth=False)
     assert nav.pathfinder is pf
     assert np.array_equal(nav.grid.walkable, walk)
-    assert np.array_equal(pf.padded.cells, static) and np.array_equal(pf.occupancy.cells, cells)
+    assert np.array_equal(pf.engine.padded.cells,
+                          static) and np.array_equal(pf.engine.occupancy.cells, cells)
     assert not nav.grid.walkable.flags.writeable
     # without obstacles the query sees the static grid only
     r = nav.find_path(HALL_W, HALL_E)

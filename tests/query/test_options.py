@@ -160,9 +160,9 @@ def test_level_queue_equals_heap_and_batch(world, mode, heuristic):
     pf = Pathfinder(NavGrid(walk), costs=(card, diag), diagonal=mode, heuristic=heuristic)
     if not (walk[s[1], s[0]] and walk[g[1], g[0]]):
         return
-    sn, gn = pf.padded.node(*s), pf.padded.node(*g)
-    a = pf.astar.run(sn, gn, 1 << 40, None, pf.padded.wmin).copy()
-    b = pf.astar.run(sn, gn, 1 << 40, None, pf.padded.wmin, level_queue=False).copy()
+    sn, gn = pf.engine.padded.node(*s), pf.engine.padded.node(*g)
+    a = pf.engine.astar.run(sn, gn, 1 << 40, None, pf.engine.padded.wmin).copy()
+    b = pf.engine.astar.run(sn, gn, 1 << 40, None, pf.engine.padded.wmin, level_queue=False).copy()
     assert a.tolist() == b.tolist()
     single = pf.find_path_cells(s, g)
     batch = pf.find_paths_batch([s, s], [g, g], threads=1)

@@ -118,20 +118,20 @@ def test_blocked_ends_budget_and_occupants() -> None:
     for z in range(1, 5):
         pf.add_occupant(3.5, z + 0.5, 0.2)
     want = oracle_cost(wall, None, "seed", (0, 4), (6, 4))
-    before = pf.cells.jps_plus.fallbacks
+    before = pf.engine.cells.jps_plus.fallbacks
     for alg in ("astar", "jps", "jps+", "auto"):
         n = pf.find_path_into((0, 4), (6, 4), buf, algorithm=alg)
         same_answer(buf, n, pf.find_path_cells((0, 4), (6, 4), algorithm=alg))
         assert buf.cost_int == want and is_valid_path(wall, buf.cells)
-    assert pf.cells.jps_plus.fallbacks > before
+    assert pf.engine.cells.jps_plus.fallbacks > before
 
 
 def test_first_jps_plus_query_builds_tables() -> None:
     pf = Pathfinder(NavGrid(np.ones((6, 6), bool)))
     buf = PathBuffer()
-    assert pf.cells.jps_plus is None
+    assert pf.engine.cells.jps_plus is None
     assert pf.find_path_into((0, 0), (5, 3), buf, algorithm="jps+") == 6
-    assert pf.cells.jps_plus is not None and buf.cost_int == 62
+    assert pf.engine.cells.jps_plus is not None and buf.cost_int == 62
     assert pf.find_path_into((0, 0), (5, 3), buf, algorithm="jps+") == 6
 
 

@@ -49,11 +49,11 @@ def test_precompute_answers_like_astar_and_survives_edits(tmp_path: Path) -> Non
         pf.find_path_cells(s, g, algorithm="astar").cost_int
     # an edit updates the tables in place of a rebuild: entry for entry those of the
     # edited grid (the object precompute returned is left as it was)
-    before, auto = tables.tab.copy(), pf.cells.auto_jps_plus
+    before, auto = tables.tab.copy(), pf.engine.cells.auto_jps_plus
     x, z = (int(v) for v in free[len(free) // 2])
     pf.set_walkable([[x, z]], False)
-    assert pf.cells.auto_jps_plus == auto
-    jp = pf.cells.jps_plus
+    assert pf.engine.cells.auto_jps_plus == auto
+    jp = pf.engine.cells.jps_plus
     assert jp is not None and jp.tables is not tables and jp.tables.updates == 1
     assert np.array_equal(tables.tab, before)
     fresh = Pathfinder(NavGrid(pf.grid.walkable), costs="exact")
@@ -83,7 +83,7 @@ def test_precompute_refuses_where_jps_does_not_apply() -> None:
 def test_constructor_flag_builds_or_loads_the_tables(tmp_path: Path) -> None:
     grid = _grid(5)
     pf = Pathfinder(grid, costs="exact", precompute=True)
-    jp = pf.cells.jps_plus
+    jp = pf.engine.cells.jps_plus
     assert jp is not None and jp.tables.build_seconds > 0
     path = tmp_path / "t.npz"
     pf.save_tables(path)

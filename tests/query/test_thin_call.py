@@ -265,8 +265,8 @@ def test_generation_wrap_around_and_reserved_generations() -> None:
     pf = Pathfinder(NavGrid(walk))
     pf.precompute()
     want = oracle_cost(walk, None, "seed", (0, 4), (8, 4))
-    pf.overlay.counters[0] = GEN_LIMIT - 3  # JPS's generations about to wrap around
-    pf.workspace.gens[0] = GEN_LIMIT - 3  # A*'s too
+    pf.engine.overlay.counters[0] = GEN_LIMIT - 3  # JPS's generations about to wrap around
+    pf.engine.workspace.gens[0] = GEN_LIMIT - 3  # A*'s too
     buf = PathBuffer()
     for _ in range(6):
         for alg in ("astar", "jps", "jps+"):
@@ -274,10 +274,10 @@ def test_generation_wrap_around_and_reserved_generations() -> None:
             assert pf.find_cost((0, 4), (8, 4), algorithm=alg) == want
             assert pf.find_path_into((0, 4), (8, 4), buf, algorithm=alg) > 0
             assert buf.cost_int == want
-    gen = pf.workspace.next_gens(50)  # reserved for a benchmark's kernel loop
-    assert pf.workspace.next_gen() == gen + 50
-    gen = pf.jps.next_gen(50)
-    assert pf.jps.next_gen() == gen + 50
+    gen = pf.engine.workspace.next_gens(50)  # reserved for a benchmark's kernel loop
+    assert pf.engine.workspace.next_gen() == gen + 50
+    gen = pf.engine.jps.next_gen(50)
+    assert pf.engine.jps.next_gen() == gen + 50
 
 
 def test_kernel_call_is_the_query_search() -> None:
@@ -288,12 +288,14 @@ def test_kernel_call_is_the_query_search() -> None:
     pf.precompute()
     s, g = (0, 4), (8, 4)
     want = oracle_cost(walk, None, "exact", s, g)
-    k, args = pf.astar.kernel_call(s, g, pf.budget, pf.padded.wmin, pf.workspace.next_gens(1))
-    assert k(*args) == 0 and int(pf.astar.stats[5]) == want
-    for q in (pf.jps, pf.cells.jps_plus):
+    k, args = pf.engine.astar.kernel_call(s, g, pf.budget, pf.engine.padded.wmin,
+                                          pf.engine.workspace.next_gens(1))
+    assert k(*args) == 0 and int(pf.engine.astar.stats[5]) == want
+    for q in (pf.engine.jps, pf.engine.cells.jps_plus):
         assert q is not None
-        k, args = q.kernel_call(s, g, pf.budget, pf.jps.next_gen())
-        assert k(*args) > 0 and int(pf.astar.stats[0]) == 0 and int(pf.astar.stats[5]) == want
+        k, args = q.kernel_call(s, g, pf.budget, pf.engine.jps.next_gen())
+        stats = pf.engine.astar.stats
+        assert k(*args) > 0 and int(stats[0]) == 0 and int(stats[5]) == want
 
 
 def test_find_cost_is_recorded_as_a_cell_query(tmp_path) -> None:

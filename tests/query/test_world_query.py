@@ -139,7 +139,8 @@ def test_one_call_equals_step_by_step(w):
         r2 = stepwise(plain, a, b, obstacles=obs, nearest=nearest, smooth=smooth, budget=budget)
         same(r1, r2)
         if r1.has_path:
-            walk = fused.grid.walkable & (fused.padded.unpad(fused.occupancy.cells) > 0)
+            eng = fused.engine
+            walk = fused.grid.walkable & (eng.padded.unpad(eng.occupancy.cells) > 0)
             if obs is not None:
                 zz, xx = np.mgrid[0 : walk.shape[0], 0 : walk.shape[1]]
                 cx = grid.min_x + (xx + 0.5) * grid.cell_size
@@ -148,9 +149,11 @@ def test_one_call_equals_step_by_step(w):
                     walk &= (cx - x) ** 2 + (cz - z) ** 2 > r * r
             assert is_valid_path(walk, r1.cells)
     # after everything, the packed rows are the cells again
-    if fused.jps.built:
-        fresh = Pathfinder(NavGrid(fused.padded.unpad(fused.occupancy.cells) > 0), costs=w["costs"])
-        for mine, theirs in zip(fused.jps.bits()[:2], fresh.jps.bits()[:2], strict=True):
+    if fused.engine.jps.built:
+        fresh = Pathfinder(NavGrid(fused.engine.padded.unpad(fused.engine.occupancy.cells) > 0),
+                           costs=w["costs"])
+        for mine, theirs in zip(fused.engine.jps.bits()[:2], fresh.engine.jps.bits()[:2],
+                                strict=True):
             np.testing.assert_array_equal(mine, theirs)
 
 
@@ -162,8 +165,8 @@ def test_line_of_sight_on_bits(depth, width, density, seed):
     rng = np.random.default_rng(seed)
     walk = rng.random((depth, width)) < density
     pf = Pathfinder(NavGrid(walk))
-    bits = pf.jps.bits()
-    wp = pf.padded.wp
+    bits = pf.engine.jps.bits()
+    wp = pf.engine.padded.wp
     free = np.argwhere(walk)  # (z, x)
     if len(free) < 2:
         return
@@ -173,8 +176,8 @@ def test_line_of_sight_on_bits(depth, width, density, seed):
         b = (bz + 1) * wp + bx + 1
         want = brute_line_of_sight(walk, (ax, az), (bx, bz))
         assert bool(_query.line_of_sight_bits(bits, a, b)) == want, ((ax, az), (bx, bz))
-        assert bool(_geo.line_of_sight(pf.occupancy.cells,
-                                       (pf.overlay.marks, np.int32(0)), wp, a, b)) == want
+        assert bool(_geo.line_of_sight(pf.engine.occupancy.cells,
+                                       (pf.engine.overlay.marks, np.int32(0)), wp, a, b)) == want
 
 
 @fixed(80)
@@ -186,7 +189,7 @@ def test_string_pull_on_bits(depth, width, density, seed):
     rng = np.random.default_rng(seed)
     walk = rng.random((depth, width)) < density
     pf = Pathfinder(NavGrid(walk), costs="exact")
-    bits = pf.jps.bits()
+    bits = pf.engine.jps.bits()
     free = np.argwhere(walk)
     if len(free) < 2:
         return
@@ -196,12 +199,12 @@ def test_string_pull_on_bits(depth, width, density, seed):
         if not r.found:
             continue
         cells = np.ascontiguousarray(r.cells, dtype=np.int32)
-        nodes = ((cells[:, 1] + 1) * pf.padded.wp + cells[:, 0] + 1).astype(np.int32)
+        nodes = ((cells[:, 1] + 1) * pf.engine.padded.wp + cells[:, 0] + 1).astype(np.int32)
         out1 = np.zeros(len(nodes) + 1, np.int32)
         out2 = np.zeros(len(nodes) + 1, np.int32)
         m1 = _query.string_pull_bits(bits, nodes, cells, len(nodes), out1)
-        m2 = _geo.string_pull(pf.occupancy.cells, (pf.overlay.marks, np.int32(0)),
-                              pf.padded.wp, nodes, len(nodes), out2)
+        m2 = _geo.string_pull(pf.engine.occupancy.cells, (pf.engine.overlay.marks, np.int32(0)),
+                              pf.engine.padded.wp, nodes, len(nodes), out2)
         np.testing.assert_array_equal(out1[:m1], out2[:m2])
 
 
@@ -219,14 +222,15 @@ def test_reachable_nearest_is_dijkstras(depth, width, density, seed):
     for _ in range(5):
         sz, sx = free[rng.integers(len(free))]
         goal = (int(rng.integers(-3, width + 3)), int(rng.integers(-3, depth + 3)))
-        ws = pf.workspace
-        best, count = _geo.reachable_nearest(pf.occupancy.cells, (pf.overlay.marks, np.int32(0)),
-                                             np.int64(pf.padded.wp),
-                                             np.int64((sz + 1) * pf.padded.wp + sx + 1),
+        ws = pf.engine.workspace
+        best, count = _geo.reachable_nearest(pf.engine.occupancy.cells, (pf.engine.overlay.marks,
+                                                                         np.int32(0)),
+                                             np.int64(pf.engine.padded.wp),
+                                             np.int64((sz + 1) * pf.engine.padded.wp + sx + 1),
                                              np.int64(goal[0] + 1), np.int64(goal[1] + 1),
                                              ws.tag, np.int64(ws.next_gen()), ws.path)
         dist = dijkstra_costs(walk, None, (sx, sz), 10, 14)
-        assert pf.padded.cell(int(best)) == ref_reachable_nearest(dist, goal)
+        assert pf.engine.padded.cell(int(best)) == ref_reachable_nearest(dist, goal)
         assert count == int(np.isfinite(dist).sum())
 
 
@@ -296,16 +300,16 @@ def test_counters_wrap_around():
     ref = Pathfinder(NavGrid(walk), costs="exact")
     pf.find_path((0.5, 0.5), (5.5, 11.5))  # builds the kernel's arguments
     limit = _query.GEN_LIMIT
-    pf.overlay.counters[:] = (limit - 2, limit - 1)
-    pf.workspace.gens[0] = limit - 1
+    pf.engine.overlay.counters[:] = (limit - 2, limit - 1)
+    pf.engine.workspace.gens[0] = limit - 1
     circles = [[[3.0, 3.0, 1.0]], [[8.0, 9.0, 1.5]], None]
     for i in range(12):
         o = circles[i % 3]
         for kw in ({"nearest": True}, {"nearest": False}):
             same(pf.find_path((0.5, 0.5), (11.5, 11.5 - i), obstacles=o, **kw),
                  stepwise(ref, (0.5, 0.5), (11.5, 11.5 - i), obstacles=o, **kw))
-    assert (pf.overlay.counters[0] < 100 and pf.overlay.counters[1] < 100
-            and pf.workspace.gens[0] < 100)
+    assert (pf.engine.overlay.counters[0] < 100 and pf.engine.overlay.counters[1] < 100
+            and pf.engine.workspace.gens[0] < 100)
 
 
 def test_long_world_path_grows_the_buffers():
@@ -314,13 +318,13 @@ def test_long_world_path_grows_the_buffers():
     for z in range(1, 61, 2):
         walk[z, 60 if (z // 2) % 2 == 0 else 0] = True
     pf = Pathfinder(NavGrid(walk), costs="exact")
-    pf.jps_bufs.grow(4)
-    pf.jps_bufs.cells = pf.jps_bufs.cells[:4]
-    pf.jps_bufs.wpts = pf.jps_bufs.wpts[:4]
+    pf.engine.jps_bufs.grow(4)
+    pf.engine.jps_bufs.cells = pf.engine.jps_bufs.cells[:4]
+    pf.engine.jps_bufs.wpts = pf.engine.jps_bufs.wpts[:4]
     r = pf.find_path((0.5, 0.5), (0.5, 60.5), smooth=False)
     ref = Pathfinder(NavGrid(walk), costs="exact")
     same(r, stepwise(ref, (0.5, 0.5), (0.5, 60.5), smooth=False))
-    assert len(r.cells) > 1024 and len(pf.jps_bufs.cells) >= len(r.cells)
+    assert len(r.cells) > 1024 and len(pf.engine.jps_bufs.cells) >= len(r.cells)
 
 
 def test_navmap_queries_use_one_call_and_agree():
