@@ -172,12 +172,11 @@ class WorldQueries:
                 circles = obstacles  # its values are checked by the kernel
             else:
                 circles = as_circles(obstacles)
-            if len(circles) > len(self.overlay.standing_circles):
-                self.overlay.make_room(len(circles))
-                self._fx = None
-        fx = self._fx
-        if fx is None or self._fx_version != self.jps.bufs.version:
-            fx = self.kernel_args()
+            fx = self.args_with_room(len(circles))
+        else:
+            fx = self._fx
+            if fx is None or self._fx_version != self.jps.bufs.version:
+                fx = self.kernel_args()
         res = self._res
         if type(nearest) is not bool or type(smooth) is not bool:
             nearest, smooth = bool(nearest), bool(smooth)
@@ -222,12 +221,7 @@ class WorldQueries:
         one per node) says how many of ``circles`` cover each node, ``freed``
         (int32, one per node) is the kernel's scratch. None when the query is
         not the one-call kind (the caller then runs it on the remaining circles)."""
-        if len(circles) > len(self.overlay.standing_circles):
-            self.overlay.make_room(len(circles))
-            self._fx = None
-        fx = self._fx
-        if fx is None or self._fx_version != self.jps.bufs.version:
-            fx = self.kernel_args()
+        fx = self.args_with_room(len(circles))
         res = self._res
         nearest, smooth = bool(nearest), bool(smooth)
         code = _ek.world_jps_ignoring(fx, circles, counts, perm, lo, hi, freed, sw[0], sw[1],
@@ -271,6 +265,16 @@ class WorldQueries:
         """Forget :meth:`kernel_args` (built again by the next one-call query):
         an array in it was replaced (a cell edit made the grid weighted)."""
         self._fx = None
+
+    def args_with_room(self, n: int) -> tuple[Any, ...]:
+        """:meth:`kernel_args`, after making the standing overlay room for ``n`` circles."""
+        if n > len(self.overlay.standing_circles):
+            self.overlay.make_room(n)
+            self._fx = None
+        fx = self._fx
+        if fx is None or self._fx_version != self.jps.bufs.version:
+            fx = self.kernel_args()
+        return fx
 
     def kernel_args(self) -> tuple[Any, ...]:
         """The static arguments of :func:`navkit._kernels.query.world_jps` (a
