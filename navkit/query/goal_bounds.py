@@ -26,11 +26,12 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .._kernels import jps_plus as _jp
-from ..errors import ConfigError, FormatError
+from ..errors import ConfigError, FormatError, shown
 from .fanout import fan_out, max_threads
 from .jps_plus import JumpTables, grid_fingerprint, jps_of
 
-__all__ = ["GoalBounds", "jump_points", "BOUNDS_FORMAT", "PROGRESS_STEP", "VERIFY_SAMPLES"]
+__all__ = ["GoalBounds", "jump_points", "BOUNDS_FORMAT", "PROGRESS_STEP", "VERIFY_SAMPLES",
+           "VERIFY_CELLS", "VERIFY_FULL_WORK"]
 
 #: The ``format`` field of a saved goal-bounds file.
 BOUNDS_FORMAT = "navkit-goal-bounds/1"
@@ -42,6 +43,10 @@ PROGRESS_STEP = 64
 VERIFY_SAMPLES = 16
 #: ... fewer on large grids, down to 4, so that they settle about this many cells.
 VERIFY_CELLS = 4_000_000
+#: ``verify="auto"`` (the default) reruns every jump point's Dijkstra (a complete
+#: check) when jump points x free cells is at most this (about 0.4 s; maps of
+#: up to about 100 x 100 cells), else samples (``"sample"``).
+VERIFY_FULL_WORK = 10_000_000
 _EMPTY = (32767, 32767, -1, -1)  # the kernel's empty box (x0 > x1)
 
 
@@ -157,13 +162,14 @@ class GoalBounds:
                             digest=np.array(self.digest()))
 
     @classmethod
-    def load(cls, path: str | os.PathLike[str], owner: Any, *, verify: str = "sample",
+    def load(cls, path: str | os.PathLike[str], owner: Any, *, verify: str = "auto",
              tables: JumpTables | None = None) -> GoalBounds:
         """Read bounds saved by :meth:`save` for ``owner`` (a Pathfinder) and check
-        them against its grid before any search sees them (:meth:`check`, with
-        ``verify``: ``"sample"``, the default, reruns the Dijkstra of
-        :data:`VERIFY_SAMPLES` jump points; ``"full"`` reruns all of them, as long
-        as a build). The file goes through the bounded reader (no member may
+        them against its grid before any search sees them (:meth:`problem`, with
+        ``verify``: ``"auto"``, the default, reruns every jump point's Dijkstra
+        on small maps (:data:`VERIFY_FULL_WORK`) and :data:`VERIFY_SAMPLES` of
+        them on larger ones; ``"full"`` reruns all of them, as long as a build).
+        The file goes through the bounded reader (no member may
         unpack to more than the grid's bounds can take); a digest, when the file
         has one (files written before it have none and load when they check
         out), must match the content. Raises FormatError naming the file when it
@@ -210,7 +216,7 @@ class GoalBounds:
         return out
 
     def check(self, owner: Any, tables: JumpTables | None = None, *,
-              verify: str = "sample") -> None:
+              verify: str = "auto") -> None:
         """Raise ConfigError (field ``goal_bounds``) unless these bounds hold
         against ``owner``'s grid (:meth:`problem`); then :attr:`verified` is True.
         :class:`~navkit.query.jps_plus.JPSPlus` calls it on bounds that
@@ -222,7 +228,7 @@ class GoalBounds:
         self.verified = True
 
     def problem(self, owner: Any, tables: JumpTables | None = None, *,
-                verify: str = "sample") -> str | None:
+                verify: str = "auto") -> str | None:
         """Why these bounds cannot be searched on ``owner``'s grid (None: they can).
 
         Always checked (linear in the grid, vectorised): the index lists
@@ -232,15 +238,20 @@ class GoalBounds:
         the boxes of a jump point together with it span that bounding box; each
         box holds the whole free run of its direction (the straight or diagonal
         cells that leaving in that direction reaches optimally, for the usual
-        step costs ``card <= diag <= 2 card``). Then ``verify``: ``"sample"``
-        reruns the Dijkstra of :data:`VERIFY_SAMPLES` jump points (fewer on
-        large grids, :data:`VERIFY_CELLS`; chosen by a hash of the boxes) and
-        compares their boxes; ``"full"`` all of them
-        (as long as :meth:`build`: minutes on a 1024x1024 city map);
-        ``"structure"`` none."""
-        if verify not in ("sample", "full", "structure"):
-            raise ConfigError(f"expected 'sample', 'full' or 'structure', got {verify!r}",
-                              field="verify")
+        step costs ``card <= diag <= 2 card``). These make a search safe (no
+        index or box can lead a kernel astray) but not exact: a box shrunk by
+        a cell can pass them. Then ``verify``: ``"full"`` reruns every jump
+        point's Dijkstra and compares its boxes (complete; as long as
+        :meth:`build`); ``"auto"`` does that when jump points x free cells is
+        at most :data:`VERIFY_FULL_WORK`, else as ``"sample"``, which reruns
+        the Dijkstra of :data:`VERIFY_SAMPLES` jump points (fewer on large
+        grids, :data:`VERIFY_CELLS`; chosen by a hash of the boxes) and
+        compares their boxes (wholesale damage cannot pass; a single box
+        altered by hand can, and then some paths come out longer, never
+        invalid); ``"structure"`` none."""
+        if verify not in ("auto", "sample", "full", "structure"):
+            raise ConfigError(f"expected 'auto', 'sample', 'full' or 'structure', got "
+                              f"{shown(verify)}", field="verify")
         jps = jps_of(owner)
         pg = jps.pg
         index, boxes = self.index, self.boxes
@@ -276,6 +287,8 @@ class GoalBounds:
             return problem
         free = max(1, int(np.count_nonzero(pg.cells)))
         samples = max(4, min(VERIFY_SAMPLES, VERIFY_CELLS // free))
+        if verify == "auto" and rows * free <= VERIFY_FULL_WORK:
+            verify = "full"
         if verify == "full" or rows <= samples:
             pick = np.arange(rows, dtype=np.int64)
         else:
