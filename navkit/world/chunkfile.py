@@ -29,7 +29,8 @@ from ..errors import FormatError
 from .codec import Codec, codec_by_id
 
 __all__ = ["MAGIC", "FORMAT_VERSION", "HEADER_SIZE", "UNIFORM_BIT", "Header", "ChunkFile",
-           "ChunkFileWriter", "read_header", "index_limit", "INDEX_FLOOR", "INDEX_RATIO"]
+           "ChunkFileWriter", "read_header", "index_limit", "INDEX_FLOOR", "INDEX_RATIO",
+           "MIN_WEIGHT_CHECK_CHUNKS"]
 
 MAGIC = b"NAVKITW\x00"
 FORMAT_VERSION = 1
@@ -47,6 +48,11 @@ _MAX_META = 1 << 20
 #: bytes of index (worlds of baked buildings and terrain hold far more).
 INDEX_FLOOR = 64 << 20
 INDEX_RATIO = 16
+#: A header ``min_weight`` above 1 scales the world's heuristic, so a lie would make
+#: answers suboptimal before the chunk that contradicts it is ever read: it is used
+#: only when every mixed chunk is read and checked at open, which files of at most
+#: this many mixed chunks get (about 20 us each); larger ones are searched with 1.
+MIN_WEIGHT_CHECK_CHUNKS = 4096
 
 
 @dataclass(frozen=True)
@@ -290,6 +296,20 @@ class ChunkFile:
                 cx = int(np.argmax(row != 0))
                 raise self._chunk_error((h.nz - 1) * h.nx + cx, "reaches past the world's "
                                         "edge but is uniform walkable (cells beyond are blocked)")
+
+    def checked_min_weight(self, max_chunks: int = MIN_WEIGHT_CHECK_CHUNKS) -> int:
+        """The header's ``min_weight`` (at least 1) when it is checked: trivially
+        for 1, else by reading every mixed chunk (FormatError on a contradiction)
+        when there are at most ``max_chunks``; 1 otherwise (a safe heuristic scale)."""
+        mw = max(1, int(self.header.min_weight))
+        if mw == 1:
+            return 1
+        if len(self.mixed_ids) > max_chunks:
+            return 1
+        nx = self.header.nx
+        for i in self.mixed_ids.tolist():
+            self.read(i % nx, i // nx)
+        return mw
 
     def _chunk_error(self, i: int, what: str) -> FormatError:
         nx = self.header.nx

@@ -25,6 +25,7 @@ import pytest
 from navkit.errors import FormatError
 from navkit.grid import NavGrid
 from navkit.world import ChunkStore, World, bake
+from navkit.world.chunkfile import ChunkFile
 
 #: The documented header (docs/worlds.md): 136 fixed bytes, then CRC and reserved.
 FMT = "<8sHHIQQIIddddHBbIQQII32s"
@@ -83,11 +84,26 @@ def test_min_weight_above_the_cells_is_a_format_error_not_a_longer_path(tmp_path
     truth = World.open(str(path)).find_path_cells((0, 24), (47, 24))
     liar = tmp_path / "liar.nkw"
     liar.write_bytes(forge(raw, min_weight=2))
-    world = World.open(str(liar))  # every chunk is mixed: found when read
+    # a min_weight above 1 scales the heuristic: checked against every chunk at open
     with pytest.raises(FormatError, match="min_weight") as ei:
-        world.find_path_cells((0, 24), (47, 24))
+        World.open(str(liar))
     assert ei.value.path == str(liar)
     assert truth.cost_int > 0
+    # too many chunks to read at open: the header's value is not used (1 instead)
+    cf = ChunkFile(liar)
+    try:
+        assert cf.checked_min_weight(max_chunks=len(cf.mixed_ids) - 1) == 1
+    finally:
+        cf.close()
+    honest = weighted_cells(np.random.default_rng(1))
+    honest[honest == 1] = 2  # every walkable cell weighs 2 or 5: min_weight 2 is true
+    path2 = baked(tmp_path, honest, "two.nkw")
+    with ChunkStore.open(path2) as st:
+        assert st.min_weight == 2
+    w2 = World.open(str(path2))
+    assert w2.find_path_cells((0, 24), (47, 24)).cost_int == \
+        World.from_grid(NavGrid(honest > 0, weights=np.maximum(honest, 1)), chunk=16
+                        ).find_path_cells((0, 24), (47, 24)).cost_int
 
 
 def test_unweighted_flag_over_weighted_chunks_is_a_format_error(tmp_path: Path):
