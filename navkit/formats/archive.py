@@ -195,7 +195,7 @@ class Archive:
                                      f"data, the member holds {int(info.file_size) - head:_}",
                                      name)
                 arr = np.empty(count, dtype=dtype)
-                view = memoryview(arr.view(np.uint8).reshape(-1)) if need else memoryview(b"")
+                view = memoryview(arr.view(np.uint8).reshape(-1).data) if need else memoryview(b"")
                 pos = 0
                 while pos < need:
                     got = fh.readinto(view[pos:pos + _CHUNK])  # type: ignore[attr-defined]

@@ -16,8 +16,8 @@ import math
 import tokenize
 import zipfile
 import zlib
-from pathlib import Path
 from collections.abc import Mapping
+from pathlib import Path
 from typing import IO, Any
 
 import numpy as np

@@ -76,6 +76,14 @@ _FLIP_H = 0x80000000
 _FLIP_V = 0x40000000
 _FLIP_D = 0x20000000
 _GID_MASK = 0x0FFFFFFF
+#: Default cell limit of a Tiled map (``max_cells=`` overrides it): pytiled-parser
+#: holds each tile as a Python object, about 50 bytes and 1 us a tile, so a
+#: 100 KB zlib layer could otherwise declare 67 million tiles (3 GB, a minute).
+MAX_TILED_CELLS = 1 << 21
+#: The tiles of all tile layers together may be at most this many times the limit.
+LAYER_TILES_FACTOR = 2
+#: Most objects a map may hold (pytiled-parser: about 2 KB each).
+MAX_OBJECTS = 100_000
 #: Most points of one object polygon.
 MAX_POLYGON_VERTICES = 10_000
 #: Most self-crossings of an object polygon navkit repairs (``shapely.make_valid``
@@ -273,6 +281,7 @@ def _precheck_tmx(data: bytes, path: Path, limit: int, roots: tuple[Path, ...]) 
     rects: list[tuple[int, int, int, int]] = []
     if not infinite:
         check_cells(w, h, limit, path=path, what="Tiled map")
+    tiles = 0
     for name, lay in _xml_tile_layers(root):
         where = f"layer {name!r}"
         d = lay.find("data")
@@ -290,6 +299,7 @@ def _precheck_tmx(data: bytes, path: Path, limit: int, roots: tuple[Path, ...]) 
                                    for k in ("x", "y", "width", "height"))
                 rects.append((cx, cy, cw, chh))
                 check_cells(cw, chh, limit, path=path, what=f"{where} chunk")
+                tiles = _add_tiles(tiles, cw * chh, limit, path)
                 _check_data(enc, comp, ch.text or "", cw * chh,
                             f"{where} chunk at ({cx}, {cy})", path)
         else:
@@ -304,7 +314,9 @@ def _precheck_tmx(data: bytes, path: Path, limit: int, roots: tuple[Path, ...]) 
                 raise FormatError(f"{where}: the deprecated XML <tile> layer format is not "
                                   "supported; save the map with CSV or base64 layer format",
                                   path=path)
+            tiles = _add_tiles(tiles, w * h, limit, path)
             _check_data(enc, comp, d.text or "", w * h, where, path)
+    _check_objects(sum(1 for _ in root.iter("object")), path)
     return _extent(rects, infinite, w, h, limit, path)
 
 
@@ -338,6 +350,7 @@ def _precheck_tmj(data: bytes, path: Path, limit: int, roots: tuple[Path, ...]) 
     if not infinite:
         check_cells(w, h, limit, path=path, what="Tiled map")
     rects: list[tuple[int, int, int, int]] = []
+    tiles = 0
     for name, lay in _json_tile_layers(doc["layers"]):
         where = f"layer {name!r}"
         enc, comp = lay.get("encoding"), lay.get("compression")
@@ -356,6 +369,7 @@ def _precheck_tmj(data: bytes, path: Path, limit: int, roots: tuple[Path, ...]) 
                                    for k in ("x", "y", "width", "height"))
                 rects.append((cx, cy, cw, chh))
                 check_cells(cw, chh, limit, path=path, what=f"{where} chunk")
+                tiles = _add_tiles(tiles, cw * chh, limit, path)
                 _check_data(enc, comp, ch.get("data"), cw * chh, f"{where} chunks[{j}]", path)
         elif "data" in lay and not infinite:
             lw = _int_attr(lay.get("width", w), f"{where} width", path, minimum=0)
@@ -363,8 +377,51 @@ def _precheck_tmj(data: bytes, path: Path, limit: int, roots: tuple[Path, ...]) 
             if (lw, lh) != (w, h):
                 raise FormatError(f"{where}: size {lw} x {lh} differs from the map's {w} x {h}",
                                   path=path)
+            tiles = _add_tiles(tiles, w * h, limit, path)
             _check_data(enc, comp, lay["data"], w * h, where, path)
+    _check_objects(_count_json_objects(doc["layers"]), path)
     return _extent(rects, infinite, w, h, limit, path)
+
+
+def _add_tiles(tiles: int, n: int, limit: int, path: Path) -> int:
+    """The running count of layer tiles, refused past ``LAYER_TILES_FACTOR * limit``
+    (pytiled-parser holds every tile of every layer as a Python int)."""
+    tiles += n
+    if tiles > LAYER_TILES_FACTOR * limit:
+        raise FormatError(f"the map's tile layers hold {tiles:_} tiles or more, more than "
+                          f"{LAYER_TILES_FACTOR} x the {limit:_}-cell limit (max_cells= "
+                          "raises it)", path=path)
+    return tiles
+
+
+def _check_objects(n: int, path: Path) -> None:
+    if n > MAX_OBJECTS:
+        raise FormatError(f"the map has {n:_} objects, more than MAX_OBJECTS = {MAX_OBJECTS:_}",
+                          path=path)
+
+
+def _count_json_objects(layers: Any) -> int:
+    n = 0
+    stack = [layers]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, list):
+            stack.extend(v for v in node if isinstance(v, dict))
+        elif isinstance(node, dict):
+            objs = node.get("objects")
+            if isinstance(objs, list):
+                n += len(objs)
+            if isinstance(node.get("layers"), list):
+                stack.append(node["layers"])
+    return n
+
+
+def tiled_cell_limit(max_cells: int | None) -> int:
+    """The cell limit of a Tiled read: ``max_cells`` when given, else the smaller of
+    ``navkit.formats.MAX_CELLS`` and :data:`MAX_TILED_CELLS`."""
+    if max_cells is not None:
+        return cell_limit(max_cells)
+    return min(cell_limit(None), MAX_TILED_CELLS)
 
 
 def _orientation(value: Any, path: Path) -> None:
@@ -462,9 +519,9 @@ class _Externals:
                 if "source" in ts.attrib:
                     self.tileset(path, ts.attrib["source"], templates=False)
         elif isinstance(doc, dict):
-            ts = doc.get("tileset")
-            if isinstance(ts, dict) and "source" in ts:
-                self.tileset(path, ts["source"], templates=False)
+            tsd = doc.get("tileset")
+            if isinstance(tsd, dict) and "source" in tsd:
+                self.tileset(path, tsd["source"], templates=False)
         else:
             raise FormatError(f"template {str(ref)!r}: expected a JSON object", path=path)
 
@@ -586,6 +643,9 @@ def object_geometry(obj: Any, budget: list[int] | None = None) -> shapely.Geomet
     kind = type(obj).__name__
     x, y = float(obj.coordinates.x), float(obj.coordinates.y)
     w, h = float(obj.size.width), float(obj.size.height)
+    if not all(math.isfinite(v) and abs(v) <= 1e15 for v in (x, y, w, h)):
+        raise ValueError("the object's position and size must be finite numbers within 1e15 "
+                         f"pixels, got ({x!r}, {y!r}) size {w!r} x {h!r}")
     geom: shapely.Geometry
     if kind == "Polygon":
         pts = np.array([(x + float(p.x), y + float(p.y)) for p in obj.points],
@@ -595,17 +655,20 @@ def object_geometry(obj: Any, budget: list[int] | None = None) -> shapely.Geomet
         if len(pts) > MAX_POLYGON_VERTICES:
             raise ValueError(f"a polygon of {len(pts)} points, more than "
                              f"MAX_POLYGON_VERTICES = {MAX_POLYGON_VERTICES}")
-        if not np.isfinite(pts).all():
-            raise ValueError("a polygon point is not a finite number")
+        if not np.isfinite(pts).all() or np.abs(pts).max() > 1e15:
+            raise ValueError("a polygon point is not a finite number within 1e15 pixels")
         k = polygon_crossings(pts, MAX_REPAIR_CROSSINGS + 1,
                               [MAX_PAIR_TESTS] if budget is None else budget)
         if k > MAX_REPAIR_CROSSINGS:
             raise ValueError(f"the polygon crosses itself more than {MAX_REPAIR_CROSSINGS} "
                              "times (MAX_REPAIR_CROSSINGS); navkit repairs only simpler "
                              "ones: redraw it without crossings")
-        geom = shapely.Polygon(pts)
-        if not geom.is_valid:
-            geom = shapely.make_valid(geom)
+        try:
+            geom = shapely.Polygon(pts)
+            if not geom.is_valid:
+                geom = shapely.make_valid(geom)
+        except shapely.errors.GEOSException as exc:
+            raise ValueError(f"the polygon cannot be repaired ({exc})") from None
     elif kind == "Rectangle":
         if w <= 0 or h <= 0:
             return None
@@ -618,6 +681,8 @@ def object_geometry(obj: Any, budget: list[int] | None = None) -> shapely.Geomet
     else:
         return None
     rot = float(obj.rotation or 0.0)
+    if not math.isfinite(rot):
+        raise ValueError(f"rotation must be a finite number of degrees, got {rot!r}")
     if rot:
         # y points down, so the plain rotation matrix turns clockwise on screen
         geom = shapely.affinity.rotate(geom, rot, origin=(x, y))
@@ -905,7 +970,7 @@ class _Built:
 
 def _build(path: PathLike, m: TiledMapping, max_cells: int | None, allow_dirs: Any) -> _Built:
     p = Path(path)
-    limit = cell_limit(max_cells)
+    limit = tiled_cell_limit(max_cells)
     roots = allowed_roots(p, allow_dirs)
     data = read_bytes(p)
     ext = p.suffix.lower()
@@ -1104,7 +1169,7 @@ def read_tiled_level(
     areas.append(AreaConfig("tiles:bounds", ((0.0, 0.0), (W * cs, 0.0), (W * cs, H * cs),
                                        (0.0, H * cs)), available=False))
     obstacles = [ObstacleConfig(name, ring_of(geom)) for name, geom in built.objects.obstacles]
-    limit = cell_limit(max_cells)
+    limit = tiled_cell_limit(max_cells)
     try:
         cfg = LevelConfig(
             areas=tuple(areas), obstacles=tuple(obstacles), cell_size=cs,

@@ -219,13 +219,13 @@ def free_space(config: LevelConfig, *, chord_error: float = DEFAULT_CHORD_ERROR,
     (:class:`~navkit.errors.ConfigError` naming ``areas[i].weight``);
     ``"ignore"`` treats every area as weight 1. ``chord_error`` must lie in
     [:data:`MIN_CHORD_ERROR`, :data:`MAX_CHORD_ERROR`] (ConfigError before any
-    work otherwise). Raises ConfigError when the free space is empty or would have more than :data:`MAX_MESH_VERTICES`
-    vertices (naming ``obstacles``).
+    work otherwise). Raises ConfigError when the free space is empty or would
+    have more than :data:`MAX_MESH_VERTICES` vertices (naming ``obstacles``).
     """
     _check_weights(config, weights)
     if isinstance(chord_error, bool) or not (
-            isinstance(chord_error, (int, float)) and math.isfinite(chord_error)
-            and MIN_CHORD_ERROR <= chord_error <= MAX_CHORD_ERROR):
+            isinstance(chord_error, (int, float))
+            and MIN_CHORD_ERROR <= chord_error <= MAX_CHORD_ERROR):  # (NaN fails too)
         # (checked before any work: a tiny chord error means huge circle polygons)
         raise ConfigError(f"must be a number in [{MIN_CHORD_ERROR:g}, {MAX_CHORD_ERROR:g}] "
                           f"metres, got {shown(chord_error)}", field="chord_error")

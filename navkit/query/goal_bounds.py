@@ -218,13 +218,20 @@ class GoalBounds:
     def check(self, owner: Any, tables: JumpTables | None = None, *,
               verify: str = "auto") -> None:
         """Raise ConfigError (field ``goal_bounds``) unless these bounds hold
-        against ``owner``'s grid (:meth:`problem`); then :attr:`verified` is True.
+        against ``owner``'s grid (:meth:`problem`); then :attr:`verified` is True
+        and ``index`` / ``boxes`` are read-only arrays of their own.
         :class:`~navkit.query.jps_plus.JPSPlus` calls it on bounds that
         :meth:`build` or :meth:`load` did not make."""
         problem = self.problem(owner, tables, verify=verify)
         if problem is not None:
             raise ConfigError(f"these goal bounds do not describe the grid: {problem}",
                               field="goal_bounds")
+        for name in ("index", "boxes"):  # read-only arrays of their own: what was checked
+            a = getattr(self, name)
+            if a.flags.writeable or not a.flags.c_contiguous:
+                a = a.copy()
+                a.setflags(write=False)
+                setattr(self, name, a)
         self.verified = True
 
     def problem(self, owner: Any, tables: JumpTables | None = None, *,

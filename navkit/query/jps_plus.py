@@ -278,9 +278,10 @@ class JumpTables:
 
     def check(self, owner: Any) -> None:
         """Raise ConfigError (field ``tables``) unless these tables are, entry for
-        entry, :meth:`build`'s for the grid of ``owner`` (one build: milliseconds).
-        :class:`JPSPlus` calls it on tables that :meth:`build`, :meth:`load` or
-        :meth:`update` did not make."""
+        entry, :meth:`build`'s for the grid of ``owner`` (one build: milliseconds);
+        then :attr:`tab` is a read-only array of their own. :class:`JPSPlus`
+        calls it on tables that :meth:`build`, :meth:`load` or :meth:`update`
+        did not make."""
         pg = jps_of(owner).pg
         tab = self.tab
         if (not isinstance(tab, np.ndarray) or tab.dtype != np.int16 or tab.ndim != 1
@@ -291,6 +292,12 @@ class JumpTables:
         if problem is not None:
             raise ConfigError(f"these JPS+ tables do not describe the grid: {problem}",
                               field="tables")
+        if tab.flags.writeable or not tab.flags.c_contiguous:
+            # a read-only copy of their own: the very array checked is the one searched
+            # (and the one type the kernels were compiled for)
+            tab = tab.copy()
+            tab.setflags(write=False)
+            self.tab = tab
         self.verified = True
 
     def __repr__(self) -> str:
