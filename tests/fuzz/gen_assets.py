@@ -105,6 +105,17 @@ def _declared_bomb(member: str, parts: dict[str, Any], declare: int) -> bytes:
     return bytes(raw)
 
 
+def _tables_bomb() -> bytes:
+    return npz_bomb("tab", 1536 << 20, "<i2", {
+        "format": np.array("x"), "shape": np.array([1, 1]), "fingerprint": np.array("x")})
+
+
+def _bounds_bomb() -> bytes:
+    return npz_bomb("boxes", 1536 << 20, "<i2", {
+        "format": np.array("x"), "index": np.zeros(4, np.int32),
+        "costs": np.array([10, 14]), "fingerprint": np.array("x")})
+
+
 def _takes(fn: Any, name: str) -> bool:
     try:
         return name in inspect.signature(fn).parameters
@@ -164,6 +175,8 @@ def gen_tables(g: Gen) -> Case:
     how = g.weighted(_TABLE_HOW)
     pairs = _pairs(g, walk, 4)
     via = g.choice(["load", "load", "precompute"])
+    if how == "bomb":
+        _tables_bomb()  # made (once, cached) outside the case's clock
 
     def run(ctx: Context) -> None:
         from navkit import NavGrid, Pathfinder
@@ -199,9 +212,7 @@ def gen_tables(g: Gen) -> Case:
                 data = _declared_bomb("tab", parts, g.choice([1 << 30, 3 << 30, 1 << 40]))
                 path.write_bytes(data)
             elif how == "bomb":  # 1.5 GB of zeros in 7 MB, with dummies read before it
-                path.write_bytes(npz_bomb("tab", 1536 << 20, "<i2", {
-                    "format": np.array("x"), "shape": np.array([1, 1]),
-                    "fingerprint": np.array("x")}))
+                path.write_bytes(_tables_bomb())
             else:
                 _npz_write(path, parts)
             if how == "bytes":
@@ -286,6 +297,8 @@ def gen_bounds(g: Gen) -> Case:
     digest = g.choice(["recomputed", "recomputed", "absent", "stale"])
     verify = g.choice(["default", "default", "default", "full", "sample", "structure"])
     pairs = _pairs(g, walk, 5)
+    if how == "bomb":
+        _bounds_bomb()  # made (once, cached) outside the case's clock
 
     def run(ctx: Context) -> None:
         from navkit import NavGrid, Pathfinder
@@ -343,9 +356,7 @@ def gen_bounds(g: Gen) -> Case:
             if how == "bomb-declared":
                 path.write_bytes(_declared_bomb("boxes", parts, g.choice([1 << 30, 1 << 40])))
             elif how == "bomb":
-                path.write_bytes(npz_bomb("boxes", 1536 << 20, "<i2", {
-                    "format": np.array("x"), "index": np.zeros(4, np.int32),
-                    "costs": np.array([10, 14]), "fingerprint": np.array("x")}))
+                path.write_bytes(_bounds_bomb())
             else:
                 _npz_write(path, parts)
             if how == "bytes":
@@ -485,6 +496,9 @@ def gen_world(g: Gen) -> Case:
         for _ in range(2)]
     windowed = g.chance(0.5)
     detail: dict[str, Any] = {}
+    side = g.choice([1024, 4096, 8192])
+    if how == "many-chunks":
+        _many_chunks(side)  # made (once, cached) outside the case's clock
 
     def run(ctx: Context) -> None:
         from navkit import NavGrid
@@ -528,7 +542,6 @@ def gen_world(g: Gen) -> Case:
             detail["meta"] = show(meta, 30)
             raw = _forge(raw, meta=meta)
         elif how == "many-chunks":
-            side = g.choice([1024, 4096, 8192])
             index = _many_chunks(side)
             raw = _forge(raw, body=index, width=chunk * side, depth=chunk * side, nx=side,
                          nz=side, mixed=0, codec=2, level=3, index_offset=144 + f["meta_len"],
