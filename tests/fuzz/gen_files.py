@@ -291,6 +291,19 @@ def npz_bomb(member: str, raw_bytes: int, dtype: str, others: dict[str, Any]) ->
                                                 {k + ".npy": _npy(v) for k, v in others.items()}))
 
 
+def _layer_blob(n: int) -> bytes:
+    """Base64 of zlib data holding ``n`` gids of tile 1 (cached)."""
+    import base64
+    import zlib
+
+    def make() -> bytes:
+        comp = zlib.compressobj(1)
+        blob = b"".join(comp.compress(b"\1\0\0\0" * (1 << 20)) for _ in range(n >> 20))
+        return base64.b64encode(blob + comp.flush())
+
+    return cached(f"tiled-layer-{n}.b64", make)
+
+
 def _mesh_bomb() -> bytes:
     """A mesh ``.npz`` whose vertices unpack to 900 MB (the loader allowed 1 GB)."""
     meta = np.frombuffer(json.dumps({"format": "navkit-mesh", "version": 1,
@@ -340,6 +353,8 @@ def gen_bombs(g: Gen) -> Case:
     mode = g.choice(["inflate", "declare"])
     if mode == "inflate" and target == "mesh-npz":
         _mesh_bomb()  # made (once, cached) outside the case's clock
+    if target == "tiled-layer":
+        _layer_blob(size_mb << 18)
 
     def run(ctx: Context) -> None:
         p = ctx.tmp / "bomb"
@@ -383,20 +398,14 @@ def gen_bombs(g: Gen) -> Case:
             ctx.at("NavMesh.load(bomb)")
             NavMesh.load(p)
         elif target == "tiled-layer":
-            import base64
-            import zlib
-
             from navkit.formats.tiled import read_tiled
 
             n = size_mb << 18  # gids of 4 bytes
             layers = g.choice([1, 1, 3])
-            comp = zlib.compressobj(1)
-            blob = b"".join(comp.compress(b"\1\0\0\0" * (1 << 20)) for _ in range(n >> 20))
-            blob += comp.flush()
             d = ctx.tmp / "map"
             d.mkdir()
             shutil.copy(FIX / "terrain.tsx", d / "terrain.tsx")
-            data = base64.b64encode(blob).decode()
+            data = _layer_blob(n).decode()
             body = "".join(f' <layer id="{i + 1}" name="l{i}" width="{n}" height="1">\n'
                            f'  <data encoding="base64" compression="zlib">{data}</data>\n'
                            " </layer>\n" for i in range(layers))
