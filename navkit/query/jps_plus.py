@@ -257,8 +257,8 @@ class JumpTables:
             raise FormatError(f"JPS+ table format {fmt[:40]!r}, expected {TABLES_FORMAT!r}",
                               path=name)
         if (wp, hp) != (pg.wp, pg.hp):
-            raise FormatError(f"these JPS+ tables are for a {wp - 2}x{hp - 2} grid, not "
-                              f"{pg.width}x{pg.depth}; rebuild them with JumpTables.build",
+            raise FormatError(f"these JPS+ tables belong to another grid ({wp - 2}x{hp - 2}, "
+                              f"not {pg.width}x{pg.depth}); rebuild them with JumpTables.build",
                               path=name)
         if tab.dtype != np.int16 or tab.shape != (8 * pg.n,):
             raise FormatError(f"JPS+ table of shape {tab.shape} {tab.dtype} does not fit a "
