@@ -84,6 +84,9 @@ def read_bytes(path: str | os.PathLike[str]) -> bytes:
 def size_message(width: int, depth: int, limit: int, what: str = "grid") -> str:
     """Why a ``width`` x ``depth`` grid is refused, and how to allow it."""
     cells = width * depth
+    if cells >= 10**18:  # (numbers of thousands of digits are possible here)
+        return (f"{what} of {shown(width)} x {shown(depth)} cells exceeds the limit of {limit} "
+                "cells")
     return (
         f"{what} of {width} x {depth} = {cells} cells exceeds the limit of {limit} cells "
         f"(a Pathfinder would need about {_bytes(cells * BYTES_PER_CELL)}); to read it anyway "
@@ -97,6 +100,8 @@ def _bytes(n: float) -> str:
     >>> _bytes(600), _bytes(3.4e9), _bytes(5e13)
     ('600 bytes', '3.4 GB', '50 TB')
     """
+    if n >= 10**18:  # (an integer too large for a float is possible here)
+        return "more than 1000 PB"
     for unit in ("bytes", "KB", "MB", "GB"):
         if n < 1000:
             return f"{n:.3g} {unit}"

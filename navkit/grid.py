@@ -117,7 +117,11 @@ def _own(out: NDArray[Any], given: NDArray[Any], copy: bool) -> NDArray[Any]:
 
 
 def _as_walkable(walkable: ArrayLike, copy: bool = True) -> NDArray[np.bool_]:
-    arr = np.asarray(walkable)
+    try:
+        arr = np.asarray(walkable)
+    except (ValueError, TypeError, OverflowError) as exc:  # ragged rows, huge ints
+        raise ConfigError(f"expected a 2-D (depth, width) array ({str(exc)[:120]})",
+                          field="walkable") from None
     if arr.ndim != 2:
         raise ConfigError(f"expected a 2-D (depth, width) array, got shape {arr.shape}",
                           field="walkable")
@@ -143,7 +147,11 @@ def _as_walkable(walkable: ArrayLike, copy: bool = True) -> NDArray[np.bool_]:
 
 def _as_weights(weights: ArrayLike, shape: tuple[int, int], copy: bool = True
                 ) -> NDArray[np.int32]:
-    arr = np.asarray(weights)
+    try:
+        arr = np.asarray(weights)
+    except (ValueError, TypeError, OverflowError) as exc:  # ragged rows, huge ints
+        raise ConfigError(f"expected a {shape} array ({str(exc)[:120]})",
+                          field="weights") from None
     if arr.shape != shape:
         raise ConfigError(f"expected shape {shape} like the walkable array, got {arr.shape}",
                           field="weights")

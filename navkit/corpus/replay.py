@@ -305,9 +305,15 @@ class _Line:
         return v
 
     def num(self, v: Any, name: str) -> float:
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
             raise self.bad(f"{name}: expected a finite number, got {shown(v)}")
-        return float(v)
+        try:
+            f = float(v)  # (an integer of hundreds of digits does not fit a float)
+        except OverflowError:
+            f = math.inf
+        if not math.isfinite(f):
+            raise self.bad(f"{name}: expected a finite number, got {shown(v)}")
+        return f
 
     def bool_(self, v: Any, name: str) -> bool:
         if not isinstance(v, bool):
@@ -335,7 +341,10 @@ def parse_query(obj: Any, path: str, line: int, *, snake: bool = False) -> Corpu
     c = _Line(path, line, snake)
     if not isinstance(obj, dict):
         raise c.bad(f"expected a JSON object, got {shown(obj)}")
-    obj = c.keys(obj)
+    try:
+        obj = c.keys(obj)
+    except RecursionError:
+        raise c.bad("objects nested too deeply") from None
     c.known(obj, _LINE_KEYS)
     kind = c.get(obj, "kind")
     if kind not in KINDS:
@@ -382,7 +391,7 @@ def parse_query(obj: Any, path: str, line: int, *, snake: bool = False) -> Corpu
         raise c.bad(f"outcome: expected an object, got {shown(out)}")
     c.known(out, _OUTCOME_KEYS, "outcome.")
     status = c.get(out, "status", "outcome.")
-    if status not in _STATUS:
+    if not isinstance(status, str) or status not in _STATUS:
         raise c.bad(f"outcome.status: unknown status {shown(status)}")
     end = c.get(out, "end_cell", "outcome.")
     if end is not None:
@@ -424,7 +433,10 @@ def parse_header(obj: Any, path: str) -> dict[str, Any]:
         raise FormatError(f"unsupported corpus version {shown(version)} "
                           f"(this navkit reads {reads})", path=path, line=1)
     c.snake = snake
-    obj = c.keys(obj)
+    try:
+        obj = c.keys(obj)
+    except RecursionError:
+        raise c.bad("objects nested too deeply") from None
     src = obj.get("source")
     if src is not None:
         if not isinstance(src, dict):
@@ -448,6 +460,8 @@ def read_corpus(path: str | os.PathLike[str]) -> tuple[dict[str, Any], list[Corp
             raw = fh.read()
     except UnicodeDecodeError as exc:
         raise FormatError(f"not UTF-8 text ({exc.reason})", path=name) from None
+    except OSError as exc:
+        raise FormatError(f"cannot read the corpus: {exc.strerror or exc}", path=name) from None
     header: dict[str, Any] | None = None
     queries: list[CorpusQuery] = []
     snake = False
@@ -456,9 +470,13 @@ def read_corpus(path: str | os.PathLike[str]) -> tuple[dict[str, Any], list[Corp
             continue
         try:
             obj = json.loads(text)
-        except (json.JSONDecodeError, RecursionError) as exc:
-            why = exc.msg if isinstance(exc, json.JSONDecodeError) else "nested too deeply"
-            raise FormatError(f"malformed JSON: {why}", path=name, line=i) from None
+        except json.JSONDecodeError as exc:
+            raise FormatError(f"malformed JSON: {exc.msg}", path=name, line=i) from None
+        except RecursionError:
+            raise FormatError("malformed JSON: nested too deeply", path=name, line=i) from None
+        except ValueError as exc:  # an integer of more digits than Python converts
+            raise FormatError(f"malformed JSON: {shown(str(exc))}", path=name,
+                              line=i) from None
         if header is None:
             if i != 1:
                 raise FormatError("the header must be line 1", path=name, line=i)

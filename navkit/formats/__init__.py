@@ -158,7 +158,8 @@ def load_grid(path: PathLike, *, max_cells: int | None = None, **options: Any) -
     if ext in (".tmx", ".tmj"):
         from . import tiled
 
-        return tiled.read_tiled(p, max_cells=limit, **options)
+        # (Tiled's own default limit applies unless max_cells is given)
+        return tiled.read_tiled(p, max_cells=max_cells, **options)
     if ext == ".ldtk":
         from . import ldtk
 

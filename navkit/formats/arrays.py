@@ -16,6 +16,7 @@ import math
 import tokenize
 import zipfile
 import zlib
+from collections.abc import Mapping
 from pathlib import Path
 from typing import IO, Any
 
@@ -26,12 +27,15 @@ from numpy.typing import ArrayLike, NDArray
 from ..errors import ConfigError, FormatError
 from ..grid import NavGrid
 from ._common import PathLike, cell_limit, check_cells, open_error
+from .archive import MAX_NPY_HEADER, Archive, read_npz
 
 __all__ = ["from_array", "read_npy", "read_npz_members", "write_npz", "GEOMETRY_KEYS"]
 
 #: Scalar geometry entries an ``.npz`` grid may carry (all in metres).
 GEOMETRY_KEYS = ("cell_size", "min_x", "min_z", "floor_y", "agent_radius")
 _FROM_ARRAY_KEYS = ("weights", *GEOMETRY_KEYS, "name", "meta", "copy")
+#: Default cap of :func:`read_npz_members` per array (bytes, unpacked).
+MAX_MEMBER_BYTES = 1 << 30
 _NPY_MAGIC = b"\x93NUMPY"
 _ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")  # a member first, or an empty archive
 # what numpy's header parser and zipfile raise on corrupt input: a bad header is
@@ -88,14 +92,14 @@ def read_npy(path: PathLike, *, max_cells: int | None = None) -> NavGrid:
     try:
         with open(p, "rb") as fh:
             magic = fh.read(len(_NPY_MAGIC))
-            if magic.startswith(_ZIP_MAGIC):
-                walkable, kwargs = _read_npz(fh, p, limit)
-            elif magic == _NPY_MAGIC:
+            if magic == _NPY_MAGIC:
                 fh.seek(0)
                 walkable = _read_member(fh, p.stat().st_size, "walkable", 2, p, limit)
-                kwargs = {}
-            else:
+                kwargs: dict[str, Any] = {}
+            elif not magic.startswith(_ZIP_MAGIC):
                 raise FormatError(f"not a numpy file (starts with {magic[:8]!r})", path=p)
+        if magic.startswith(_ZIP_MAGIC):
+            walkable, kwargs = _read_npz(p, limit)
     except FormatError:
         raise
     except (FileNotFoundError, IsADirectoryError) as exc:
@@ -108,17 +112,19 @@ def read_npy(path: PathLike, *, max_cells: int | None = None) -> NavGrid:
         raise FormatError(f"{exc.field or 'array'}: {exc.reason}", path=p) from None
 
 
-def read_npz_members(path: PathLike, keys: tuple[str, ...], what: str
+def read_npz_members(path: PathLike, keys: tuple[str, ...], what: str, *,
+                     max_bytes: int | Mapping[str, int] = MAX_MEMBER_BYTES
                      ) -> dict[str, NDArray[Any]]:
     """The arrays ``keys`` of the ``.npz`` file ``path`` (a navkit asset such as
-    JPS+ tables), loaded without pickle. A missing, truncated or damaged file, or
+    JPS+ tables), read through the bounded reader (:mod:`navkit.formats.archive`):
+    each array at most ``max_bytes`` (one cap, or one per key), checked from the
+    zip directory and the array header before anything is decompressed or
+    allocated; no pickles. A missing, truncated, damaged or oversized file, or
     one without some key, raises :class:`~navkit.errors.FormatError` naming the
-    file: ``not a {what} (reason)``."""
-    try:
-        with np.load(Path(path), allow_pickle=False) as f:
-            return {k: np.asarray(f[k]) for k in keys}
-    except (KeyError, TypeError, *_READ_ERRORS) as exc:
-        raise FormatError(f"not a {what} ({_reason(exc)})", path=str(path)) from None
+    file: ``not a {what} (reason)`` or ``{what} member ...: reason``."""
+    limits = {k: int(max_bytes[k] if isinstance(max_bytes, Mapping) else max_bytes)
+              for k in keys}
+    return read_npz(path, limits, what)
 
 
 def _reason(exc: BaseException) -> str:
@@ -128,51 +134,42 @@ def _reason(exc: BaseException) -> str:
     return text if len(text) <= 200 else text[:200] + "..."
 
 
-def _read_npz(fh: IO[bytes], p: Path, limit: int) -> tuple[NDArray[Any], dict[str, Any]]:
-    """The walkable array and NavGrid keywords of an ``.npz`` archive."""
-    with zipfile.ZipFile(fh) as zf:
-        infos = {}
-        for info in zf.infolist():
-            key = info.filename[:-4] if info.filename.endswith(".npy") else info.filename
-            if key in infos:
-                raise FormatError(f"entry {info.filename!r} appears twice", path=p)
-            infos[key] = info
-        extra = sorted(set(infos) - {"walkable", "weights", *GEOMETRY_KEYS})
+def _read_npz(p: Path, limit: int) -> tuple[NDArray[Any], dict[str, Any]]:
+    """The walkable array and NavGrid keywords of an ``.npz`` archive (through the
+    bounded reader: each member's header is checked before its data is read)."""
+    cap = limit * 8 + MAX_NPY_HEADER
+    with Archive(p, "numpy file", max_total=2 * cap + len(GEOMETRY_KEYS) * 2 * MAX_NPY_HEADER,
+                 max_members=2 + len(GEOMETRY_KEYS)) as ar:
+        keys = ar.keys()
+        extra = sorted(set(keys) - {"walkable", "weights", *GEOMETRY_KEYS})
         if extra:
             raise FormatError(
                 f"unexpected entries {', '.join(extra)}; "
                 f"expected walkable, weights, {', '.join(GEOMETRY_KEYS)}",
                 path=p,
             )
-        if "walkable" not in infos:
+        if len(set(keys)) != len(keys):
+            raise FormatError("an entry appears twice (with and without .npy)", path=p)
+        if "walkable" not in keys:
             raise FormatError("no 'walkable' array in the archive", path=p)
         arrays = {}
-        for key, info in infos.items():
-            with zf.open(info) as member:
-                ndim = 2 if key in ("walkable", "weights") else 0
-                arrays[key] = _read_member(member, info.file_size, key, ndim, p, limit)
+        for key in keys:
+            ndim = 2 if key in ("walkable", "weights") else 0
+
+            def check(shape: tuple[int, ...], dtype: np.dtype[Any], key: str = key,
+                      ndim: int = ndim) -> None:
+                _check_header(shape, dtype, key, ndim, p, limit)
+
+            arrays[key] = ar.read_array(key, cap if ndim == 2 else 8, check)
     kwargs: dict[str, Any] = {k: float(v) for k, v in arrays.items() if k in GEOMETRY_KEYS}
     if "weights" in arrays:
         kwargs["weights"] = arrays["weights"]
     return arrays["walkable"], kwargs
 
 
-def _read_member(
-    fh: IO[bytes], size: int, key: str, ndim: int, p: Path, limit: int
-) -> NDArray[Any]:
-    """One ``.npy`` stream of ``size`` bytes, its header checked before the data is read."""
-    try:
-        version = npformat.read_magic(fh)
-        if version == (1, 0):
-            shape, _, dtype = npformat.read_array_header_1_0(fh)
-        elif version == (2, 0):
-            shape, _, dtype = npformat.read_array_header_2_0(fh)
-        else:
-            raise FormatError(f"'{key}': unsupported .npy version {version}", path=p)
-    except FormatError:
-        raise
-    except _READ_ERRORS as exc:
-        raise FormatError(f"'{key}': corrupt numpy header: {_reason(exc)}", path=p) from None
+def _check_header(shape: tuple[int, ...], dtype: np.dtype[Any], key: str, ndim: int, p: Path,
+                  limit: int) -> None:
+    """Refuse an array header: not ``ndim``-D, not a number dtype, or too many cells."""
     if len(shape) != ndim:
         want = "a 2-D (depth, width) array" if ndim == 2 else "a numeric scalar"
         raise FormatError(f"'{key}': expected {want}, got shape {shape}", path=p)
@@ -185,6 +182,25 @@ def _read_member(
         if depth < 1 or width < 1:
             raise FormatError(f"'{key}': grid must have at least one cell, got {shape}", path=p)
         check_cells(width, depth, limit, path=p, what=f"'{key}' array")
+
+
+def _read_member(
+    fh: IO[bytes], size: int, key: str, ndim: int, p: Path, limit: int
+) -> NDArray[Any]:
+    """One ``.npy`` file of ``size`` bytes, its header checked before the data is read."""
+    try:
+        version = npformat.read_magic(fh)
+        if version == (1, 0):
+            shape, _, dtype = npformat.read_array_header_1_0(fh)
+        elif version == (2, 0):
+            shape, _, dtype = npformat.read_array_header_2_0(fh)
+        else:
+            raise FormatError(f"'{key}': unsupported .npy version {version}", path=p)
+    except FormatError:
+        raise
+    except _READ_ERRORS as exc:
+        raise FormatError(f"'{key}': corrupt numpy header: {_reason(exc)}", path=p) from None
+    _check_header(shape, dtype, key, ndim, p, limit)
     needed = math.prod(shape) * dtype.itemsize
     if size - fh.tell() < needed:
         raise FormatError(

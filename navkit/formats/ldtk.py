@@ -25,7 +25,8 @@ import numpy as np
 
 from ..errors import ConfigError, FormatError, shown, unknown_name_message
 from ..grid import MAX_CELL_SIZE, MAX_WEIGHT, MIN_CELL_SIZE, NavGrid
-from ._common import PathLike, cell_limit, check_cells, read_bytes
+from ._common import INT64_MAX, INT64_MIN, PathLike, cell_limit, check_cells, read_bytes
+from .external import allowed_roots, read_external, resolve_external
 from .tiled import load_json_document
 
 __all__ = ["read_ldtk", "DEFAULT_BLOCKED"]
@@ -141,6 +142,7 @@ def read_ldtk(
     door_entities: Sequence[str] = ("door",),
     cell_size: float = 1.0,
     max_cells: int | None = None,
+    allow_dirs: Any = None,
 ) -> NavGrid:
     """Read level ``level`` (index or identifier) of an LDtk project as a grid.
 
@@ -149,13 +151,17 @@ def read_ldtk(
     level identifier, the IntGrid layer names and ``doors``: each door
     entity's name (its ``name`` / ``id`` field, else ``Door<n>``), half-open
     cell box ``[x0, z0, x1, z1]`` and world rectangle. Levels saved in
-    separate files (``externalRelPath``) are read from beside the project.
+    separate files (``externalRelPath``) are read from beside the project: the
+    path, symlinks resolved, must stay inside the project's folder or one of
+    ``allow_dirs`` (a folder or a list of folders), and the file must be a
+    regular file of at most ``navkit.formats.external.MAX_EXTERNAL_BYTES``.
     Bad input raises :class:`~navkit.errors.FormatError` naming the file and
     the level, layer, entity or field; bad options a
     :class:`~navkit.errors.ConfigError` naming the option.
     """
     p = Path(path)
     limit = cell_limit(max_cells)
+    allowed_roots(p, allow_dirs)  # (a bad allow_dirs is a ConfigError, level or not)
     if isinstance(blocked, str) or not isinstance(blocked, Sequence) or not all(
             isinstance(b, str) for b in blocked):
         raise ConfigError(f"expected a list of identifiers, got {shown(blocked)}", field="blocked")
@@ -193,9 +199,11 @@ def read_ldtk(
     lname = str(lv.get("identifier", idx))
     lwhere = f"level {lname!r}"
     layers = lv.get("layerInstances")
-    if layers is None and isinstance(lv.get("externalRelPath"), str):
-        ext = p.parent / lv["externalRelPath"]
-        sub = load_json_document(read_bytes(ext), ext)
+    if layers is None and lv.get("externalRelPath") is not None:
+        rel = lv["externalRelPath"]
+        ext = resolve_external(p, rel, allowed_roots(p, allow_dirs), f"{lwhere}: external level")
+        sub = load_json_document(read_external(ext, str(rel), f"{lwhere}: external level", p),
+                                 ext)
         if not isinstance(sub, dict):
             raise FormatError(f"{lwhere}: expected a JSON object", path=ext)
         layers = sub.get("layerInstances")
@@ -232,7 +240,12 @@ def read_ldtk(
         if not all(isinstance(v, int) and not isinstance(v, bool) for v in csv):
             bad = next(v for v in csv if not isinstance(v, int) or isinstance(v, bool))
             raise FormatError(f"{where}.intGridCsv: expected integers, got {shown(bad)}", path=p)
-        arr = np.array(csv, dtype=np.int64).reshape(ch, cw)
+        try:
+            arr = np.array(csv, dtype=np.int64).reshape(ch, cw)
+        except OverflowError:
+            bad = next(v for v in csv if not INT64_MIN <= v <= INT64_MAX)
+            raise FormatError(f"{where}.intGridCsv: value {shown(bad)} is out of range",
+                              path=p) from None
         if arr.size and arr.min() < 0:
             raise FormatError(f"{where}.intGridCsv: negative value {int(arr.min())}", path=p)
         uid = la.get("layerDefUid")

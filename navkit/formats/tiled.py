@@ -5,7 +5,9 @@ Parsing goes through `pytiled-parser <https://github.com/pythonarcade/pytiled_pa
 ``.tsx`` / ``.tsj`` tilesets, infinite (chunked) maps, base64 / zlib / gzip /
 CSV layer data and per-tile collision shapes. navkit checks the file itself
 first (well-formed XML / JSON, orthogonal orientation, supported encoding and
-compression, tileset files present, size within ``max_cells``) so that every
+compression, size within ``max_cells``, and every tileset and template file it
+names: inside the map's folder or ``allow_dirs``, a regular file within the
+size limits, well-formed) so that every
 problem is a :class:`~navkit.errors.FormatError` naming the file and the layer,
 tile or field; the parser's own exceptions are wrapped, never passed on.
 
@@ -52,6 +54,7 @@ from numpy.typing import NDArray
 from ..errors import ConfigError, FormatError, MissingExtraError, shown
 from ..grid import MAX_CELL_SIZE, MAX_WEIGHT, MIN_CELL_SIZE, NavGrid
 from ._common import PathLike, cell_limit, check_cells, read_bytes
+from .external import allowed_roots, read_external, resolve_external
 
 if TYPE_CHECKING:
     from ..level import NavLevel
@@ -73,6 +76,24 @@ _FLIP_H = 0x80000000
 _FLIP_V = 0x40000000
 _FLIP_D = 0x20000000
 _GID_MASK = 0x0FFFFFFF
+#: Default cell limit of a Tiled map (``max_cells=`` overrides it): pytiled-parser
+#: holds each tile as a Python object, about 50 bytes and 1 us a tile, so a
+#: 100 KB zlib layer could otherwise declare 67 million tiles (3 GB, a minute).
+MAX_TILED_CELLS = 1 << 21
+#: The tiles of all tile layers together may be at most this many times the limit.
+LAYER_TILES_FACTOR = 2
+#: Most objects a map may hold (pytiled-parser: about 2 KB each).
+MAX_OBJECTS = 100_000
+#: Most points of one object polygon.
+MAX_POLYGON_VERTICES = 10_000
+#: Most self-crossings of an object polygon navkit repairs (``shapely.make_valid``
+#: took 0.02 s for 77 crossings, 0.26 s for 438, 4 s for 2,406, 40 s for 20,000).
+MAX_REPAIR_CROSSINGS = 256
+#: Most edge pairs the self-crossing count may test, per map (about a second).
+MAX_PAIR_TESTS = 20_000_000
+#: Most bytes pytiled-parser may read through a map's tilesets and templates in all
+#: (it reads a template, and the tileset it names, once per object that uses it).
+MAX_EXTERNAL_READS = 64 << 20
 
 
 @dataclass(frozen=True)
@@ -239,7 +260,7 @@ def _extent(rects: list[tuple[int, int, int, int]], infinite: bool, w: int, h: i
     return _Header(x1 - x0, y1 - y0, True, (x0, y0))
 
 
-def _precheck_tmx(data: bytes, path: Path, limit: int) -> _Header:
+def _precheck_tmx(data: bytes, path: Path, limit: int, roots: tuple[Path, ...]) -> _Header:
     root = parse_xml(data, path)
     if root.tag != "map":
         raise FormatError(f"expected a Tiled <map> element, got <{root.tag}>", path=path)
@@ -256,12 +277,11 @@ def _precheck_tmx(data: bytes, path: Path, limit: int) -> _Header:
         if "firstgid" not in ts.attrib:
             raise FormatError("<tileset> has no 'firstgid' attribute", path=path)
         _int_attr(ts.attrib["firstgid"], "tileset firstgid", path, minimum=1)
-        src = ts.attrib.get("source")
-        if src is not None:
-            _check_tileset_file(path.parent / src, src, path)
+    _Externals(path, roots).map(root)
     rects: list[tuple[int, int, int, int]] = []
     if not infinite:
         check_cells(w, h, limit, path=path, what="Tiled map")
+    tiles = 0
     for name, lay in _xml_tile_layers(root):
         where = f"layer {name!r}"
         d = lay.find("data")
@@ -279,6 +299,7 @@ def _precheck_tmx(data: bytes, path: Path, limit: int) -> _Header:
                                    for k in ("x", "y", "width", "height"))
                 rects.append((cx, cy, cw, chh))
                 check_cells(cw, chh, limit, path=path, what=f"{where} chunk")
+                tiles = _add_tiles(tiles, cw * chh, limit, path)
                 _check_data(enc, comp, ch.text or "", cw * chh,
                             f"{where} chunk at ({cx}, {cy})", path)
         else:
@@ -293,11 +314,13 @@ def _precheck_tmx(data: bytes, path: Path, limit: int) -> _Header:
                 raise FormatError(f"{where}: the deprecated XML <tile> layer format is not "
                                   "supported; save the map with CSV or base64 layer format",
                                   path=path)
+            tiles = _add_tiles(tiles, w * h, limit, path)
             _check_data(enc, comp, d.text or "", w * h, where, path)
+    _check_objects(sum(1 for _ in root.iter("object")), path)
     return _extent(rects, infinite, w, h, limit, path)
 
 
-def _precheck_tmj(data: bytes, path: Path, limit: int) -> _Header:
+def _precheck_tmj(data: bytes, path: Path, limit: int, roots: tuple[Path, ...]) -> _Header:
     doc = load_json_document(data, path)
     if not isinstance(doc, dict) or doc.get("type", "map") != "map":
         raise FormatError("expected a Tiled JSON map (an object with \"type\": \"map\")", path=path)
@@ -321,13 +344,13 @@ def _precheck_tmj(data: bytes, path: Path, limit: int) -> _Header:
                               path=path)
         _int_attr(ts["firstgid"], f"field 'tilesets[{i}].firstgid'", path, minimum=1)
         src = ts.get("source")
-        if src is not None:
-            if not isinstance(src, str):
-                raise FormatError(f"field 'tilesets[{i}].source': expected a string", path=path)
-            _check_tileset_file(path.parent / src, src, path)
+        if src is not None and not isinstance(src, str):
+            raise FormatError(f"field 'tilesets[{i}].source': expected a string", path=path)
+    _Externals(path, roots).map(doc)
     if not infinite:
         check_cells(w, h, limit, path=path, what="Tiled map")
     rects: list[tuple[int, int, int, int]] = []
+    tiles = 0
     for name, lay in _json_tile_layers(doc["layers"]):
         where = f"layer {name!r}"
         enc, comp = lay.get("encoding"), lay.get("compression")
@@ -346,6 +369,7 @@ def _precheck_tmj(data: bytes, path: Path, limit: int) -> _Header:
                                    for k in ("x", "y", "width", "height"))
                 rects.append((cx, cy, cw, chh))
                 check_cells(cw, chh, limit, path=path, what=f"{where} chunk")
+                tiles = _add_tiles(tiles, cw * chh, limit, path)
                 _check_data(enc, comp, ch.get("data"), cw * chh, f"{where} chunks[{j}]", path)
         elif "data" in lay and not infinite:
             lw = _int_attr(lay.get("width", w), f"{where} width", path, minimum=0)
@@ -353,8 +377,51 @@ def _precheck_tmj(data: bytes, path: Path, limit: int) -> _Header:
             if (lw, lh) != (w, h):
                 raise FormatError(f"{where}: size {lw} x {lh} differs from the map's {w} x {h}",
                                   path=path)
+            tiles = _add_tiles(tiles, w * h, limit, path)
             _check_data(enc, comp, lay["data"], w * h, where, path)
+    _check_objects(_count_json_objects(doc["layers"]), path)
     return _extent(rects, infinite, w, h, limit, path)
+
+
+def _add_tiles(tiles: int, n: int, limit: int, path: Path) -> int:
+    """The running count of layer tiles, refused past ``LAYER_TILES_FACTOR * limit``
+    (pytiled-parser holds every tile of every layer as a Python int)."""
+    tiles += n
+    if tiles > LAYER_TILES_FACTOR * limit:
+        raise FormatError(f"the map's tile layers hold {tiles:_} tiles or more, more than "
+                          f"{LAYER_TILES_FACTOR} x the {limit:_}-cell limit (max_cells= "
+                          "raises it)", path=path)
+    return tiles
+
+
+def _check_objects(n: int, path: Path) -> None:
+    if n > MAX_OBJECTS:
+        raise FormatError(f"the map has {n:_} objects, more than MAX_OBJECTS = {MAX_OBJECTS:_}",
+                          path=path)
+
+
+def _count_json_objects(layers: Any) -> int:
+    n = 0
+    stack = [layers]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, list):
+            stack.extend(v for v in node if isinstance(v, dict))
+        elif isinstance(node, dict):
+            objs = node.get("objects")
+            if isinstance(objs, list):
+                n += len(objs)
+            if isinstance(node.get("layers"), list):
+                stack.append(node["layers"])
+    return n
+
+
+def tiled_cell_limit(max_cells: int | None) -> int:
+    """The cell limit of a Tiled read: ``max_cells`` when given, else the smaller of
+    ``navkit.formats.MAX_CELLS`` and :data:`MAX_TILED_CELLS`."""
+    if max_cells is not None:
+        return cell_limit(max_cells)
+    return min(cell_limit(None), MAX_TILED_CELLS)
 
 
 def _orientation(value: Any, path: Path) -> None:
@@ -376,6 +443,8 @@ def load_json_document(data: bytes, path: Path) -> Any:
                           line=exc.lineno) from None
     except RecursionError:
         raise FormatError("malformed JSON: nested too deeply", path=path) from None
+    except ValueError as exc:  # an integer of more digits than Python converts
+        raise FormatError(f"malformed JSON: {shown(str(exc))}", path=path) from None
 
 
 def parse_xml(data: bytes, path: Path, what: str = "") -> ET.Element:
@@ -391,23 +460,102 @@ def parse_xml(data: bytes, path: Path, what: str = "") -> ET.Element:
                           path=path) from None
 
 
-def _check_tileset_file(ts_path: Path, src: str, map_path: Path) -> None:
-    try:
-        exists = ts_path.is_file()
-    except OSError:
-        exists = False
-    if not exists:
-        raise FormatError(f"tileset {src!r}: no such file ({ts_path})", path=map_path)
-    data = read_bytes(ts_path)
-    if data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"<"):
-        root = parse_xml(data, ts_path, f"tileset {src!r} (used by {map_path}): ")
-        if root.tag != "tileset":
-            raise FormatError(f"tileset {src!r}: expected a <tileset> element, got <{root.tag}>",
-                              path=ts_path)
-    else:
-        doc = load_json_document(data, ts_path)
-        if not isinstance(doc, dict):
-            raise FormatError(f"tileset {src!r}: expected a JSON object", path=ts_path)
+class _Externals:
+    """The files a Tiled map names, checked before pytiled-parser opens any of them:
+    tilesets (``<tileset source>``, ``"tilesets": [{"source"}]``), object templates
+    (``template``, in the map and in its external tilesets' tile objects) and
+    templates' tilesets. Each must resolve inside ``roots`` (symlinks resolved;
+    :mod:`navkit.formats.external`), be a regular file of at most
+    :data:`~navkit.formats.external.MAX_EXTERNAL_BYTES` and parse; and what
+    pytiled-parser will read through them (a template once per object that uses
+    it) is capped at :data:`MAX_EXTERNAL_READS` bytes per map."""
+
+    def __init__(self, map_path: Path, roots: tuple[Path, ...]):
+        self.map_path = map_path
+        self.roots = roots
+        self.files: dict[Path, tuple[int, Any]] = {}  # resolved -> (bytes, parsed document)
+        self.reads = 0
+
+    def _load(self, referrer: Path, ref: Any, what: str) -> tuple[Path, int, Any]:
+        real = resolve_external(referrer, ref, self.roots, what, map_path=self.map_path)
+        got = self.files.get(real)
+        if got is None:
+            data = read_external(real, str(ref), what, self.map_path)
+            if data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"<"):
+                doc: Any = parse_xml(data, real, f"{what} {str(ref)!r} (used by "
+                                                 f"{self.map_path}): ")
+            else:
+                doc = load_json_document(data, real)
+            got = self.files[real] = (len(data), doc)
+        self._count(got[0], what, ref)
+        return Path(referrer).absolute().parent / str(ref), got[0], got[1]
+
+    def _count(self, n: int, what: str, ref: Any) -> None:
+        self.reads += n
+        if self.reads > MAX_EXTERNAL_READS:
+            raise FormatError(f"{what} {shown(ref)}: the map's tilesets and templates would "
+                              f"be read {self.reads:_} bytes in all, more than the "
+                              f"{MAX_EXTERNAL_READS:_} allowed (templates are read once per "
+                              "object)", path=self.map_path)
+
+    def tileset(self, referrer: Path, ref: Any, *, templates: bool = True) -> None:
+        """A tileset file; with ``templates``, the templates its tiles' objects name."""
+        path, _, doc = self._load(referrer, ref, "tileset")
+        if isinstance(doc, ET.Element):
+            if doc.tag != "tileset":
+                raise FormatError(f"tileset {str(ref)!r}: expected a <tileset> element, got "
+                                  f"<{doc.tag}>", path=path)
+        elif not isinstance(doc, dict):
+            raise FormatError(f"tileset {str(ref)!r}: expected a JSON object", path=path)
+        if templates:
+            for t in _template_refs(doc):
+                self.template(path, t)
+
+    def template(self, referrer: Path, ref: Any) -> None:
+        """An object template (and the tileset it names, read with it each time)."""
+        path, _, doc = self._load(referrer, ref, "template")
+        if isinstance(doc, ET.Element):
+            for ts in doc.iter("tileset"):
+                if "source" in ts.attrib:
+                    self.tileset(path, ts.attrib["source"], templates=False)
+        elif isinstance(doc, dict):
+            tsd = doc.get("tileset")
+            if isinstance(tsd, dict) and "source" in tsd:
+                self.tileset(path, tsd["source"], templates=False)
+        else:
+            raise FormatError(f"template {str(ref)!r}: expected a JSON object", path=path)
+
+    def map(self, doc: Any) -> None:
+        """Every file the map document (XML root or JSON object) names."""
+        if isinstance(doc, ET.Element):
+            for el in doc.iter("tileset"):
+                if "source" in el.attrib:
+                    self.tileset(self.map_path, el.attrib["source"])
+        else:
+            for ts in doc.get("tilesets") or ():
+                if isinstance(ts, dict) and "source" in ts:
+                    self.tileset(self.map_path, ts["source"])
+        for t in _template_refs(doc):
+            self.template(self.map_path, t)
+
+
+def _template_refs(doc: Any) -> Iterator[Any]:
+    """The ``template`` references of objects anywhere in an XML tree or JSON document."""
+    if isinstance(doc, ET.Element):
+        for el in doc.iter("object"):
+            if "template" in el.attrib:
+                yield el.attrib["template"]
+        return
+    stack = [doc]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            t = node.get("template")
+            if t is not None and not isinstance(t, (dict, list)):
+                yield t
+            stack.extend(v for v in node.values() if isinstance(v, (dict, list)))
+        elif isinstance(node, list):
+            stack.extend(v for v in node if isinstance(v, (dict, list)))
 
 
 # ------------------------------------------------------------------- parsing
@@ -480,22 +628,47 @@ def _weight(props: Mapping[str, Any], m: TiledMapping, what: str, path: Path) ->
     return None
 
 
-def object_geometry(obj: Any) -> shapely.Geometry | None:
+def object_geometry(obj: Any, budget: list[int] | None = None) -> shapely.Geometry | None:
     """A pytiled-parser object as a shapely geometry in pixels (y down), or None
     for points, polylines, text and zero-size shapes. Rotation (degrees
     clockwise on screen, about the object's position) is applied; ellipses
-    become 64-gons per quarter."""
+    become 64-gons per quarter.
+
+    A self-intersecting polygon is repaired (``shapely.make_valid``) only when
+    it has at most :data:`MAX_POLYGON_VERTICES` vertices and
+    :data:`MAX_REPAIR_CROSSINGS` crossings (the repair's time grows with them:
+    minutes for a few thousand): counted first, by a sweep that tests at most
+    ``budget[0]`` segment pairs (default :data:`MAX_PAIR_TESTS`; the count is
+    taken off, so one budget can serve a whole map). ValueError otherwise."""
     kind = type(obj).__name__
     x, y = float(obj.coordinates.x), float(obj.coordinates.y)
     w, h = float(obj.size.width), float(obj.size.height)
+    if not all(math.isfinite(v) and abs(v) <= 1e15 for v in (x, y, w, h)):
+        raise ValueError("the object's position and size must be finite numbers within 1e15 "
+                         f"pixels, got ({x!r}, {y!r}) size {w!r} x {h!r}")
     geom: shapely.Geometry
     if kind == "Polygon":
-        pts = [(x + float(p.x), y + float(p.y)) for p in obj.points]
+        pts = np.array([(x + float(p.x), y + float(p.y)) for p in obj.points],
+                       dtype=np.float64).reshape(-1, 2)
         if len(pts) < 3:
             return None
-        geom = shapely.Polygon(pts)
-        if not geom.is_valid:
-            geom = shapely.make_valid(geom)
+        if len(pts) > MAX_POLYGON_VERTICES:
+            raise ValueError(f"a polygon of {len(pts)} points, more than "
+                             f"MAX_POLYGON_VERTICES = {MAX_POLYGON_VERTICES}")
+        if not np.isfinite(pts).all() or np.abs(pts).max() > 1e15:
+            raise ValueError("a polygon point is not a finite number within 1e15 pixels")
+        k = polygon_crossings(pts, MAX_REPAIR_CROSSINGS + 1,
+                              [MAX_PAIR_TESTS] if budget is None else budget)
+        if k > MAX_REPAIR_CROSSINGS:
+            raise ValueError(f"the polygon crosses itself more than {MAX_REPAIR_CROSSINGS} "
+                             "times (MAX_REPAIR_CROSSINGS); navkit repairs only simpler "
+                             "ones: redraw it without crossings")
+        try:
+            geom = shapely.Polygon(pts)
+            if not geom.is_valid:
+                geom = shapely.make_valid(geom)
+        except shapely.errors.GEOSException as exc:
+            raise ValueError(f"the polygon cannot be repaired ({exc})") from None
     elif kind == "Rectangle":
         if w <= 0 or h <= 0:
             return None
@@ -508,10 +681,75 @@ def object_geometry(obj: Any) -> shapely.Geometry | None:
     else:
         return None
     rot = float(obj.rotation or 0.0)
+    if not math.isfinite(rot):
+        raise ValueError(f"rotation must be a finite number of degrees, got {rot!r}")
     if rot:
         # y points down, so the plain rotation matrix turns clockwise on screen
         geom = shapely.affinity.rotate(geom, rot, origin=(x, y))
+    if not geom.is_empty:
+        bounds = np.asarray(geom.bounds, dtype=np.float64)
+        if not np.isfinite(bounds).all() or np.abs(bounds).max() > 1e15:
+            raise ValueError("the shape's coordinates must be finite and within 1e15 pixels")
     return geom
+
+
+def polygon_crossings(pts: NDArray[np.float64], stop: int, budget: list[int]) -> int:
+    """How many pairs of non-adjacent edges of the closed polygon ``pts`` (``(n, 2)``)
+    touch or cross, counting up to ``stop``. Edges are swept along x or along
+    z, whichever gives fewer pairs whose ranges overlap; only those pairs are
+    tested, and their number is taken off ``budget[0]`` first: ValueError when
+    it would go below 0 (a polygon too intricate to check in reasonable time)."""
+    n = len(pts)
+    a = pts
+    b = np.roll(pts, -1, axis=0)
+    lo, hi = np.minimum(a, b), np.maximum(a, b)
+    best: tuple[int, int, Any, Any] | None = None
+    for axis in (0, 1):
+        order = np.argsort(lo[:, axis], kind="stable")
+        reach = np.searchsorted(lo[order, axis], hi[order, axis], side="right")
+        counts = np.maximum(reach - np.arange(n) - 1, 0)
+        total = int(counts.sum())
+        if best is None or total < best[0]:
+            best = (total, axis, order, counts)
+    assert best is not None
+    total, axis, order, counts = best
+    if total > budget[0]:
+        raise ValueError(f"a polygon of {n} points is too intricate to check for "
+                         f"self-intersections ({total:_} edge pairs to test, more than the "
+                         f"{budget[0]:_} left of MAX_PAIR_TESTS)")
+    budget[0] -= total
+    other = 1 - axis
+    found = 0
+    ends = np.cumsum(counts)
+    step = 1 << 20
+    i0 = 0
+    while i0 < n and found < stop:
+        base = int(ends[i0 - 1]) if i0 else 0
+        i1 = min(n, max(i0 + 1, int(np.searchsorted(ends, base + step, side="right"))))
+        c = counts[i0:i1]
+        m = int(c.sum())
+        if m:
+            ii = np.repeat(np.arange(i0, i1), c)
+            jj = ii + 1 + np.arange(m) - np.repeat(np.cumsum(c) - c, c)
+            e, f = order[ii], order[jj]
+            keep = ((lo[e, other] <= hi[f, other]) & (lo[f, other] <= hi[e, other])
+                    & (np.abs(e - f) != 1) & (np.abs(e - f) != n - 1))
+            e, f = e[keep], f[keep]
+            p1, p2, q1, q2 = a[e], b[e], a[f], b[f]
+            d1 = _orient(q1, q2, p1)
+            d2 = _orient(q1, q2, p2)
+            d3 = _orient(p1, p2, q1)
+            d4 = _orient(p1, p2, q2)
+            found += int(np.count_nonzero((d1 * d2 <= 0) & (d3 * d4 <= 0)))
+        i0 = i1
+    return min(found, stop)
+
+
+def _orient(o: NDArray[np.float64], p: NDArray[np.float64], q: NDArray[np.float64]
+            ) -> NDArray[np.float64]:
+    """Sign of the turn o -> p -> q, per row (-1, 0, 1)."""
+    return np.sign((p[:, 0] - o[:, 0]) * (q[:, 1] - o[:, 1])
+                   - (p[:, 1] - o[:, 1]) * (q[:, 0] - o[:, 0]))
 
 
 @dataclass
@@ -531,6 +769,8 @@ class _Tiles:
         self.map_tw = float(tmap.tile_size.width)
         self.map_th = float(tmap.tile_size.height)
         self.cache: dict[int, _TileInfo] = {}
+        #: Edge pairs the map's polygons may still test (:func:`polygon_crossings`).
+        self.budget = [MAX_PAIR_TESTS]
 
     def info(self, gid: int, where: str) -> _TileInfo:
         hit = self.cache.get(gid)
@@ -554,7 +794,10 @@ class _Tiles:
         blocked = _blocks(props, self.m, what, self.path)
         weight = _weight(props, self.m, what, self.path)
         if not blocked and tile is not None and self.m.collision_shapes and tile.objects:
-            blocked = self._shape_covers_centre(gid, ts, tile)
+            try:
+                blocked = self._shape_covers_centre(gid, ts, tile)
+            except ValueError as exc:
+                raise FormatError(f"{what}, collision shape: {exc}", path=self.path) from None
         info = _TileInfo(blocked, weight)
         self.cache[gid] = info
         return info
@@ -575,7 +818,7 @@ class _Tiles:
         if gid & _FLIP_D:
             px, py = py, px
         for obj in getattr(tile.objects, "tiled_objects", None) or ():
-            geom = object_geometry(obj)
+            geom = object_geometry(obj, self.budget)
             if geom is not None and bool(shapely.intersects_xy(geom, px, py)):
                 return True
         return False
@@ -667,7 +910,8 @@ class _MapObjects:
     areas: list[tuple[str, shapely.Geometry, int]]
 
 
-def _objects(tmap: Any, m: TiledMapping, hdr: _Header, path: Path) -> _MapObjects:
+def _objects(tmap: Any, m: TiledMapping, hdr: _Header, path: Path, budget: list[int]
+             ) -> _MapObjects:
     """Object-layer shapes in cell units (x, z), the grid's cell (0, 0) at the origin."""
     tw, th = float(tmap.tile_size.width), float(tmap.tile_size.height)
     ox, oy = hdr.origin
@@ -691,7 +935,10 @@ def _objects(tmap: Any, m: TiledMapping, hdr: _Header, path: Path) -> _MapObject
             if kind not in ("Rectangle", "Polygon", "Ellipse"):
                 raise FormatError(f"{where}: class {cls!r} needs a rectangle, polygon or "
                                   f"ellipse, got a {kind.lower()}", path=path)
-            px = object_geometry(obj)
+            try:
+                px = object_geometry(obj, budget)
+            except ValueError as exc:
+                raise FormatError(f"{where}: {exc}", path=path) from None
             if px is None or px.is_empty or px.area <= 0:
                 raise FormatError(f"{where}: shape has no area", path=path)
             geom = shapely.affinity.affine_transform(px, [1 / tw, 0, 0, 1 / th, -ox, -oy])
@@ -721,16 +968,17 @@ class _Built:
     layers: list[str]
 
 
-def _build(path: PathLike, m: TiledMapping, max_cells: int | None) -> _Built:
+def _build(path: PathLike, m: TiledMapping, max_cells: int | None, allow_dirs: Any) -> _Built:
     p = Path(path)
-    limit = cell_limit(max_cells)
+    limit = tiled_cell_limit(max_cells)
+    roots = allowed_roots(p, allow_dirs)
     data = read_bytes(p)
     ext = p.suffix.lower()
     looks_xml = data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"<")
     if ext == ".tmx" or (ext != ".tmj" and looks_xml):
-        hdr = _precheck_tmx(data, p, limit)
+        hdr = _precheck_tmx(data, p, limit, roots)
     else:
-        hdr = _precheck_tmj(data, p, limit)
+        hdr = _precheck_tmj(data, p, limit, roots)
     tmap = _parse(p)
     tiles = _Tiles(tmap, m, p)
     H, W = hdr.height, hdr.width
@@ -765,7 +1013,7 @@ def _build(path: PathLike, m: TiledMapping, max_cells: int | None) -> _Built:
         blocked |= blk[inv]
         lw = wt[inv]
         weights = np.where(lw > 0, lw, weights).astype(np.int32)
-    objects = _objects(tmap, m, hdr, p)
+    objects = _objects(tmap, m, hdr, p, tiles.budget)
     return _Built(covered, blocked, weights, objects, hdr,
                   (int(tmap.tile_size.width), int(tmap.tile_size.height)), names)
 
@@ -800,7 +1048,7 @@ def _meta(built: _Built, doors: list[DoorBox], path: Path) -> dict[str, Any]:
 
 def read_tiled(
     path: PathLike, *, mapping: TiledMapping | None = None, max_cells: int | None = None,
-    **options: Any,
+    allow_dirs: Any = None, **options: Any,
 ) -> NavGrid:
     """Read a Tiled ``.tmx`` / ``.tmj`` map as a grid, doors open (docs/tiled.md).
 
@@ -810,14 +1058,21 @@ def read_tiled(
     ``meta["tile_offset"]`` the tile at cell (0, 0)); ``meta["doors"]`` lists
     each door's name, half-open cell box ``[x0, z0, x1, z1]`` and world
     rectangle. Object-layer areas make the cells they cover walkable,
-    obstacles block theirs, open doors make theirs walkable. Bad input raises
+    obstacles block theirs, open doors make theirs walkable. Files the map
+    names (tilesets, object templates, templates' tilesets) must resolve,
+    symlinks resolved, inside the map's folder or one of ``allow_dirs`` (a
+    folder or a list of folders), be regular files of at most
+    ``navkit.formats.external.MAX_EXTERNAL_BYTES`` and, read as often as
+    pytiled-parser reads them, total at most :data:`MAX_EXTERNAL_READS`; object
+    polygons may have at most :data:`MAX_POLYGON_VERTICES` points and, to be
+    repaired, :data:`MAX_REPAIR_CROSSINGS` self-crossings. Bad input raises
     :class:`~navkit.errors.FormatError` naming the file and the layer, tile or
     field; a missing pytiled-parser raises
     :class:`~navkit.errors.MissingExtraError` (``pip install navkit[tiled]``).
     """
     m = _mapping(mapping, options)
     p = Path(path)
-    built = _build(p, m, max_cells)
+    built = _build(p, m, max_cells, allow_dirs)
     doors = _doors(built, m.cell_size)
     H, W = built.covered.shape
     walk = built.covered & ~built.blocked
@@ -870,7 +1125,8 @@ def _rectangles(
 
 def read_tiled_level(
     path: PathLike, *, mapping: TiledMapping | None = None, max_cells: int | None = None,
-    agent_radius: float = 0.0, object_padding: float = 0.0, **options: Any,
+    agent_radius: float = 0.0, object_padding: float = 0.0, allow_dirs: Any = None,
+    **options: Any,
 ) -> NavLevel:
     """Read a Tiled map as a :class:`~navkit.level.NavLevel` whose doors open and close.
 
@@ -882,13 +1138,14 @@ def read_tiled_level(
     :func:`read_tiled`'s, with a margin of 2 blocked cells on every side
     (``LevelConfig.margin``), so ``level.grid.walkable[2:-2, 2:-2]`` equals
     the tile grid when every door is open and no padding is set.
-    ``level.set_area_available("door1", False)`` closes a door.
+    ``level.set_area_available("door1", False)`` closes a door. ``allow_dirs``
+    and the limits on the files the map names: as :func:`read_tiled`.
     """
     from ..level import AreaConfig, LevelConfig, NavLevel, ObstacleConfig
 
     m = _mapping(mapping, options)
     p = Path(path)
-    built = _build(p, m, max_cells)
+    built = _build(p, m, max_cells, allow_dirs)
     cs = m.cell_size
     H, W = built.covered.shape
     door_mask = np.zeros((H, W), dtype=bool)
@@ -912,7 +1169,7 @@ def read_tiled_level(
     areas.append(AreaConfig("tiles:bounds", ((0.0, 0.0), (W * cs, 0.0), (W * cs, H * cs),
                                        (0.0, H * cs)), available=False))
     obstacles = [ObstacleConfig(name, ring_of(geom)) for name, geom in built.objects.obstacles]
-    limit = cell_limit(max_cells)
+    limit = tiled_cell_limit(max_cells)
     try:
         cfg = LevelConfig(
             areas=tuple(areas), obstacles=tuple(obstacles), cell_size=cs,

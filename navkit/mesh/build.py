@@ -23,19 +23,23 @@ import shapely
 from numpy.typing import NDArray
 
 from .._kernels import mesh_build as _mk
-from ..errors import ConfigError, QueryError
+from ..errors import ConfigError, QueryError, shown
 from ..level import LevelConfig
 from .arrays import MeshArrays, from_csr
 from .merge import merge_convex
 
 __all__ = ["free_space", "triangulate", "arc_segments", "circle_sides", "disk_polygon",
            "build_mesh", "polygon_area_ids", "random_level", "polygonal_part", "triangles_of",
-           "DEFAULT_CHORD_ERROR", "MAX_MESH_VERTICES", "grid_size"]
+           "DEFAULT_CHORD_ERROR", "MAX_MESH_VERTICES", "grid_size", "MIN_CHORD_ERROR",
+           "MAX_CHORD_ERROR"]
 
 #: Largest distance, metres, between an inflated obstacle's round corner and
 #: the polygon arc that stands for it (docs/navmesh.md §1.2).
 DEFAULT_CHORD_ERROR = 0.005
 
+#: The chord errors a mesh may be built with, metres (as NavMesh accepts them).
+MIN_CHORD_ERROR = 1e-6
+MAX_CHORD_ERROR = 1.0
 #: Most vertices a mesh built from a level may have (free-space rings, before
 #: triangulation): about 2 GB of triangulation work; beyond it
 #: :func:`build_mesh` raises ConfigError naming ``obstacles`` instead of running
@@ -213,14 +217,18 @@ def free_space(config: LevelConfig, *, chord_error: float = DEFAULT_CHORD_ERROR,
 
     ``weights="raise"`` refuses an available area whose weight is not 1
     (:class:`~navkit.errors.ConfigError` naming ``areas[i].weight``);
-    ``"ignore"`` treats every area as weight 1. Raises ConfigError when the
-    free space is empty or would have more than :data:`MAX_MESH_VERTICES`
-    vertices (naming ``obstacles``).
+    ``"ignore"`` treats every area as weight 1. ``chord_error`` must lie in
+    [:data:`MIN_CHORD_ERROR`, :data:`MAX_CHORD_ERROR`] (ConfigError before any
+    work otherwise). Raises ConfigError when the free space is empty or would
+    have more than :data:`MAX_MESH_VERTICES` vertices (naming ``obstacles``).
     """
     _check_weights(config, weights)
-    if not (isinstance(chord_error, (int, float)) and chord_error > 0
-            and math.isfinite(chord_error)):
-        raise ConfigError(f"must be a finite number > 0, got {chord_error!r}", field="chord_error")
+    if isinstance(chord_error, bool) or not (
+            isinstance(chord_error, (int, float))
+            and MIN_CHORD_ERROR <= chord_error <= MAX_CHORD_ERROR):  # (NaN fails too)
+        # (checked before any work: a tiny chord error means huge circle polygons)
+        raise ConfigError(f"must be a number in [{MIN_CHORD_ERROR:g}, {MAX_CHORD_ERROR:g}] "
+                          f"metres, got {shown(chord_error)}", field="chord_error")
     avail = [a.geometry for a in config.areas if a.available]
     if not avail:
         raise ConfigError("no available area: the free space is empty", field="areas")

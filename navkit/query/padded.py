@@ -305,9 +305,11 @@ class PaddedGrid:
                              f"got {shown(window)}")
         x0, z0, x1, z1 = (int(v) for v in vals)
         if x0 > x1 or z0 > z1:
-            raise QueryError(f"window must have x0 <= x1 and z0 <= z1, got {tuple(window)}")
-        return (max(x0, 0) + 1, max(z0, 0) + 1,
-                min(x1, self.width - 1) + 1, min(z1, self.depth - 1) + 1)
+            raise QueryError(f"window must have x0 <= x1 and z0 <= z1, got {shown(tuple(window))}")
+        # clipped on both sides (a window past the grid stays empty: x0 > x1 once
+        # padded), so that every bound fits the kernels' int64
+        return (min(max(x0, 0), self.width) + 1, min(max(z0, 0), self.depth) + 1,
+                max(min(x1, self.width - 1), -1) + 1, max(min(z1, self.depth - 1), -1) + 1)
 
     def __repr__(self) -> str:
         return f"PaddedGrid({self.width}x{self.depth}, weighted={self.weighted})"

@@ -15,6 +15,7 @@ byte is a :class:`~navkit.errors.FormatError` naming the file (and the chunk).
 from __future__ import annotations
 
 import json
+import math
 import os
 import struct
 import zlib
@@ -28,7 +29,8 @@ from ..errors import FormatError
 from .codec import Codec, codec_by_id
 
 __all__ = ["MAGIC", "FORMAT_VERSION", "HEADER_SIZE", "UNIFORM_BIT", "Header", "ChunkFile",
-           "ChunkFileWriter", "read_header"]
+           "ChunkFileWriter", "read_header", "index_limit", "INDEX_FLOOR", "INDEX_RATIO",
+           "MIN_WEIGHT_CHECK_CHUNKS"]
 
 MAGIC = b"NAVKITW\x00"
 FORMAT_VERSION = 1
@@ -38,6 +40,19 @@ _FIXED = struct.calcsize(_FMT)
 HEADER_SIZE = _FIXED + 8
 UNIFORM_BIT = np.uint32(1 << 31)
 _MAX_META = 1 << 20
+#: The decompressed chunk index (8 bytes a chunk) may take at most
+#: ``max(INDEX_FLOOR, INDEX_RATIO * file bytes)`` unless the caller allows more
+#: (``max_index_bytes=``): checked from the header before anything is allocated,
+#: so a small file cannot declare billions of chunks. 64 MiB is 8,388,608 chunks
+#: (3.4e10 cells at chunk 64); past it, a file must hold at least one byte per 16
+#: bytes of index (worlds of baked buildings and terrain hold far more).
+INDEX_FLOOR = 64 << 20
+INDEX_RATIO = 16
+#: A header ``min_weight`` above 1 scales the world's heuristic, so a lie would make
+#: answers suboptimal before the chunk that contradicts it is ever read: it is used
+#: only when every mixed chunk is read and checked at open, which files of at most
+#: this many mixed chunks get (about 20 us each); larger ones are searched with 1.
+MIN_WEIGHT_CHECK_CHUNKS = 4096
 
 
 @dataclass(frozen=True)
@@ -117,7 +132,16 @@ def read_header(fd: int, path: str) -> tuple[Header, int]:
         if not isinstance(meta, dict):
             raise ValueError("not an object")
     except (ValueError, UnicodeDecodeError) as exc:
-        raise FormatError(f"bad metadata: {exc}", path=path) from None
+        raise FormatError(f"bad metadata: {str(exc)[:200]}", path=path) from None
+    except RecursionError:
+        raise FormatError("bad metadata: JSON nested too deeply", path=path) from None
+    name, radius = meta.get("name", ""), meta.get("agent_radius", 0.0)
+    if not isinstance(name, str):
+        raise FormatError("metadata field 'name': expected a string", path=path)
+    if radius is not None and (isinstance(radius, bool) or not isinstance(radius, (int, float))
+                               or not 0 <= radius < 1e300):
+        raise FormatError("metadata field 'agent_radius': expected a finite number >= 0 "
+                          "(metres)", path=path)
     (_, _, flags, chunk, width, depth, nx, nz, cs, mx, mz, fy, minw, cid, level, _,
      ioff, ilen, icrc, mixed, fp) = f
     h = Header(chunk, width, depth, nx, nz, cs, mx, mz, fy, minw, bool(flags & 1), cid, level,
@@ -127,14 +151,48 @@ def read_header(fd: int, path: str) -> tuple[Header, int]:
           and nx * nz < 1 << 36 and 0 <= mixed <= nx * nz)
     if not ok:
         raise FormatError("header fields are inconsistent (sizes, chunk)", path=path)
+    _check_geometry(h, path)
+    if not h.weighted and h.min_weight > 1:
+        raise FormatError(f"header says unweighted (every walkable cell weighs 1) and "
+                          f"min_weight = {h.min_weight}", path=path)
     return h, HEADER_SIZE + meta_len
 
 
-class ChunkFile:
-    """An open ``.nkw`` file: header and index in memory, blobs read with ``os.pread``."""
+def _check_geometry(h: Header, path: str) -> None:
+    """cell_size in NavGrid's range, the origin and the far corner finite."""
+    from ..grid import MAX_CELL_SIZE, MIN_CELL_SIZE
 
-    def __init__(self, path: str | os.PathLike[str]):
+    cs = h.cell_size
+    if not (math.isfinite(cs) and MIN_CELL_SIZE <= cs <= MAX_CELL_SIZE):
+        raise FormatError(f"header field cell_size: must lie in [{MIN_CELL_SIZE:g}, "
+                          f"{MAX_CELL_SIZE:g}] metres, got {cs!r}", path=path)
+    for name, v, extent in (("min_x", h.min_x, h.width), ("min_z", h.min_z, h.depth),
+                            ("floor_y", h.floor_y, 0)):
+        if not math.isfinite(v) or not math.isfinite(v + extent * cs) or abs(v) > 1e300:
+            raise FormatError(f"header field {name}: must be finite (with the world's "
+                              f"extent), got {v!r}", path=path)
+
+
+def index_limit(file_bytes: int) -> int:
+    """Most bytes the decompressed index of a ``file_bytes`` file may take
+    (:data:`INDEX_FLOOR`, :data:`INDEX_RATIO`)."""
+    return max(INDEX_FLOOR, INDEX_RATIO * int(file_bytes))
+
+
+class ChunkFile:
+    """An open ``.nkw`` file: header and index in memory, blobs read with ``os.pread``.
+
+    The header is checked against the chunks: at open against the index
+    (uniform values, edge chunks) and the file size (the index may unpack to at
+    most :func:`index_limit` bytes, or ``max_index_bytes``); each mixed chunk
+    when it is first read (its weights against ``weighted`` / ``min_weight``,
+    its cells beyond the world's edge). A contradiction is a FormatError naming
+    the file (and the chunk).
+    """
+
+    def __init__(self, path: str | os.PathLike[str], *, max_index_bytes: int | None = None):
         self.path = os.fspath(path)
+        self.max_index_bytes = max_index_bytes
         try:
             self.fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
         except OSError as exc:
@@ -158,10 +216,20 @@ class ChunkFile:
         if h.index_offset < data_off or h.index_offset + h.index_len != size:
             raise FormatError(f"file is truncated or padded: index at {h.index_offset} + "
                               f"{h.index_len} bytes, file has {size}", path=path)
+        n = h.nx * h.nz
+        limit = (index_limit(size) if self.max_index_bytes is None
+                 else int(self.max_index_bytes))
+        if 8 * n > limit:
+            raise FormatError(f"header declares {h.nx} x {h.nz} = {n:_} chunks, whose index "
+                              f"unpacks to {8 * n:_} bytes: more than the {limit:_} allowed "
+                              f"for a file of {size:_} bytes (ChunkStore.open(..., "
+                              "max_index_bytes=) allows more)", path=path)
+        if h.index_len > 8 * n + 1024 + (8 * n) // 8:
+            raise FormatError(f"chunk index of {h.index_len:_} bytes stored is longer than "
+                              f"{n:_} chunks need", path=path)
         blob = _pread(self.fd, h.index_len, h.index_offset, path, "the chunk index")
         if zlib.crc32(blob) != h.index_crc:
             raise FormatError("chunk index checksum mismatch (the file is damaged)", path=path)
-        n = h.nx * h.nz
         try:
             raw = self.codec.decompress(blob, 8 * n)
         except ValueError as exc:
@@ -190,6 +258,80 @@ class ChunkFile:
         self.data_offset = data_off
         self.file_bytes = size
         self.uniform_count = n - nmixed
+        self._check_uniform()
+
+    def _check_uniform(self) -> None:
+        """The uniform chunks' index entries against the header: a value and no
+        other bits, weights against ``weighted`` / ``min_weight``, and an edge
+        chunk (one reaching past the world) blocked, as its outside cells are."""
+        h = self.header
+        e = self.entries
+        uni = (e & UNIFORM_BIT) != 0
+        bad = uni & ((e & np.uint32(0x7FFF0000)) != 0)
+        if bad.any():
+            raise self._chunk_error(int(np.argmax(bad)), "has a damaged uniform entry")
+        vals = np.where(uni, e & np.uint32(0xFFFF), 0)
+        if not h.weighted:
+            bad = vals > 1
+            if bad.any():
+                i = int(np.argmax(bad))
+                raise self._chunk_error(i, f"is uniform weight {int(vals[i])}, but the header "
+                                           "says the world is unweighted")
+        if h.min_weight > 1:
+            bad = (vals > 0) & (vals < h.min_weight)
+            if bad.any():
+                i = int(np.argmax(bad))
+                raise self._chunk_error(i, f"is uniform weight {int(vals[i])}, below the "
+                                           f"header's min_weight {h.min_weight}")
+        c = h.chunk
+        if h.width % c:
+            col = vals.reshape(h.nz, h.nx)[:, -1]
+            if col.any():
+                cz = int(np.argmax(col != 0))
+                raise self._chunk_error(cz * h.nx + h.nx - 1, "reaches past the world's edge "
+                                        "but is uniform walkable (cells beyond are blocked)")
+        if h.depth % c:
+            row = vals.reshape(h.nz, h.nx)[-1]
+            if row.any():
+                cx = int(np.argmax(row != 0))
+                raise self._chunk_error((h.nz - 1) * h.nx + cx, "reaches past the world's "
+                                        "edge but is uniform walkable (cells beyond are blocked)")
+
+    def checked_min_weight(self, max_chunks: int = MIN_WEIGHT_CHECK_CHUNKS) -> int:
+        """The header's ``min_weight`` (at least 1) when it is checked: trivially
+        for 1, else by reading every mixed chunk (FormatError on a contradiction)
+        when there are at most ``max_chunks``; 1 otherwise (a safe heuristic scale)."""
+        mw = max(1, int(self.header.min_weight))
+        if mw == 1:
+            return 1
+        if len(self.mixed_ids) > max_chunks:
+            return 1
+        nx = self.header.nx
+        for i in self.mixed_ids.tolist():
+            self.read(i % nx, i // nx)
+        return mw
+
+    def _chunk_error(self, i: int, what: str) -> FormatError:
+        nx = self.header.nx
+        return FormatError(f"chunk ({i % nx}, {i // nx}) {what}: the header contradicts the "
+                           "chunks (damaged or altered file)", path=self.path)
+
+    def _check_chunk(self, cx: int, cz: int, a: NDArray[np.uint16]) -> None:
+        """A mixed chunk's cells against the header (on its first read)."""
+        h = self.header
+        i = cz * h.nx + cx
+        if not h.weighted and int(a.max()) > 1:
+            raise self._chunk_error(i, f"holds weight {int(a.max())}, but the header says the "
+                                       "world is unweighted")
+        if h.min_weight > 1:
+            low = int((a - np.uint16(1)).min()) + 1  # the smallest walkable weight (0 -> 65536)
+            if low < h.min_weight:
+                raise self._chunk_error(i, f"holds weight {low}, below the header's "
+                                           f"min_weight {h.min_weight}")
+        c = h.chunk
+        wx, wz = h.width - cx * c, h.depth - cz * c
+        if (wx < c and a[:, wx:].any()) or (wz < c and a[wz:, :].any()):
+            raise self._chunk_error(i, "has walkable cells beyond the world's edge")
 
     def close(self) -> None:
         """Close the file descriptor (idempotent)."""
@@ -235,7 +377,9 @@ class ChunkFile:
             raw = self.codec.decompress(blob, 2 * c * c)
         except ValueError as exc:
             raise FormatError(f"{where} cannot be decompressed: {exc}", path=self.path) from None
-        return np.frombuffer(raw, dtype="<u2").reshape(c, c).astype(np.uint16, copy=False)
+        a = np.frombuffer(raw, dtype="<u2").reshape(c, c).astype(np.uint16, copy=False)
+        self._check_chunk(cx, cz, a)
+        return a
 
 
 class ChunkFileWriter:

@@ -204,15 +204,33 @@ class ChunkStore:
 
     # ------------------------------------------------------------ constructors
     @classmethod
-    def open(cls, path: Any, *, cap_bytes: int = DEFAULT_CAP_BYTES) -> ChunkStore:
-        """Open a baked ``.nkw`` file: reads the header and the index only."""
+    def open(cls, path: Any, *, cap_bytes: int = DEFAULT_CAP_BYTES,
+             max_index_bytes: int | None = None) -> ChunkStore:
+        """Open a baked ``.nkw`` file: reads the header and the index only, and
+        checks them against each other (a mixed chunk is checked against the
+        header when first read; :class:`~navkit.world.chunkfile.ChunkFile`). A
+        header ``min_weight`` above 1 is used only when checked against every
+        chunk at open (files of at most
+        :data:`~navkit.world.chunkfile.MIN_WEIGHT_CHECK_CHUNKS` mixed chunks),
+        else :attr:`min_weight` is 1.
+        ``max_index_bytes``: the most bytes the index may unpack to (default
+        :func:`~navkit.world.chunkfile.index_limit` of the file's size)."""
         cap = _check_cap(cap_bytes)
-        cf = ChunkFile(path)
+        if max_index_bytes is not None and (isinstance(max_index_bytes, bool) or not isinstance(
+                max_index_bytes, (int, np.integer)) or max_index_bytes < 0):
+            raise ConfigError(f"expected an int >= 0 (bytes), got {max_index_bytes!r}",
+                              field="max_index_bytes")
+        cf = ChunkFile(path, max_index_bytes=max_index_bytes)
         h = cf.header
+        try:
+            min_weight = cf.checked_min_weight()
+        except BaseException:
+            cf.close()
+            raise
         return cls(_FileBacking(cf), chunk=h.chunk, width=h.width, depth=h.depth,
                    geometry=(h.cell_size, h.min_x, h.min_z, h.floor_y),
                    name=str(h.meta.get("name", "")), fingerprint=h.fingerprint,
-                   weighted=h.weighted, min_weight=max(1, h.min_weight), path=cf.path,
+                   weighted=h.weighted, min_weight=min_weight, path=cf.path,
                    meta=h.meta, cap_bytes=cap)
 
     @classmethod

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 __all__ = [
-    "KINDS", "BAD_KINDS", "NAVKIT_ERROR", "VALID", "OTHER", "CRASH", "HANG", "WRONG",
+    "KINDS", "BAD_KINDS", "NAVKIT_ERROR", "VALID", "OTHER", "CRASH", "HANG", "WRONG", "MEMORY",
     "AREAS", "ServerError", "WrongAnswer", "check", "Gen", "Case", "Context", "show", "area_of",
     "make_case", "execute", "extreme_like", "NUMBERS", "NUMBER_TOKENS", "BIG300", "BIG4400",
 ]
@@ -34,16 +34,28 @@ OTHER = "other exception"
 CRASH = "crash"
 HANG = "hang"
 WRONG = "wrong answer"
+MEMORY = "over memory"
 #: Every outcome, in table order.
-KINDS = (NAVKIT_ERROR, VALID, OTHER, CRASH, HANG, WRONG)
+KINDS = (NAVKIT_ERROR, VALID, OTHER, CRASH, HANG, WRONG, MEMORY)
 #: The outcomes that fail the suite.
-BAD_KINDS = (OTHER, CRASH, HANG, WRONG)
+BAD_KINDS = (OTHER, CRASH, HANG, WRONG, MEMORY)
 
-#: Areas and their share of the cases (the viewer's needs starlette).
+#: Areas and their share of the cases (the viewer's needs starlette). ``assets``: JPS+
+#: tables, goal bounds and baked worlds, honest and altered; ``files``: the files maps
+#: name (containment, bombs), hostile numbers and polygons.
 AREAS: dict[str, int] = {
     "readers": 22, "levels": 12, "queries": 24, "oracle": 20, "sim": 12, "mesh": 14,
     "viewer": 10 if importlib.util.find_spec("starlette") is not None else 0,
+    "assets": 10, "files": 10,
 }
+#: The areas added later: they take :data:`LATER_SHARE` of the cases, drawn from a
+#: stream of their own, so every other case is the very case it was before they
+#: existed (the fixed sample of ``make test`` keeps its cases, less those taken).
+LATER_AREAS = ("assets", "files")
+LATER_SHARE = 0.12
+#: Peak resident memory a case of the ``assets`` and ``files`` areas may reach
+#: (``FUZZ_RSS_MB``; the worker's own included): their inputs are all under 10 MB.
+RSS_LIMIT_MB = float(os.environ.get("FUZZ_RSS_MB", "1024"))
 
 #: A 300-digit and a 4,400-digit integer (past Python's 4,300-digit str() limit).
 BIG300 = 10**299 + 7
@@ -232,34 +244,55 @@ class Context:
 
 @dataclass
 class Case:
-    """One generated case: ``run(ctx)`` returns on a valid answer and raises otherwise."""
+    """One generated case: ``run(ctx)`` returns on a valid answer and raises otherwise.
+
+    ``max_rss_mb``: the most resident memory (MB) the worker may reach while the
+    case runs (None: not checked); more is the outcome :data:`MEMORY`."""
 
     area: str
     entry: str
     summary: str
     run: Callable[[Context], None] = field(repr=False)
+    max_rss_mb: float | None = None
 
 
 def area_of(seed: int, index: int) -> str:
     """The area of case ``(seed, index)`` (a stream of its own, so filters stay cheap)."""
-    return Gen(seed, index, "area").weighted([(w, a) for a, w in AREAS.items() if w])
+    later = Gen(seed, index, "later-area")
+    if later.random() < LATER_SHARE:
+        return later.weighted([(AREAS[a], a) for a in LATER_AREAS if AREAS[a]])
+    return Gen(seed, index, "area").weighted(
+        [(w, a) for a, w in AREAS.items() if w and a not in LATER_AREAS])
 
 
 def make_case(seed: int, index: int) -> Case:
     """Case ``index`` of ``seed``: the same case on every run."""
-    from . import gen_levels, gen_mesh, gen_oracle, gen_queries, gen_readers, gen_sim, gen_viewer
+    from . import (
+        gen_assets,
+        gen_files,
+        gen_levels,
+        gen_mesh,
+        gen_oracle,
+        gen_queries,
+        gen_readers,
+        gen_sim,
+        gen_viewer,
+    )
 
     planted = _planted(index)
     if planted is not None:
         return planted
 
     modules = {"readers": gen_readers, "levels": gen_levels, "queries": gen_queries,
-               "oracle": gen_oracle, "sim": gen_sim, "viewer": gen_viewer, "mesh": gen_mesh}
+               "oracle": gen_oracle, "sim": gen_sim, "viewer": gen_viewer, "mesh": gen_mesh,
+               "assets": gen_assets, "files": gen_files}
     area = area_of(seed, index)
     g = Gen(seed, index)
     make = g.weighted(modules[area].GENERATORS)
     case: Case = make(g)
     case.area = area
+    if area in ("assets", "files") and case.max_rss_mb is None:
+        case.max_rss_mb = RSS_LIMIT_MB
     return case
 
 
@@ -311,6 +344,7 @@ def execute(case: Case, ctx: Context) -> dict[str, Any]:
 
     ctx.entry = case.entry
     out: dict[str, Any] = {"kind": VALID, "sig": "", "message": "", "trace": ""}
+    reset_peak_rss()
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -329,7 +363,35 @@ def execute(case: Case, ctx: Context) -> dict[str, Any]:
         sig, text = exception_signature(e)
         out.update(kind=OTHER, sig=sig, message=_message(e), trace=text)
     out["entry"] = ctx.entry or case.entry
+    peak = peak_rss_mb()
+    out["peak_mb"] = peak
+    if (case.max_rss_mb is not None and peak is not None and peak > case.max_rss_mb
+            and out["kind"] not in (OTHER, WRONG)):
+        out.update(kind=MEMORY, sig=f"peak {peak:.0f} MB > {case.max_rss_mb:.0f} MB",
+                   message=f"the process reached {peak:.0f} MB resident "
+                           f"({out['kind']}: {out['sig'] or 'answered'})")
     return out
+
+
+def reset_peak_rss() -> None:
+    """Start a new peak of resident memory (Linux: VmHWM back to the current RSS)."""
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+    except OSError:
+        pass
+
+
+def peak_rss_mb() -> float | None:
+    """The peak resident memory since :func:`reset_peak_rss`, MB (None off Linux)."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return None
 
 
 def _message(e: BaseException) -> str:

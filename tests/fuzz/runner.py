@@ -51,6 +51,8 @@ class Result:
     summary: str = ""
     seconds: float = 0.0
     note: str = ""
+    #: Peak resident memory of the worker while the case ran, MB (None: not measured).
+    peak_mb: float | None = None
 
     @property
     def bad(self) -> bool:
@@ -262,7 +264,7 @@ class Runner:
                         entry=ev.get("entry") or "", kind=ev["kind"], sig=ev.get("sig", ""),
                         message=ev.get("message", ""), trace=ev.get("trace", ""),
                         summary=current["summary"] if current else "",
-                        seconds=ev.get("seconds", 0.0)))
+                        seconds=ev.get("seconds", 0.0), peak_mb=ev.get("peak_mb")))
                     current = None
                     clock = time.monotonic()
         sel.close()
@@ -375,11 +377,21 @@ def warm_up() -> None:
                    stderr=subprocess.DEVNULL)
 
 
+def peaks(results: Iterable[Result]) -> str:
+    """The largest peak resident memory of a case, per area (MB)."""
+    top: dict[str, float] = {}
+    for r in results:
+        if r.peak_mb is not None:
+            top[r.area] = max(top.get(r.area, 0.0), r.peak_mb)
+    return "  ".join(f"{a} {top[a]:.0f}" for a in sorted(top)) or "not measured"
+
+
 def summary(results: list[Result], seed: int, seconds: float) -> str:
     """The outcome table, the failure list and the slowest cases, as printed."""
     bad = sum(r.bad for r in results)
     return "\n".join([
         f"seed {seed}: {len(results)} cases in {seconds:.0f} s, {bad} failing",
         "", outcome_table(results), "", failure_report(results, seed), "",
+        "largest peak resident memory of one case, MB, by area:", "  " + peaks(results), "",
         "slowest cases:", slowest(results),
     ])
