@@ -1,6 +1,6 @@
 """Cell edits at run time and per-query obstacle exclusion (docs/edits.md, rules §2.6, §7.6).
 
-:class:`CellEditor` (``pf.edits``) changes a :class:`~navkit.query.pathfinder.Pathfinder`'s
+:class:`CellEditor` (``pf.engine.edits``) changes a :class:`~navkit.query.pathfinder.Pathfinder`'s
 walkability and weights in place: the padded arrays, the effective cells,
 the move masks and the JPS rows are updated only around the edited cells
 (through :meth:`~navkit.query.overlay.Occupancy.refresh`, the path occupants
@@ -38,7 +38,7 @@ from .overlay import as_circles, stamp
 from .padded import as_array
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .pathfinder import Pathfinder
+    from .engine import GridEngine
 
 __all__ = ["CellEditor", "ObstacleSnapshot", "cells_as_circles", "EditListener"]
 
@@ -52,7 +52,7 @@ _NO_ROWS = np.zeros(0, dtype=np.int64)
 
 
 # ------------------------------------------------------------ validation
-def _edit_cells(pf: Pathfinder, cells: ArrayLike, field: str) -> tuple[NDArray[np.int64],
+def _edit_cells(pf: GridEngine, cells: ArrayLike, field: str) -> tuple[NDArray[np.int64],
                                                                         NDArray[np.int64],
                                                                         NDArray[np.bool_] | None]:
     """``(xs, zs, mask)`` of an ``(k, 2)`` cell array or a ``(depth, width)``
@@ -117,7 +117,7 @@ def _per_cell(value: Any, k: int, mask: NDArray[np.bool_] | None, field: str,
                      f"({k}), got shape {arr.shape}")
 
 
-def _box_cells(pf: Pathfinder, region: Any) -> tuple[NDArray[np.int64], NDArray[np.int64],
+def _box_cells(pf: GridEngine, region: Any) -> tuple[NDArray[np.int64], NDArray[np.int64],
                                                      tuple[int, int] | None]:
     """Cells of an inclusive box ``(x0, z0, x1, z1)`` (row-major) and its shape ``(h, w)``."""
     pg = pf.padded
@@ -139,7 +139,7 @@ def _box_cells(pf: Pathfinder, region: Any) -> tuple[NDArray[np.int64], NDArray[
     return xx.ravel().astype(np.int64), zz.ravel().astype(np.int64), (z1 - z0 + 1, x1 - x0 + 1)
 
 
-def cells_as_circles(pf: Pathfinder, cells: ArrayLike,
+def cells_as_circles(pf: GridEngine, cells: ArrayLike,
                      field: str = "blocked_cells") -> NDArray[np.float64]:
     """``(k, 2)`` cells as world circles ``(k, 3)`` that cover exactly those
     cells' centres (radius a quarter cell), for the overlay."""
@@ -257,12 +257,12 @@ class ObstacleSnapshot:
 
 # ----------------------------------------------------------------- editor
 class CellEditor:
-    """Run-time edits and per-query obstacle options of one Pathfinder (``pf.edits``).
+    """Run-time edits and per-query obstacle options of one grid engine (``pf.engine.edits``).
 
     Callers hold ``pf.lock``.
     """
 
-    def __init__(self, pf: Pathfinder):
+    def __init__(self, pf: GridEngine):
         self.pf = pf
         #: Edits that changed at least one cell.
         self.version = 0

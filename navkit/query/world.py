@@ -174,9 +174,9 @@ class WorldQueries:
                 circles = as_circles(obstacles)
             fx = self.args_with_room(len(circles))
         else:
-            fx = self._fx
-            if fx is None or self._fx_version != self.jps.bufs.version:
-                fx = self.kernel_args()
+            cached = self._fx
+            fx = cached if cached is not None and self._fx_version == self.jps.bufs.version \
+                else self.kernel_args()
         res = self._res
         if type(nearest) is not bool or type(smooth) is not bool:
             nearest, smooth = bool(nearest), bool(smooth)
