@@ -188,7 +188,7 @@ class GridEngine:
             self.cells.resolve("jps+")  # a clear error where JPS+ does not apply
             t = JumpTables.load(tables, self) if tables is not None else JumpTables.build(self)
             if bounds is not None:
-                gb: GoalBounds | None = GoalBounds.load(bounds, self)
+                gb: GoalBounds | None = GoalBounds.load(bounds, self, tables=t)
             else:
                 gb = GoalBounds.build(self, t) if goal_bounds else None
             self.cells.set_jps_plus(JPSPlus(self, t, gb), auto=prefer_jps_plus(t, self))
