@@ -5,14 +5,14 @@ from __future__ import annotations
 import enum
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
 
 __all__ = ["Status", "NavResult", "PathResult", "PathBuffer", "MeshPathResult", "BatchResult",
            "SearchTrace", "path_result", "cell_centres", "no_path", "with_waypoints",
-           "world_waypoints", "started", "points3d"]
+           "world_waypoints", "started", "explained", "points3d"]
 
 
 class Status(enum.IntEnum):
@@ -50,6 +50,48 @@ class Status(enum.IntEnum):
 
     def __format__(self, spec: str) -> str:
         return format(self.name, spec)
+
+
+#: A result type (:func:`explained` returns what it is given).
+R = TypeVar("R", bound="NavResult")
+
+#: What each status means (:attr:`NavResult.reason` without a more precise one).
+_MEANING = {
+    Status.FOUND: "found: the path reaches the goal",
+    Status.UNREACHABLE: "no path: the start and the goal are not connected",
+    Status.BUDGET_EXHAUSTED: "the search budget ran out before the goal",
+    Status.WINDOW_EXHAUSTED: "the search window ran out before the goal",
+    Status.NEAREST: "the goal is unreachable: the path ends at the reachable point nearest it",
+    Status.NO_START: "nothing navigable at or near the start",
+    Status.NO_GOAL: "nothing navigable at or near the goal",
+}
+
+
+def explained(res: R, which: str, point: tuple[float, float],
+              bounds: tuple[float, float, float, float], radius: float) -> R:
+    """``res`` (a ``NO_START`` / ``NO_GOAL`` answer) with its :attr:`~NavResult.reason`:
+    ``which`` (``"start"`` / ``"goal"``) ``point`` lies outside the map's ``bounds``
+    ``(min_x, min_z, max_x, max_z)`` (and how far), or on a blocked spot, with nothing
+    navigable within ``radius`` metres (the snap radius). Returns ``res``.
+
+    >>> r = explained(no_path(Status.NO_START), "start", (50.0, 1.0), (0, 0, 10, 10), 8.0)
+    >>> print(r.reason)  # doctest: +NORMALIZE_WHITESPACE
+    start (50, 1) lies 40 m outside the map (x 0..10, z 0..10) and nothing navigable is
+    within the snap radius (8 m)
+    """
+    x0, z0, x1, z1 = bounds
+    dx = max(x0 - point[0], 0.0, point[0] - x1)
+    dz = max(z0 - point[1], 0.0, point[1] - z1)
+    where = f"{which} ({point[0]:g}, {point[1]:g})"
+    if dx or dz:
+        text = (f"{where} lies {math.hypot(dx, dz):.3g} m outside the map (x {x0:g}..{x1:g}, "
+                f"z {z0:g}..{z1:g}) and nothing navigable is within the snap radius "
+                f"({radius:g} m)")
+    else:
+        text = (f"{where} is on a blocked spot and nothing navigable is within the snap "
+                f"radius ({radius:g} m)")
+    res.__dict__["_reason"] = text
+    return res
 
 
 #: Metres within which a mesh path's end counts as a place's point (:meth:`MeshPathResult.ends_at`).
@@ -157,6 +199,18 @@ class NavResult:
         from .spline import catmull_rom
 
         return catmull_rom(self.waypoints, samples_per_metre)
+
+    @property
+    def reason(self) -> str:
+        """Why the query ended so, in words: for ``NO_START`` / ``NO_GOAL`` of a world
+        query whether the point lies outside the map or on a blocked spot with nothing
+        navigable within the snap radius; otherwise the status's meaning.
+
+        >>> PathResult(Status.UNREACHABLE).reason
+        'no path: the start and the goal are not connected'
+        """
+        why = self.__dict__.get("_reason")
+        return str(why) if why is not None else _MEANING[self.status]
 
     def ends_at(self, place: Any) -> bool:
         """Whether the path ends at ``place`` (a :class:`navkit.contract.Place`): on

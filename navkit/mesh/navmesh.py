@@ -46,7 +46,7 @@ from ..query.obstacles import circles_without
 from ..query.overlay import as_circles
 from ..query.padded import world_point
 from ..query.serial import serialized
-from ..results import MeshPathResult, Status
+from ..results import MeshPathResult, Status, explained
 from . import locate as loc
 from .arrays import MeshArrays
 from .build import DEFAULT_CHORD_ERROR, build_mesh
@@ -604,13 +604,15 @@ class NavMesh:
         fy = self.floor_y
         sp, sx, sz = self._snap(a)
         if sp < 0:
-            return MeshPathResult(Status.NO_START, floor_y=fy, method=method)
+            return explained(MeshPathResult(Status.NO_START, floor_y=fy, method=method),
+                             "start", a, self.bounds(), self.snap_radius)
         gp, gx, gz = self._snap(b)
         status_if_found = Status.FOUND
         if gp < 0 or arrays.poly_region[gp] != arrays.poly_region[sp]:
             if not nearest:
                 if gp < 0:
-                    return MeshPathResult(Status.NO_GOAL, floor_y=fy, method=method)
+                    return explained(MeshPathResult(Status.NO_GOAL, floor_y=fy, method=method),
+                                     "goal", b, self.bounds(), self.snap_radius)
                 return MeshPathResult(Status.UNREACHABLE, start_polygon=sp, floor_y=fy,
                                       method=method)
             gp, gx, gz = self._settle(*loc.nearest_point_in_region(

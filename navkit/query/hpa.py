@@ -572,11 +572,11 @@ class HPAStar:
         fy = self.grid.floor_y
         s = pf.snap(sw, obstacles=circles)
         if s is None:
-            return no_path(Status.NO_START, floor_y=fy)
+            return pf.explain(no_path(Status.NO_START, floor_y=fy), sw, ew)
         g = pf.snap(ew, obstacles=circles)
         if g is None:
             if not nearest:
-                return no_path(Status.NO_GOAL, start_cell=s, floor_y=fy)
+                return pf.explain(no_path(Status.NO_GOAL, start_cell=s, floor_y=fy), sw, ew)
             self.exact_answers += 1
             return pf.find_path(sw, ew, smooth=smooth, nearest=True, obstacles=circles,
                                 algorithm="astar")

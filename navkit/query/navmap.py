@@ -71,7 +71,7 @@ from ..grid import NavGrid
 from ..level import LevelConfig, NavLevel, block_obstacles, make_obstacle
 from ..level.config import GridGeometry, ObstacleConfig
 from ..recording import as_recorder, grid_fingerprint, options_dict, recorded
-from ..results import PathResult, started, with_waypoints, world_waypoints
+from ..results import PathResult, Status, started, with_waypoints, world_waypoints
 from .cache import PathCache, obstacle_key
 from .cells import Algorithm
 from .overlay import as_circles
@@ -673,12 +673,16 @@ class NavMap:
                 finally:
                     self._bypass = False
         if blocked_cells is not None or ignore is not None:
-            return self._edited(start, end, nearest, obstacles, smooth, budget, window,
-                                blocked_cells, ignore, algorithm)
-        if self.record is not None:
-            return self._recorded(kind, start, end, nearest, obstacles, smooth, budget,
-                                  window, algorithm)
-        return self._query(start, end, nearest, obstacles, smooth, budget, window, algorithm)
+            res = self._edited(start, end, nearest, obstacles, smooth, budget, window,
+                               blocked_cells, ignore, algorithm)
+        elif self.record is not None:
+            res = self._recorded(kind, start, end, nearest, obstacles, smooth, budget,
+                                 window, algorithm)
+        else:
+            res = self._query(start, end, nearest, obstacles, smooth, budget, window, algorithm)
+        if not len(res.cells) and res.status >= Status.NO_START:
+            self._pathfinder().explain(res, world_point(start, "start"), world_point(end, "goal"))
+        return res
 
     def _edited(self, start: ArrayLike, end: ArrayLike, nearest: bool, obstacles: Any,
                 smooth: bool, budget: int | None, window: Sequence[int] | None,

@@ -57,7 +57,16 @@ from ..costs import CostModel, cost_model
 from ..errors import ConfigError, QueryError, shown
 from ..grid import NavGrid
 from ..recording import as_recorder, options_dict, recorded
-from ..results import BatchResult, PathBuffer, PathResult, SearchTrace, path_result, started
+from ..results import (
+    BatchResult,
+    PathBuffer,
+    PathResult,
+    SearchTrace,
+    Status,
+    explained,
+    path_result,
+    started,
+)
 from .cells import ALGORITHMS, Algorithm
 from .edits import EditListener, ObstacleSnapshot
 from .engine import GridEngine
@@ -440,19 +449,21 @@ class Pathfinder:
             check_agent(agent, self._padded.grid.agent_radius, "this Pathfinder's grid")
         end = goal
         if blocked_cells is not None or ignore is not None:
-            return started(self._edited_world("find_path", start, end, smooth, nearest, budget,
-                                              window, obstacles, algorithm, blocked_cells,
-                                              ignore), world_point(start, "start"))
+            return self._finished(self._edited_world(
+                "find_path", start, end, smooth, nearest, budget, window, obstacles, algorithm,
+                blocked_cells, ignore), start, end)
         if self.record is not None:
-            return started(self._recorded_world("find_path", start, end, smooth, nearest,
-                                                budget, window, obstacles, algorithm),
-                           world_point(start, "start"))
+            return self._finished(self._recorded_world(
+                "find_path", start, end, smooth, nearest, budget, window, obstacles, algorithm),
+                start, end)
         b = self.budget if budget is None else check_budget(budget)
         sw, ew = world_point(start, "start"), world_point(end, "goal")
         with self.lock:
             res = self._world.query(sw, ew, smooth, nearest, b, window, obstacles, algorithm)
         if len(res.cells):
             res.__dict__["_start"] = sw  # (results.started, inline)
+        elif res.status >= Status.NO_START:
+            self.explain(res, sw, ew)
         return res
 
     def find_path_to_nearest(
@@ -477,21 +488,40 @@ class Pathfinder:
             check_agent(agent, self._padded.grid.agent_radius, "this Pathfinder's grid")
         end = goal
         if blocked_cells is not None or ignore is not None:
-            return started(self._edited_world("find_path_to_nearest", start, end, smooth, True,
-                                              budget, window, obstacles, algorithm,
-                                              blocked_cells, ignore),
-                           world_point(start, "start"))
+            return self._finished(self._edited_world(
+                "find_path_to_nearest", start, end, smooth, True, budget, window, obstacles,
+                algorithm, blocked_cells, ignore), start, end)
         if self.record is not None:
-            return started(self._recorded_world("find_path_to_nearest", start, end, smooth,
-                                                True, budget, window, obstacles, algorithm),
-                           world_point(start, "start"))
+            return self._finished(self._recorded_world(
+                "find_path_to_nearest", start, end, smooth, True, budget, window, obstacles,
+                algorithm), start, end)
         b = self.budget if budget is None else check_budget(budget)
         sw, ew = world_point(start, "start"), world_point(end, "goal")
         with self.lock:
             res = self._world.query(sw, ew, smooth, True, b, window, obstacles, algorithm)
         if len(res.cells):
             res.__dict__["_start"] = sw  # (results.started, inline)
+        elif res.status >= Status.NO_START:
+            self.explain(res, sw, ew)
         return res
+
+    def _finished(self, res: PathResult, start: ArrayLike, goal: ArrayLike) -> PathResult:
+        """A world answer of the edited or recorded route, with its start and reason."""
+        sw = world_point(start, "start")
+        return self.explain(started(res, sw), sw, world_point(goal, "goal"))
+
+    def explain(self, res: PathResult, start: tuple[float, float],
+                goal: tuple[float, float]) -> PathResult:
+        """``res`` with the :attr:`~navkit.results.NavResult.reason` of a ``NO_START`` /
+        ``NO_GOAL`` answer of a world query from ``start`` to ``goal``."""
+        if res.status not in (Status.NO_START, Status.NO_GOAL):
+            return res
+        g = self._padded.grid
+        bounds = (g.min_x, g.min_z, g.min_x + g.width * g.cell_size,
+                  g.min_z + g.depth * g.cell_size)
+        if res.status == Status.NO_START:
+            return explained(res, "start", start, bounds, self.snap_radius)
+        return explained(res, "goal", goal, bounds, self.snap_radius)
 
     def _edited_world(self, kind: str, start: ArrayLike, end: ArrayLike, smooth: bool,
                       nearest: bool, budget: int | None, window: Sequence[int] | None,

@@ -38,7 +38,15 @@ from ..query.padded import check_budget, world_point
 from ..query.pathfinder import FIRST_WAYPOINT_TRIM, SNAP_RADIUS, Pathfinder
 from ..query.serial import serialized
 from ..recording import as_recorder, options_dict, recorded, world_source
-from ..results import PathResult, SearchTrace, Status, no_path, path_result, world_waypoints
+from ..results import (
+    PathResult,
+    SearchTrace,
+    Status,
+    explained,
+    no_path,
+    path_result,
+    world_waypoints,
+)
 from .hierarchy import Hierarchy
 from .local import (
     LocalSearch,
@@ -501,13 +509,15 @@ class World:
         hmul = self._hmul(algorithm)
         s = snap(st, circles, *self.cell_of(sw), self._rings)
         if s is None:
-            return no_path(Status.NO_START, floor_y=fy)
+            return explained(no_path(Status.NO_START, floor_y=fy), "start", sw, self._bounds(),
+                             self.snap_radius)
         g = snap(st, circles, *self.cell_of(ew), self._rings)
         border = False
         bgoal = g
         if g is None:
             if not nearest:
-                return no_path(Status.NO_GOAL, start_cell=s, floor_y=fy)
+                return explained(no_path(Status.NO_GOAL, start_cell=s, floor_y=fy), "goal", ew,
+                                 self._bounds(), self.snap_radius)
             g = self.cell_of(ew)
             if max(abs(g[0]), abs(g[1])) >= _FAR:
                 raise QueryError(f"end {ew} lies more than {_FAR} cells outside the world")
@@ -555,6 +565,12 @@ class World:
     def shape(self) -> tuple[int, int]:
         """``(depth, width)`` in cells, as ``NavGrid.shape``."""
         return (int(self.store.depth), int(self.store.width))
+
+    def _bounds(self) -> tuple[float, float, float, float]:
+        """``(min_x, min_z, max_x, max_z)`` of the world, metres."""
+        st = self.store
+        x0, z0 = float(st.min_x), float(st.min_z)
+        return (x0, z0, x0 + st.width * self._cs, z0 + st.depth * self._cs)
 
     def _own_cell(self, p: tuple[float, float]) -> tuple[int, int] | None:
         st = self.store

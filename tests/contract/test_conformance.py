@@ -161,8 +161,13 @@ def test_unreachable(backend: Backend) -> None:
 
 
 def test_no_start_and_no_goal(backend: Backend) -> None:
-    assert backend.nav.find_path(FAR, A).status == Status.NO_START
-    assert backend.nav.find_path(A, FAR).status == Status.NO_GOAL
+    r = backend.nav.find_path(FAR, A)
+    assert r.status == Status.NO_START
+    assert r.reason.startswith("start (100, 100) lies") and "outside the map" in r.reason
+    assert "snap radius" in r.reason
+    r = backend.nav.find_path(A, FAR)
+    assert r.status == Status.NO_GOAL and r.reason.startswith("goal (100, 100) lies")
+    assert backend.nav.find_path(A, B).reason.startswith("found")
 
 
 def test_budget(backend: Backend) -> None:
