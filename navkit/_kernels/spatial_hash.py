@@ -1,16 +1,34 @@
-"""Uniform-grid spatial hash: counting sort of points by cell, radius and k-nearest queries.
+"""The one neighbour index: points counting-sorted into a uniform grid, and its queries.
 
-The grid covers the bounding box of the points: cell ``(cx, cz)`` holds the
-points with ``cx = floor((x - min_x) / cs)`` (clamped to the grid), its linear
-index is ``cz * nx + cx``. ``cell_start`` (``nx * nz + 1``) is the CSR offset
-(int32) of each cell in ``order`` (point indices, by cell, then by index: the
-sort is stable) and ``spos`` holds the points in that order. When the box would need
-more than ``max_cells`` cells the cell size doubles until it fits (spread-out
-sets get slower, never wrong).
+Every neighbour search of navkit runs on this structure: the spatial hash of
+:class:`navkit.crowd.SpatialHash` (radius and k-nearest queries, their batch
+versions, incremental updates), the crowd tick's flocking
+(:mod:`navkit._kernels.steering`), and in the character simulation the
+movement guard (:mod:`navkit._kernels.sim`) and ORCA's neighbours
+(:mod:`navkit._kernels.orca`).
 
-``geom`` is float64 ``(5,)`` = (min_x, min_z, cs, max_x, max_z) (the
-points' box); ``dims`` int64 ``(2,)`` =
-(nx, nz). Answers are sorted by squared distance, then point index.
+The grid: cell ``(cx, cz)`` holds the points with ``cx = floor((x - min_x) /
+cs)`` (clamped to the grid: :func:`axis_cell`), its linear index is ``cz * nx
++ cx``. ``cell_start`` (int32, ``nx * nz + 1``) is the CSR offset of each
+cell in ``order`` (point indices, by cell, then by index: the sort is
+stable), ``spos`` holds the points in that order, ``slot[i]`` is point i's
+place in ``order`` and ``cellid[i]`` its cell (-1 for both when a mask left
+it out). ``geom`` is float64 ``(5,)`` = (min_x, min_z, cs, max_x, max_z) and
+``dims`` int64 ``(2,)`` = (nx, nz): :func:`fit` sets them from the points'
+box (the cell size doubles until the grid has at most ``max_cells`` cells),
+or the caller from a map (the simulation). :class:`~navkit._kernels.layouts.IndexArgs`
+names the seven arrays.
+
+Queries scan a box of cells row by row, each row's cells one contiguous run
+of slots (:func:`reach_cells`: every point within a radius; :func:`near_cells`:
+the cells within ``k`` of a point's cell). Answers are sorted by squared
+distance, then point index (:func:`knn_insert`, :func:`sort_pairs`).
+Distances are ``dx * dx + dz * dz`` in float64; a radius query with ``r``
+below :data:`TINY_R` compares coordinates scaled by :data:`SCALE` (a power
+of two: exact), so the squares of tiny differences do not round to zero and
+a point at a nonzero distance never passes a radius-0 test. (A larger
+radius is exact as it is: a square that rounds toward zero belongs to a
+point well inside.)
 """
 
 from __future__ import annotations
@@ -29,17 +47,20 @@ EMIT_AHEAD = 8
 #: neighbour count, not of its candidates (:func:`pair_runs`): the pair buffer
 #: stays near the answer's size for clusters and wide stencils.
 DENSE = 64
+#: Radius queries below this radius (m) compare scaled coordinates (the
+#: squares would leave the normal float range).
+TINY_R = 2.0 ** -400
+#: The scale of those comparisons: every nonzero coordinate difference times
+#: it squares to a normal float, and every difference below ``TINY_R`` stays
+#: far from overflow.
+SCALE = 2.0 ** 600
 
 
 @njit
-def build(pos, cell_size, max_cells, geom, dims, cell_start, order, slot, spos, cellid):  # type: ignore[no-untyped-def]
-    """Sort the points ``pos`` (n, 2) into cells; fills every other argument.
-
-    ``cell_start`` (int32) must hold ``max_cells + 1`` entries, ``order`` /
-    ``slot`` / ``cellid`` (int32) and ``spos`` (n, 2) n entries. ``slot[i]``
-    is the place of point i in ``order``, ``cellid[i]`` its cell. One pass
-    computes the cells and counts, a prefix sum, then a backward pass places
-    the points (stable: by cell, then index). Returns the number of cells."""
+def fit(pos, cell_size, max_cells, geom, dims):  # type: ignore[no-untyped-def]
+    """The grid over the box of ``pos`` (n, 2) with cells of ``cell_size``,
+    doubled until it has at most ``max_cells`` cells: writes ``geom`` and
+    ``dims``, returns the cell count."""
     n = pos.shape[0]
     minx = np.inf
     minz = np.inf
@@ -73,10 +94,33 @@ def build(pos, cell_size, max_cells, geom, dims, cell_start, order, slot, spos, 
     geom[4] = maxz
     dims[0] = nx
     dims[1] = nz
+    return nx * nz
+
+
+@njit
+def sort_points(pos, mask, geom, dims, cell_start, order, slot, spos, cellid):  # type: ignore[no-untyped-def]
+    """Counting sort of the points ``pos`` (n, 2) into the grid ``geom`` /
+    ``dims``: fills ``cell_start``, ``order``, ``slot``, ``spos`` and
+    ``cellid``. With ``mask`` of n entries only the points with a nonzero
+    mask are sorted (the others get slot and cell -1); an empty ``mask``
+    sorts every point. One pass computes the cells and counts, a prefix sum,
+    then a backward pass places the points (stable: by cell, then index).
+    Returns the number of points sorted."""
+    n = pos.shape[0]
+    masked = mask.shape[0] == n and n > 0
+    minx = geom[0]
+    minz = geom[1]
+    cs = geom[2]
+    nx = dims[0]
+    nz = dims[1]
     ncell = nx * nz
     for c in range(ncell + 1):
         cell_start[c] = 0
     for i in range(n):
+        if masked and mask[i] == 0:
+            cellid[i] = -1
+            slot[i] = -1
+            continue
         c = cell_of(pos[i, 0], pos[i, 1], minx, minz, cs, nx, nz)
         cellid[i] = c
         cell_start[c] += 1
@@ -84,15 +128,28 @@ def build(pos, cell_size, max_cells, geom, dims, cell_start, order, slot, spos, 
     for c in range(ncell):  # inclusive prefix: cell_start[c] = end of cell c
         acc += cell_start[c]
         cell_start[c] = acc
-    cell_start[ncell] = n
+    cell_start[ncell] = acc
     for i in range(n - 1, -1, -1):  # backward: ends in cell_start[c] = start of cell c
         c = cellid[i]
+        if c < 0:
+            continue
         s = cell_start[c] - 1
         cell_start[c] = s
         order[s] = i
         slot[i] = s
         spos[s, 0] = pos[i, 0]
         spos[s, 1] = pos[i, 1]
+    return acc
+
+
+@njit
+def build(pos, cell_size, max_cells, geom, dims, cell_start, order, slot, spos, cellid):  # type: ignore[no-untyped-def]
+    """:func:`fit` then :func:`sort_points` of every point: the index of
+    ``pos`` (n, 2). ``cell_start`` (int32) must hold ``max_cells + 1``
+    entries, ``order`` / ``slot`` / ``cellid`` (int32) and ``spos`` (n, 2) n
+    entries. Returns the number of cells."""
+    ncell = fit(pos, cell_size, max_cells, geom, dims)
+    sort_points(pos, cellid[:0], geom, dims, cell_start, order, slot, spos, cellid)
     return ncell
 
 
@@ -113,7 +170,32 @@ def cell_of(x, z, minx, minz, cs, nx, nz):  # type: ignore[no-untyped-def]
 
 
 @njit(inline="always")
-def _less(da, ia, db, ib):  # type: ignore[no-untyped-def]
+def reach_cells(px, pz, r, geom, dims):  # type: ignore[no-untyped-def]
+    """The cell range ``(x0, x1, z0, z1)`` that holds every point within ``r``
+    of ``(px, pz)`` (widened by :data:`RANGE_SLACK` for rounding)."""
+    cs = geom[2]
+    reach = r * (1.0 + RANGE_SLACK) + RANGE_SLACK * cs
+    nx = dims[0]
+    nz = dims[1]
+    return (axis_cell(px - reach, geom[0], cs, nx), axis_cell(px + reach, geom[0], cs, nx),
+            axis_cell(pz - reach, geom[1], cs, nz), axis_cell(pz + reach, geom[1], cs, nz))
+
+
+@njit(inline="always")
+def near_cells(px, pz, k, geom, dims):  # type: ignore[no-untyped-def]
+    """The cell range ``(x0, x1, z0, z1)``: the cells at most ``k`` cells from
+    the one holding ``(px, pz)`` along each axis, clipped to the grid."""
+    nx = dims[0]
+    nz = dims[1]
+    cx = axis_cell(px, geom[0], geom[2], nx)
+    cz = axis_cell(pz, geom[1], geom[2], nz)
+    return (cx - k if cx > k else 0, cx + k if cx + k < nx - 1 else nx - 1,
+            cz - k if cz > k else 0, cz + k if cz + k < nz - 1 else nz - 1)
+
+
+@njit(inline="always")
+def less(da, ia, db, ib):  # type: ignore[no-untyped-def]
+    """The answer order: (squared distance, index)."""
     return da < db or (da == db and ia < ib)
 
 
@@ -127,7 +209,7 @@ def sort_pairs(d2, idx, lo, hi):  # type: ignore[no-untyped-def]
             dv = d2[a]
             iv = idx[a]
             b = a - 1
-            while b >= lo and _less(dv, iv, d2[b], idx[b]):
+            while b >= lo and less(dv, iv, d2[b], idx[b]):
                 d2[b + 1] = d2[b]
                 idx[b + 1] = idx[b]
                 b -= 1
@@ -153,10 +235,10 @@ def _sift(d2, idx, lo, root, m):  # type: ignore[no-untyped-def]
         child = 2 * root + 1
         if child >= m:
             return
-        if child + 1 < m and _less(d2[lo + child], idx[lo + child],
-                                   d2[lo + child + 1], idx[lo + child + 1]):
+        if child + 1 < m and less(d2[lo + child], idx[lo + child],
+                                  d2[lo + child + 1], idx[lo + child + 1]):
             child += 1
-        if _less(d2[lo + root], idx[lo + root], d2[lo + child], idx[lo + child]):
+        if less(d2[lo + root], idx[lo + root], d2[lo + child], idx[lo + child]):
             dv = d2[lo + root]
             iv = idx[lo + root]
             d2[lo + root] = d2[lo + child]
@@ -169,101 +251,69 @@ def _sift(d2, idx, lo, root, m):  # type: ignore[no-untyped-def]
 
 
 @njit
-def radius_point(px, pz, r, exclude, geom, dims, cell_start, order, spos,
-                 out_idx, out_d2, start, cap):  # type: ignore[no-untyped-def]
-    """Points within ``r`` of ``(px, pz)`` (``d2 <= r*r``), except ``exclude``,
-    written sorted at ``out_idx[start:]`` while ``start + count <= cap``.
+def knn_insert(d2, j, k, cnt, out_idx, out_d2, base):  # type: ignore[no-untyped-def]
+    """Insert (d2, j) into the best-``k`` list at ``out_*[base:]`` (sorted by
+    (d2, index), ``cnt`` entries so far); returns the new count."""
+    if cnt == k and not less(d2, j, out_d2[base + k - 1], out_idx[base + k - 1]):
+        return cnt
+    p = cnt if cnt < k else k - 1
+    while p > 0 and less(d2, j, out_d2[base + p - 1], out_idx[base + p - 1]):
+        out_d2[base + p] = out_d2[base + p - 1]
+        out_idx[base + p] = out_idx[base + p - 1]
+        p -= 1
+    out_d2[base + p] = d2
+    out_idx[base + p] = j
+    return cnt + 1 if cnt < k else k
 
-    Returns the count (written only when it fits: callers compare)."""
-    minx = geom[0]
-    minz = geom[1]
-    cs = geom[2]
+
+@njit
+def radius_point(px, pz, r, sc, exclude, geom, dims, cell_start, order, spos,
+                 out_idx, out_d2, start, cap):  # type: ignore[no-untyped-def]
+    """Points within ``r`` of ``(px, pz)`` (``d2 <= r*r`` on coordinates
+    times ``sc``: 1, or :data:`SCALE` for a radius below :data:`TINY_R`),
+    except ``exclude``, written sorted at ``out_idx[start:]`` (their squared
+    distances at ``out_d2[start:]``) while ``start + count <= cap``.
+
+    Returns the count (all written only when it fits: callers compare)."""
+    x0, x1, z0, z1 = reach_cells(px, pz, r, geom, dims)
     nx = dims[0]
-    nz = dims[1]
-    rr = r * r
-    reach = r * (1.0 + RANGE_SLACK) + RANGE_SLACK * cs
-    x0 = axis_cell(px - reach, minx, cs, nx)
-    x1 = axis_cell(px + reach, minx, cs, nx)
-    z0 = axis_cell(pz - reach, minz, cs, nz)
-    z1 = axis_cell(pz + reach, minz, cs, nz)
-    cand = 0
-    for cz in range(z0, z1 + 1):
-        row = cz * nx
-        cand += cell_start[row + x1 + 1] - cell_start[row + x0]
+    rs = r * sc
+    rr = rs * rs
     w = start
-    if start + cand <= cap:
-        # room for every candidate: store each, keep the ones inside (branch-free)
-        for cz in range(z0, z1 + 1):
-            row = cz * nx
-            for s in range(cell_start[row + x0], cell_start[row + x1 + 1]):
-                dx = spos[s, 0] - px
-                dz = spos[s, 1] - pz
-                d2 = dx * dx + dz * dz
-                j = order[s]
-                out_idx[w] = j
-                out_d2[w] = d2
-                w += (d2 <= rr) & (j != exclude)
-        count = w - start
-        sort_pairs(out_d2, out_idx, start, w)
-        return count
-    count = 0
     for cz in range(z0, z1 + 1):
         row = cz * nx
         for s in range(cell_start[row + x0], cell_start[row + x1 + 1]):
-            dx = spos[s, 0] - px
-            dz = spos[s, 1] - pz
+            dx = (spos[s, 0] - px) * sc
+            dz = (spos[s, 1] - pz) * sc
             d2 = dx * dx + dz * dz
-            if d2 <= rr and order[s] != exclude:
-                if w < cap:
-                    out_idx[w] = order[s]
-                    out_d2[w] = d2
-                w += 1
-                count += 1
-    if start + count <= cap:
-        sort_pairs(out_d2, out_idx, start, start + count)
+            j = order[s]
+            if w < cap:  # a candidate that fails is overwritten by the next
+                out_idx[w] = j
+                out_d2[w] = d2
+            w += (d2 <= rr) & (j != exclude)
+    count = w - start
+    if w <= cap:
+        sort_pairs(out_d2, out_idx, start, w)
     return count
 
 
-@njit(inline="always")
-def _query_box(px, pz, r, geom, dims):  # type: ignore[no-untyped-def]
-    """The cell range ``(x0, x1, z0, z1)`` a radius-``r`` query around ``(px, pz)`` scans."""
-    cs = geom[2]
-    reach = r * (1.0 + RANGE_SLACK) + RANGE_SLACK * cs
-    nx = dims[0]
-    nz = dims[1]
-    return (axis_cell(px - reach, geom[0], cs, nx), axis_cell(px + reach, geom[0], cs, nx),
-            axis_cell(pz - reach, geom[1], cs, nz), axis_cell(pz + reach, geom[1], cs, nz))
-
-
-@njit(inline="always")
-def _emit_sorted(w, tmp_d2, tmp_idx, buf, pos):  # type: ignore[no-untyped-def]
-    """Write ``tmp_idx[:w]`` to ``buf[pos:]`` sorted by (d2, index).
-
-    Up to 32 entries: each entry's rank, branch-free; first by distance alone
-    (one comparison, which vectorizes), and when two distances are equal (the
-    ranks then collide: ``seen`` misses a bit) again by (d2, index)."""
-    if w > 32:
-        sort_pairs(tmp_d2, tmp_idx, np.int64(0), w)  # one compiled sort_pairs (issue #13)
-        for a in range(w):
-            buf[pos + a] = tmp_idx[a]
-        return
-    seen = np.uint64(0)
-    for a in range(w):
-        dv = tmp_d2[a]
-        rank = 0
-        for b in range(w):
-            rank += tmp_d2[b] < dv
-        seen |= np.uint64(1) << np.uint64(rank)
-        buf[pos + rank] = tmp_idx[a]
-    if seen != (np.uint64(1) << np.uint64(w)) - np.uint64(1):
-        for a in range(w):  # keys (d2, index) are distinct
-            dv = tmp_d2[a]
-            iv = tmp_idx[a]
-            rank = 0
-            for b in range(w):
-                db = tmp_d2[b]
-                rank += (db < dv) | ((db == dv) & (tmp_idx[b] < iv))
-            buf[pos + rank] = iv
+@njit
+def radius_each(r, sc, geom, dims, cell_start, order, slot, spos, offsets, out_idx, out_d2,
+                fill):  # type: ignore[no-untyped-def]
+    """Every point's :func:`radius_point` answer, itself excluded, by point
+    index: without ``fill`` the counts into ``offsets[1:]`` (int64, n + 1);
+    with it the answers at ``out_idx[offsets[i]:offsets[i + 1]]`` (``out_d2``
+    as long as ``out_idx``). Returns 0."""
+    n = slot.shape[0]
+    for i in range(n):
+        s = slot[i]
+        a = offsets[i] if fill else 0
+        b = offsets[i + 1] if fill else 0
+        c = radius_point(spos[s, 0], spos[s, 1], r, sc, i, geom, dims, cell_start, order, spos,
+                         out_idx, out_d2, a, b)
+        if not fill:
+            offsets[i + 1] = c
+    return 0
 
 
 # ---------------------------------------------------------------- all pairs
@@ -273,7 +323,7 @@ def _emit_sorted(w, tmp_d2, tmp_idx, buf, pos):  # type: ignore[no-untyped-def]
 # cz + 1 .. cz + k (k = stencil half-width). A pair outside the stencil can
 # still be within r (k * cs below the radius's reach, or rounding at a cell
 # border): its point of lower cell index finds it, from its own query box,
-# in the box's cells outside the stencil of higher index (:func:`_extra_count`).
+# in the box's cells outside the stencil of higher index (:func:`_extra`).
 # (The query box is the one :func:`radius_point` scans, which holds every
 # point within r: so each pair is found exactly once.) Passes, each on the
 # thread that owns the cell rows: give every slot a run of the pair buffer
@@ -306,33 +356,16 @@ def _extra_range(zz, part, cx, cz, k, x0, x1):  # type: ignore[no-untyped-def]
 
 
 @njit
-def _extra_count(s, px, pz, rr, cx, cz, k, x0, x1, z1, nx, cell_start, spos, q_lo, q_hi, ecnt):  # type: ignore[no-untyped-def]
+def _extra(s, px, pz, rr, cx, cz, k, x0, x1, z1, nx, z_hi, cell_start, spos, q_lo, q_hi, ecnt,
+           buf, nbuf, cur, cur2, w, fill):  # type: ignore[no-untyped-def]
     """The pairs of slot ``s`` with points of its query box ``[x0, x1] x [.., z1]``
-    outside its stencil, in cells of higher index (rows ``cz .. z1``): counted
-    into ``ecnt`` for the partners in slots ``[q_lo, q_hi)``; returns how many."""
+    outside its stencil, in cells of higher index (rows ``cz .. z1``).
+
+    Without ``fill``: counted into ``ecnt`` for the partners in slots
+    ``[q_lo, q_hi)``; returns how many. With ``fill``: written into both
+    points' runs (``s``'s from ``buf[w]``; rows ``>= z_hi`` through ``cur2``
+    into ``nbuf``); returns ``w`` advanced."""
     m = 0
-    for zz in range(cz, z1 + 1):
-        row = zz * nx
-        for part in range(2):
-            xa, xb = _extra_range(zz, part, cx, cz, k, x0, x1)
-            if xa > xb:
-                continue
-            for q in range(cell_start[row + xa], cell_start[row + xb + 1]):
-                dx = spos[q, 0] - px
-                dz = spos[q, 1] - pz
-                if dx * dx + dz * dz <= rr:
-                    m += 1
-                    if q_lo <= q < q_hi:
-                        ecnt[q] += 1
-    return m
-
-
-@njit
-def _extra_fill(s, px, pz, rr, cx, cz, k, x0, x1, z1, nx, z_hi, cell_start, spos,
-                buf, nbuf, cur, cur2, w):  # type: ignore[no-untyped-def]
-    """The pairs of :func:`_extra_count`, written into both points' runs
-    (``s``'s from ``buf[w]``; rows ``>= z_hi`` through ``cur2`` into
-    ``nbuf``); returns ``w`` advanced."""
     for zz in range(cz, z1 + 1):
         row = zz * nx
         far = zz >= z_hi
@@ -343,16 +376,22 @@ def _extra_fill(s, px, pz, rr, cx, cz, k, x0, x1, z1, nx, z_hi, cell_start, spos
             for q in range(cell_start[row + xa], cell_start[row + xb + 1]):
                 dx = spos[q, 0] - px
                 dz = spos[q, 1] - pz
-                if dx * dx + dz * dz <= rr:
-                    buf[w] = q
-                    w += 1
-                    if far:
-                        nbuf[cur2[q]] = s
-                        cur2[q] += 1
-                    else:
-                        buf[cur[q]] = s
-                        cur[q] += 1
-    return w
+                if dx * dx + dz * dz > rr:
+                    continue
+                if not fill:
+                    m += 1
+                    if q_lo <= q < q_hi:
+                        ecnt[q] += 1
+                    continue
+                buf[w] = q
+                w += 1
+                if far:
+                    nbuf[cur2[q]] = s
+                    cur2[q] += 1
+                else:
+                    buf[cur[q]] = s
+                    cur[q] += 1
+    return w if fill else m
 
 
 @njit
@@ -399,12 +438,13 @@ def pair_runs(r, k, geom, dims, cell_start, spos, z_lo, z_hi, ecnt, rstart, osta
             for s in range(b0, b1):
                 px = spos[s, 0]
                 pz = spos[s, 1]
-                x0, x1, z0, z1 = _query_box(px, pz, r, geom, dims)
+                x0, x1, z0, z1 = reach_cells(px, pz, r, geom, dims)
                 out = x0 < cx - k or x1 > cx + k or z1 > cz + k
                 m = 0
                 if out:  # below the range: only the partners in the range count
-                    m = _extra_count(s, px, pz, rr, cx, cz, k, x0, x1, z1, nx, cell_start, spos,
-                                     q_lo, q_hi, ecnt)
+                    m = _extra(s, px, pz, rr, cx, cz, k, x0, x1, z1, nx, z_hi, cell_start, spos,
+                               q_lo, q_hi, ecnt, ecnt, ecnt, cur, cur2, np.int64(0),
+                               np.bool_(False))
                 if not own:
                     continue
                 wide[s] = out
@@ -414,10 +454,8 @@ def pair_runs(r, k, geom, dims, cell_start, spos, z_lo, z_hi, ecnt, rstart, osta
                     cap = 0  # (-1 for s itself, +1 for the spare entry)
                     for zz in range(za, zb + 1):
                         row = zz * nx
-                        for q in range(cell_start[row + xa], cell_start[row + xb + 1]):
-                            dx = spos[q, 0] - px
-                            dz = spos[q, 1] - pz
-                            cap += (dx * dx + dz * dz) <= rr
+                        cap += _count_within(cell_start[row + xa], cell_start[row + xb + 1],
+                                             px, pz, rr, spos)
                 cap += ecnt[s]  # the pairs from outside the stencil
                 rstart[s] = acc
                 cur2[s] = acc
@@ -429,15 +467,42 @@ def pair_runs(r, k, geom, dims, cell_start, spos, z_lo, z_hi, ecnt, rstart, osta
     return acc
 
 
+@njit(inline="always")
+def _count_within(q0, q1, px, pz, rr, spos):  # type: ignore[no-untyped-def]
+    """How many of slots ``[q0, q1)`` lie within ``d2 <= rr`` of ``(px, pz)``."""
+    m = 0
+    for q in range(q0, q1):
+        dx = spos[q, 0] - px
+        dz = spos[q, 1] - pz
+        m += (dx * dx + dz * dz) <= rr
+    return m
+
+
+@njit(inline="always")
+def _pair_scan(q0, q1, s, px, pz, rr, spos, buf, w, tbuf, tcur):  # type: ignore[no-untyped-def]
+    """Slot ``s`` against slots ``[q0, q1)``: each pair within ``rr`` goes into
+    ``s``'s run (``buf`` from ``w``) and the other's (``tbuf`` at ``tcur``).
+    Branch-free: every candidate is written at the cursors, which move on only
+    for a pair (each run has a spare entry). Returns ``w`` advanced."""
+    for q in range(q0, q1):
+        dx = spos[q, 0] - px
+        dz = spos[q, 1] - pz
+        f = (dx * dx + dz * dz) <= rr
+        buf[w] = q
+        w += f
+        t = tcur[q]
+        tbuf[t] = s
+        tcur[q] = t + f
+    return w
+
+
 @njit
 def pair_fill(r, k, geom, dims, cell_start, spos, z_lo, z_hi, wide, buf, base, base2, cur, cur2):  # type: ignore[no-untyped-def]
     """Every pair (``d2 <= r*r``) owned by the cell rows ``[z_lo, z_hi)``,
     written into both points' runs (the other point's slot) through the
     cursors ``cur`` (rows of the range; its part of ``buf`` starts at
     ``base``) and ``cur2`` (rows ``>= z_hi``: the next range's second runs,
-    its part from ``base2``). Branch-free: every candidate is written at the
-    cursors, which move on only for a pair (each run has a spare entry).
-    Returns 0."""
+    its part from ``base2``). Returns 0."""
     buf = buf[base:]
     nbuf = buf[base2 - base:]
     rr = r * r
@@ -457,34 +522,20 @@ def pair_fill(r, k, geom, dims, cell_start, spos, z_lo, z_hi, wide, buf, base, b
             for s in range(b0, b1):
                 px = spos[s, 0]
                 pz = spos[s, 1]
-                w = cur[s]
-                for q in range(s + 1, e_row):
-                    dx = spos[q, 0] - px
-                    dz = spos[q, 1] - pz
-                    f = (dx * dx + dz * dz) <= rr
-                    buf[w] = q
-                    w += f
-                    t = cur[q]
-                    buf[t] = s
-                    cur[q] = t + f
+                w = _pair_scan(s + 1, e_row, s, px, pz, rr, spos, buf, cur[s], buf, cur)
                 for zz in range(cz + 1, zb + 1):
                     row = zz * nx
-                    far = zz >= z_hi  # the next range's rows: its second runs
-                    tbuf = nbuf if far else buf
-                    tcur = cur2 if far else cur
-                    for q in range(cell_start[row + xa], cell_start[row + xb + 1]):
-                        dx = spos[q, 0] - px
-                        dz = spos[q, 1] - pz
-                        f = (dx * dx + dz * dz) <= rr
-                        buf[w] = q
-                        w += f
-                        t = tcur[q]
-                        tbuf[t] = s
-                        tcur[q] = t + f
+                    q0 = cell_start[row + xa]
+                    q1 = cell_start[row + xb + 1]
+                    if zz >= z_hi:  # the next range's rows: its second runs
+                        w = _pair_scan(q0, q1, s, px, pz, rr, spos, buf, w, nbuf, cur2)
+                    else:
+                        w = _pair_scan(q0, q1, s, px, pz, rr, spos, buf, w, buf, cur)
                 if wide[s]:
-                    x0, x1, z0, z1 = _query_box(px, pz, r, geom, dims)
-                    w = _extra_fill(s, px, pz, rr, cx, cz, k, x0, x1, z1, nx, z_hi,
-                                    cell_start, spos, buf, nbuf, cur, cur2, w)
+                    x0, x1, z0, z1 = reach_cells(px, pz, r, geom, dims)
+                    w = _extra(s, px, pz, rr, cx, cz, k, x0, x1, z1, nx, z_hi, cell_start, spos,
+                               np.int32(0), np.int32(0), buf, buf, nbuf, cur, cur2, w,
+                               np.bool_(True))
                 cur[s] = w
     return 0
 
@@ -508,6 +559,20 @@ def pair_offsets(order, rstart, ostart, cur, cur2, offsets, soff):  # type: igno
     return offsets[n], widest
 
 
+@njit(inline="always")
+def _gather(buf, a0, a1, px, pz, spos, order, tmp_idx, tmp_d2, w):  # type: ignore[no-untyped-def]
+    """The slots ``buf[a0:a1]`` as point indices and squared distances from
+    ``(px, pz)`` at ``tmp_*[w:]``; returns ``w`` advanced."""
+    for a in range(a0, a1):
+        q = buf[a]
+        dx = spos[q, 0] - px
+        dz = spos[q, 1] - pz
+        tmp_d2[w] = dx * dx + dz * dz
+        tmp_idx[w] = order[q]
+        w += 1
+    return w
+
+
 @njit
 def pair_emit(spos, order, rstart, ostart, cur, cur2, soff, buf, s0, s1, out_idx, tmp_idx, tmp_d2):  # type: ignore[no-untyped-def]
     """Slots ``[s0, s1)``: each slot's runs of :func:`pair_fill` (``buf``: the
@@ -519,40 +584,44 @@ def pair_emit(spos, order, rstart, ostart, cur, cur2, soff, buf, s0, s1, out_idx
         prefetch(out_idx, soff[s + EMIT_AHEAD] if s + EMIT_AHEAD < s1 else 0)
         px = spos[s, 0]
         pz = spos[s, 1]
-        w = np.int64(0)
-        for a in range(rstart[s], cur2[s]):
-            q = buf[a]
-            dx = spos[q, 0] - px
-            dz = spos[q, 1] - pz
-            tmp_d2[w] = dx * dx + dz * dz
-            tmp_idx[w] = order[q]
-            w += 1
-        for a in range(ostart[s], cur[s]):
-            q = buf[a]
-            dx = spos[q, 0] - px
-            dz = spos[q, 1] - pz
-            tmp_d2[w] = dx * dx + dz * dz
-            tmp_idx[w] = order[q]
-            w += 1
+        w = _gather(buf, rstart[s], cur2[s], px, pz, spos, order, tmp_idx, tmp_d2, np.int64(0))
+        w = _gather(buf, ostart[s], cur[s], px, pz, spos, order, tmp_idx, tmp_d2, w)
         _emit_sorted(w, tmp_d2, tmp_idx, out_idx, soff[s])
     return 0
 
 
-@njit
-def _knn_insert(d2, j, k, cnt, out_idx, out_d2, base):  # type: ignore[no-untyped-def]
-    """Insert (d2, j) into the sorted best-k list at ``base``; returns the new count."""
-    if cnt == k and not _less(d2, j, out_d2[base + k - 1], out_idx[base + k - 1]):
-        return cnt
-    p = cnt if cnt < k else k - 1
-    while p > 0 and _less(d2, j, out_d2[base + p - 1], out_idx[base + p - 1]):
-        out_d2[base + p] = out_d2[base + p - 1]
-        out_idx[base + p] = out_idx[base + p - 1]
-        p -= 1
-    out_d2[base + p] = d2
-    out_idx[base + p] = j
-    return cnt + 1 if cnt < k else k
+@njit(inline="always")
+def _emit_sorted(w, tmp_d2, tmp_idx, buf, pos):  # type: ignore[no-untyped-def]
+    """Write ``tmp_idx[:w]`` to ``buf[pos:]`` sorted by (d2, index).
+
+    Up to 32 entries: each entry's rank, branch-free; first by distance alone
+    (one comparison, which vectorizes), and when two distances are equal (the
+    ranks then collide: ``seen`` misses a bit) again by (d2, index)."""
+    if w > 32:
+        sort_pairs(tmp_d2, tmp_idx, np.int64(0), w)  # one compiled sort_pairs (issue #13)
+        for a in range(w):
+            buf[pos + a] = tmp_idx[a]
+        return
+    seen = np.uint64(0)
+    for a in range(w):
+        dv = tmp_d2[a]
+        rank = 0
+        for b in range(w):
+            rank += tmp_d2[b] < dv
+        seen |= np.uint64(1) << np.uint64(rank)
+        buf[pos + rank] = tmp_idx[a]
+    if seen != (np.uint64(1) << np.uint64(w)) - np.uint64(1):
+        for a in range(w):  # keys (d2, index) are distinct
+            dv = tmp_d2[a]
+            iv = tmp_idx[a]
+            rank = 0
+            for b in range(w):
+                db = tmp_d2[b]
+                rank += (db < dv) | ((db == dv) & (tmp_idx[b] < iv))
+            buf[pos + rank] = iv
 
 
+# ---------------------------------------------------------------- k nearest
 @njit
 def _knn_range(px, pz, a, b, exclude, k, cnt, order, spos, out_idx, out_d2, base):  # type: ignore[no-untyped-def]
     for s in range(a, b):
@@ -560,8 +629,15 @@ def _knn_range(px, pz, a, b, exclude, k, cnt, order, spos, out_idx, out_d2, base
         if j != exclude:
             dx = spos[s, 0] - px
             dz = spos[s, 1] - pz
-            cnt = _knn_insert(dx * dx + dz * dz, j, k, cnt, out_idx, out_d2, base)
+            cnt = knn_insert(dx * dx + dz * dz, j, k, cnt, out_idx, out_d2, base)
     return cnt
+
+
+@njit(inline="always")
+def _closer(d, bound):  # type: ignore[no-untyped-def]
+    """``min(bound, max(d, 0))``."""
+    d = d if d > 0.0 else 0.0
+    return d if d < bound else bound
 
 
 @njit
@@ -579,7 +655,7 @@ def knn_point(px, pz, k, exclude, geom, dims, cell_start, order, spos, out_idx, 
         return 0
     cx = axis_cell(px, minx, cs, nx)
     cz = axis_cell(pz, minz, cs, nz)
-    cnt = np.int64(0)  # not a literal 0: one compiled _knn_range / _knn_insert
+    cnt = np.int64(0)  # not a literal 0: one compiled _knn_range / knn_insert
     lmax = nx if nx > nz else nz
     for lv in range(lmax + 1):
         zlo = cz - lv
@@ -593,8 +669,8 @@ def knn_point(px, pz, k, exclude, geom, dims, cell_start, order, spos, out_idx, 
                 continue
             row = z * nx
             if z == zlo or z == zhi:
-                cnt = _knn_range(px, pz, cell_start[row + xa], cell_start[row + xb + 1], exclude,
-                                 k, cnt, order, spos, out_idx, out_d2, base)
+                cnt = _knn_range(px, pz, cell_start[row + xa], cell_start[row + xb + 1],
+                                 exclude, k, cnt, order, spos, out_idx, out_d2, base)
             else:
                 if xlo >= 0:
                     cnt = _knn_range(px, pz, cell_start[row + xlo], cell_start[row + xlo + 1],
@@ -605,21 +681,13 @@ def knn_point(px, pz, k, exclude, geom, dims, cell_start, order, spos, out_idx, 
         # distance from the point to any cell not scanned yet
         bound = np.inf
         if xlo > 0:
-            d = px - (minx + xlo * cs)
-            d = d if d > 0.0 else 0.0
-            bound = d if d < bound else bound
+            bound = _closer(px - (minx + xlo * cs), bound)
         if xhi < nx - 1:
-            d = (minx + (xhi + 1) * cs) - px
-            d = d if d > 0.0 else 0.0
-            bound = d if d < bound else bound
+            bound = _closer((minx + (xhi + 1) * cs) - px, bound)
         if zlo > 0:
-            d = pz - (minz + zlo * cs)
-            d = d if d > 0.0 else 0.0
-            bound = d if d < bound else bound
+            bound = _closer(pz - (minz + zlo * cs), bound)
         if zhi < nz - 1:
-            d = (minz + (zhi + 1) * cs) - pz
-            d = d if d > 0.0 else 0.0
-            bound = d if d < bound else bound
+            bound = _closer((minz + (zhi + 1) * cs) - pz, bound)
         if bound == np.inf:
             return cnt
         bound = bound * (1.0 - RANGE_SLACK) - RANGE_SLACK * cs
@@ -642,6 +710,7 @@ def knn_all(k, geom, dims, cell_start, order, slot, spos, out_idx, out_d2):  # t
     return 0
 
 
+# ------------------------------------------------------------------- update
 @njit
 def update(moved, newpos, budget, geom, dims, cell_start, order, slot, spos):  # type: ignore[no-untyped-def]
     """Move points ``moved`` (m,) to ``newpos`` (m, 2), all inside the grid's box.
@@ -667,10 +736,7 @@ def update(moved, newpos, budget, geom, dims, cell_start, order, slot, spos):  #
             if work > budget:
                 return 2
             for q in range(s, e):
-                order[q] = order[q + 1]
-                spos[q, 0] = spos[q + 1, 0]
-                spos[q, 1] = spos[q + 1, 1]
-                slot[order[q]] = q
+                _move_slot(q + 1, q, order, slot, spos)
             for c in range(c_old + 1, c_new + 1):
                 cell_start[c] -= 1
             s = e
@@ -680,10 +746,7 @@ def update(moved, newpos, budget, geom, dims, cell_start, order, slot, spos):  #
             if work > budget:
                 return 2
             for q in range(s, e, -1):
-                order[q] = order[q - 1]
-                spos[q, 0] = spos[q - 1, 0]
-                spos[q, 1] = spos[q - 1, 1]
-                slot[order[q]] = q
+                _move_slot(q - 1, q, order, slot, spos)
             for c in range(c_new + 1, c_old + 1):
                 cell_start[c] += 1
             s = e
@@ -692,3 +755,12 @@ def update(moved, newpos, budget, geom, dims, cell_start, order, slot, spos):  #
         spos[s, 0] = newpos[t, 0]
         spos[s, 1] = newpos[t, 1]
     return 0
+
+
+@njit(inline="always")
+def _move_slot(src, dst, order, slot, spos):  # type: ignore[no-untyped-def]
+    """The entry of slot ``src`` moves to slot ``dst``."""
+    order[dst] = order[src]
+    spos[dst, 0] = spos[src, 0]
+    spos[dst, 1] = spos[src, 1]
+    slot[order[dst]] = dst
