@@ -47,6 +47,7 @@ LAYERS = {
     "navkit.query": 3,
     "navkit.mesh": 3,
     "navkit.crowd": 3,
+    "navkit.agents": 3,
     "navkit.corpus": 3,
     "navkit.world": 3,
     "navkit.sim": 4,

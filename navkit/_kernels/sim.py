@@ -14,7 +14,8 @@ All arrays are slot-indexed (``n`` rows, slot = stable-ID order):
 * ``follow_t``: :class:`~navkit._kernels.layouts.FollowArgs` (follow orders);
 * ``grid_t``: :class:`~navkit._kernels.layouts.WalkGridArgs` (the static
   walkable grid, padded by one blocked cell, see :mod:`navkit._kernels`);
-* ``hash_t``: :class:`~navkit._kernels.layouts.HashArgs` (the spatial hash);
+* ``hash_t``: :class:`~navkit._kernels.layouts.IndexArgs` (the neighbour
+  index of the solid characters, :mod:`navkit._kernels.spatial_hash`);
 * ``params_t``: :class:`~navkit._kernels.layouts.TickParams` (the scalars);
 * ``out_t``: :class:`~navkit._kernels.layouts.TickOut` (scratch and results:
   reservations, directions, step lengths, modes, ``EV_*`` event bits, the
@@ -58,13 +59,11 @@ import math
 import numpy as np
 
 from .._numba_config import njit
-from .buckets import bucket_of as _bucket
-from .buckets import build_buckets as build_hash
 from .geometry import line_of_sight
 from .layouts import (
     BodyArgs,
     FollowArgs,
-    HashArgs,
+    IndexArgs,
     NavArgs,
     RetryArgs,
     TickOut,
@@ -72,6 +71,7 @@ from .layouts import (
     WalkGridArgs,
 )
 from .orca import OrcaArgs, orca_velocities
+from .spatial_hash import index_points, near_cells
 
 EV_ARRIVED = 1
 EV_BLOCK_STOP = 2
@@ -477,9 +477,10 @@ def _moves(body, nav, retry, follow, grid, hsh, params, out, solid,  # type: ign
     thr = params.walk_threshold
     blocked_limit = params.blocked_limit
     following_cos = params.following_cos
-    gw = hsh.gw
-    gd = hsh.gd
-    head = hsh.head
+    geom = hsh.geom
+    dims = hsh.dims
+    nx = dims[0]
+    cell_start = hsh.cell_start
     order = hsh.order
     n = pos.shape[0]
     nseq = seq.shape[1]
@@ -551,28 +552,21 @@ def _moves(body, nav, retry, follow, grid, hsh, params, out, solid,  # type: ign
         counted = wall
         rejected = wall
         blocker = -1
-        if not wall:
-            bx, bz = _bucket(hsh, px, pz)
-            for zz in range(bz - 1, bz + 2):
-                if zz < 0 or zz >= gd:
-                    continue
-                for xx in range(bx - 1, bx + 2):
-                    if xx < 0 or xx >= gw:
+        if not wall:  # the characters of the 3 x 3 cells around p (docs/rules.md §9.1)
+            x0, x1, z0, z1 = near_cells(px, pz, 1, geom, dims)
+            for cz in range(z0, z1 + 1):
+                for k in range(cell_start[cz * nx + x0], cell_start[cz * nx + x1 + 1]):
+                    j = order[k]
+                    if j == i or not _rejects(px, pz, qx, qz, res[j, 0], res[j, 1],
+                                              rc[i] + rc[j]):
                         continue
-                    b0 = zz * gw + xx
-                    for k in range(head[b0], head[b0 + 1]):
-                        j = order[k]
-                        if j == i:
-                            continue
-                        if not _rejects(px, pz, qx, qz, res[j, 0], res[j, 1], rc[i] + rc[j]):
-                            continue
-                        rejected = True
-                        follows = (mode[j] != MODE_NONE and steplen[j] > 0.0
-                                   and ux * dirv[j, 0] + uz * dirv[j, 1] > following_cos)
-                        if not follows:
-                            counted = True
-                            if blocker < 0 or j < blocker:
-                                blocker = j
+                    rejected = True
+                    follows = (mode[j] != MODE_NONE and steplen[j] > 0.0
+                               and ux * dirv[j, 0] + uz * dirv[j, 1] > following_cos)
+                    if not follows:
+                        counted = True
+                        if blocker < 0 or j < blocker:
+                            blocker = j
         if not rejected:
             pos[i, 0] = qx
             pos[i, 1] = qz
@@ -637,35 +631,39 @@ def _moves(body, nav, retry, follow, grid, hsh, params, out, solid,  # type: ign
                 requested[i, 1] = pos[i, 1]
                 target[i] = -1
 
-    # closest approach between contact circles after the tick
-    min_gap = np.inf
-    for i in range(n):
-        if not solid[i]:
-            continue
-        bx, bz = _bucket(hsh, res[i, 0], res[i, 1])
-        for zz in range(bz - 1, bz + 2):
-            if zz < 0 or zz >= gd:
-                continue
-            for xx in range(bx - 1, bx + 2):
-                if xx < 0 or xx >= gw:
-                    continue
-                b0 = zz * gw + xx
-                for k in range(head[b0], head[b0 + 1]):
-                    j = order[k]
-                    if j <= i:
-                        continue
-                    dx = pos[i, 0] - pos[j, 0]
-                    dz = pos[i, 1] - pos[j, 1]
-                    gap = math.sqrt(dx * dx + dz * dz) - rc[i] - rc[j]
-                    if gap < min_gap:
-                        min_gap = gap
-    stats[STAT_MIN_GAP] = min_gap
+    stats[STAT_MIN_GAP] = _min_gap(pos, rc, res, solid, hsh)
     stats[STAT_MOVED] = n_moved
     stats[STAT_BLOCKED] = n_blocked
     stats[STAT_WAITED] = n_waited
     return 0
 
 
+
+
+@njit
+def _min_gap(pos, rc, res, solid, hsh):  # type: ignore[no-untyped-def]
+    """The closest approach between contact circles after the tick: over the
+    pairs ``i < j`` whose tick-start cells are within one cell of ``i``'s new
+    centre (the index was built at the tick's start)."""
+    geom = hsh.geom
+    dims = hsh.dims
+    nx = dims[0]
+    cell_start = hsh.cell_start
+    order = hsh.order
+    min_gap = np.inf
+    for i in range(pos.shape[0]):
+        if not solid[i]:
+            continue
+        x0, x1, z0, z1 = near_cells(res[i, 0], res[i, 1], 1, geom, dims)
+        for cz in range(z0, z1 + 1):
+            for k in range(cell_start[cz * nx + x0], cell_start[cz * nx + x1 + 1]):
+                j = order[k]
+                if j > i:
+                    dx = pos[i, 0] - pos[j, 0]
+                    dz = pos[i, 1] - pos[j, 1]
+                    gap = math.sqrt(dx * dx + dz * dz) - rc[i] - rc[j]
+                    min_gap = gap if gap < min_gap else min_gap
+    return min_gap
 
 
 @njit
@@ -676,7 +674,7 @@ def tick(body_t, nav_t, retry_t, follow_t, grid_t, hash_t, params_t, out_t, soli
     retry = RetryArgs(*retry_t)
     follow = FollowArgs(*follow_t)
     grid = WalkGridArgs(*grid_t)
-    hsh = HashArgs(*hash_t)
+    hsh = IndexArgs(*hash_t)
     params = TickParams(*params_t)
     out = TickOut(*out_t)
     pos = body.pos
@@ -685,7 +683,7 @@ def tick(body_t, nav_t, retry_t, follow_t, grid_t, hash_t, params_t, out_t, soli
     n = pos.shape[0]
     for i in range(n):
         solid[i] = 1 if (alive[i] and enabled[i]) else 0
-    build_hash(pos, solid, hsh)
+    index_points(pos, solid, hsh)
     _intentions(body, nav, retry, follow, grid, params, out, solid, marks)
     # np.bool_, not a literal: one compiled _moves for tick and tick_orca (issue #13)
     return _moves(body, nav, retry, follow, grid, hsh, params, out, solid,
@@ -742,7 +740,7 @@ def tick_orca(body_t, nav_t, retry_t, follow_t, grid_t, hash_t, params_t, out_t,
     retry = RetryArgs(*retry_t)
     follow = FollowArgs(*follow_t)
     grid = WalkGridArgs(*grid_t)
-    hsh = HashArgs(*hash_t)
+    hsh = IndexArgs(*hash_t)
     params = TickParams(*params_t)
     out = TickOut(*out_t)
     orca = OrcaArgs(*orca_t)
@@ -760,7 +758,7 @@ def tick_orca(body_t, nav_t, retry_t, follow_t, grid_t, hash_t, params_t, out_t,
     n = pos.shape[0]
     for i in range(n):
         solid[i] = 1 if (alive[i] and enabled[i]) else 0
-    build_hash(pos, solid, hsh)
+    index_points(pos, solid, hsh)
     if corner_radius > 0.0:
         _cut_corners(body, nav, grid, corner_radius, solid)
     _intentions(body, nav, retry, follow, grid, params, out, solid, marks)

@@ -142,6 +142,14 @@ def sort_points(pos, mask, geom, dims, cell_start, order, slot, spos, cellid):  
     return acc
 
 
+@njit(inline="always")
+def index_points(pos, mask, ix):  # type: ignore[no-untyped-def]
+    """:func:`sort_points` into ``ix`` (an :class:`~navkit._kernels.layouts.IndexArgs`
+    whose geometry the caller set); returns the number of points sorted."""
+    return sort_points(pos, mask, ix.geom, ix.dims, ix.cell_start, ix.order, ix.slot, ix.spos,
+                       ix.cellid)
+
+
 @njit
 def build(pos, cell_size, max_cells, geom, dims, cell_start, order, slot, spos, cellid):  # type: ignore[no-untyped-def]
     """:func:`fit` then :func:`sort_points` of every point: the index of

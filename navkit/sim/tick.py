@@ -3,9 +3,10 @@
 :class:`MovementPhase` builds the kernel's argument groups by field name
 through the layouts of :mod:`navkit._kernels.layouts` and passes them as
 plain tuples (what numba dispatches fastest). It keeps the kernel's scratch
-arrays (sized to the character count), the spatial hash's geometry (sized to
-the map, the largest contact radius and the longest step) and the state's
-groups, rebuilt only when the state's arrays are replaced.
+arrays (sized to the character count), the neighbour index of the
+characters (:func:`navkit.agents.index.map_index`: cells sized to the map,
+the largest contact radius and the longest step) and the state's groups,
+rebuilt only when the state's arrays are replaced.
 """
 
 from __future__ import annotations
@@ -19,13 +20,13 @@ from .._kernels import sim as _k
 from .._kernels.layouts import (
     BodyArgs,
     FollowArgs,
-    HashArgs,
     NavArgs,
     RetryArgs,
     TickOut,
     TickParams,
     WalkGridArgs,
 )
+from ..agents.index import map_index
 from .avoidance import OrcaWorkspace, check_avoidance
 from .constants import (
     APPROACH_GIVE_UP_TICKS,
@@ -118,7 +119,6 @@ class MovementPhase:
         self._out = out
         self._out_t = tuple(out)
         self._solid = np.zeros(n, dtype=np.uint8)
-        self._order = np.zeros(n, dtype=np.int32)
         self._hash_key = None
 
     def _state_groups(self) -> tuple[Any, ...]:
@@ -153,29 +153,17 @@ class MovementPhase:
         return self._grid_t
 
     def _spatial_hash(self, view: MapView, dt: float) -> tuple[Any, ...]:
-        """The hash group (a plain tuple; rebuilt when its geometry changes)."""
+        """The characters' neighbour index (a plain tuple; new buffers when its
+        geometry changes)."""
         a = self.state
         g = view.grid
         rmax = float(a.rc.max()) if a.n else 0.0
         smax = float(a.speed.max()) * dt if a.n else 0.0
         key = (rmax, smax, g.min_x, g.min_z, g.width, g.depth, g.cell_size, a.n)
         if key != self._hash_key:
-            # a bucket holds every reservation that can touch a step from it:
+            # a cell holds every reservation that can touch a step from it:
             # reservations move at most one step, the mover one step
-            h = max(2.0 * rmax + 2.0 * smax, 1e-3) * (1.0 + 1e-9) + 1e-9
-            ex = g.width * g.cell_size
-            ez = g.depth * g.cell_size
-            limit = max(8 * a.n, 1 << 16)
-            while True:
-                gw = int(ex // h) + 1
-                gd = int(ez // h) + 1
-                if gw * gd <= limit:
-                    break
-                h *= 2.0
             self._hash_key = key
-            self._hash_t = tuple(HashArgs(
-                h=float(h), ox=float(g.min_x), oz=float(g.min_z), gw=int(gw), gd=int(gd),
-                head=np.zeros(gw * gd + 1, dtype=np.int32),
-                cursor=np.zeros(gw * gd, dtype=np.int32), order=self._order,
-            ))
+            self._hash_t = map_index(2.0 * rmax + 2.0 * smax, float(g.min_x), float(g.min_z),
+                                     g.width * g.cell_size, g.depth * g.cell_size, a.n)
         return self._hash_t
