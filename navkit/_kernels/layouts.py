@@ -462,7 +462,7 @@ class AbstractSearchArgs(NamedTuple):
 # of -1 means none. Flags are uint8 0 / 1.
 __all__ += [
     "BodyArgs", "NavArgs", "RetryArgs", "FollowArgs", "WalkGridArgs", "IndexArgs", "TickParams",
-    "TickOut",
+    "TickOut", "SteerArgs",
 ]
 
 
@@ -624,6 +624,26 @@ class TickOut(NamedTuple):
     ev_blocker: Any
     #: float64 (STATS_SIZE,): ``STAT_*`` (min gap in m, moved, blocked and waited counts).
     stats: Any
+
+
+class SteerArgs(NamedTuple):
+    """The characters' steering policies (``navkit.crowd.SteeringPolicy``,
+    applied by ``navkit._kernels.sim.tick_steer``)."""
+
+    #: int32 (n,): each character's policy, a row of the tables below (-1: none).
+    policy: Any
+    #: float64 (P, 12): each policy's behaviour weights (``navkit.crowd.BEHAVIOURS`` order).
+    weights: Any
+    #: float64 (P, 15): each policy's ``SteeringParams.as_array()``.
+    params: Any
+    #: float64 (P,), m/s^2: each policy's largest acceleration.
+    max_force: Any
+    #: float64 (n,), rad: the wander circle's angle (read and written).
+    wander: Any
+    #: uint64 (n,): each character's wander noise key (from its stable ID).
+    noise: Any
+    #: float64 (n, 2), m/s: the indexed characters' velocities in index order (work).
+    svel: Any
 
 
 

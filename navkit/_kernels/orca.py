@@ -257,6 +257,17 @@ def _neighbours(pos, rad, speed, exclude, a, ix, i):  # type: ignore[no-untyped-
     return cnt
 
 
+@njit(inline="always")
+def _cutoff(wx, wz, wl, edge):  # type: ignore[no-untyped-def]
+    """The line of a velocity on a cut-off circle: ``w`` (length ``wl``) from
+    its centre, ``edge`` its radius over the time; returns the direction and
+    ``u``, the smallest change onto the circle."""
+    ux_ = wx / wl
+    uz_ = wz / wl
+    ul = edge - wl
+    return uz_, -ux_, ul * ux_, ul * uz_
+
+
 @njit
 def _add_line(lines, m, rpx, rpz, rvx, rvz, cr, inv_tau, inv_dt, share, vx, vz):  # type: ignore[no-untyped-def]
     """Append the ORCA line of a disc at relative position ``rp`` with relative
@@ -271,14 +282,7 @@ def _add_line(lines, m, rpx, rpz, rvx, rvz, cr, inv_tau, inv_dt, share, vx, vz):
         dot1 = wx * rpx + wz * rpz
         if dot1 < 0.0 and dot1 * dot1 > cr2 * w2:
             # the velocity projects on the cut-off circle
-            wl = math.sqrt(w2)
-            ux_ = wx / wl
-            uz_ = wz / wl
-            ldx = uz_
-            ldz = -ux_
-            ul = cr * inv_tau - wl
-            ux = ul * ux_
-            uz = ul * uz_
+            ldx, ldz, ux, uz = _cutoff(wx, wz, math.sqrt(w2), cr * inv_tau)
         else:
             # on a leg of the cone
             leg = math.sqrt(d2 - cr2)
@@ -298,13 +302,7 @@ def _add_line(lines, m, rpx, rpz, rvx, rvz, cr, inv_tau, inv_dt, share, vx, vz):
         wl = math.sqrt(wx * wx + wz * wz)
         if wl <= 0.0:
             return m
-        ux_ = wx / wl
-        uz_ = wz / wl
-        ldx = uz_
-        ldz = -ux_
-        ul = cr * inv_dt - wl
-        ux = ul * ux_
-        uz = ul * uz_
+        ldx, ldz, ux, uz = _cutoff(wx, wz, wl, cr * inv_dt)
     lines[m, 0] = vx + share * ux
     lines[m, 1] = vz + share * uz
     lines[m, 2] = ldx

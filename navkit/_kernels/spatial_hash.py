@@ -428,16 +428,12 @@ def pair_runs(r, k, geom, dims, cell_start, spos, z_lo, z_hi, ecnt, rstart, osta
     for cz in range(below, z_hi):
         own = cz >= z_lo
         second = z_lo > 0 and cz <= z_lo + k
-        za = cz - k if cz > k else 0
-        zb = cz + k if cz + k < nz - 1 else nz - 1
+        za, zb = _span(cz, k, nz)
         for cx in range(nx):
-            c = cz * nx + cx
-            b0 = cell_start[c]
-            b1 = cell_start[c + 1]
+            b0, b1 = cell_start[cz * nx + cx], cell_start[cz * nx + cx + 1]
             if b0 == b1:
                 continue
-            xa = cx - k if cx > k else 0
-            xb = cx + k if cx + k < nx - 1 else nx - 1
+            xa, xb = _span(cx, k, nx)
             nb = 0
             if own:
                 for zz in range(za, zb + 1):
@@ -473,6 +469,12 @@ def pair_runs(r, k, geom, dims, cell_start, spos, z_lo, z_hi, ecnt, rstart, osta
                 cur[s] = acc
                 acc += cap
     return acc
+
+
+@njit(inline="always")
+def _span(c, k, count):  # type: ignore[no-untyped-def]
+    """Cells ``c - k .. c + k`` clipped to ``[0, count - 1]``."""
+    return (c - k if c > k else 0), (c + k if c + k < count - 1 else count - 1)
 
 
 @njit(inline="always")
@@ -519,15 +521,9 @@ def pair_fill(r, k, geom, dims, cell_start, spos, z_lo, z_hi, wide, buf, base, b
     for cz in range(z_lo, z_hi):
         zb = cz + k if cz + k < nz - 1 else nz - 1
         for cx in range(nx):
-            c = cz * nx + cx
-            b0 = cell_start[c]
-            b1 = cell_start[c + 1]
-            if b0 == b1:
-                continue
-            xa = cx - k if cx > k else 0
-            xb = cx + k if cx + k < nx - 1 else nx - 1
+            xa, xb = _span(cx, k, nx)
             e_row = cell_start[cz * nx + xb + 1]
-            for s in range(b0, b1):
+            for s in range(cell_start[cz * nx + cx], cell_start[cz * nx + cx + 1]):
                 px = spos[s, 0]
                 pz = spos[s, 1]
                 w = _pair_scan(s + 1, e_row, s, px, pz, rr, spos, buf, cur[s], buf, cur)

@@ -13,7 +13,8 @@ See ``docs/crowds.md`` and ``docs/simulation.md``.
 
 from __future__ import annotations
 
-from .index import empty_index, map_index
+from .index import empty_index, index_buffers, map_index
 from .store import AGENT_COLUMNS, AgentStore, Column, id_sort_key
 
-__all__ = ["AgentStore", "AGENT_COLUMNS", "Column", "id_sort_key", "map_index", "empty_index"]
+__all__ = ["AgentStore", "AGENT_COLUMNS", "Column", "id_sort_key", "map_index", "index_buffers",
+           "empty_index"]

@@ -17,7 +17,7 @@ import numpy as np
 
 from .._kernels.layouts import IndexArgs
 
-__all__ = ["map_index", "empty_index"]
+__all__ = ["map_index", "index_buffers", "empty_index"]
 
 
 def map_index(reach: float, min_x: float, min_z: float, ex: float, ez: float,
@@ -38,12 +38,20 @@ def map_index(reach: float, min_x: float, min_z: float, ex: float, ez: float,
         if gw * gd <= limit:
             break
         h *= 2.0
-    return tuple(IndexArgs(
-        geom=np.array([min_x, min_z, h, min_x + ex, min_z + ez], dtype=np.float64),
-        dims=np.array([gw, gd], dtype=np.int64),
-        cell_start=np.zeros(gw * gd + 1, dtype=np.int32),
+    ix = index_buffers(n, gw * gd)
+    ix.geom[:] = (min_x, min_z, h, min_x + ex, min_z + ez)
+    ix.dims[:] = (gw, gd)
+    return tuple(ix)
+
+
+def index_buffers(n: int, cells: int) -> IndexArgs:
+    """Zeroed buffers of an index of up to ``n`` points and ``cells`` cells
+    (its geometry to set: :func:`~navkit._kernels.spatial_hash.fit` or the caller)."""
+    return IndexArgs(
+        geom=np.zeros(5, dtype=np.float64), dims=np.zeros(2, dtype=np.int64),
+        cell_start=np.zeros(cells + 1, dtype=np.int32),
         order=np.zeros(n, dtype=np.int32), slot=np.zeros(n, dtype=np.int32),
-        spos=np.zeros((n, 2), dtype=np.float64), cellid=np.zeros(n, dtype=np.int32)))
+        spos=np.zeros((n, 2), dtype=np.float64), cellid=np.zeros(n, dtype=np.int32))
 
 
 def empty_index() -> tuple[Any, ...]:

@@ -51,6 +51,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._kernels import spatial_hash as _k
+from ..agents.index import index_buffers
 from ..errors import QueryError
 from ..query.fanout import fan_out, max_threads
 
@@ -206,21 +207,18 @@ class SpatialHash:
         cap = max(n, 2 * self._cap)
         self._cap = cap
         self._pos_buf = np.zeros((cap, 2), dtype=np.float64)
-        self._cell_start = np.zeros(max(4 * cap, 4096) + 1, dtype=np.int32)
-        self._order_buf = np.zeros(cap, dtype=np.int32)
-        self._slot_buf = np.zeros(cap, dtype=np.int32)
-        self._cellid_buf = np.zeros(cap, dtype=np.int32)
-        self._spos_buf = np.zeros((cap, 2), dtype=np.float64)
-        self._counts_buf = np.zeros(cap, dtype=np.int32)  # query_radius_all: pairs past the stencil
+        ix = index_buffers(cap, max(4 * cap, 4096))  # the index (geometry: self._geom)
+        self._cell_start, self._order_buf, self._slot_buf = ix.cell_start, ix.order, ix.slot
+        self._spos_buf, self._cellid_buf = ix.spos, ix.cellid
+        # query_radius_all: pairs past the stencil, wide slots, the runs' cursors
+        self._counts_buf = np.zeros(cap, dtype=np.int32)
         self._wide_buf = np.zeros(cap, dtype=np.uint8)
-        self._rstart_buf = np.zeros(cap, dtype=np.int64)
-        self._ostart_buf = np.zeros(cap, dtype=np.int64)
-        self._cur_buf = np.zeros(cap, dtype=np.int64)
-        self._cur2_buf = np.zeros(cap, dtype=np.int64)
-        self._soff_buf = np.zeros(cap, dtype=np.int64)
+        (self._rstart_buf, self._ostart_buf, self._cur_buf, self._cur2_buf,
+         self._soff_buf) = (np.zeros(cap, dtype=np.int64) for _ in range(5))
+        self._out_off = np.zeros(cap + 1, dtype=np.int64)
+        # query_radius: its answer before the copy
         self._qidx_buf = np.zeros(cap, dtype=np.int32)
         self._qd2_buf = np.zeros(cap, dtype=np.float64)
-        self._out_off = np.zeros(cap + 1, dtype=np.int64)
 
     def _rebuild(self) -> None:
         _k.build(self._pos, self._cell_size, self._max_cells, self._geom, self._dims,

@@ -99,7 +99,7 @@ FIELDS: dict[str, tuple[Any, tuple[int, ...], float]] = {
     "short": (np.uint8, (), 0),
     "policy": (np.int32, (), -1),
     "wander": (np.float64, (), 0.0),
-    "noise": (np.int64, (), 0),
+    "noise": (np.uint64, (), 0),
 }
 #: Fields that hold a slot (-1: none); renumbered when rows move.
 SLOT_FIELDS = ("rblocker", "f_target")
@@ -107,9 +107,9 @@ SLOT_FIELDS = ("rblocker", "f_target")
 
 def noise_key(stable_id: Any) -> int:
     """A character's wander noise key: the first 8 bytes of BLAKE2b of
-    ``str(id)`` (UTF-8) as a little-endian int64, the same on every machine."""
+    ``str(id)`` (UTF-8) as a little-endian uint64, the same on every machine."""
     digest = hashlib.blake2b(str(stable_id).encode("utf-8"), digest_size=8).digest()
-    return int.from_bytes(digest, "little", signed=True)
+    return int.from_bytes(digest, "little")
 
 
 def as_point(value: Any, name: str) -> tuple[float, float]:
@@ -232,8 +232,8 @@ class SimState(AgentStore):
     policy: NDArray[np.int32]
     #: float64 (n,), rad: the wander circle's angle (read and written by a policy tick).
     wander: NDArray[np.float64]
-    #: int64 (n,): the wander noise key of the ID (:func:`noise_key`).
-    noise: NDArray[np.int64]
+    #: uint64 (n,): the wander noise key of the ID (:func:`noise_key`).
+    noise: NDArray[np.uint64]
 
     def __init__(self) -> None:
         super().__init__({**FIELDS, "wp": (np.float64, (_INITIAL_WAYPOINTS, 2), 0.0)},

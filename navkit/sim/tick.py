@@ -1,4 +1,6 @@
-"""The movement step of a tick: marshalling :func:`navkit._kernels.sim.tick`.
+"""The movement step of a tick: marshalling :func:`navkit._kernels.sim.tick`
+(:func:`~navkit._kernels.sim.tick_orca` with avoidance,
+:func:`~navkit._kernels.sim.tick_steer` while a character has a steering policy).
 
 :class:`MovementPhase` builds the kernel's argument groups by field name
 through the layouts of :mod:`navkit._kernels.layouts` and passes them as
@@ -22,6 +24,7 @@ from .._kernels.layouts import (
     FollowArgs,
     NavArgs,
     RetryArgs,
+    SteerArgs,
     TickOut,
     TickParams,
     WalkGridArgs,
@@ -54,6 +57,12 @@ class MovementPhase:
         #: ``"none"`` or ``"orca"`` (docs/rules.md §9.6).
         self.avoidance = check_avoidance(avoidance)
         self._orca = OrcaWorkspace(state) if self.avoidance == "orca" else None
+        # steering policies without ORCA: its buffers (velocities, preferred ones)
+        self._steer_ws: OrcaWorkspace | None = None
+        self._steer_key: tuple[int, int] | None = None
+        self._steer_t: tuple[Any, ...] = ()
+        self._steered_key: tuple[int, int] | None = None
+        self._has_policy = False
         self._hash_key: tuple[Any, ...] | None = None
         self._hash_t: tuple[Any, ...] = ()
         self._grid_t: tuple[Any, ...] = ()
@@ -82,18 +91,16 @@ class MovementPhase:
             blocked_limit=int(BLOCKED_REPLAN_TICKS), following_cos=float(FOLLOWING_COS),
         )
         hsh = self._spatial_hash(view, dt)
-        if self._orca is None:
-            _k.tick(body, nav, retry, follow, self._grid_group(view), hsh, tuple(params),
-                    self._out_t, self._solid, self._marks)
+        groups = (body, nav, retry, follow, self._grid_group(view), hsh, tuple(params),
+                  self._out_t, self._solid, self._marks)
+        if self._steered():
+            self._steered_tick(view, dt, groups)
+        elif self._orca is None:
+            _k.tick(*groups)
         else:
             w = self._orca
-            g = view.grid
-            orca_t = w.args(float(g.min_x), float(g.min_z), float(g.width * g.cell_size),
-                            float(g.depth * g.cell_size), float(dt))
-            _k.tick_orca(body, nav, retry, follow, self._grid_group(view), hsh, tuple(params),
-                         self._out_t, self._solid, self._marks, orca_t, w.walking, w.exclude,
-                         w.override, w.rad, w.stall_fraction,
-                         w.corner_radius)
+            _k.tick_orca(*groups, self._orca_args(w, view, dt), w.walking, w.exclude,
+                         w.override, w.rad, w.stall_fraction, w.corner_radius)
         st = self._stats
         ev.min_gap = float(st[_k.STAT_MIN_GAP])
         ev.moved = int(st[_k.STAT_MOVED])
@@ -101,6 +108,52 @@ class MovementPhase:
         ev.waited = int(st[_k.STAT_WAITED])
         bits: NDArray[np.uint8] = self._out.ev
         return bits
+
+    def _steered(self) -> bool:
+        """Whether a character has a steering policy (cached while the state's
+        rows and policies stay)."""
+        a = self.state
+        key = (a.generation, a.policy_version)
+        if key != self._steered_key:
+            self._steered_key = key
+            self._has_policy = a.steered()
+        return self._has_policy
+
+    @staticmethod
+    def _orca_args(w: OrcaWorkspace, view: MapView, dt: float) -> tuple[Any, ...]:
+        g = view.grid
+        return w.args(float(g.min_x), float(g.min_z), float(g.width * g.cell_size),
+                      float(g.depth * g.cell_size), float(dt))
+
+    def _steered_tick(self, view: MapView, dt: float, groups: tuple[Any, ...]) -> None:
+        """The tick with steering policies (:func:`navkit._kernels.sim.tick_steer`),
+        with ORCA after the policies when avoidance is on."""
+        use_orca = self._orca is not None
+        if self._orca is not None:
+            w = self._orca
+        else:
+            if self._steer_ws is None:
+                self._steer_ws = OrcaWorkspace(self.state)
+            w = self._steer_ws
+        _k.tick_steer(*groups, self._orca_args(w, view, dt), w.walking, w.exclude, w.override,
+                      w.rad, w.stall_fraction if use_orca else 0.0,
+                      w.corner_radius if use_orca else 0.0, use_orca, self._steer_args())
+
+    def _steer_args(self) -> tuple[Any, ...]:
+        """The policies' tables and the state's steering columns as a plain
+        :class:`~navkit._kernels.layouts.SteerArgs` tuple (cached while they stay)."""
+        a = self.state
+        key = (a.generation, a.policy_version)
+        if key != self._steer_key:
+            pol = a.policies
+            self._steer_key = key
+            self._steer_t = tuple(SteerArgs(
+                policy=a.policy,
+                weights=np.array([p.weights.as_array() for p in pol], dtype=np.float64),
+                params=np.array([p.params.as_array() for p in pol], dtype=np.float64),
+                max_force=np.array([p.max_force for p in pol], dtype=np.float64),
+                wander=a.wander, noise=a.noise, svel=np.zeros((a.n, 2), dtype=np.float64)))
+        return self._steer_t
 
     def _scratch(self, n: int) -> None:
         """Size the kernel's scratch and result arrays for ``n`` characters."""
