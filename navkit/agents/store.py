@@ -105,7 +105,10 @@ class AgentStore:
     def __contains__(self, stable_id: object) -> bool:
         if self._ids is None:
             return self._implicit_slot(stable_id) is not None
-        return stable_id in self._index
+        try:
+            return stable_id in self._index
+        except TypeError:  # unhashable: no ID
+            return False
 
     def _implicit_slot(self, stable_id: object) -> int | None:
         """The slot of ``stable_id`` while the IDs are 0 .. n-1 (the lookup a

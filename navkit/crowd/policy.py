@@ -126,7 +126,7 @@ class SteeringPolicy:
         try:
             return cls(weights, params, obj.get("maxForce", 4.0))
         except ConfigError as e:
-            name = "maxForce" if e.field == "max_force" else e.field
+            name = "maxForce" if e.field == "max_force" else str(e.field)
             raise ConfigError(e.reason, field=f"{field}.{name}") from None
 
 

@@ -225,7 +225,8 @@ _SCENE = {"navigation": {"cellSize": 0.5, "agentRadius": 0.2,
     ({"policy": {"weights": {"seek": 1.0}, "maxForce": 0}}, "policy.maxForce"),
     ({"policy": {"weights": {"seek": 1.0}, "extra": 1}}, "policy.extra"),
     ({"policy": "seek"}, "policy"),
-    ({"characters": [{"id": "a", "position": [1.25, 1.25], "policy": {"weights": {"wander": "x"}}}]},
+    ({"characters": [{"id": "a", "position": [1.25, 1.25],
+                      "policy": {"weights": {"wander": "x"}}}]},
      "characters[0].policy.weights.wander"),
     ({"characters": [{"id": "a", "position": [1.25, 1.25],
                       "policy": {"weights": {"seek": 1.0}, "params": {"pathRadius": 0.0}}}]},
@@ -251,3 +252,30 @@ def test_scene_policy_applies_to_its_characters():
                                       _SCENE["characters"][1]]}
     loc = Location.from_scene({**scene, "policy": pol})
     assert loc["a"].policy is None and loc["b"].policy == want
+
+
+def test_policy_tick_agrees_without_jit():
+    """tick_steer and its helpers as plain Python (``NUMBA_DISABLE_JIT=1``)
+    give the compiled run's bits, without and with ORCA."""
+    from tests.jitcheck import assert_same_without_jit
+
+    assert_same_without_jit(
+        "import hashlib, numpy as np\n"
+        "from navkit import NavGrid\n"
+        "from navkit.sim import Location\n"
+        "from navkit.crowd import SteeringPolicy, Weights\n"
+        "walk = np.ones((8, 12), bool); walk[0:5, 6] = False\n"
+        "pol = SteeringPolicy(Weights(seek=1.0, separation=1.0, wander=0.2, alignment=0.2,\n"
+        "                             cohesion=0.1))\n"
+        "for avoidance in ('none', 'orca'):\n"
+        "    loc = Location(NavGrid(walk, cell_size=0.5), policy=pol, avoidance=avoidance)\n"
+        "    for i in range(4):\n"
+        "        loc.add_character(i, position=(0.75 + 0.6 * i, 0.75))\n"
+        "    loc.add_character('w', position=(1.25, 3.25))\n"
+        "    for i in range(4):\n"
+        "        loc[i].set_target((5.25, 0.75 + 0.5 * i))\n"
+        "    loc.run(150)\n"
+        "    a = loc.state\n"
+        "    print(hashlib.sha256(a.pos.tobytes() + a.vel.tobytes() + a.wander.tobytes()\n"
+        "                         + a.facing.tobytes()).hexdigest(), loc.stats.arrivals)\n",
+        timeout=900)
