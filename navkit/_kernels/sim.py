@@ -645,8 +645,6 @@ def _moves(body, nav, retry, follow, grid, hsh, params, out, solid,  # type: ign
     return 0
 
 
-
-
 @njit
 def _min_gap(pos, rc, res, solid, hsh):  # type: ignore[no-untyped-def]
     """The closest approach between contact circles after the tick: over the

@@ -430,7 +430,9 @@ def pair_runs(r, k, geom, dims, cell_start, spos, z_lo, z_hi, ecnt, rstart, osta
         second = z_lo > 0 and cz <= z_lo + k
         za, zb = _span(cz, k, nz)
         for cx in range(nx):
-            b0, b1 = cell_start[cz * nx + cx], cell_start[cz * nx + cx + 1]
+            c = cz * nx + cx
+            b0 = cell_start[c]
+            b1 = cell_start[c + 1]
             if b0 == b1:
                 continue
             xa, xb = _span(cx, k, nx)
