@@ -55,7 +55,7 @@ class OrcaArgs(NamedTuple):
     lines: Any
     #: float64 (k, 4): projected lines of the 3-D program (work).
     proj: Any
-    #: float64 (k,) and int32 (k,): the nearest neighbours' squared distances and slots (work).
+    #: float64 (k,) and int64 (k,): the nearest neighbours' squared distances and slots (work).
     nb_d: Any
     nb_j: Any
     #: An :class:`~navkit._kernels.layouts.IndexArgs` (work): the solid
@@ -253,7 +253,8 @@ def _neighbours(pos, rad, speed, exclude, a, ix, i):  # type: ignore[no-untyped-
             reach = own + sreach[k]
             j = order[k]
             if d2 <= reach * reach and j != i and j != ex:
-                cnt = knn_insert(d2, j, kmax, cnt, nb_j, nb_d, 0)
+                # int64 slots, as the walls' cells below: one compiled knn_insert
+                cnt = knn_insert(d2, np.int64(j), kmax, cnt, nb_j, nb_d, np.int64(0))
     return cnt
 
 
@@ -350,7 +351,7 @@ def _wall_lines(grid, a, i, px, pz, reach):  # type: ignore[no-untyped-def]
             dz = z0 + (cz + 0.5) * cs - pz
             d2 = dx * dx + dz * dz
             if d2 <= reach2:
-                cnt = knn_insert(d2, c, kmax, cnt, wall_c, wall_d, 0)
+                cnt = knn_insert(d2, np.int64(c), kmax, cnt, wall_c, wall_d, np.int64(0))
     vel = a.vel
     vx = vel[i, 0]
     vz = vel[i, 1]

@@ -645,7 +645,7 @@ def _moves(body, nav, retry, follow, grid, hsh, params, out, solid,  # type: ign
     return 0
 
 
-@njit
+@njit(inline="always")
 def _min_gap(pos, rc, res, solid, hsh):  # type: ignore[no-untyped-def]
     """The closest approach between contact circles after the tick: over the
     pairs ``i < j`` whose tick-start cells are within one cell of ``i``'s new
@@ -722,7 +722,7 @@ def _cut_corners(body, nav, grid, radius, solid):  # type: ignore[no-untyped-def
             wp_i[i] = k + 1
 
 
-@njit
+@njit(inline="always")
 def _walk_prefs(follow, params, out, orca, walking, exclude, override):  # type: ignore[no-untyped-def]
     """Each walker's preferred velocity: its intended step over ``dt``
     (``walking`` 1 with a step; ``exclude``: the follow target ORCA ignores)."""
@@ -744,7 +744,7 @@ def _walk_prefs(follow, params, out, orca, walking, exclude, override):  # type:
             vpref[i, 1] = 0.0
 
 
-@njit
+@njit(inline="always")
 def _apply_orca(params, out, orca, walking, override):  # type: ignore[no-untyped-def]
     """A walker whose ORCA velocity differs from its preferred one proposes it
     (``override``), or stands when it is (near) zero."""

@@ -73,7 +73,7 @@ class OrcaWorkspace:
         self._wall_d = np.zeros(kw, dtype=np.float64)
         self._wall_c = np.zeros(kw, dtype=np.int64)
         self._nb_d = np.zeros(k, dtype=np.float64)
-        self._nb_j = np.zeros(k, dtype=np.int32)
+        self._nb_j = np.zeros(k, dtype=np.int64)
         self._vec = np.zeros(4, dtype=np.float64)
         self._n = -1
         self._key: tuple[Any, ...] | None = None

@@ -63,6 +63,8 @@ class MovementPhase:
         self._steer_t: tuple[Any, ...] = ()
         self._steered_key: tuple[int, int] | None = None
         self._has_policy = False
+        # the kernel of the last tick: "plain" (no velocities kept), "steered", other
+        self._last = ""
         self._hash_key: tuple[Any, ...] | None = None
         self._hash_t: tuple[Any, ...] = ()
         self._grid_t: tuple[Any, ...] = ()
@@ -94,9 +96,13 @@ class MovementPhase:
         groups = (body, nav, retry, follow, self._grid_group(view), hsh, tuple(params),
                   self._out_t, self._solid, self._marks)
         if self._steered():
+            if self._last == "plain":  # velocities were not kept: start from rest
+                state.vel[:] = 0.0
             self._steered_tick(view, dt, groups)
+            self._last = "steered"
         elif self._orca is None:
             _k.tick(*groups)
+            self._last = "plain"
         else:
             w = self._orca
             _k.tick_orca(*groups, self._orca_args(w, view, dt), w.walking, w.exclude,

@@ -279,3 +279,23 @@ def test_policy_tick_agrees_without_jit():
         "    print(hashlib.sha256(a.pos.tobytes() + a.vel.tobytes() + a.wander.tobytes()\n"
         "                         + a.facing.tobytes()).hexdigest(), loc.stats.arrivals)\n",
         timeout=900)
+
+
+def test_policies_cleared_saved_and_set_again_continue_identically(tmp_path):
+    """Velocities are not kept while no character steers (and not saved): a
+    steered tick after plain ones starts from rest, in the run that never
+    stopped and in the restored one alike."""
+    loc = _policy_location()
+    loc.run(20)
+    for c in loc:
+        c.set_policy(None)
+    loc.run(5)
+    again = Location.load(loc.save(tmp_path / "plain.json"))
+    assert "velocity" not in json.loads((tmp_path / "plain.json").read_text())["characters"][0]
+    pol = SteeringPolicy(Weights(seek=1.0, separation=1.0))
+    for x in (loc, again):
+        for c in x:
+            c.set_policy(pol)
+        x.run(60)
+    assert digest(loc) == digest(again)
+    assert np.array_equal(loc.state.vel, again.state.vel)
