@@ -440,13 +440,9 @@ def pair_runs(r, k, geom, dims, cell_start, spos, z_lo, z_hi, ecnt, rstart, osta
         za = cz - k if cz > k else 0
         zb = cz + k if cz + k < nz - 1 else nz - 1
         for cx in range(nx):
-            c = cz * nx + cx
-            b0 = cell_start[c]
-            b1 = cell_start[c + 1]
+            b0, b1, xa, xb = _cell_run(cell_start, cz, cx, k, nx)
             if b0 == b1:
                 continue
-            xa = cx - k if cx > k else 0
-            xb = cx + k if cx + k < nx - 1 else nx - 1
             nb = 0
             if own:
                 for zz in range(za, zb + 1):
@@ -486,27 +482,20 @@ def pair_runs(r, k, geom, dims, cell_start, spos, z_lo, z_hi, ecnt, rstart, osta
 
 
 @njit(inline="always")
-def _span(c, k, count):  # type: ignore[no-untyped-def]
-    """Cells ``c - k .. c + k`` clipped to ``[0, count - 1]``."""
-    return (c - k if c > k else 0), (c + k if c + k < count - 1 else count - 1)
+def _cell_run(cell_start, cz, cx, k, nx):  # type: ignore[no-untyped-def]
+    """Cell ``(cx, cz)``'s slots ``[b0, b1)`` and its stencil's columns ``[xa, xb]``."""
+    c = cz * nx + cx
+    return (cell_start[c], cell_start[c + 1], cx - k if cx > k else 0,
+            cx + k if cx + k < nx - 1 else nx - 1)
 
 
-@njit(inline="always")
-def _pair_scan(q0, q1, s, px, pz, rr, spos, buf, w, tbuf, tcur):  # type: ignore[no-untyped-def]
-    """Slot ``s`` against slots ``[q0, q1)``: each pair within ``rr`` goes into
-    ``s``'s run (``buf`` from ``w``) and the other's (``tbuf`` at ``tcur``).
-    Branch-free: every candidate is written at the cursors, which move on only
-    for a pair (each run has a spare entry). Returns ``w`` advanced."""
-    for q in range(q0, q1):
-        dx = spos[q, 0] - px
-        dz = spos[q, 1] - pz
-        f = (dx * dx + dz * dz) <= rr
-        buf[w] = q
-        w += f
-        t = tcur[q]
-        tbuf[t] = s
-        tcur[q] = t + f
-    return w
+@njit
+def _extra_fill(s, px, pz, rr, cx, cz, k, x0, x1, z1, nx, z_hi, cell_start, spos, buf, nbuf, cur,
+                cur2, w):  # type: ignore[no-untyped-def]
+    """:func:`_extra` writing (a call of fewer arguments in :func:`pair_fill`'s
+    loop, which runs about 15 % faster so)."""
+    return _extra(s, px, pz, rr, cx, cz, k, x0, x1, z1, nx, z_hi, cell_start, spos, np.int32(0),
+                  np.int32(0), buf, buf, nbuf, cur, cur2, w, np.bool_(True))
 
 
 @njit
@@ -515,7 +504,9 @@ def pair_fill(r, k, geom, dims, cell_start, spos, z_lo, z_hi, wide, buf, base, b
     written into both points' runs (the other point's slot) through the
     cursors ``cur`` (rows of the range; its part of ``buf`` starts at
     ``base``) and ``cur2`` (rows ``>= z_hi``: the next range's second runs,
-    its part from ``base2``). Returns 0."""
+    its part from ``base2``). Branch-free: every candidate is written at the
+    cursors, which move on only for a pair (each run has a spare entry).
+    Returns 0."""
     buf = buf[base:]
     nbuf = buf[base2 - base:]
     rr = r * r
@@ -524,25 +515,32 @@ def pair_fill(r, k, geom, dims, cell_start, spos, z_lo, z_hi, wide, buf, base, b
     for cz in range(z_lo, z_hi):
         zb = cz + k if cz + k < nz - 1 else nz - 1
         for cx in range(nx):
-            xa, xb = _span(cx, k, nx)
-            e_row = cell_start[cz * nx + xb + 1]
-            for s in range(cell_start[cz * nx + cx], cell_start[cz * nx + cx + 1]):
+            b0, b1, xa, xb = _cell_run(cell_start, cz, cx, k, nx)
+            if b0 == b1:
+                continue
+            for s in range(b0, b1):
                 px = spos[s, 0]
                 pz = spos[s, 1]
-                w = _pair_scan(s + 1, e_row, s, px, pz, rr, spos, buf, cur[s], buf, cur)
-                for zz in range(cz + 1, zb + 1):
+                w = cur[s]
+                for zz in range(cz, zb + 1):  # its own row from s + 1 on, then the rows below
                     row = zz * nx
-                    q0 = cell_start[row + xa]
-                    q1 = cell_start[row + xb + 1]
-                    if zz >= z_hi:  # the next range's rows: its second runs
-                        w = _pair_scan(q0, q1, s, px, pz, rr, spos, buf, w, nbuf, cur2)
-                    else:
-                        w = _pair_scan(q0, q1, s, px, pz, rr, spos, buf, w, buf, cur)
+                    far = zz >= z_hi  # the next range's rows: its second runs
+                    tbuf = nbuf if far else buf
+                    tcur = cur2 if far else cur
+                    q0 = s + 1 if zz == cz else cell_start[row + xa]
+                    for q in range(q0, cell_start[row + xb + 1]):
+                        dx = spos[q, 0] - px
+                        dz = spos[q, 1] - pz
+                        f = (dx * dx + dz * dz) <= rr
+                        buf[w] = q
+                        w += f
+                        t = tcur[q]
+                        tbuf[t] = s
+                        tcur[q] = t + f
                 if wide[s]:
                     x0, x1, z0, z1 = reach_cells(px, pz, r, geom, dims)
-                    w = _extra(s, px, pz, rr, cx, cz, k, x0, x1, z1, nx, z_hi, cell_start, spos,
-                               np.int32(0), np.int32(0), buf, buf, nbuf, cur, cur2, w,
-                               np.bool_(True))
+                    w = _extra_fill(s, px, pz, rr, cx, cz, k, x0, x1, z1, nx, z_hi,
+                                    cell_start, spos, buf, nbuf, cur, cur2, w)
                 cur[s] = w
     return 0
 
