@@ -109,6 +109,7 @@ ORDER = (
     "navkit.recording",
     "navkit.level",
     "navkit.formats",
+    "navkit.agents",
     "navkit.query",
     "navkit.mesh",
     "navkit.crowd",

@@ -461,8 +461,8 @@ class AbstractSearchArgs(NamedTuple):
 # (``n`` rows, slot = stable-ID order, see navkit.sim.state.SimState); a slot
 # of -1 means none. Flags are uint8 0 / 1.
 __all__ += [
-    "BodyArgs", "NavArgs", "RetryArgs", "FollowArgs", "WalkGridArgs", "HashArgs", "TickParams",
-    "TickOut",
+    "BodyArgs", "NavArgs", "RetryArgs", "FollowArgs", "WalkGridArgs", "IndexArgs", "TickParams",
+    "TickOut", "SteerArgs",
 ]
 
 
@@ -560,23 +560,30 @@ class WalkGridArgs(NamedTuple):
     cell_size: Any
 
 
-class HashArgs(NamedTuple):
-    """The uniform spatial hash of the characters (rebuilt every tick)."""
+class IndexArgs(NamedTuple):
+    """The one neighbour index (:mod:`navkit._kernels.spatial_hash`): points
+    counting-sorted into a uniform grid of cells, slot order inside a cell.
 
-    #: float, m: bucket size; origin ``(ox, oz)`` (the caller clamps coordinates
-    #: into the ``gw x gd`` buckets).
-    h: Any
-    ox: Any
-    oz: Any
-    #: int: buckets along x and z.
-    gw: Any
-    gd: Any
-    #: int32 (gw * gd + 1,): start of each bucket in ``order`` (work array).
-    head: Any
-    #: int32 (gw * gd,): fill cursor per bucket (work array).
-    cursor: Any
-    #: int32 (n,): solid slots by bucket, slot order inside a bucket (work array).
+    The simulation builds one over the solid characters every tick (its
+    geometry from the map: :func:`navkit.agents.index.map_index`), the
+    spatial hash and the crowd over their points (:func:`~navkit._kernels.spatial_hash.fit`).
+    """
+
+    #: float64 (5,): ``(min_x, min_z, cs, max_x, max_z)``, m: the grid's origin,
+    #: cell size and the box it covers (points outside are clamped into it).
+    geom: Any
+    #: int64 (2,): ``(nx, nz)``, cells along x and z.
+    dims: Any
+    #: int32 (nx * nz + 1,): start of each cell's run in ``order``.
+    cell_start: Any
+    #: int32 (n,): the indexed points by cell, point (slot) order inside a cell.
     order: Any
+    #: int32 (n,): each point's place in ``order`` (-1: not indexed).
+    slot: Any
+    #: float64 (n, 2), m: the indexed points' positions, in ``order``.
+    spos: Any
+    #: int32 (n,): each point's cell (-1: not indexed).
+    cellid: Any
 
 
 class TickParams(NamedTuple):
@@ -617,6 +624,26 @@ class TickOut(NamedTuple):
     ev_blocker: Any
     #: float64 (STATS_SIZE,): ``STAT_*`` (min gap in m, moved, blocked and waited counts).
     stats: Any
+
+
+class SteerArgs(NamedTuple):
+    """The characters' steering policies (``navkit.crowd.SteeringPolicy``,
+    applied by ``navkit._kernels.sim.tick_steer``)."""
+
+    #: int32 (n,): each character's policy, a row of the tables below (-1: none).
+    policy: Any
+    #: float64 (P, 12): each policy's behaviour weights (``navkit.crowd.BEHAVIOURS`` order).
+    weights: Any
+    #: float64 (P, 15): each policy's ``SteeringParams.as_array()``.
+    params: Any
+    #: float64 (P,), m/s^2: each policy's largest acceleration.
+    max_force: Any
+    #: float64 (n,), rad: the wander circle's angle (read and written).
+    wander: Any
+    #: uint64 (n,): each character's wander noise key (from its stable ID).
+    noise: Any
+    #: float64 (n, 2), m/s: the indexed characters' velocities in index order (work).
+    svel: Any
 
 
 

@@ -17,8 +17,10 @@ the movement guard (docs/rules.md §9.5) slides steps along them.
 
 Everything runs in slot (= stable-ID) order with explicit ties (neighbours by
 squared distance, then slot), in float64 with ``+ - * /`` and ``sqrt`` only,
-so the result is bit-identical everywhere. The neighbour search uses its own
-uniform hash (counting sort, slot order inside a bucket).
+so the result is bit-identical everywhere. The neighbours come from navkit's
+one neighbour index (:mod:`navkit._kernels.spatial_hash`) over the solid
+characters, with cells at least the largest reach: a walker scans the 5 x 5
+cells around its own and keeps the ``k`` nearest (:func:`~navkit._kernels.spatial_hash.knn_insert`).
 """
 
 from __future__ import annotations
@@ -29,9 +31,8 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .._numba_config import njit
-from .buckets import bucket_of as _bucket
-from .buckets import build_buckets
-from .layouts import WalkGridArgs
+from .layouts import IndexArgs, WalkGridArgs
+from .spatial_hash import index_points, knn_insert, near_cells
 
 __all__ = ["OrcaArgs", "orca_velocities", "ORCA_EPS"]
 
@@ -54,19 +55,13 @@ class OrcaArgs(NamedTuple):
     lines: Any
     #: float64 (k, 4): projected lines of the 3-D program (work).
     proj: Any
-    #: float64 (k,) and int32 (k,): the nearest neighbours' squared distances and slots (work).
+    #: float64 (k,) and int64 (k,): the nearest neighbours' squared distances and slots (work).
     nb_d: Any
     nb_j: Any
-    #: float, m: bucket size of the neighbour hash, origin ``(ox, oz)``; int: buckets.
-    h: Any
-    ox: Any
-    oz: Any
-    gw: Any
-    gd: Any
-    #: int32 (gw * gd + 1,), int32 (gw * gd,), int32 (n,): the hash (work).
-    head: Any
-    cursor: Any
-    order: Any
+    #: An :class:`~navkit._kernels.layouts.IndexArgs` (work): the solid
+    #: characters' neighbour index, its cells at least the largest reach
+    #: ``r + tau * v`` (its geometry set by the caller).
+    index: Any
     #: float, s: time horizon; float, m: added to the contact radii.
     tau: Any
     margin: Any
@@ -82,9 +77,8 @@ class OrcaArgs(NamedTuple):
     wall_c: Any
     #: float, s: time horizon against walls.
     tau_wall: Any
-    #: float64 (n, 2) and float64 (n,): the hashed characters' centres and reach
-    #: (radius, plus ``tau`` times the speed of a walker) in bucket order (work).
-    spos: Any
+    #: float64 (n,): the indexed characters' reach (radius, plus ``tau`` times
+    #: the speed of a walker) in index order (work).
     sreach: Any
 
 
@@ -220,77 +214,59 @@ def _lp3(lines, nobst, m, begin, radius, proj, res, tmp):  # type: ignore[no-unt
 
 
 @njit
-def _build_hash(pos, rad, speed, solid, walking, a):  # type: ignore[no-untyped-def]
-    """Counting sort of the solid characters into buckets (slot order inside a
-    bucket, :func:`~navkit._kernels.buckets.build_buckets`), with their centres
-    and reach copied in bucket order."""
-    build_buckets(pos, solid, a)
-    order = a.order
-    spos = a.spos
+def _build_index(pos, rad, speed, solid, walking, a, ix):  # type: ignore[no-untyped-def]
+    """The neighbour index of the solid characters (slot order inside a cell),
+    with each one's reach in index order."""
+    count = index_points(pos, solid, ix)
+    order = ix.order
     sreach = a.sreach
     tau = a.tau
-    for k in range(a.head[a.gw * a.gd]):
+    for k in range(count):
         i = order[k]
-        spos[k, 0] = pos[i, 0]
-        spos[k, 1] = pos[i, 1]
         sreach[k] = rad[i] + tau * speed[i] if walking[i] else rad[i]
 
 
 @njit
-def _neighbours(pos, rad, speed, exclude, a, i):  # type: ignore[no-untyped-def]
+def _neighbours(pos, rad, speed, exclude, a, ix, i):  # type: ignore[no-untyped-def]
     """The ``k`` nearest solid neighbours of ``i`` that can meet it within
-    ``tau`` (sorted by squared distance, then slot; the 5 x 5 buckets around
-    ``i``, buckets at least half the largest reach); returns their count."""
+    ``tau`` (sorted by squared distance, then slot; the 5 x 5 cells around
+    ``i``'s, cells at least half the largest reach); returns their count."""
     nb_d = a.nb_d
     nb_j = a.nb_j
     kmax = nb_d.shape[0]
-    gw = a.gw
-    gd = a.gd
-    head = a.head
-    order = a.order
-    spos = a.spos
+    nx = ix.dims[0]
+    cell_start = ix.cell_start
+    order = ix.order
+    spos = ix.spos
     sreach = a.sreach
     px = pos[i, 0]
     pz = pos[i, 1]
     own = rad[i] + a.tau * speed[i]
-    cnt = 0
-    bx, bz = _bucket(a, px, pz)
-    za = bz - 2 if bz >= 2 else 0
-    zb = bz + 2 if bz + 2 < gd else gd - 1
-    xa = bx - 2 if bx >= 2 else 0
-    xb = bx + 2 if bx + 2 < gw else gw - 1
     ex = exclude[i]
-    worst = np.inf
-    for zz in range(za, zb + 1):
-        for xx in range(xa, xb + 1):
-            b0 = zz * gw + xx
-            for k in range(head[b0], head[b0 + 1]):
-                dx = spos[k, 0] - px
-                dz = spos[k, 1] - pz
-                d2 = dx * dx + dz * dz
-                if d2 > worst:
-                    continue
-                reach = own + sreach[k]
-                if d2 > reach * reach:
-                    continue
-                j = order[k]
-                if j == i or j == ex:
-                    continue
-                if cnt == kmax and (d2 > nb_d[cnt - 1] or (d2 == nb_d[cnt - 1]
-                                                           and j > nb_j[cnt - 1])):
-                    continue
-                s = cnt if cnt < kmax else kmax - 1
-                while s > 0 and (nb_d[s - 1] > d2 or (nb_d[s - 1] == d2 and nb_j[s - 1] > j)):
-                    nb_d[s] = nb_d[s - 1]
-                    nb_j[s] = nb_j[s - 1]
-                    s -= 1
-                nb_d[s] = d2
-                nb_j[s] = j
-                if cnt < kmax:
-                    cnt += 1
-                if cnt == kmax:
-                    worst = nb_d[cnt - 1]
+    cnt = np.int64(0)  # not a literal: one compiled knn_insert
+    x0, x1, z0, z1 = near_cells(px, pz, 2, ix.geom, ix.dims)
+    for cz in range(z0, z1 + 1):
+        for k in range(cell_start[cz * nx + x0], cell_start[cz * nx + x1 + 1]):
+            dx = spos[k, 0] - px
+            dz = spos[k, 1] - pz
+            d2 = dx * dx + dz * dz
+            reach = own + sreach[k]
+            j = order[k]
+            if d2 <= reach * reach and j != i and j != ex:
+                # int64 slots, as the walls' cells below: one compiled knn_insert
+                cnt = knn_insert(d2, np.int64(j), kmax, cnt, nb_j, nb_d, np.int64(0))
     return cnt
+
+
+@njit(inline="always")
+def _cutoff(wx, wz, wl, edge):  # type: ignore[no-untyped-def]
+    """The line of a velocity on a cut-off circle: ``w`` (length ``wl``) from
+    its centre, ``edge`` its radius over the time; returns the direction and
+    ``u``, the smallest change onto the circle."""
+    ux_ = wx / wl
+    uz_ = wz / wl
+    ul = edge - wl
+    return uz_, -ux_, ul * ux_, ul * uz_
 
 
 @njit
@@ -307,14 +283,7 @@ def _add_line(lines, m, rpx, rpz, rvx, rvz, cr, inv_tau, inv_dt, share, vx, vz):
         dot1 = wx * rpx + wz * rpz
         if dot1 < 0.0 and dot1 * dot1 > cr2 * w2:
             # the velocity projects on the cut-off circle
-            wl = math.sqrt(w2)
-            ux_ = wx / wl
-            uz_ = wz / wl
-            ldx = uz_
-            ldz = -ux_
-            ul = cr * inv_tau - wl
-            ux = ul * ux_
-            uz = ul * uz_
+            ldx, ldz, ux, uz = _cutoff(wx, wz, math.sqrt(w2), cr * inv_tau)
         else:
             # on a leg of the cone
             leg = math.sqrt(d2 - cr2)
@@ -334,13 +303,7 @@ def _add_line(lines, m, rpx, rpz, rvx, rvz, cr, inv_tau, inv_dt, share, vx, vz):
         wl = math.sqrt(wx * wx + wz * wz)
         if wl <= 0.0:
             return m
-        ux_ = wx / wl
-        uz_ = wz / wl
-        ldx = uz_
-        ldz = -ux_
-        ul = cr * inv_dt - wl
-        ux = ul * ux_
-        uz = ul * uz_
+        ldx, ldz, ux, uz = _cutoff(wx, wz, wl, cr * inv_dt)
     lines[m, 0] = vx + share * ux
     lines[m, 1] = vz + share * uz
     lines[m, 2] = ldx
@@ -378,7 +341,7 @@ def _wall_lines(grid, a, i, px, pz, reach):  # type: ignore[no-untyped-def]
     if zb > hpad - 1:
         zb = hpad - 1
     reach2 = reach * reach
-    cnt = 0
+    cnt = np.int64(0)
     for cz in range(za, zb + 1):
         for cx in range(ca, cb + 1):
             c = cz * wpad + cx
@@ -387,20 +350,8 @@ def _wall_lines(grid, a, i, px, pz, reach):  # type: ignore[no-untyped-def]
             dx = x0 + (cx + 0.5) * cs - px
             dz = z0 + (cz + 0.5) * cs - pz
             d2 = dx * dx + dz * dz
-            if d2 > reach2:
-                continue
-            if cnt == kmax and (d2 > wall_d[cnt - 1] or (d2 == wall_d[cnt - 1]
-                                                         and c > wall_c[cnt - 1])):
-                continue
-            s = cnt if cnt < kmax else kmax - 1
-            while s > 0 and (wall_d[s - 1] > d2 or (wall_d[s - 1] == d2 and wall_c[s - 1] > c)):
-                wall_d[s] = wall_d[s - 1]
-                wall_c[s] = wall_c[s - 1]
-                s -= 1
-            wall_d[s] = d2
-            wall_c[s] = c
-            if cnt < kmax:
-                cnt += 1
+            if d2 <= reach2:
+                cnt = knn_insert(d2, np.int64(c), kmax, cnt, wall_c, wall_d, np.int64(0))
     vel = a.vel
     vx = vel[i, 0]
     vz = vel[i, 1]
@@ -455,6 +406,7 @@ def orca_velocities(pos, rc, speed, solid, walking, exclude, a_t, tmp, grid_t): 
     Returns 0.
     """
     a = OrcaArgs(*a_t)
+    ix = IndexArgs(*a.index)
     grid = WalkGridArgs(*grid_t)
     vpref = a.vpref
     vnew = a.vnew
@@ -464,7 +416,7 @@ def orca_velocities(pos, rc, speed, solid, walking, exclude, a_t, tmp, grid_t): 
     rad = tmp
     for i in range(n):
         rad[i] = rc[i] + a.margin
-    _build_hash(pos, rad, speed, solid, walking, a)
+    _build_index(pos, rad, speed, solid, walking, a, ix)
     res = a.vec[0:2]
     sav = a.vec[2:4]
     for i in range(n):
@@ -472,7 +424,7 @@ def orca_velocities(pos, rc, speed, solid, walking, exclude, a_t, tmp, grid_t): 
             continue
         ox = vpref[i, 0]
         oz = vpref[i, 1]
-        cnt = _neighbours(pos, rad, speed, exclude, a, i)
+        cnt = _neighbours(pos, rad, speed, exclude, a, ix, i)
         a.nearest[i] = a.nb_j[0] if cnt > 0 else -1
         px = pos[i, 0]
         pz = pos[i, 1]

@@ -14,7 +14,8 @@ All arrays are slot-indexed (``n`` rows, slot = stable-ID order):
 * ``follow_t``: :class:`~navkit._kernels.layouts.FollowArgs` (follow orders);
 * ``grid_t``: :class:`~navkit._kernels.layouts.WalkGridArgs` (the static
   walkable grid, padded by one blocked cell, see :mod:`navkit._kernels`);
-* ``hash_t``: :class:`~navkit._kernels.layouts.HashArgs` (the spatial hash);
+* ``hash_t``: :class:`~navkit._kernels.layouts.IndexArgs` (the neighbour
+  index of the solid characters, :mod:`navkit._kernels.spatial_hash`);
 * ``params_t``: :class:`~navkit._kernels.layouts.TickParams` (the scalars);
 * ``out_t``: :class:`~navkit._kernels.layouts.TickOut` (scratch and results:
   reservations, directions, step lengths, modes, ``EV_*`` event bits, the
@@ -58,20 +59,21 @@ import math
 import numpy as np
 
 from .._numba_config import njit
-from .buckets import bucket_of as _bucket
-from .buckets import build_buckets as build_hash
+from . import steering as _steer
 from .geometry import line_of_sight
 from .layouts import (
     BodyArgs,
     FollowArgs,
-    HashArgs,
+    IndexArgs,
     NavArgs,
     RetryArgs,
+    SteerArgs,
     TickOut,
     TickParams,
     WalkGridArgs,
 )
 from .orca import OrcaArgs, orca_velocities
+from .spatial_hash import index_points, near_cells
 
 EV_ARRIVED = 1
 EV_BLOCK_STOP = 2
@@ -95,6 +97,8 @@ KIND_NPC = 2
 MODE_NONE = 0
 MODE_PATH = 1
 MODE_GREEDY = 2
+#: A steered character's step without an order (its policy's wander / flocking).
+MODE_STEER = 3
 
 _TWO_PI = 2.0 * math.pi
 
@@ -477,9 +481,10 @@ def _moves(body, nav, retry, follow, grid, hsh, params, out, solid,  # type: ign
     thr = params.walk_threshold
     blocked_limit = params.blocked_limit
     following_cos = params.following_cos
-    gw = hsh.gw
-    gd = hsh.gd
-    head = hsh.head
+    geom = hsh.geom
+    dims = hsh.dims
+    nx = dims[0]
+    cell_start = hsh.cell_start
     order = hsh.order
     n = pos.shape[0]
     nseq = seq.shape[1]
@@ -551,28 +556,21 @@ def _moves(body, nav, retry, follow, grid, hsh, params, out, solid,  # type: ign
         counted = wall
         rejected = wall
         blocker = -1
-        if not wall:
-            bx, bz = _bucket(hsh, px, pz)
-            for zz in range(bz - 1, bz + 2):
-                if zz < 0 or zz >= gd:
-                    continue
-                for xx in range(bx - 1, bx + 2):
-                    if xx < 0 or xx >= gw:
+        if not wall:  # the characters of the 3 x 3 cells around p (docs/rules.md §9.1)
+            x0, x1, z0, z1 = near_cells(px, pz, 1, geom, dims)
+            for cz in range(z0, z1 + 1):
+                for k in range(cell_start[cz * nx + x0], cell_start[cz * nx + x1 + 1]):
+                    j = order[k]
+                    if j == i or not _rejects(px, pz, qx, qz, res[j, 0], res[j, 1],
+                                              rc[i] + rc[j]):
                         continue
-                    b0 = zz * gw + xx
-                    for k in range(head[b0], head[b0 + 1]):
-                        j = order[k]
-                        if j == i:
-                            continue
-                        if not _rejects(px, pz, qx, qz, res[j, 0], res[j, 1], rc[i] + rc[j]):
-                            continue
-                        rejected = True
-                        follows = (mode[j] != MODE_NONE and steplen[j] > 0.0
-                                   and ux * dirv[j, 0] + uz * dirv[j, 1] > following_cos)
-                        if not follows:
-                            counted = True
-                            if blocker < 0 or j < blocker:
-                                blocker = j
+                    rejected = True
+                    follows = (mode[j] != MODE_NONE and steplen[j] > 0.0
+                               and ux * dirv[j, 0] + uz * dirv[j, 1] > following_cos)
+                    if not follows:
+                        counted = True
+                        if blocker < 0 or j < blocker:
+                            blocker = j
         if not rejected:
             pos[i, 0] = qx
             pos[i, 1] = qz
@@ -612,6 +610,9 @@ def _moves(body, nav, retry, follow, grid, hsh, params, out, solid,  # type: ign
                     ev[i] |= EV_NEED_PLAN
                 n_waited += 1
                 continue
+            if mode[i] == MODE_STEER:  # no order to give up: it waits
+                n_waited += 1
+                continue
             if not counted:
                 ev[i] |= EV_WAITED
                 n_waited += 1
@@ -637,55 +638,57 @@ def _moves(body, nav, retry, follow, grid, hsh, params, out, solid,  # type: ign
                 requested[i, 1] = pos[i, 1]
                 target[i] = -1
 
-    # closest approach between contact circles after the tick
-    min_gap = np.inf
-    for i in range(n):
-        if not solid[i]:
-            continue
-        bx, bz = _bucket(hsh, res[i, 0], res[i, 1])
-        for zz in range(bz - 1, bz + 2):
-            if zz < 0 or zz >= gd:
-                continue
-            for xx in range(bx - 1, bx + 2):
-                if xx < 0 or xx >= gw:
-                    continue
-                b0 = zz * gw + xx
-                for k in range(head[b0], head[b0 + 1]):
-                    j = order[k]
-                    if j <= i:
-                        continue
-                    dx = pos[i, 0] - pos[j, 0]
-                    dz = pos[i, 1] - pos[j, 1]
-                    gap = math.sqrt(dx * dx + dz * dz) - rc[i] - rc[j]
-                    if gap < min_gap:
-                        min_gap = gap
-    stats[STAT_MIN_GAP] = min_gap
+    stats[STAT_MIN_GAP] = _min_gap(pos, rc, res, solid, hsh)
     stats[STAT_MOVED] = n_moved
     stats[STAT_BLOCKED] = n_blocked
     stats[STAT_WAITED] = n_waited
     return 0
 
 
+@njit(inline="always")
+def _min_gap(pos, rc, res, solid, hsh):  # type: ignore[no-untyped-def]
+    """The closest approach between contact circles after the tick: over the
+    pairs ``i < j`` whose tick-start cells are within one cell of ``i``'s new
+    centre (the index was built at the tick's start)."""
+    geom = hsh.geom
+    dims = hsh.dims
+    nx = dims[0]
+    cell_start = hsh.cell_start
+    order = hsh.order
+    min_gap = np.inf
+    for i in range(pos.shape[0]):
+        if not solid[i]:
+            continue
+        x0, x1, z0, z1 = near_cells(res[i, 0], res[i, 1], 1, geom, dims)
+        for cz in range(z0, z1 + 1):
+            for k in range(cell_start[cz * nx + x0], cell_start[cz * nx + x1 + 1]):
+                j = order[k]
+                if j > i:
+                    dx = pos[i, 0] - pos[j, 0]
+                    dz = pos[i, 1] - pos[j, 1]
+                    gap = math.sqrt(dx * dx + dz * dz) - rc[i] - rc[j]
+                    min_gap = gap if gap < min_gap else min_gap
+    return min_gap
+
+
+@njit(inline="always")
+def _start(body_t, nav_t, retry_t, follow_t, grid_t, hash_t, params_t, out_t, solid):  # type: ignore[no-untyped-def]
+    """Open the argument groups, mark the solid characters (alive and
+    enabled) and index them (:func:`~navkit._kernels.spatial_hash.index_points`)."""
+    body = BodyArgs(*body_t)
+    for i in range(body.pos.shape[0]):
+        solid[i] = 1 if (body.alive[i] and body.enabled[i]) else 0
+    hsh = IndexArgs(*hash_t)
+    index_points(body.pos, solid, hsh)
+    return (body, NavArgs(*nav_t), RetryArgs(*retry_t), FollowArgs(*follow_t),
+            WalkGridArgs(*grid_t), hsh, TickParams(*params_t), TickOut(*out_t))
 
 
 @njit
 def tick(body_t, nav_t, retry_t, follow_t, grid_t, hash_t, params_t, out_t, solid, marks):  # type: ignore[no-untyped-def]
     """Advance every character by one tick; see the module docstring."""
-    body = BodyArgs(*body_t)
-    nav = NavArgs(*nav_t)
-    retry = RetryArgs(*retry_t)
-    follow = FollowArgs(*follow_t)
-    grid = WalkGridArgs(*grid_t)
-    hsh = HashArgs(*hash_t)
-    params = TickParams(*params_t)
-    out = TickOut(*out_t)
-    pos = body.pos
-    alive = body.alive
-    enabled = body.enabled
-    n = pos.shape[0]
-    for i in range(n):
-        solid[i] = 1 if (alive[i] and enabled[i]) else 0
-    build_hash(pos, solid, hsh)
+    body, nav, retry, follow, grid, hsh, params, out = _start(
+        body_t, nav_t, retry_t, follow_t, grid_t, hash_t, params_t, out_t, solid)
     _intentions(body, nav, retry, follow, grid, params, out, solid, marks)
     # np.bool_, not a literal: one compiled _moves for tick and tick_orca (issue #13)
     return _moves(body, nav, retry, follow, grid, hsh, params, out, solid,
@@ -719,6 +722,52 @@ def _cut_corners(body, nav, grid, radius, solid):  # type: ignore[no-untyped-def
             wp_i[i] = k + 1
 
 
+@njit(inline="always")
+def _walk_prefs(follow, params, out, orca, walking, exclude, override):  # type: ignore[no-untyped-def]
+    """Each walker's preferred velocity: its intended step over ``dt``
+    (``walking`` 1 with a step; ``exclude``: the follow target ORCA ignores)."""
+    dirv = out.dirv
+    steplen = out.steplen
+    mode = out.mode
+    vpref = orca.vpref
+    dt = params.dt
+    for i in range(mode.shape[0]):
+        override[i] = 0
+        exclude[i] = follow.target[i]
+        if mode[i] != MODE_NONE and steplen[i] > 0.0:
+            walking[i] = 1
+            vpref[i, 0] = dirv[i, 0] * steplen[i] / dt
+            vpref[i, 1] = dirv[i, 1] * steplen[i] / dt
+        else:
+            walking[i] = 0
+            vpref[i, 0] = 0.0
+            vpref[i, 1] = 0.0
+
+
+@njit(inline="always")
+def _apply_orca(params, out, orca, walking, override):  # type: ignore[no-untyped-def]
+    """A walker whose ORCA velocity differs from its preferred one proposes it
+    (``override``), or stands when it is (near) zero."""
+    dirv = out.dirv
+    steplen = out.steplen
+    vnew = orca.vnew
+    dt = params.dt
+    for i in range(walking.shape[0]):
+        if not walking[i] or not orca.changed[i]:
+            continue
+        vx = vnew[i, 0]
+        vz = vnew[i, 1]
+        sp = math.sqrt(vx * vx + vz * vz)
+        step = sp * dt
+        if step <= 1e-9:
+            steplen[i] = 0.0  # avoidance says stand this tick
+            continue
+        dirv[i, 0] = vx / sp
+        dirv[i, 1] = vz / sp
+        steplen[i] = step
+        override[i] = 1
+
+
 @njit
 def tick_orca(body_t, nav_t, retry_t, follow_t, grid_t, hash_t, params_t, out_t,  # type: ignore[no-untyped-def]
               solid, marks, orca_t, walking, exclude, override, rad, stall_frac,
@@ -737,61 +786,134 @@ def tick_orca(body_t, nav_t, retry_t, follow_t, grid_t, hash_t, params_t, out_t,
     walker's preferred velocity is its intended step over ``dt``; ORCA picks
     the velocity it proposes to the guard, which stays authoritative.
     """
-    body = BodyArgs(*body_t)
-    nav = NavArgs(*nav_t)
-    retry = RetryArgs(*retry_t)
-    follow = FollowArgs(*follow_t)
-    grid = WalkGridArgs(*grid_t)
-    hsh = HashArgs(*hash_t)
-    params = TickParams(*params_t)
-    out = TickOut(*out_t)
+    body, nav, retry, follow, grid, hsh, params, out = _start(
+        body_t, nav_t, retry_t, follow_t, grid_t, hash_t, params_t, out_t, solid)
     orca = OrcaArgs(*orca_t)
-    pos = body.pos
-    alive = body.alive
-    enabled = body.enabled
-    dirv = out.dirv
-    steplen = out.steplen
-    mode = out.mode
-    vpref = orca.vpref
-    vnew = orca.vnew
-    changed = orca.changed
-    target = follow.target
-    dt = params.dt
-    n = pos.shape[0]
-    for i in range(n):
-        solid[i] = 1 if (alive[i] and enabled[i]) else 0
-    build_hash(pos, solid, hsh)
     if corner_radius > 0.0:
         _cut_corners(body, nav, grid, corner_radius, solid)
     _intentions(body, nav, retry, follow, grid, params, out, solid, marks)
-    for i in range(n):
-        override[i] = 0
-        exclude[i] = target[i]
-        if mode[i] != MODE_NONE and steplen[i] > 0.0:
-            walking[i] = 1
-            vpref[i, 0] = dirv[i, 0] * steplen[i] / dt
-            vpref[i, 1] = dirv[i, 1] * steplen[i] / dt
-        else:
-            walking[i] = 0
-            vpref[i, 0] = 0.0
-            vpref[i, 1] = 0.0
-    orca_velocities(pos, body.rc, body.speed, solid, walking, exclude, orca_t, rad, grid_t)
-    for i in range(n):
-        if not walking[i] or not changed[i]:
-            continue
-        vx = vnew[i, 0]
-        vz = vnew[i, 1]
-        sp = math.sqrt(vx * vx + vz * vz)
-        step = sp * dt
-        if step <= 1e-9:
-            steplen[i] = 0.0  # avoidance says stand this tick
-            continue
-        dirv[i, 0] = vx / sp
-        dirv[i, 1] = vz / sp
-        steplen[i] = step
-        override[i] = 1
+    _walk_prefs(follow, params, out, orca, walking, exclude, override)
+    orca_velocities(body.pos, body.rc, body.speed, solid, walking, exclude, orca_t, rad, grid_t)
+    _apply_orca(params, out, orca, walking, override)
     return _moves(body, nav, retry, follow, grid, hsh, params, out, solid,
-                  np.bool_(True), override, vnew, orca.vel, vpref, orca.nearest, stall_frac)
+                  np.bool_(True), override, orca.vnew, orca.vel, orca.vpref, orca.nearest,
+                  stall_frac)
+
+
+# ------------------------------------------------------------ steering policies
+@njit
+def _policy_target(nav, out, i, px, pz, path_r):  # type: ignore[no-untyped-def]
+    """Where a steered character's order takes it this tick: ``(x, z, final)``.
+
+    On a path the current waypoint (intermediate ones count as reached within
+    ``path_r``; ``final``: the last one); on an approach step the step's end;
+    without an order its own position (seek and arrive then brake)."""
+    m = out.mode[i]
+    if m == MODE_PATH:
+        wp = nav.wp
+        wp_i = nav.wp_i
+        last = nav.wp_n[i] - 1
+        while wp_i[i] < last:
+            k = wp_i[i]
+            dx = wp[i, k, 0] - px
+            dz = wp[i, k, 1] - pz
+            if dx * dx + dz * dz >= path_r * path_r:
+                break
+            wp_i[i] = k + 1
+        tx, tz = _current_target(nav, i)
+        return tx, tz, wp_i[i] >= last
+    if m == MODE_GREEDY:
+        return px + out.dirv[i, 0] * out.steplen[i], pz + out.dirv[i, 1] * out.steplen[i], True
+    return px, pz, True
+
+
+@njit
+def _policy_prefs(body, nav, hsh, params, out, solid, st, vel, vpref, vnew, walking, override):  # type: ignore[no-untyped-def]
+    """The steered characters' preferred velocities (:func:`steering.policy_force`
+    from the tick-start positions and velocities, integrated and limited to
+    the walk speed), written as their intention: ``vpref`` and ``vnew``, the
+    direction and step, ``walking`` and ``override``. A steered character
+    without an order walks in ``MODE_STEER``."""
+    pos = body.pos
+    speed = body.speed
+    facing = body.facing
+    dirv = out.dirv
+    steplen = out.steplen
+    mode = out.mode
+    dt = params.dt
+    svel = st.svel
+    order = hsh.order
+    for k in range(hsh.cell_start[hsh.dims[0] * hsh.dims[1]]):  # neighbours' velocities
+        svel[k, 0] = vel[order[k], 0]
+        svel[k, 1] = vel[order[k], 1]
+    for i in range(pos.shape[0]):
+        p = st.policy[i]
+        if p < 0 or not solid[i]:
+            continue
+        w = st.weights[p]
+        prm = st.params[p]
+        px = pos[i, 0]
+        pz = pos[i, 1]
+        tx, tz, final = _policy_target(nav, out, i, px, pz, prm[_steer.P_PATH_R])
+        ax, az, th = _steer.policy_force(
+            w, prm, st.max_force[p], px, pz, vel[i, 0], vel[i, 1], math.cos(facing[i]),
+            math.sin(facing[i]), speed[i], dt, tx, tz, final, st.wander[i],
+            _steer.unit_hash(st.noise[i], np.int64(0), params.tick), hsh.slot[i], i,
+            hsh.geom, hsh.dims, hsh.cell_start, order, hsh.spos, svel)
+        st.wander[i] = th
+        nvx, nvz = _steer.truncate(vel[i, 0] + ax * dt, vel[i, 1] + az * dt, speed[i])
+        vpref[i, 0] = nvx
+        vpref[i, 1] = nvz
+        vnew[i, 0] = nvx
+        vnew[i, 1] = nvz
+        sp = math.sqrt(nvx * nvx + nvz * nvz)
+        if sp * dt <= 1e-9:
+            steplen[i] = 0.0
+            walking[i] = 0
+            override[i] = 0
+            continue
+        dirv[i, 0] = nvx / sp
+        dirv[i, 1] = nvz / sp
+        steplen[i] = sp * dt
+        if mode[i] == MODE_NONE:
+            mode[i] = MODE_STEER
+        walking[i] = 1
+        override[i] = 1
+
+
+@njit
+def tick_steer(body_t, nav_t, retry_t, follow_t, grid_t, hash_t, params_t, out_t,  # type: ignore[no-untyped-def]
+               solid, marks, orca_t, walking, exclude, override, rad, stall_frac,
+               corner_radius, use_orca, steer_t):
+    """:func:`tick` (``use_orca``: :func:`tick_orca`) with steering policies:
+    each character with one (``steer_t``, a
+    :class:`~navkit._kernels.layouts.SteerArgs`) proposes its steered velocity
+    (:func:`_policy_prefs`; then ORCA's, with ``use_orca``) instead of its
+    path-following step, and the guard checks it like every step. Every
+    character's velocity over the tick is written to ``orca_t``'s ``vel``; an
+    arrival stops a steered character (velocity 0). Arguments as
+    :func:`tick_orca` (``stall_frac`` 0 and ``corner_radius`` 0 without ORCA)."""
+    body, nav, retry, follow, grid, hsh, params, out = _start(
+        body_t, nav_t, retry_t, follow_t, grid_t, hash_t, params_t, out_t, solid)
+    orca = OrcaArgs(*orca_t)
+    st = SteerArgs(*steer_t)
+    if corner_radius > 0.0:
+        _cut_corners(body, nav, grid, corner_radius, solid)
+    _intentions(body, nav, retry, follow, grid, params, out, solid, marks)
+    _walk_prefs(follow, params, out, orca, walking, exclude, override)
+    _policy_prefs(body, nav, hsh, params, out, solid, st, orca.vel, orca.vpref, orca.vnew,
+                  walking, override)
+    if use_orca:
+        orca_velocities(body.pos, body.rc, body.speed, solid, walking, exclude, orca_t, rad,
+                        grid_t)
+        _apply_orca(params, out, orca, walking, override)
+    res = _moves(body, nav, retry, follow, grid, hsh, params, out, solid, np.bool_(True),
+                 override, orca.vnew, orca.vel, orca.vpref, orca.nearest, stall_frac)
+    for i in range(body.pos.shape[0]):
+        if st.policy[i] >= 0 and out.ev[i] & EV_ARRIVED:
+            orca.vel[i, 0] = 0.0
+            orca.vel[i, 1] = 0.0
+    return res
 
 
 @njit

@@ -127,6 +127,160 @@ def steer(dx, dz, speed, vx, vz, mf, inv_dt):  # type: ignore[no-untyped-def]
     return truncate(-vx * inv_dt, -vz * inv_dt, mf)
 
 
+@njit
+def arrive_force(dx, dz, ms, vx, vz, mf, dt, inv_dt, slow, tol):  # type: ignore[no-untyped-def]
+    """Arrive at the point ``d`` away: brake inside ``tol``, else toward it at
+    ``ms * min(1, |d| / slow, |d| / (ms dt))`` (no overshoot)."""
+    d = math.sqrt(dx * dx + dz * dz)
+    if d <= tol:
+        return truncate(-vx * inv_dt, -vz * inv_dt, mf)
+    sp = ms * d / slow
+    sp = sp if sp < ms else ms
+    sp = sp if sp < d / dt else d / dt
+    return steer(dx, dz, sp, vx, vz, mf, inv_dt)
+
+
+@njit
+def wander_force(u, th, jitter, hx, hz, radius, dist, ms, vx, vz, mf, inv_dt):  # type: ignore[no-untyped-def]
+    """Wander: the circle angle ``th`` moves by ``(u - 0.5) * jitter``; seek the
+    point on the circle of ``radius`` m, ``dist`` m ahead along the heading
+    ``h``. Returns ``(fx, fz, new angle)``."""
+    th = th + (u - 0.5) * jitter
+    c = math.cos(th)
+    sn = math.sin(th)
+    tx = hx * dist + (hx * c - hz * sn) * radius
+    tz = hz * dist + (hx * sn + hz * c) * radius
+    if tx != 0.0 or tz != 0.0:
+        fx, fz = steer(tx, tz, ms, vx, vz, mf, inv_dt)
+        return fx, fz, th
+    return 0.0, 0.0, th
+
+
+@njit(inline="always")
+def flock_sums(px, pz, s, i, seed, sep_r, ali_r, coh_r, nb_r, geom, dims, cell_start, order,
+               spos, svel):  # type: ignore[no-untyped-def]
+    """The flocking sums of agent ``i`` at ``(px, pz)`` (slot ``s`` of the
+    neighbour index, skipped) over the index's points closer than each
+    radius (``d < r``), in cell-scan order: separation (sum of ``d / |d|^2``;
+    coincident agents: a hashed direction of ``(seed, pair)``, opposite for
+    the pair), alignment (sum of ``svel``, the velocities in index order),
+    cohesion (sum of positions). Returns ``(sepx, sepz, nsep, alix, aliz,
+    nali, cohx, cohz, ncoh)``."""
+    sepx = 0.0
+    sepz = 0.0
+    nsep = 0
+    alix = 0.0
+    aliz = 0.0
+    nali = 0
+    cohx = 0.0
+    cohz = 0.0
+    ncoh = 0
+    hminx = geom[0]
+    hminz = geom[1]
+    hcs = geom[2]
+    hnx = dims[0]
+    hnz = dims[1]
+    x0 = _sh.axis_cell(px - nb_r, hminx, hcs, hnx)
+    x1 = _sh.axis_cell(px + nb_r, hminx, hcs, hnx)
+    z0 = _sh.axis_cell(pz - nb_r, hminz, hcs, hnz)
+    z1 = _sh.axis_cell(pz + nb_r, hminz, hcs, hnz)
+    for cz in range(z0, z1 + 1):
+        row = cz * hnx
+        for q in range(cell_start[row + x0], cell_start[row + x1 + 1]):
+            if q == s:
+                continue
+            dx = px - spos[q, 0]
+            dz = pz - spos[q, 1]
+            d2 = dx * dx + dz * dz
+            if d2 < sep_r * sep_r:
+                if d2 > 0.0:
+                    sepx += dx / d2
+                    sepz += dz / d2
+                else:
+                    j = order[q]
+                    a = i if i < j else j
+                    b = j if i < j else i
+                    ang = 6.283185307179586 * unit_hash(seed, a * 1000003 + b, np.int64(0))
+                    sg = 1.0 if i < j else -1.0
+                    sepx += sg * math.cos(ang) * 1e6
+                    sepz += sg * math.sin(ang) * 1e6
+                nsep += 1
+            if d2 < ali_r * ali_r:
+                alix += svel[q, 0]
+                aliz += svel[q, 1]
+                nali += 1
+            if d2 < coh_r * coh_r:
+                cohx += spos[q, 0]
+                cohz += spos[q, 1]
+                ncoh += 1
+    return sepx, sepz, nsep, alix, aliz, nali, cohx, cohz, ncoh
+
+
+@njit
+def policy_force(w, prm, mf, px, pz, vx, vz, hx, hz, ms, dt, tx, tz, final, th, u, s, i,
+                 geom, dims, cell_start, order, spos, svel):  # type: ignore[no-untyped-def]
+    """A simulation character's steering (its policy's weights ``w`` (12,)
+    and parameters ``prm``): the weighted sum, in the default priority order,
+    of separation, arrive, seek, cohesion, alignment and wander, truncated to
+    ``mf``. Seek and arrive go to ``(tx, tz)``: at full speed to an
+    intermediate waypoint; to the ``final`` one seek never passes it in a
+    tick and arrive slows inside ``slow_radius``. ``th`` is the wander angle,
+    ``u`` its noise; flocking reads the neighbour index (``s``: the
+    character's slot in it, ``svel``: velocities in index order). Returns
+    ``(ax, az, new wander angle)``."""
+    inv_dt = 1.0 / dt
+    ax = 0.0
+    az = 0.0
+    nali = 0
+    ncoh = 0
+    alix = 0.0
+    aliz = 0.0
+    cohx = 0.0
+    cohz = 0.0
+    if w[SEPARATION] > 0.0 or w[ALIGNMENT] > 0.0 or w[COHESION] > 0.0:
+        nb_r = prm[P_SEP_R] if prm[P_SEP_R] > prm[P_ALI_R] else prm[P_ALI_R]
+        nb_r = nb_r if nb_r > prm[P_COH_R] else prm[P_COH_R]
+        sepx, sepz, nsep, alix, aliz, nali, cohx, cohz, ncoh = flock_sums(
+            px, pz, s, i, np.int64(0), prm[P_SEP_R], prm[P_ALI_R], prm[P_COH_R], nb_r, geom,
+            dims, cell_start, order, spos, svel)
+        if w[SEPARATION] > 0.0 and nsep > 0:
+            fx, fz = steer(sepx, sepz, ms, vx, vz, mf, inv_dt)
+            ax += fx * w[SEPARATION]
+            az += fz * w[SEPARATION]
+    dx = tx - px
+    dz = tz - pz
+    if w[ARRIVE] > 0.0:
+        if final:
+            fx, fz = arrive_force(dx, dz, ms, vx, vz, mf, dt, inv_dt, prm[P_SLOW], 0.0)
+        else:
+            fx, fz = steer(dx, dz, ms, vx, vz, mf, inv_dt)
+        ax += fx * w[ARRIVE]
+        az += fz * w[ARRIVE]
+    if w[SEEK] > 0.0:
+        sp = ms
+        if final:
+            d = math.sqrt(dx * dx + dz * dz) * inv_dt
+            sp = sp if sp < d else d
+        fx, fz = steer(dx, dz, sp, vx, vz, mf, inv_dt)
+        ax += fx * w[SEEK]
+        az += fz * w[SEEK]
+    if w[COHESION] > 0.0 and ncoh > 0:
+        fx, fz = steer(cohx / ncoh - px, cohz / ncoh - pz, ms, vx, vz, mf, inv_dt)
+        ax += fx * w[COHESION]
+        az += fz * w[COHESION]
+    if w[ALIGNMENT] > 0.0 and nali > 0 and (alix != 0.0 or aliz != 0.0):
+        fx, fz = steer(alix, aliz, ms, vx, vz, mf, inv_dt)
+        ax += fx * w[ALIGNMENT]
+        az += fz * w[ALIGNMENT]
+    if w[WANDER] > 0.0:
+        fx, fz, th = wander_force(u, th, prm[P_JITTER], hx, hz, prm[P_WANDER_R], prm[P_WANDER_D],
+                                  ms, vx, vz, mf, inv_dt)
+        ax += fx * w[WANDER]
+        az += fz * w[WANDER]
+    ax, az = truncate(ax, az, mf)
+    return ax, az, th
+
+
 @njit(inline="always")
 def gcell(v, lo, cs, count):  # type: ignore[no-untyped-def]
     """``floor((v - lo) / cs)``, or -1 / ``count`` outside (no overflow)."""
@@ -348,11 +502,6 @@ def advance(st, wd, ws, params, prio, blend, dt, tick, seed, s0, s1):  # type: i
     nb_r = nb_r if nb_r > coh_r else coh_r
     fca = math.cos(params[P_FEELER])
     fsa = math.sin(params[P_FEELER])
-    hminx = geom[0]
-    hminz = geom[1]
-    hcs = geom[2]
-    hnx = dims[0]
-    hnz = dims[1]
     gw = walk.shape[1]
     gd = walk.shape[0]
     for i in range(s0, s1):
@@ -364,50 +513,13 @@ def advance(st, wd, ws, params, prio, blend, dt, tick, seed, s0, s1):  # type: i
         ms = max_speed[i]
         mf = max_force[i]
         # ---- neighbours (flocking)
-        sepx = 0.0
-        sepz = 0.0
-        nsep = 0
-        alix = 0.0
-        aliz = 0.0
-        nali = 0
-        cohx = 0.0
-        cohz = 0.0
-        ncoh = 0
+        sepx, sepz, nsep, alix, aliz, nali, cohx, cohz, ncoh = 0.0, 0.0, 0, 0.0, 0.0, 0, 0.0, \
+            0.0, 0
         if weights[i, SEPARATION] > 0.0 or weights[i, ALIGNMENT] > 0.0 or \
                 weights[i, COHESION] > 0.0:
-            x0 = _sh.axis_cell(px - nb_r, hminx, hcs, hnx)
-            x1 = _sh.axis_cell(px + nb_r, hminx, hcs, hnx)
-            z0 = _sh.axis_cell(pz - nb_r, hminz, hcs, hnz)
-            z1 = _sh.axis_cell(pz + nb_r, hminz, hcs, hnz)
-            for cz in range(z0, z1 + 1):
-                row = cz * hnx
-                for q in range(cell_start[row + x0], cell_start[row + x1 + 1]):
-                    if q == s:
-                        continue
-                    dx = px - spos[q, 0]
-                    dz = pz - spos[q, 1]
-                    d2 = dx * dx + dz * dz
-                    if d2 < sep_r * sep_r:
-                        if d2 > 0.0:
-                            sepx += dx / d2
-                            sepz += dz / d2
-                        else:
-                            j = order[q]
-                            a = i if i < j else j
-                            b = j if i < j else i
-                            ang = 6.283185307179586 * unit_hash(seed, a * 1000003 + b, np.int64(0))
-                            sg = 1.0 if i < j else -1.0
-                            sepx += sg * math.cos(ang) * 1e6
-                            sepz += sg * math.sin(ang) * 1e6
-                        nsep += 1
-                    if d2 < ali_r * ali_r:
-                        alix += svel[q, 0]
-                        aliz += svel[q, 1]
-                        nali += 1
-                    if d2 < coh_r * coh_r:
-                        cohx += spos[q, 0]
-                        cohz += spos[q, 1]
-                        ncoh += 1
+            sepx, sepz, nsep, alix, aliz, nali, cohx, cohz, ncoh = flock_sums(
+                px, pz, s, i, seed, sep_r, ali_r, coh_r, nb_r, geom, dims, cell_start, order,
+                spos, svel)
         # ---- behaviours, blended
         ax = 0.0
         az = 0.0
@@ -421,16 +533,8 @@ def advance(st, wd, ws, params, prio, blend, dt, tick, seed, s0, s1):  # type: i
             if b == SEEK:
                 fx, fz = steer(target[i, 0] - px, target[i, 1] - pz, ms, vx, vz, mf, inv_dt)
             elif b == ARRIVE:
-                dx = target[i, 0] - px
-                dz = target[i, 1] - pz
-                d = math.sqrt(dx * dx + dz * dz)
-                if d <= params[P_TOL]:
-                    fx, fz = truncate(-vx * inv_dt, -vz * inv_dt, mf)
-                else:
-                    sp = ms * d / params[P_SLOW]
-                    sp = sp if sp < ms else ms
-                    sp = sp if sp < d / dt else d / dt
-                    fx, fz = steer(dx, dz, sp, vx, vz, mf, inv_dt)
+                fx, fz = arrive_force(target[i, 0] - px, target[i, 1] - pz, ms, vx, vz, mf, dt,
+                                      inv_dt, params[P_SLOW], params[P_TOL])
             elif b == FLEE:
                 dx = px - threat[i, 0]
                 dz = pz - threat[i, 1]
@@ -441,19 +545,10 @@ def advance(st, wd, ws, params, prio, blend, dt, tick, seed, s0, s1):  # type: i
                         dz = head[i, 1]
                     fx, fz = steer(dx, dz, ms, vx, vz, mf, inv_dt)
             elif b == WANDER:
-                u = unit_hash(seed, i, tick)
-                th = wander[i] + (u - 0.5) * params[P_JITTER]
-                wander[i] = th
-                hx = head[i, 0]
-                hz = head[i, 1]
-                rr = params[P_WANDER_R]
-                dd = params[P_WANDER_D]
-                c = math.cos(th)
-                sn = math.sin(th)
-                tx = hx * dd + (hx * c - hz * sn) * rr
-                tz = hz * dd + (hx * sn + hz * c) * rr
-                if tx != 0.0 or tz != 0.0:
-                    fx, fz = steer(tx, tz, ms, vx, vz, mf, inv_dt)
+                fx, fz, wander[i] = wander_force(unit_hash(seed, i, tick), wander[i],
+                                                 params[P_JITTER], head[i, 0], head[i, 1],
+                                                 params[P_WANDER_R], params[P_WANDER_D], ms, vx,
+                                                 vz, mf, inv_dt)
             elif b == PURSUE or b == EVADE:
                 j = chase[i] if b == PURSUE else avoid[i]
                 if j >= 0 and j != i:
@@ -508,14 +603,8 @@ def advance(st, wd, ws, params, prio, blend, dt, tick, seed, s0, s1):  # type: i
                     if pi < last:
                         fx, fz = steer(dx, dz, ms, vx, vz, mf, inv_dt)
                     else:
-                        d = math.sqrt(dx * dx + dz * dz)
-                        if d <= params[P_TOL]:
-                            fx, fz = truncate(-vx * inv_dt, -vz * inv_dt, mf)
-                        else:
-                            sp = ms * d / params[P_SLOW]
-                            sp = sp if sp < ms else ms
-                            sp = sp if sp < d / dt else d / dt
-                            fx, fz = steer(dx, dz, sp, vx, vz, mf, inv_dt)
+                        fx, fz = arrive_force(dx, dz, ms, vx, vz, mf, dt, inv_dt,
+                                              params[P_SLOW], params[P_TOL])
             elif b == FLOW:
                 f = flow_id[i]
                 if has_grid and f >= 0:

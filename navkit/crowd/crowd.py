@@ -9,10 +9,13 @@
 >>> np.round(c.positions, 1).tolist()
 [[5.0, 0.0], [5.0, 0.0]]
 
-State is a structure of arrays (one row per agent, in a fixed order) that the
-kernel (:mod:`navkit._kernels.steering`) reads and writes in place; a tick
-allocates nothing. Units: metres, seconds; agents have unit mass, so
-``max_force`` is the largest acceleration (m/s^2). See docs/crowds.md.
+State is navkit's one agent store (:class:`navkit.agents.AgentStore`: a
+structure of arrays, one row per agent in agent order, the IDs 0 .. n-1)
+that the kernel (:mod:`navkit._kernels.steering`) reads and writes in place;
+a tick allocates nothing. Its neighbours come from the one neighbour index
+(:mod:`navkit._kernels.spatial_hash`). Units: metres, seconds; agents have
+unit mass, so ``max_force`` is the largest acceleration (m/s^2). See
+docs/crowds.md.
 """
 
 from __future__ import annotations
@@ -25,11 +28,19 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._kernels import steering as _k
-from ..errors import ConfigError, QueryError
+from ..agents.store import AgentStore, agent_columns
+from ..errors import ConfigError, NavkitError, QueryError
 from ..grid import NavGrid
 from ..query.fanout import fan_out
 from .spatial_hash import as_points, as_threads, split
-from .steering import BLENDINGS, DEFAULT_PRIORITY, SteeringParams, Weights, priority_codes
+from .steering import (
+    BEHAVIOURS,
+    BLENDINGS,
+    DEFAULT_PRIORITY,
+    SteeringParams,
+    Weights,
+    priority_codes,
+)
 
 __all__ = ["Crowd", "MOVING", "ARRIVED", "UNREACHABLE", "STATE_VERSION"]
 
@@ -39,8 +50,30 @@ UNREACHABLE = _k.UNREACHABLE
 #: Version of :meth:`Crowd.state_dict`'s layout.
 STATE_VERSION = 1
 
-_ROW_ARRAYS = ("pos", "vel", "head", "max_speed", "max_force", "weights", "target", "threat",
-               "chase", "avoid", "wander", "path_idx", "flow_id", "status")
+#: The most ticks one :meth:`Crowd.run` call advances (and the tick counter's bound).
+MAX_TICKS = 2**31 - 1
+
+#: The agent store's columns: the shared ones (``pos``, ``vel``, ``speed`` =
+#: ``max_speed``) and the crowd's own.
+COLUMNS = {
+    **agent_columns(),
+    "head": (np.float64, (2,), 0.0),
+    "max_force": (np.float64, (), 0.0),
+    "weights": (np.float64, (len(BEHAVIOURS),), 0.0),
+    "target": (np.float64, (2,), 0.0),
+    "threat": (np.float64, (2,), 0.0),
+    "chase": (np.int32, (), -1),
+    "avoid": (np.int32, (), -1),
+    "wander": (np.float64, (), 0.0),
+    "path_idx": (np.int32, (), 0),
+    "flow_id": (np.int32, (), -1),
+    "status": (np.int8, (), 0),
+}
+#: :meth:`Crowd.state_dict`'s row arrays -> store columns.
+_ROW_ARRAYS = {"pos": "pos", "vel": "vel", "head": "head", "max_speed": "speed",
+               "max_force": "max_force", "weights": "weights", "target": "target",
+               "threat": "threat", "chase": "chase", "avoid": "avoid", "wander": "wander",
+               "path_idx": "path_idx", "flow_id": "flow_id", "status": "status"}
 
 
 def _per_agent(value: Any, n: int, name: str, *, positive: bool = True) -> NDArray[np.float64]:
@@ -130,26 +163,18 @@ class Crowd:
         self._seed = int(seed)
         self._tick = 0
         self._grid = grid
-        # ---- state
-        self._a: dict[str, NDArray[Any]] = {
-            "pos": pos,
-            "vel": np.zeros((n, 2)) if velocities is None else as_points(velocities,
-                                                                            "velocities").copy(),
-            "head": np.zeros((n, 2)),
-            "max_speed": _per_agent(max_speed, n, "max_speed"),
-            "max_force": _per_agent(max_force, n, "max_force"),
-            "weights": np.ascontiguousarray(np.tile(weights.as_array(), (n, 1))),
-            "target": pos.copy(),
-            "threat": pos.copy(),
-            "chase": np.full(n, -1, dtype=np.int32),
-            "avoid": np.full(n, -1, dtype=np.int32),
-            "wander": np.zeros(n),
-            "path_idx": np.zeros(n, dtype=np.int32),
-            "flow_id": np.full(n, -1, dtype=np.int32),
-            "status": np.zeros(n, dtype=np.int8),
-        }
-        if self._a["vel"].shape != (n, 2):
-            raise QueryError(f"velocities: expected shape ({n}, 2), got {self._a['vel'].shape}")
+        # ---- state: the agent store (agent i in row i)
+        vel = np.zeros((n, 2)) if velocities is None else as_points(velocities, "velocities")
+        if vel.shape != (n, 2):
+            raise QueryError(f"velocities: expected shape ({n}, 2), got {vel.shape}")
+        speed_limit = _per_agent(max_speed, n, "max_speed")
+        force = _per_agent(max_force, n, "max_force")
+        self._store = AgentStore(COLUMNS)
+        self._store.append_many(n, pos=pos, vel=vel, speed=speed_limit, max_force=force,
+                                weights=weights.as_array(), target=pos, threat=pos)
+        #: Row arrays by :meth:`state_dict` name (views of the store's columns).
+        self._a: dict[str, NDArray[Any]] = {k: getattr(self._store, c)
+                                            for k, c in _ROW_ARRAYS.items()}
         vel = self._a["vel"]
         speed = np.hypot(vel[:, 0], vel[:, 1])
         head = self._a["head"]
@@ -247,6 +272,12 @@ class Crowd:
     def tick(self) -> int:
         """Ticks run so far."""
         return self._tick
+
+    @property
+    def store(self) -> AgentStore:
+        """The agents' columns (:class:`navkit.agents.AgentStore`, row i = agent i):
+        read them through the read-only properties; the setters validate."""
+        return self._store
 
     @property
     def params(self) -> SteeringParams:
@@ -445,9 +476,13 @@ class Crowd:
         self._tick += 1
 
     def run(self, ticks: int, dt: float) -> None:
-        """``ticks`` steps of ``dt`` seconds (one kernel call for all on one thread)."""
-        if isinstance(ticks, bool) or not isinstance(ticks, (int, np.integer)) or ticks < 0:
-            raise QueryError(f"ticks: expected an integer >= 0, got {ticks!r}")
+        """``ticks`` steps of ``dt`` seconds (one kernel call for all on one thread);
+        ``ticks`` in ``[0, MAX_TICKS]``."""
+        if isinstance(ticks, bool) or not isinstance(ticks, (int, np.integer)) or not (
+                0 <= ticks <= MAX_TICKS):
+            raise QueryError(f"ticks: expected an integer in [0, {MAX_TICKS}], got {ticks!r}")
+        if self._tick + int(ticks) >= 2**62:
+            raise QueryError(f"ticks: the tick counter ({self._tick}) would pass 2**62")
         v = self._dt(dt)
         if self._threads > 1:
             for _ in range(int(ticks)):
@@ -477,38 +512,59 @@ class Crowd:
     @classmethod
     def from_state(cls, state: dict[str, Any], *, threads: int | None = None) -> Crowd:
         """A crowd from :meth:`state_dict`; stepping it continues bit-identically
-        (``threads`` as in :class:`Crowd`)."""
+        (``threads`` as in :class:`Crowd`). Every value is checked as the
+        constructor and the setters check it: ConfigError naming the key."""
         if not isinstance(state, dict) or state.get("version") != STATE_VERSION:
             raise ConfigError(f"expected a crowd state of version {STATE_VERSION}",
                               field="version")
-        gd = state["grid"]
-        grid = None if gd is None else NavGrid(gd["walkable"], cell_size=gd["cell_size"],
-                                               min_x=gd["min_x"], min_z=gd["min_z"],
-                                               weights=gd["weights"])
-        c = cls(state["pos"], grid=grid, params=SteeringParams(**state["params"]),
-                blending=state["blending"], priority=state["priority"], seed=state["seed"],
-                threads=threads)
+        gd = _entry(state, "grid")
+        grid = None if gd is None else _state_grid(gd)
+        params = _entry(state, "params")
+        if not isinstance(params, dict):
+            raise ConfigError(f"expected a dict, got {type(params).__name__}", field="params")
+        try:
+            sp = SteeringParams(**params)
+        except TypeError as e:
+            raise ConfigError(f"not SteeringParams fields ({e})", field="params") from None
+        try:
+            c = cls(_state_array(state, "pos", np.float64, None), grid=grid, params=sp,
+                    blending=_entry(state, "blending"), priority=_entry(state, "priority"),
+                    seed=_entry(state, "seed"), threads=threads)
+        except QueryError as e:  # the positions (shape, range, walkable cells)
+            raise ConfigError(str(e), field="pos") from None
         n = c._n
-        for k in _ROW_ARRAYS:
-            arr = np.asarray(state[k])
-            if arr.shape != c._a[k].shape:
-                raise ConfigError(f"expected shape {c._a[k].shape}, got {arr.shape}", field=k)
-            c._a[k][...] = arr
-        off = np.asarray(state["path_off"], dtype=np.int64)
-        pts = np.asarray(state["path_pts"], dtype=np.float64).reshape(-1, 2)
-        if off.shape != (n + 1,) or off[0] != 0 or off[-1] != len(pts) or np.any(np.diff(off) < 0):
+        rows = {k: _state_array(state, k, c._a[k].dtype, c._a[k].shape) for k in _ROW_ARRAYS}
+        for k in ("max_speed", "max_force"):
+            _per_agent(rows[k], n, k)
+        _check_rows(rows, n)
+        off = _state_array(state, "path_off", np.int64, (n + 1,))
+        pts = _state_array(state, "path_pts", np.float64, None).reshape(-1, 2) \
+            if np.size(_entry(state, "path_pts")) else np.zeros((0, 2))
+        if off[0] != 0 or off[-1] != len(pts) or np.any(np.diff(off) < 0):
             raise ConfigError("path offsets do not match the waypoints", field="path_off")
+        counts = np.diff(off)
+        if np.any(rows["path_idx"] < 0) or np.any(rows["path_idx"] > np.maximum(counts - 1, 0)):
+            raise ConfigError("expected each agent's waypoint index on its path",
+                              field="path_idx")
+        fdir = _state_array(state, "flow_dir", np.int8, None)
+        fcost = _state_array(state, "flow_cost", np.float64, None, finite=False)
+        if fdir.ndim != 3 or fdir.shape[1:] != c._walk.shape or fcost.shape != fdir.shape:
+            raise ConfigError("flow fields do not match the grid", field="flow_dir")
+        if np.any(np.isnan(fcost)):
+            raise ConfigError("contains NaN", field="flow_cost")
+        if np.any(rows["flow_id"] < -1) or np.any(rows["flow_id"] >= len(fdir)):
+            raise ConfigError(f"expected -1 or a flow field id < {len(fdir)}", field="flow_id")
+        tick = _entry(state, "tick")
+        if isinstance(tick, bool) or not isinstance(tick, (int, np.integer)) or not (
+                0 <= tick < 2**62):
+            raise ConfigError(f"expected an integer in [0, 2**62), got {tick!r}", field="tick")
+        for k, arr in rows.items():
+            c._a[k][...] = arr
         c._path_off = off.copy()
         c._path_pts = np.ascontiguousarray(pts)
-        fdir = np.asarray(state["flow_dir"], dtype=np.int8)
-        fcost = np.asarray(state["flow_cost"], dtype=np.float64)
-        if fdir.shape[1:] != c._walk.shape or fcost.shape != fdir.shape:
-            raise ConfigError("flow fields do not match the grid", field="flow_dir")
         c._flow_dir = np.ascontiguousarray(fdir)
         c._flow_cost = np.ascontiguousarray(fcost)
-        if np.any(c._a["flow_id"] >= len(fdir)) or np.any(c._a["chase"] >= n):
-            raise ConfigError("agent references out of range", field="flow_id")
-        c._tick = int(state["tick"])
+        c._tick = int(tick)
         c._pack()
         return c
 
@@ -516,3 +572,58 @@ class Crowd:
         return (f"Crowd(n={self._n}, tick={self._tick}, blending={self._blending}, "
                 f"grid={'none' if self._grid is None else self._grid.shape})")
 
+
+
+def _entry(state: dict[str, Any], key: str) -> Any:
+    try:
+        return state[key]
+    except KeyError:
+        raise ConfigError("missing from the crowd state", field=key) from None
+
+
+def _state_array(state: dict[str, Any], key: str, dtype: Any, shape: tuple[int, ...] | None,
+                 *, finite: bool = True) -> NDArray[Any]:
+    """``state[key]`` as an array of ``dtype`` (and ``shape``), finite unless
+    told; ConfigError naming ``key`` else."""
+    raw = _entry(state, key)
+    try:
+        arr = np.asarray(raw)
+        if arr.dtype == object or (np.issubdtype(np.dtype(dtype), np.integer)
+                                   and arr.size and not np.issubdtype(arr.dtype, np.integer)):
+            raise TypeError(f"dtype {arr.dtype}")
+        arr = np.array(arr, dtype=dtype)
+    except (TypeError, ValueError, OverflowError) as e:
+        raise ConfigError(f"expected an array of {np.dtype(dtype)} ({e})", field=key) from None
+    if shape is not None and arr.shape != shape:
+        raise ConfigError(f"expected shape {shape}, got {arr.shape}", field=key)
+    if finite and arr.dtype.kind == "f" and arr.size and not np.all(np.isfinite(arr)):
+        raise ConfigError("contains NaN or infinite values", field=key)
+    return arr
+
+
+def _check_rows(rows: dict[str, NDArray[Any]], n: int) -> None:
+    """The values :meth:`Crowd.from_state` restores, checked as the setters check them."""
+    for k in ("vel", "target", "threat"):
+        if rows[k].size and float(np.abs(rows[k]).max()) > 1e150:
+            raise ConfigError("values must lie within +-1e150", field=k)
+    w = rows["weights"]
+    if np.any(w < 0) or np.any(w > 1e6):
+        raise ConfigError("expected weights in [0, 1e6]", field="weights")
+    for k in ("chase", "avoid"):
+        if np.any(rows[k] < -1) or np.any(rows[k] >= n):
+            raise ConfigError(f"expected -1 or an agent index < {n}", field=k)
+    if not np.all(np.isin(rows["status"], (MOVING, ARRIVED, UNREACHABLE))):
+        raise ConfigError("expected status codes 0, 1 or 2", field="status")
+
+
+def _state_grid(gd: Any) -> NavGrid:
+    if not isinstance(gd, dict):
+        raise ConfigError(f"expected a dict or None, got {type(gd).__name__}", field="grid")
+    try:
+        return NavGrid(_entry(gd, "walkable"), cell_size=_entry(gd, "cell_size"),
+                       min_x=_entry(gd, "min_x"), min_z=_entry(gd, "min_z"),
+                       weights=_entry(gd, "weights"))
+    except ConfigError as e:
+        raise ConfigError(e.reason, field=f"grid.{e.field}" if e.field else "grid") from None
+    except (NavkitError, TypeError, ValueError) as e:
+        raise ConfigError(str(e), field="grid") from None

@@ -24,18 +24,34 @@ pass, contiguous cell runs, rows of cells scanned as one range). When the box
 would need more than ``max(4 n, 4096)`` cells the cell size doubles until it
 fits, so a few far outliers cost speed, never correctness. Every answer is
 sorted by distance, then point index (``d <= r`` for radius queries, as
-``scipy.spatial.cKDTree.query_ball_point``).
+``scipy.spatial.cKDTree.query_ball_point``), except that a radius below
+``2**-400`` m compares coordinates scaled by ``2**600`` (exact: a power of
+two), so the square of a tiny distance does not round to zero: a radius-0
+query answers only the points at distance 0. k-nearest answers rank the
+float64 squares (distances below about 1e-154 tie at 0, then rank by index).
+
+The grid and its queries are navkit's one neighbour index
+(:mod:`navkit._kernels.spatial_hash`), the one the crowd tick and the
+simulation's movement guard and ORCA also run on.
+
+**Threads.** One hash may be shared between threads: every method holds the
+hash's lock while it reads or writes its buffers, so concurrent calls run one
+after the other and give the answers they give alone (``query_radius_all``
+still runs on several threads inside). The ``reuse=True`` views are
+overwritten by the next ``reuse=True`` call from any thread.
 """
 
 from __future__ import annotations
 
 import math
+import threading
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._kernels import spatial_hash as _k
+from ..agents.index import index_buffers
 from ..errors import QueryError
 from ..query.fanout import fan_out, max_threads
 
@@ -43,6 +59,8 @@ __all__ = ["SpatialHash", "as_points", "as_point", "as_radius", "as_threads", "s
 
 #: Fewer points than this per thread: one thread (starting threads costs more).
 MIN_PER_THREAD = 4096
+#: The most entries one answer array may hold (``knn_all``'s ``n * k``).
+MAX_ANSWER = 2**31 - 1
 
 
 def as_points(values: ArrayLike, name: str) -> NDArray[np.float64]:
@@ -121,6 +139,11 @@ def _as_count(value: Any, name: str) -> int:
     return int(value)
 
 
+def _scale(r: float) -> float:
+    """The coordinate scale of a radius query (docs: tiny radii compare scaled)."""
+    return _k.SCALE if r < _k.TINY_R else 1.0
+
+
 class SpatialHash:
     """Points ``(n, 2)`` (world x, z, metres) sorted into square cells of
     ``cell_size`` metres, for radius and k-nearest queries.
@@ -130,9 +153,14 @@ class SpatialHash:
     (a game tick: no allocation once the buffers are large enough). Query
     answers are new arrays, except ``query_radius_all(r, reuse=True)``.
     A cell size near the usual query radius is best (3 x 3 cells per query).
+
+    Safe to share between threads: each method holds the hash's lock while it
+    runs (calls from several threads run one at a time, each with its own
+    answer; see the module docstring).
     """
 
     def __init__(self, positions: ArrayLike, cell_size: float):
+        self._lock = threading.Lock()
         self._cell_size = as_radius(cell_size, "cell_size", positive=True)
         self._cap = -1
         self._geom = np.zeros(5, dtype=np.float64)
@@ -144,7 +172,7 @@ class SpatialHash:
         # query_radius_all(reuse=True) answers (grow-only)
         self._out_idx = np.zeros(0, dtype=np.int32)
         self._box = (0.0, 0.0, 0.0, 0.0)
-        self.rebuild(positions)
+        self._replace(as_points(positions, "positions"))
 
     def rebuild(self, positions: ArrayLike) -> None:
         """Replace every point by ``positions`` (m, 2) (any m) and re-sort them:
@@ -152,6 +180,10 @@ class SpatialHash:
         cell size asked for at construction. Buffers are kept and grow only, so
         a tick that rebuilds the hash of the same agents allocates nothing."""
         pos = as_points(positions, "positions")
+        with self._lock:
+            self._replace(pos)
+
+    def _replace(self, pos: NDArray[np.float64]) -> None:
         n = len(pos)
         if n >= 2**31 - 1:
             raise QueryError(f"positions: at most {2**31 - 2} points, got {n}")
@@ -175,21 +207,18 @@ class SpatialHash:
         cap = max(n, 2 * self._cap)
         self._cap = cap
         self._pos_buf = np.zeros((cap, 2), dtype=np.float64)
-        self._cell_start = np.zeros(max(4 * cap, 4096) + 1, dtype=np.int32)
-        self._order_buf = np.zeros(cap, dtype=np.int32)
-        self._slot_buf = np.zeros(cap, dtype=np.int32)
-        self._cellid_buf = np.zeros(cap, dtype=np.int32)
-        self._spos_buf = np.zeros((cap, 2), dtype=np.float64)
-        self._counts_buf = np.zeros(cap, dtype=np.int32)  # query_radius_all: pairs past the stencil
+        ix = index_buffers(cap, max(4 * cap, 4096))  # the index (geometry: self._geom)
+        self._cell_start, self._order_buf, self._slot_buf = ix.cell_start, ix.order, ix.slot
+        self._spos_buf, self._cellid_buf = ix.spos, ix.cellid
+        # query_radius_all: pairs past the stencil, wide slots, the runs' cursors
+        self._counts_buf = np.zeros(cap, dtype=np.int32)
         self._wide_buf = np.zeros(cap, dtype=np.uint8)
-        self._rstart_buf = np.zeros(cap, dtype=np.int64)
-        self._ostart_buf = np.zeros(cap, dtype=np.int64)
-        self._cur_buf = np.zeros(cap, dtype=np.int64)
-        self._cur2_buf = np.zeros(cap, dtype=np.int64)
-        self._soff_buf = np.zeros(cap, dtype=np.int64)
+        (self._rstart_buf, self._ostart_buf, self._cur_buf, self._cur2_buf,
+         self._soff_buf) = (np.zeros(cap, dtype=np.int64) for _ in range(5))
+        self._out_off = np.zeros(cap + 1, dtype=np.int64)
+        # query_radius: its answer before the copy
         self._qidx_buf = np.zeros(cap, dtype=np.int32)
         self._qd2_buf = np.zeros(cap, dtype=np.float64)
-        self._out_off = np.zeros(cap + 1, dtype=np.int64)
 
     def _rebuild(self) -> None:
         _k.build(self._pos, self._cell_size, self._max_cells, self._geom, self._dims,
@@ -232,9 +261,11 @@ class SpatialHash:
         (``d <= r``), sorted by distance then index."""
         px, pz = as_point(point)
         rv = as_radius(r)
-        c = int(_k.radius_point(px, pz, rv, -1, self._geom, self._dims, self._cell_start,
-                                self._order, self._spos, self._qidx, self._qd2, 0, self._n))
-        return self._qidx[:c].copy()
+        with self._lock:
+            c = int(_k.radius_point(px, pz, rv, _scale(rv), -1, self._geom, self._dims,
+                                    self._cell_start, self._order, self._spos, self._qidx,
+                                    self._qd2, 0, self._n))
+            return self._qidx[:c].copy()
 
     def query_radius_all(self, r: float, *, threads: int | None = None, reuse: bool = False
                          ) -> tuple[NDArray[np.int64], NDArray[np.int32]]:
@@ -256,6 +287,38 @@ class SpatialHash:
         cell rows (one range when the grid has too few rows); the answer is
         the same for any thread count."""
         rv = as_radius(r)
+        nt = as_threads(threads, self._n)
+        with self._lock:
+            if rv < _k.TINY_R:
+                return self._tiny_radius_all(rv, reuse)
+            return self._radius_all(rv, nt, reuse)
+
+    def _tiny_radius_all(self, rv: float, reuse: bool
+                         ) -> tuple[NDArray[np.int64], NDArray[np.int32]]:
+        """``query_radius_all`` for a radius below ``2**-400`` m: point by point,
+        on scaled coordinates (the module docstring), one thread."""
+        n = self._n
+        offsets = self._out_off[:n + 1] if reuse else np.empty(n + 1, dtype=np.int64)
+        offsets[0] = 0
+        args = (rv, _k.SCALE, self._geom, self._dims, self._cell_start, self._order, self._slot,
+                self._spos, offsets)
+        _k.radius_each(*args, self._out_idx[:0], self._qd2[:0], False)
+        np.cumsum(offsets, out=offsets)
+        total = int(offsets[n])
+        indices = self._indices(total, reuse)
+        _k.radius_each(*args, indices, np.empty(total, dtype=np.float64), True)
+        return self._answer(offsets, indices, reuse)
+
+    def _indices(self, total: int, reuse: bool) -> NDArray[np.int32]:
+        """An answer's indices array: new, or a view of the kept buffer (grown)."""
+        if not reuse:
+            return np.empty(total, dtype=np.int32)
+        if self._out_idx.shape[0] < total:
+            self._out_idx = np.zeros(total + total // 4 + 64, dtype=np.int32)
+        return self._out_idx[:total]
+
+    def _radius_all(self, rv: float, threads: int, reuse: bool
+                    ) -> tuple[NDArray[np.int64], NDArray[np.int32]]:
         n = self._n
         offsets = self._out_off[:n + 1] if reuse else np.empty(n + 1, dtype=np.int64)
         if n == 0:
@@ -264,7 +327,7 @@ class SpatialHash:
             return self._answer(offsets, indices, reuse)
         nx, nz = int(self._dims[0]), int(self._dims[1])
         k = self._stencil(rv)
-        rows = self._row_split(as_threads(threads, n), nx, nz, k)
+        rows = self._row_split(threads, nx, nz, k)
         nt = len(rows)
         rstart, ostart = self._rstart_buf[:n], self._ostart_buf[:n]
         cur, cur2 = self._cur_buf[:n], self._cur2_buf[:n]
@@ -293,12 +356,7 @@ class SpatialHash:
             cols = max(widest + widest // 4, self._tmp_idx.shape[1])
             self._tmp_idx = np.zeros((nt, cols), dtype=np.int32)
             self._tmp_d2 = np.zeros((nt, cols), dtype=np.float64)
-        if not reuse:
-            indices = np.empty(total, dtype=np.int32)
-        else:
-            if self._out_idx.shape[0] < total:
-                self._out_idx = np.zeros(total + total // 4 + 64, dtype=np.int32)
-            indices = self._out_idx[:total]
+        indices = self._indices(total, reuse)
         starts = self._cell_start
 
         def emit(t: int) -> None:
@@ -343,23 +401,30 @@ class SpatialHash:
         """Indices (int32) of the ``min(k, n)`` points nearest ``point``, sorted
         by distance then index."""
         px, pz = as_point(point)
-        kk = min(_as_count(k, "k"), self._n)
-        out = np.empty(kk, dtype=np.int32)
-        d2 = np.empty(kk, dtype=np.float64)
-        c = int(_k.knn_point(px, pz, kk, -1, self._geom, self._dims, self._cell_start,
-                             self._order, self._spos, out, d2, 0))
-        return out[:c]
+        kc = _as_count(k, "k")
+        with self._lock:
+            kk = min(kc, self._n)
+            out = np.empty(kk, dtype=np.int32)
+            d2 = np.empty(kk, dtype=np.float64)
+            c = int(_k.knn_point(px, pz, kk, -1, self._geom, self._dims, self._cell_start,
+                                 self._order, self._spos, out, d2, 0))
+            return out[:c]
 
     def knn_all(self, k: int) -> NDArray[np.int32]:
         """Each point's ``k`` nearest other points, int32 ``(n, k)``, sorted by
         distance then index; ``-1`` pads rows when ``k >= n``."""
         kk = _as_count(k, "k")
-        out = np.empty(self._n * kk, dtype=np.int32)
-        d2 = np.empty(self._n * kk, dtype=np.float64)
-        if kk:
-            _k.knn_all(kk, self._geom, self._dims, self._cell_start, self._order, self._slot,
-                       self._spos, out, d2)
-        return out.reshape(self._n, kk)
+        with self._lock:
+            n = self._n
+            if kk > MAX_ANSWER or n * kk > MAX_ANSWER:
+                raise QueryError(f"k: knn_all answers n x k = {n} x {kk} entries, at most "
+                                 f"{MAX_ANSWER} (columns past n - 1 = {n - 1} are -1 padding)")
+            out = np.empty(n * kk, dtype=np.int32)
+            d2 = np.empty(n * kk, dtype=np.float64)
+            if kk:
+                _k.knn_all(kk, self._geom, self._dims, self._cell_start, self._order, self._slot,
+                           self._spos, out, d2)
+            return out.reshape(n, kk)
 
     # ----------------------------------------------------------------- update
     def update(self, indices: ArrayLike, new_positions: ArrayLike) -> None:
@@ -382,13 +447,19 @@ class SpatialHash:
         if len(new) != len(idx):
             raise QueryError(f"new_positions: expected {len(idx)} rows like indices, "
                              f"got {len(new)}")
-        if idx.size and (int(idx.min()) < 0 or int(idx.max()) >= self._n):
+        if idx.size and (int(idx.min()) < 0 or int(idx.max()) >= 2**31 - 1):
             raise QueryError(f"indices: must lie in [0, {self._n - 1}]")
         idx32 = idx.astype(np.int32)
         if len(np.unique(idx32)) != len(idx32):
             raise QueryError("indices: must be distinct")
         if not len(idx32):
             return
+        with self._lock:
+            if int(idx32.max()) >= self._n:
+                raise QueryError(f"indices: must lie in [0, {self._n - 1}]")
+            self._move(idx32, new)
+
+    def _move(self, idx32: NDArray[np.int32], new: NDArray[np.float64]) -> None:
         self._pos[idx32] = new
         x0, z0, x1, z1 = self._box
         inside = bool(np.all((new[:, 0] >= x0) & (new[:, 0] <= x1)

@@ -10,8 +10,9 @@ movement guard (§9.1-§9.5) still checks every step. ``"none"`` (the default)
 is the simulation without it, bit for bit.
 
 :class:`OrcaWorkspace` owns every buffer the kernel writes (sized to the
-character count and, for the neighbour hash, to the map, the largest radius
-and the fastest walker) and builds the kernel's argument tuple.
+character count and, for the neighbour index
+(:func:`navkit.agents.index.map_index`), to the map, the largest radius and
+the fastest walker) and builds the kernel's argument tuple.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from .._kernels.orca import OrcaArgs
+from ..agents.index import map_index
 from ..errors import ConfigError
 from .constants import (
     AVOIDANCE_MODES,
@@ -71,11 +73,11 @@ class OrcaWorkspace:
         self._wall_d = np.zeros(kw, dtype=np.float64)
         self._wall_c = np.zeros(kw, dtype=np.int64)
         self._nb_d = np.zeros(k, dtype=np.float64)
-        self._nb_j = np.zeros(k, dtype=np.int32)
+        self._nb_j = np.zeros(k, dtype=np.int64)
         self._vec = np.zeros(4, dtype=np.float64)
         self._n = -1
         self._key: tuple[Any, ...] | None = None
-        self._hash: tuple[Any, ...] = ()
+        self._index: tuple[Any, ...] = ()
 
     def _size(self, n: int) -> None:
         if n == self._n:
@@ -84,9 +86,7 @@ class OrcaWorkspace:
         self._vpref = np.zeros((n, 2), dtype=np.float64)
         self._vnew = np.zeros((n, 2), dtype=np.float64)
         self._changed = np.zeros(n, dtype=np.uint8)
-        self._order = np.zeros(n, dtype=np.int32)
         self._nearest = np.zeros(n, dtype=np.int32)
-        self._spos = np.zeros((n, 2), dtype=np.float64)
         self._sreach = np.zeros(n, dtype=np.float64)
         #: uint8 (n,), int32 (n,), uint8 (n,), float64 (n,): tick_orca's work arrays.
         self.walking = np.zeros(n, dtype=np.uint8)
@@ -106,24 +106,13 @@ class OrcaWorkspace:
         key = (rmax, vmax, min_x, min_z, ex, ez, a.n, dt)
         if key != self._key:
             # a neighbour that can matter lies within r_i + r_j + tau (v_i + v_j),
-            # two buckets (the kernel scans 5 x 5)
-            h = max(rmax + self.tau * vmax, 1e-3) * (1.0 + 1e-9) + 1e-9
-            limit = max(8 * a.n, 1 << 16)
-            while True:
-                gw = int(ex // h) + 1
-                gd = int(ez // h) + 1
-                if gw * gd <= limit:
-                    break
-                h *= 2.0
+            # two cells (the kernel scans 5 x 5)
             self._key = key
-            self._hash = (float(h), float(min_x), float(min_z), int(gw), int(gd),
-                          np.zeros(gw * gd + 1, dtype=np.int32), np.zeros(gw * gd, dtype=np.int32))
-        h, ox, oz, gw, gd, head, cursor = self._hash
+            self._index = map_index(rmax + self.tau * vmax, min_x, min_z, ex, ez, a.n)
         return tuple(OrcaArgs(
             vel=a.vel, vpref=self._vpref, vnew=self._vnew, changed=self._changed,
             lines=self._lines, proj=self._proj, nb_d=self._nb_d, nb_j=self._nb_j,
-            h=h, ox=ox, oz=oz, gw=gw, gd=gd, head=head, cursor=cursor, order=self._order,
-            tau=self.tau, margin=self.margin, dt=float(dt), vec=self._vec,
+            index=self._index, tau=self.tau, margin=self.margin, dt=float(dt), vec=self._vec,
             nearest=self._nearest, wall_d=self._wall_d, wall_c=self._wall_c,
-            tau_wall=self.tau_wall, spos=self._spos, sreach=self._sreach,
+            tau_wall=self.tau_wall, sreach=self._sreach,
         ))

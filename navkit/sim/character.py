@@ -10,6 +10,7 @@ from typing import Any, Protocol
 import numpy as np
 from numpy.typing import NDArray
 
+from ..crowd.policy import SteeringPolicy, check_policy
 from .events import SimStats, TickEvents
 from .kinds import AnimationState, CharacterKind
 from .orders import Orders
@@ -112,6 +113,17 @@ class Character:
     @alive.setter
     def alive(self, value: bool) -> None:
         self._state.alive[self.slot] = check_field(CHARACTER, "alive", value)
+
+    @property
+    def policy(self) -> SteeringPolicy | None:
+        """The steering policy the tick applies to this character (None: it
+        follows its path; docs/simulation.md "Steering policies")."""
+        return self._state.policy_of(self.slot)
+
+    def set_policy(self, policy: SteeringPolicy | None) -> None:
+        """Steer this character with ``policy`` from the next tick on (None:
+        back to plain path following). The movement guard checks every step."""
+        self._state.set_policy(self.slot, check_policy(policy))
 
     @property
     def enabled(self) -> bool:

@@ -40,6 +40,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from ..crowd.policy import check_policy
 from ..errors import ConfigError, QueryError
 from . import snapshot
 from .avoidance import check_avoidance
@@ -93,6 +94,10 @@ class Location:
     record
         A :class:`~navkit.corpus.QueryRecorder`, path or text file: log every
         plan to a query corpus (:meth:`record_queries`, docs/corpora.md).
+    policy
+        A :class:`~navkit.crowd.SteeringPolicy` every character added gets
+        (``Character.set_policy`` changes one; scene key ``policy``;
+        docs/simulation.md "Steering policies").
 
     >>> import numpy as np, navkit
     >>> grid = navkit.NavGrid(np.ones((10, 20), bool), cell_size=0.5, agent_radius=0.3)
@@ -107,7 +112,7 @@ class Location:
 
     def __init__(self, navigation: Any, *, tick_rate: float = DEFAULT_TICK_RATE,
                  map_path: str | Path | None = None, navigation_mode: str = "grid",
-                 avoidance: str = "none", record: Any = None):
+                 avoidance: str = "none", record: Any = None, policy: Any = None):
         view = as_map_view(navigation, path=map_path, mode=navigation_mode)
         self._record: Any = None
         #: ``"none"`` or ``"orca"`` (docs/rules.md §9.6).
@@ -120,6 +125,7 @@ class Location:
         #: Called as ``on_interaction(actor, npc)`` for every interaction event.
         self.on_interaction: Callable[[Character, Character], Any] | None = None
         self._state = SimState()
+        self._state.default_policy = check_policy(policy)
         self._planner = Planner(self._state, view, SimStats())
         self._orders = Orders(self._planner)
         self._movement = MovementPhase(self._state, self.avoidance)

@@ -32,12 +32,15 @@ import numbers
 import sys
 import warnings
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 import numpy as np
 
 from .._kernels.geometry import MAX_COORD
+from ..casing import to_camel
+from ..crowd.policy import POLICY_BEHAVIOURS
+from ..crowd.steering import SteeringParams
 from ..errors import ConfigError
 from ..level import NavkitWarning
 from .constants import (
@@ -51,7 +54,7 @@ from .state import NEED_FOLLOW, NEED_FORCED
 
 __all__ = [
     "Rule", "Ref", "check", "check_fields", "check_field", "check_id",
-    "SCENE", "CHARACTER", "FOLLOW", "STATS", "COMMANDS", "FORMAT",
+    "SCENE", "CHARACTER", "FOLLOW", "POLICY", "STATS", "COMMANDS", "FORMAT",
     "MAX_COORD", "MAX_LENGTH", "MAX_INT32", "MAX_TICK", "MAX_COUNT", "MAX_ID",
     "MIN_TICK_RATE", "MAX_TICK_RATE", "MAX_FACING",
 ]
@@ -142,6 +145,18 @@ FOLLOW: dict[str, Rule] = {
     "onPath": FLAG,
 }
 
+#: A steering policy (``policy``, ``characters[i].policy``; docs/simulation.md
+#: "Steering policies"): behaviour weights, parameters (camelCase
+#: ``SteeringParams`` fields) and ``maxForce``; :class:`~navkit.crowd.SteeringPolicy`
+#: checks the rest (``slowRadius`` > 0, ...).
+POLICY: dict[str, Rule] = {
+    "weights": Rule("object", unknown="error", fields={
+        b: Rule("number", lo=0.0, hi=1e6) for b in POLICY_BEHAVIOURS}),
+    "params": Rule("object", unknown="error", fields={
+        to_camel(f.name): Rule("number", lo=0.0, hi=1e9) for f in fields(SteeringParams)}),
+    "maxForce": Rule("number", lo=0.0, open_lo=True, hi=1e9),
+}
+
 #: One character: its configuration (a scene) and its saved state (docs/rules.md §12.5).
 CHARACTER: dict[str, Rule] = {
     "id": Rule("id", required=True),
@@ -174,7 +189,11 @@ CHARACTER: dict[str, Rule] = {
     "shortPlan": FLAG,
     "follow": Rule("object", null=True, fields=FOLLOW),
     # docs/rules.md §9.6: the velocity over the last tick (m/s), saved with avoidance on
+    # or a steering policy in the location
     "velocity": Rule("point", lo=-MAX_LENGTH, hi=MAX_LENGTH),
+    # the character's steering policy (null: none) and its wander angle (rad)
+    "policy": Rule("object", null=True, unknown="error", fields=POLICY),
+    "wanderAngle": Rule("number"),
 }
 
 #: ``stats``: the counters of :class:`~navkit.sim.SimStats`.
@@ -190,6 +209,7 @@ SCENE: dict[str, Rule] = {
     "navigation": Rule("level", required=True),
     "navigationMode": Rule("choice", choices=("grid", "mesh")),
     "avoidance": Rule("choice", choices=AVOIDANCE_MODES),
+    "policy": Rule("object", null=True, unknown="error", fields=POLICY),
     "tickRate": Rule("number", lo=MIN_TICK_RATE, hi=MAX_TICK_RATE),
     "tick": Rule("integer", lo=0, hi=MAX_TICK),
     "characters": Rule("list", item=Rule("object", fields=CHARACTER)),

@@ -23,6 +23,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from ..crowd.policy import SteeringPolicy
 from ..errors import ConfigError, FormatError, NavkitError, unknown_name_message
 from ..formats import load_grid
 from ..level import NavLevel, parse_level, read_level
@@ -37,6 +38,7 @@ from .state import SimState
 __all__ = [
     "SCENE_KEYS", "CHARACTER_KEYS", "FOLLOW_KEYS", "FORMAT", "SavedLocation", "CheckedScene",
     "read_scene", "populate", "character_entry", "restore_character", "character_dict",
+    "policy_from",
     "location_dict", "read_json", "parse_json", "read_error", "file_path", "save_location",
 ]
 
@@ -174,6 +176,7 @@ def populate(scene: CheckedScene, a: SimState, add_character: Callable[..., obje
     ``stats`` (None: none).
     """
     chars = scene.values.get("characters", [])
+    a.default_policy = policy_from(scene.values.get("policy"), "policy")
     for i, c in enumerate(chars):
         sid, kwargs = character_entry(c)
         try:
@@ -181,14 +184,24 @@ def populate(scene: CheckedScene, a: SimState, add_character: Callable[..., obje
         except ConfigError as e:
             pre = f"characters[{i}]"
             raise ConfigError(e.reason, field=f"{pre}.{e.field}" if e.field else pre) from None
-    for c in chars:
-        restore_character(a, c)
+    for i, c in enumerate(chars):
+        try:
+            restore_character(a, c)
+        except ConfigError as e:
+            raise ConfigError(e.reason, field=f"characters[{i}].{e.field}") from None
     level = scene.navigation if isinstance(scene.navigation, NavLevel) else None
     for cmd in scene.commands:
         _check_map_command(cmd, level)
         schedule(cmd)
     stats = scene.values.get("stats")
     return scene.values.get("tick", 0), None if stats is None else SimStats.from_json_dict(stats)
+
+
+def policy_from(value: Any, fld: str) -> SteeringPolicy | None:
+    """A checked ``policy`` object as a :class:`~navkit.crowd.SteeringPolicy`
+    (None: none); ConfigError naming ``fld`` and the key for what the schema
+    leaves to the policy (``slowRadius`` > 0, ...)."""
+    return None if value is None else SteeringPolicy.from_json(value, field=fld)
 
 
 def character_entry(c: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
@@ -226,6 +239,10 @@ def restore_character(a: SimState, c: dict[str, Any]) -> None:
         a.anim[s] = AnimationState[c["animation"]].value
     if "velocity" in c:
         a.vel[s] = c["velocity"]
+    if "policy" in c:
+        a.set_policy(s, policy_from(c["policy"], "policy"))
+    if "wanderAngle" in c:
+        a.wander[s] = c["wanderAngle"]
     f = c.get("follow")
     if f is not None:
         a.f_target[s] = slot(f["target"])
@@ -309,9 +326,12 @@ def _ref(a: SimState, slot: int) -> Any:
     return None if slot < 0 else a.id_of(slot)
 
 
-def character_dict(a: SimState, s: int, *, velocity: bool = False) -> dict[str, Any]:
+def character_dict(a: SimState, s: int, *, velocity: bool = False,
+                   policy: bool = False) -> dict[str, Any]:
     """Slot ``s``'s full state as a scene character object (exact floats);
-    ``velocity`` adds the last tick's velocity (read with avoidance on)."""
+    ``velocity`` adds the last tick's velocity (read with avoidance on or
+    steering policies), ``policy`` the steering policy (null: none) and, with
+    one, the wander angle."""
     n = int(a.wp_n[s])
     follow: dict[str, Any] | None = None
     if a.f_target[s] >= 0:
@@ -356,6 +376,11 @@ def character_dict(a: SimState, s: int, *, velocity: bool = False) -> dict[str, 
     }
     if velocity:
         out["velocity"] = _pair(a.vel[s])
+    own = a.policy_of(s)
+    if policy or own is not None:
+        out["policy"] = None if own is None else own.to_json()
+    if own is not None:
+        out["wanderAngle"] = float(a.wander[s])
     return out
 
 
@@ -368,12 +393,19 @@ def location_dict(loc: SavedLocation, *, base: Path | None = None,
     """
     loc.sync_map()  # a map edited behind the location's back: mark the replans now
     a = loc.state
-    return {
+    velocity = loc.avoidance != "none" or a.steered()
+    default = a.default_policy
+    head: dict[str, Any] = {
         "format": FORMAT,
         "navigation": loc.map.to_json(base, sidecar),
+    }
+    if default is not None:
+        head["policy"] = default.to_json()
+    return {
+        **head,
         "tickRate": loc.tick_rate,
         "tick": loc.tick,
-        "characters": [character_dict(a, s, velocity=loc.avoidance != "none")
+        "characters": [character_dict(a, s, velocity=velocity, policy=default is not None)
                        for s in range(a.n)],
         "commands": [c.raw for c in loc.pending_commands],
         "stats": loc.stats.to_json_dict(),

@@ -2,10 +2,17 @@
 
 :class:`SimState` holds every per-character value a tick reads or writes as
 structure-of-arrays numpy arrays indexed by **slot**, and the stable IDs of
-the slots. Slots are ordered by stable ID (:func:`id_sort_key`: integers
-first, numerically, then strings by code point), so every loop over slots is
-a loop in stable-ID order. Adding a character inserts a row (the rows after
-it move up one slot, and slot-valued fields are renumbered to match).
+the slots. It is navkit's one agent store (:class:`navkit.agents.AgentStore`,
+the storage of a free :class:`~navkit.crowd.Crowd` too) with the character
+columns: ``pos``, ``vel`` and ``speed`` are the store's shared columns. Slots
+are ordered by stable ID (:func:`id_sort_key`: integers first, numerically,
+then strings by code point), so every loop over slots is a loop in stable-ID
+order. Adding a character inserts a row (the rows after it move up one slot,
+and slot-valued fields are renumbered to match).
+
+Characters with a steering policy (:class:`~navkit.crowd.SteeringPolicy`)
+keep its index in :attr:`SimState.policy` (into :attr:`SimState.policies`),
+their wander angle in ``wander``, and a noise key from their ID in ``noise``.
 
 The movement kernel reads these arrays in the groups of
 :mod:`navkit._kernels.layouts` (``BodyArgs``, ``NavArgs``, ``RetryArgs``,
@@ -17,7 +24,7 @@ are checked against :mod:`navkit.sim.schema`).
 
 from __future__ import annotations
 
-import bisect
+import hashlib
 import math
 from typing import Any
 
@@ -25,6 +32,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .._kernels.geometry import MAX_COORD
+from ..agents.store import AgentStore, agent_columns, id_sort_key
+from ..crowd.policy import SteeringPolicy, check_policy
 from ..errors import QueryError, shown
 from .constants import (
     DEFAULT_COLLISION_RADIUS,
@@ -43,6 +52,7 @@ __all__ = [
     "NEED_FOLLOW",
     "id_sort_key",
     "as_point",
+    "noise_key",
 ]
 
 #: ``need_plan`` bit: a map change forces a replan.
@@ -55,9 +65,8 @@ _INITIAL_WAYPOINTS = 16
 #: Every per-slot field: name -> (dtype, shape of one row, value of a new row).
 #: The waypoint buffer ``wp`` is apart (its second axis grows on demand).
 FIELDS: dict[str, tuple[Any, tuple[int, ...], float]] = {
-    "pos": (np.float64, (2,), 0.0),
+    **agent_columns(speed=DEFAULT_WALK_SPEED),  # pos, vel, speed: shared with a Crowd
     "facing": (np.float64, (), 0.0),
-    "speed": (np.float64, (), DEFAULT_WALK_SPEED),
     "rot": (np.float64, (), DEFAULT_ROTATION_SPEED),
     "rc": (np.float64, (), DEFAULT_MOVEMENT_CONTACT_RADIUS),
     "ra": (np.float64, (), DEFAULT_COLLISION_RADIUS),
@@ -88,17 +97,19 @@ FIELDS: dict[str, tuple[Any, tuple[int, ...], float]] = {
     "need_plan": (np.uint8, (), 0),
     "partial": (np.uint8, (), 0),
     "short": (np.uint8, (), 0),
-    "vel": (np.float64, (2,), 0.0),
+    "policy": (np.int32, (), -1),
+    "wander": (np.float64, (), 0.0),
+    "noise": (np.uint64, (), 0),
 }
 #: Fields that hold a slot (-1: none); renumbered when rows move.
 SLOT_FIELDS = ("rblocker", "f_target")
 
 
-def id_sort_key(stable_id: Any) -> tuple[int, Any]:
-    """Stable-ID order: integers first (numerically), then strings (by code point)."""
-    if isinstance(stable_id, str):
-        return (1, stable_id)
-    return (0, int(stable_id))
+def noise_key(stable_id: Any) -> int:
+    """A character's wander noise key: the first 8 bytes of BLAKE2b of
+    ``str(id)`` (UTF-8) as a little-endian uint64, the same on every machine."""
+    digest = hashlib.blake2b(str(stable_id).encode("utf-8"), digest_size=8).digest()
+    return int.from_bytes(digest, "little")
 
 
 def as_point(value: Any, name: str) -> tuple[float, float]:
@@ -116,7 +127,7 @@ def as_point(value: Any, name: str) -> tuple[float, float]:
     return (float(arr[0]), float(arr[1]))
 
 
-class SimState:
+class SimState(AgentStore):
     """The per-character arrays of a location, one row per slot, and the slots' IDs.
 
     Every field below is an array with ``n`` rows (``n`` = number of
@@ -216,59 +227,64 @@ class SimState:
     #: uint8 (n,): walking a planned path to the target.
     on_path: NDArray[np.uint8]
 
+    # ------------------------------------------------------------- steering
+    #: int32 (n,): index of the character's steering policy in :attr:`policies` (-1: none).
+    policy: NDArray[np.int32]
+    #: float64 (n,), rad: the wander circle's angle (read and written by a policy tick).
+    wander: NDArray[np.float64]
+    #: uint64 (n,): the wander noise key of the ID (:func:`noise_key`).
+    noise: NDArray[np.uint64]
+
     def __init__(self) -> None:
-        #: Number of rows (characters).
-        self.n = 0
-        #: Counts every replacement of the field views (added rows, a grown waypoint buffer).
-        self.generation = 0
-        self._cap = 0
-        self._ids: list[Any] = []
-        self._keys: list[tuple[int, Any]] = []
-        self._index: dict[Any, int] = {}
-        self._bufs: dict[str, NDArray[Any]] = {}
-        for name, (dt, shape, default) in FIELDS.items():
-            self._bufs[name] = np.full((0, *shape), default, dtype=dt)
-        self._bufs["wp"] = np.zeros((0, _INITIAL_WAYPOINTS, 2), dtype=np.float64)
-        self._views()
+        super().__init__({**FIELDS, "wp": (np.float64, (_INITIAL_WAYPOINTS, 2), 0.0)},
+                         slot_columns=SLOT_FIELDS)
+        #: The steering policies the characters use (``policy`` indexes it).
+        self.policies: list[SteeringPolicy] = []
+        #: The policy a character added from now on gets (None: none).
+        self.default_policy: SteeringPolicy | None = None
+        #: Counts the policy changes (a new table entry or a character's policy).
+        self.policy_version = 0
 
-    # ------------------------------------------------------------- slots
-    def __len__(self) -> int:
-        return self.n
-
-    def __contains__(self, stable_id: object) -> bool:
-        return stable_id in self._index
-
-    @property
-    def ids(self) -> list[Any]:
-        """Stable IDs in slot order (a copy)."""
-        return list(self._ids)
-
-    def id_of(self, slot: int) -> Any:
-        """The stable ID in ``slot``."""
-        return self._ids[slot]
+    def add(self, stable_id: Any, **values: Any) -> int:
+        """Insert the row of a new ID (:data:`FIELDS` defaults, the noise key of
+        the ID, the :attr:`default_policy`, then ``values``: field name -> the
+        row's value); returns its slot."""
+        slot = super().add(stable_id, **values)
+        self.noise[slot] = noise_key(stable_id)
+        if self.default_policy is not None and "policy" not in values:
+            self.set_policy(slot, self.default_policy)
+        elif self.policy[slot] >= 0:
+            self.policy_version += 1
+        return slot
 
     def slot_of(self, stable_id: Any) -> int:
         """The slot of ``stable_id`` (QueryError when unknown)."""
         try:
-            return self._index[stable_id]
-        except (KeyError, TypeError):
+            return super().slot_of(stable_id)
+        except QueryError:
             raise QueryError(f"no character with ID {shown(stable_id)}") from None
 
-    def add(self, stable_id: Any, **values: Any) -> int:
-        """Insert the row of a new ID (:data:`FIELDS` defaults, then ``values``:
-        field name -> the row's value); returns its slot."""
-        key = id_sort_key(stable_id)
-        slot = bisect.bisect_left(self._keys, key)
-        self._keys.insert(slot, key)
-        self._ids.insert(slot, stable_id)
-        if slot == len(self._ids) - 1:
-            self._index[stable_id] = slot
+    # ------------------------------------------------------------ policies
+    def set_policy(self, slot: int, policy: SteeringPolicy | None) -> None:
+        """Give slot ``slot`` the steering policy ``policy`` (None: none)."""
+        policy = check_policy(policy)
+        if policy is None:
+            code = -1
         else:
-            self._index = {cid: i for i, cid in enumerate(self._ids)}
-        self._insert_row(slot)
-        for name, value in values.items():
-            getattr(self, name)[slot] = value
-        return slot
+            if policy not in self.policies:
+                self.policies.append(policy)
+            code = self.policies.index(policy)
+        self.policy[slot] = code
+        self.policy_version += 1
+
+    def policy_of(self, slot: int) -> SteeringPolicy | None:
+        """Slot ``slot``'s steering policy, or None."""
+        code = int(self.policy[slot])
+        return None if code < 0 else self.policies[code]
+
+    def steered(self) -> bool:
+        """Whether some character has a steering policy."""
+        return bool(self.n) and bool((self.policy >= 0).any())
 
     # ------------------------------------------------------------- queries
     def solid(self) -> NDArray[np.bool_]:
@@ -289,49 +305,9 @@ class SimState:
     # ------------------------------------------------------------ storage
     def ensure_waypoints(self, m: int) -> None:
         """Make room for ``m`` waypoints per slot in ``wp``."""
-        buf = self._bufs["wp"]
-        cap = buf.shape[1]
+        cap = self.wp.shape[1]
         if m <= cap:
             return
         while cap < m:
             cap *= 2
-        wp = np.zeros((buf.shape[0], cap, 2), dtype=np.float64)
-        wp[:, : buf.shape[1]] = buf
-        self._bufs["wp"] = wp
-        self.wp = wp[: self.n]
-        self.generation += 1
-
-    def _views(self) -> None:
-        n = self.n
-        for name, buf in self._bufs.items():
-            setattr(self, name, buf[:n])
-        self.generation += 1
-
-    def _grow(self, cap: int) -> None:
-        for name, buf in self._bufs.items():
-            if name == "wp":
-                new = np.zeros((cap, buf.shape[1], 2), dtype=np.float64)
-            else:
-                dt, shape, default = FIELDS[name]
-                new = np.full((cap, *shape), default, dtype=dt)
-            new[: self.n] = buf[: self.n]
-            self._bufs[name] = new
-        self._cap = cap
-
-    def _insert_row(self, slot: int) -> None:
-        n = self.n
-        if n + 1 > self._cap:
-            self._grow(max(16, 2 * self._cap))
-        for name, buf in self._bufs.items():
-            if slot < n:
-                buf[slot + 1 : n + 1] = buf[slot:n].copy()
-            if name == "wp":
-                buf[slot] = 0.0
-            else:
-                buf[slot] = FIELDS[name][2]
-            if name in SLOT_FIELDS:
-                rows = buf[: n + 1]
-                rows[(rows >= slot) & (np.arange(n + 1) != slot)] += 1
-                buf[slot] = -1
-        self.n = n + 1
-        self._views()
+        self.widen("wp", (cap, 2))

@@ -1,11 +1,14 @@
-"""The movement step of a tick: marshalling :func:`navkit._kernels.sim.tick`.
+"""The movement step of a tick: marshalling :func:`navkit._kernels.sim.tick`
+(:func:`~navkit._kernels.sim.tick_orca` with avoidance,
+:func:`~navkit._kernels.sim.tick_steer` while a character has a steering policy).
 
 :class:`MovementPhase` builds the kernel's argument groups by field name
 through the layouts of :mod:`navkit._kernels.layouts` and passes them as
 plain tuples (what numba dispatches fastest). It keeps the kernel's scratch
-arrays (sized to the character count), the spatial hash's geometry (sized to
-the map, the largest contact radius and the longest step) and the state's
-groups, rebuilt only when the state's arrays are replaced.
+arrays (sized to the character count), the neighbour index of the
+characters (:func:`navkit.agents.index.map_index`: cells sized to the map,
+the largest contact radius and the longest step) and the state's groups,
+rebuilt only when the state's arrays are replaced.
 """
 
 from __future__ import annotations
@@ -19,13 +22,14 @@ from .._kernels import sim as _k
 from .._kernels.layouts import (
     BodyArgs,
     FollowArgs,
-    HashArgs,
     NavArgs,
     RetryArgs,
+    SteerArgs,
     TickOut,
     TickParams,
     WalkGridArgs,
 )
+from ..agents.index import map_index
 from .avoidance import OrcaWorkspace, check_avoidance
 from .constants import (
     APPROACH_GIVE_UP_TICKS,
@@ -53,6 +57,14 @@ class MovementPhase:
         #: ``"none"`` or ``"orca"`` (docs/rules.md §9.6).
         self.avoidance = check_avoidance(avoidance)
         self._orca = OrcaWorkspace(state) if self.avoidance == "orca" else None
+        # steering policies without ORCA: its buffers (velocities, preferred ones)
+        self._steer_ws: OrcaWorkspace | None = None
+        self._steer_key: tuple[int, int] | None = None
+        self._steer_t: tuple[Any, ...] = ()
+        self._steered_key: tuple[int, int] | None = None
+        self._has_policy = False
+        # the kernel of the last tick: "plain" (no velocities kept), "steered", other
+        self._last = ""
         self._hash_key: tuple[Any, ...] | None = None
         self._hash_t: tuple[Any, ...] = ()
         self._grid_t: tuple[Any, ...] = ()
@@ -81,18 +93,20 @@ class MovementPhase:
             blocked_limit=int(BLOCKED_REPLAN_TICKS), following_cos=float(FOLLOWING_COS),
         )
         hsh = self._spatial_hash(view, dt)
-        if self._orca is None:
-            _k.tick(body, nav, retry, follow, self._grid_group(view), hsh, tuple(params),
-                    self._out_t, self._solid, self._marks)
+        groups = (body, nav, retry, follow, self._grid_group(view), hsh, tuple(params),
+                  self._out_t, self._solid, self._marks)
+        if self._steered():
+            if self._last == "plain":  # velocities were not kept: start from rest
+                state.vel[:] = 0.0
+            self._steered_tick(view, dt, groups)
+            self._last = "steered"
+        elif self._orca is None:
+            _k.tick(*groups)
+            self._last = "plain"
         else:
             w = self._orca
-            g = view.grid
-            orca_t = w.args(float(g.min_x), float(g.min_z), float(g.width * g.cell_size),
-                            float(g.depth * g.cell_size), float(dt))
-            _k.tick_orca(body, nav, retry, follow, self._grid_group(view), hsh, tuple(params),
-                         self._out_t, self._solid, self._marks, orca_t, w.walking, w.exclude,
-                         w.override, w.rad, w.stall_fraction,
-                         w.corner_radius)
+            _k.tick_orca(*groups, self._orca_args(w, view, dt), w.walking, w.exclude,
+                         w.override, w.rad, w.stall_fraction, w.corner_radius)
         st = self._stats
         ev.min_gap = float(st[_k.STAT_MIN_GAP])
         ev.moved = int(st[_k.STAT_MOVED])
@@ -100,6 +114,52 @@ class MovementPhase:
         ev.waited = int(st[_k.STAT_WAITED])
         bits: NDArray[np.uint8] = self._out.ev
         return bits
+
+    def _steered(self) -> bool:
+        """Whether a character has a steering policy (cached while the state's
+        rows and policies stay)."""
+        a = self.state
+        key = (a.generation, a.policy_version)
+        if key != self._steered_key:
+            self._steered_key = key
+            self._has_policy = a.steered()
+        return self._has_policy
+
+    @staticmethod
+    def _orca_args(w: OrcaWorkspace, view: SimMap, dt: float) -> tuple[Any, ...]:
+        g = view.grid
+        return w.args(float(g.min_x), float(g.min_z), float(g.width * g.cell_size),
+                      float(g.depth * g.cell_size), float(dt))
+
+    def _steered_tick(self, view: SimMap, dt: float, groups: tuple[Any, ...]) -> None:
+        """The tick with steering policies (:func:`navkit._kernels.sim.tick_steer`),
+        with ORCA after the policies when avoidance is on."""
+        use_orca = self._orca is not None
+        if self._orca is not None:
+            w = self._orca
+        else:
+            if self._steer_ws is None:
+                self._steer_ws = OrcaWorkspace(self.state)
+            w = self._steer_ws
+        _k.tick_steer(*groups, self._orca_args(w, view, dt), w.walking, w.exclude, w.override,
+                      w.rad, w.stall_fraction if use_orca else 0.0,
+                      w.corner_radius if use_orca else 0.0, use_orca, self._steer_args())
+
+    def _steer_args(self) -> tuple[Any, ...]:
+        """The policies' tables and the state's steering columns as a plain
+        :class:`~navkit._kernels.layouts.SteerArgs` tuple (cached while they stay)."""
+        a = self.state
+        key = (a.generation, a.policy_version)
+        if key != self._steer_key:
+            pol = a.policies
+            self._steer_key = key
+            self._steer_t = tuple(SteerArgs(
+                policy=a.policy,
+                weights=np.array([p.weights.as_array() for p in pol], dtype=np.float64),
+                params=np.array([p.params.as_array() for p in pol], dtype=np.float64),
+                max_force=np.array([p.max_force for p in pol], dtype=np.float64),
+                wander=a.wander, noise=a.noise, svel=np.zeros((a.n, 2), dtype=np.float64)))
+        return self._steer_t
 
     def _scratch(self, n: int) -> None:
         """Size the kernel's scratch and result arrays for ``n`` characters."""
@@ -118,7 +178,6 @@ class MovementPhase:
         self._out = out
         self._out_t = tuple(out)
         self._solid = np.zeros(n, dtype=np.uint8)
-        self._order = np.zeros(n, dtype=np.int32)
         self._hash_key = None
 
     def _state_groups(self) -> tuple[Any, ...]:
@@ -153,29 +212,17 @@ class MovementPhase:
         return self._grid_t
 
     def _spatial_hash(self, view: SimMap, dt: float) -> tuple[Any, ...]:
-        """The hash group (a plain tuple; rebuilt when its geometry changes)."""
+        """The characters' neighbour index (a plain tuple; new buffers when its
+        geometry changes)."""
         a = self.state
         g = view.grid
         rmax = float(a.rc.max()) if a.n else 0.0
         smax = float(a.speed.max()) * dt if a.n else 0.0
         key = (rmax, smax, g.min_x, g.min_z, g.width, g.depth, g.cell_size, a.n)
         if key != self._hash_key:
-            # a bucket holds every reservation that can touch a step from it:
+            # a cell holds every reservation that can touch a step from it:
             # reservations move at most one step, the mover one step
-            h = max(2.0 * rmax + 2.0 * smax, 1e-3) * (1.0 + 1e-9) + 1e-9
-            ex = g.width * g.cell_size
-            ez = g.depth * g.cell_size
-            limit = max(8 * a.n, 1 << 16)
-            while True:
-                gw = int(ex // h) + 1
-                gd = int(ez // h) + 1
-                if gw * gd <= limit:
-                    break
-                h *= 2.0
             self._hash_key = key
-            self._hash_t = tuple(HashArgs(
-                h=float(h), ox=float(g.min_x), oz=float(g.min_z), gw=int(gw), gd=int(gd),
-                head=np.zeros(gw * gd + 1, dtype=np.int32),
-                cursor=np.zeros(gw * gd, dtype=np.int32), order=self._order,
-            ))
+            self._hash_t = map_index(2.0 * rmax + 2.0 * smax, float(g.min_x), float(g.min_z),
+                                     g.width * g.cell_size, g.depth * g.cell_size, a.n)
         return self._hash_t

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from scipy.spatial import cKDTree
 
 from navkit.crowd import SpatialHash
+from tests.crowd.oracle import radius_keys
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -26,8 +27,8 @@ ROOT = Path(__file__).resolve().parents[2]
 def brute_rows(pts: np.ndarray, r: float, which=None) -> dict[int, list[int]]:
     out = {}
     for i in range(len(pts)) if which is None else which:
-        d2 = ((pts - pts[i]) ** 2).sum(axis=1)
-        j = np.flatnonzero(d2 <= r * r)
+        d2, rr = radius_keys(pts, pts[i], r)
+        j = np.flatnonzero(d2 <= rr)
         j = j[j != i]
         out[int(i)] = j[np.lexsort((j, d2[j]))].tolist()
     return out
