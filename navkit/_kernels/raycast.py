@@ -13,7 +13,7 @@ import numpy as np
 
 from .._numba_config import njit
 
-__all__ = ["grid_raycast"]
+__all__ = ["grid_raycast", "walk_cells"]
 
 
 @njit(inline="always")
@@ -24,19 +24,18 @@ def _blocked(cells, wp, hp, cx, cz):  # type: ignore[no-untyped-def]
     return cells[cz * wp + cx] == 0
 
 
-@njit(_nrt=False)
-def grid_raycast(cells, wp, hp, min_x, min_z, cs, ax, az, bx, bz, out):  # type: ignore[no-untyped-def]
-    """Walk ``a -> b`` over ``cells`` (padded uint8, ``wp`` x ``hp``, 0 blocked).
+@njit(inline="always")
+def walk_cells(cells, wp, hp, fx, fz, gx, gz):  # type: ignore[no-untyped-def]
+    """Walk the cells from padded point ``(fx, fz)`` to ``(gx, gz)`` (cell units,
+    the padded cell of ``(fx, fz)`` taken as free) over ``cells`` (padded uint8,
+    ``wp`` x ``hp``, 0 blocked; beyond the padded grid blocked).
 
-    Returns 1 when a blocked cell stops the walk, 0 when it reaches ``b``'s cell.
-    ``out`` (float64, 3): the fraction of the segment travelled before the stop
-    (1.0 without one) and the padded column and row of the last free cell. The
-    caller checks that ``a``'s cell is free.
+    Returns ``(hit, t, cx, cz)``: ``hit`` 1 when the walk enters a blocked cell or
+    passes exactly through a corner whose two side cells are blocked (else 0, the
+    end cell reached or the step bound hit), ``t`` the segment parameter there,
+    ``(cx, cz)`` the last free cell. The movement guard's walk
+    (:func:`navkit._kernels.sim.segment_clear`) and :func:`grid_raycast` are this one.
     """
-    fx = (ax - min_x) / cs + 1.0
-    fz = (az - min_z) / cs + 1.0
-    gx = (bx - min_x) / cs + 1.0
-    gz = (bz - min_z) / cs + 1.0
     cx = int(math.floor(fx))
     cz = int(math.floor(fz))
     ex = int(math.floor(gx))
@@ -77,22 +76,30 @@ def grid_raycast(cells, wp, hp, min_x, min_z, cs, ax, az, bx, bz, out):  # type:
         else:
             t = tmx
             if _blocked(cells, wp, hp, cx + sx, cz) and _blocked(cells, wp, hp, cx, cz + sz):
-                out[0] = min(max(t, 0.0), 1.0)
-                out[1] = cx
-                out[2] = cz
-                return 1
+                return 1, t, cx, cz
             nx = cx + sx
             nz = cz + sz
             tmx += tdx
             tmz += tdz
         if _blocked(cells, wp, hp, nx, nz):
-            out[0] = min(max(t, 0.0), 1.0)
-            out[1] = cx
-            out[2] = cz
-            return 1
+            return 1, t, cx, cz
         cx = nx
         cz = nz
-    out[0] = 1.0
+    return 0, 1.0, cx, cz
+
+
+@njit(_nrt=False)
+def grid_raycast(cells, wp, hp, min_x, min_z, cs, ax, az, bx, bz, out):  # type: ignore[no-untyped-def]
+    """Walk ``a -> b`` over ``cells`` (padded uint8, ``wp`` x ``hp``, 0 blocked).
+
+    Returns 1 when a blocked cell stops the walk, 0 when it reaches ``b``'s cell.
+    ``out`` (float64, 3): the fraction of the segment travelled before the stop
+    (1.0 without one) and the padded column and row of the last free cell. The
+    caller checks that ``a``'s cell is free.
+    """
+    hit, t, cx, cz = walk_cells(cells, wp, hp, (ax - min_x) / cs + 1.0, (az - min_z) / cs + 1.0,
+                                (bx - min_x) / cs + 1.0, (bz - min_z) / cs + 1.0)
+    out[0] = min(max(t, 0.0), 1.0) if hit else 1.0
     out[1] = cx
     out[2] = cz
-    return 0
+    return hit

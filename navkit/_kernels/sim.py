@@ -73,6 +73,7 @@ from .layouts import (
     WalkGridArgs,
 )
 from .orca import OrcaArgs, orca_velocities
+from .raycast import walk_cells
 from .spatial_hash import index_points, near_cells
 
 EV_ARRIVED = 1
@@ -159,44 +160,8 @@ def segment_clear(grid, px, pz, qx, qz):  # type: ignore[no-untyped-def]
         return True
     if cx == ex and cz == ez:
         return True
-    dx = gx - fx
-    dz = gz - fz
-    sx = 1 if dx > 0.0 else -1
-    sz = 1 if dz > 0.0 else -1
-    inf = np.inf
-    if dx != 0.0:
-        bx = cx + 1 if sx > 0 else cx
-        tmx = (bx - fx) / dx
-        tdx = 1.0 / abs(dx)
-    else:
-        tmx = inf
-        tdx = inf
-    if dz != 0.0:
-        bz = cz + 1 if sz > 0 else cz
-        tmz = (bz - fz) / dz
-        tdz = 1.0 / abs(dz)
-    else:
-        tmz = inf
-        tdz = inf
-    steps = abs(ex - cx) + abs(ez - cz) + 2
-    k = 0
-    while (cx != ex or cz != ez) and k < steps:
-        k += 1
-        if tmx < tmz:
-            cx += sx
-            tmx += tdx
-        elif tmz < tmx:
-            cz += sz
-            tmz += tdz
-        else:
-            if _blocked_cell(grid, cx + sx, cz) and _blocked_cell(grid, cx, cz + sz):
-                return False
-            cx += sx
-            cz += sz
-            tmx += tdx
-            tmz += tdz
-        if _blocked_cell(grid, cx, cz):
-            return False
+    if walk_cells(grid.cells, grid.wpad, grid.hpad, fx, fz, gx, gz)[0]:
+        return False
     return not _blocked_cell(grid, ex, ez)
 
 
