@@ -447,24 +447,8 @@ class Pathfinder:
             goal = goal_of(goal, old, "find_path")
         if agent is not None:
             check_agent(agent, self._padded.grid.agent_radius, "this Pathfinder's grid")
-        end = goal
-        if blocked_cells is not None or ignore is not None:
-            return self._finished(self._edited_world(
-                "find_path", start, end, smooth, nearest, budget, window, obstacles, algorithm,
-                blocked_cells, ignore), start, end)
-        if self.record is not None:
-            return self._finished(self._recorded_world(
-                "find_path", start, end, smooth, nearest, budget, window, obstacles, algorithm),
-                start, end)
-        b = self.budget if budget is None else check_budget(budget)
-        sw, ew = world_point(start, "start"), world_point(end, "goal")
-        with self.lock:
-            res = self._world.query(sw, ew, smooth, nearest, b, window, obstacles, algorithm)
-        if len(res.cells):
-            res.__dict__["_start"] = sw  # (results.started, inline)
-        elif res.status >= Status.NO_START:
-            self.explain(res, sw, ew)
-        return res
+        return self._world_query("find_path", start, goal, smooth, nearest, budget, window,
+                                 obstacles, algorithm, blocked_cells, ignore)
 
     def find_path_to_nearest(
         self,
@@ -486,19 +470,27 @@ class Pathfinder:
             goal = goal_of(goal, old, "find_path_to_nearest")
         if agent is not None:
             check_agent(agent, self._padded.grid.agent_radius, "this Pathfinder's grid")
-        end = goal
+        return self._world_query("find_path_to_nearest", start, goal, smooth, True, budget,
+                                 window, obstacles, algorithm, blocked_cells, ignore)
+
+    def _world_query(self, kind: str, start: ArrayLike, end: ArrayLike, smooth: bool,
+                     nearest: bool, budget: int | None, window: Sequence[int] | None,
+                     obstacles: Any, algorithm: Algorithm, blocked_cells: Any,
+                     ignore: Any) -> PathResult:
+        """The one body of :meth:`find_path` (``kind`` ``"find_path"``) and
+        :meth:`find_path_to_nearest` (the name a recorder logs)."""
         if blocked_cells is not None or ignore is not None:
             return self._finished(self._edited_world(
-                "find_path_to_nearest", start, end, smooth, True, budget, window, obstacles,
-                algorithm, blocked_cells, ignore), start, end)
+                kind, start, end, smooth, nearest, budget, window, obstacles, algorithm,
+                blocked_cells, ignore), start, end)
         if self.record is not None:
             return self._finished(self._recorded_world(
-                "find_path_to_nearest", start, end, smooth, True, budget, window, obstacles,
-                algorithm), start, end)
+                kind, start, end, smooth, nearest, budget, window, obstacles, algorithm),
+                start, end)
         b = self.budget if budget is None else check_budget(budget)
         sw, ew = world_point(start, "start"), world_point(end, "goal")
         with self.lock:
-            res = self._world.query(sw, ew, smooth, True, b, window, obstacles, algorithm)
+            res = self._world.query(sw, ew, smooth, nearest, b, window, obstacles, algorithm)
         if len(res.cells):
             res.__dict__["_start"] = sw  # (results.started, inline)
         elif res.status >= Status.NO_START:

@@ -29,6 +29,7 @@ serialised by a lock, so threads may share a recorder.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import threading
@@ -362,14 +363,7 @@ def recorded(record: Any, kind: str, run: Any, *, start: Any, goal: Any, options
     (evaluated after the query, under the lock: live occupants, the map's
     version); ``fingerprint`` likewise (None: the header's). Returns the answer.
     """
-    if lock is not None:
-        with lock:
-            t0 = time.perf_counter()
-            res = run()
-            dt = time.perf_counter() - t0
-            opts = options() if callable(options) else options
-            fp = fingerprint() if callable(fingerprint) else fingerprint
-    else:
+    with lock if lock is not None else contextlib.nullcontext():
         t0 = time.perf_counter()
         res = run()
         dt = time.perf_counter() - t0
