@@ -22,7 +22,7 @@ from navkit.crowd import SteeringParams, SteeringPolicy, Weights
 from navkit.errors import ConfigError
 from navkit.sim import Location, load_scene
 
-SCENES = Path(__file__).resolve().parents[2] / "examples" / "scenes"
+SCENES = Path(__file__).resolve().parents[2] / "navkit" / "examples" / "scenes"
 
 
 def walled_grid() -> NavGrid:
