@@ -481,15 +481,17 @@ def no_path(status: Status, *, start_cell: tuple[int, int] | None = None, expand
 
 
 def world_waypoints(res: PathResult, start: tuple[float, float], goal: tuple[float, float],
-                    goal_cell: tuple[int, int], trim: float) -> PathResult:
+                    goal_cell: tuple[int, int], trim: float,
+                    waypoints: NDArray[np.float64] | None = None) -> PathResult:
     """The waypoint rules of a world query (docs/rules.md §4.2-§4.3), written once:
     ``res`` (a path between the snapped cells, its waypoints from the start cell)
     with the last waypoint moved to the exact ``goal`` when the path was FOUND and
     ``goal``'s own cell ``goal_cell`` is its end cell, then the first waypoint
     dropped when more follow and it lies within ``trim`` metres
     (``0.75 * cell_size``) of ``start``. The answer remembers ``start`` (its
-    :attr:`~NavResult.length` walks from there). A result without a path is
-    returned as it is.
+    :attr:`~NavResult.length` walks from there). ``waypoints``: the ones to apply the
+    rules to instead of ``res.waypoints`` (a cached path's, planned from the start
+    cell's centre). A result without a path is returned as it is.
 
     >>> r = path_result(Status.FOUND, np.array([[0, 0], [3, 0]], np.int32),
     ...                 np.array([[0.5, 0.5], [3.5, 0.5]]), 30, 10, 2, 2, (0, 0), (3, 0), 0.0)
@@ -498,7 +500,7 @@ def world_waypoints(res: PathResult, start: tuple[float, float], goal: tuple[flo
     """
     if not len(res.cells):
         return res
-    pts = res.waypoints
+    pts = res.waypoints if waypoints is None else waypoints
     if res.status == Status.FOUND and goal_cell == res.end_cell:
         pts = np.array(pts, dtype=np.float64)
         pts[-1] = goal

@@ -71,7 +71,7 @@ from ..grid import NavGrid
 from ..level import LevelConfig, NavLevel, block_obstacles, make_obstacle
 from ..level.config import GridGeometry, ObstacleConfig
 from ..recording import as_recorder, grid_fingerprint, options_dict, recorded
-from ..results import PathResult, Status, started, with_waypoints, world_waypoints
+from ..results import PathResult, Status, world_waypoints
 from .cache import PathCache, obstacle_key
 from .cells import Algorithm
 from .overlay import as_circles
@@ -630,6 +630,14 @@ class NavMap:
             goal = goal_of(goal, old, "find_path")
         if agent is not None:
             check_agent(agent, self.agent_radius, "this NavMap's level")
+        if (blocked_cells is None and ignore is None and self.record is None
+                and (cache or not self.cache.enabled)):  # the plain query, inline
+            res = self._query(start, goal, bool(nearest), obstacles, smooth, budget, window,
+                              algorithm)
+            if not len(res.cells) and res.status >= Status.NO_START:
+                self._pathfinder().explain(res, world_point(start, "start"),
+                                           world_point(goal, "goal"))
+            return res
         return self._find("find_path", start, goal, bool(nearest), obstacles, smooth, budget,
                           window, blocked_cells, ignore, algorithm, cache)
 
@@ -657,6 +665,13 @@ class NavMap:
             goal = goal_of(goal, old, "find_path_to_nearest")
         if agent is not None:
             check_agent(agent, self.agent_radius, "this NavMap's level")
+        if (blocked_cells is None and ignore is None and self.record is None
+                and (cache or not self.cache.enabled)):  # the plain query, inline
+            res = self._query(start, goal, True, obstacles, smooth, budget, window, algorithm)
+            if not len(res.cells) and res.status >= Status.NO_START:
+                self._pathfinder().explain(res, world_point(start, "start"),
+                                           world_point(goal, "goal"))
+            return res
         return self._find("find_path_to_nearest", start, goal, True, obstacles, smooth, budget,
                           window, blocked_cells, ignore, algorithm, cache)
 
@@ -754,8 +769,11 @@ class NavMap:
             if not self.cache.enabled or self._bypass:
                 b = pf.budget if budget is None else check_budget(budget)
                 with pf.lock:
-                    return started(pf.engine.world.query(sw, ew, smooth, nearest, b, window,
-                                                         obstacles, algorithm), sw)
+                    res = pf.engine.world.query(sw, ew, smooth, nearest, b, window, obstacles,
+                                                algorithm)
+                if len(res.cells):
+                    res.__dict__["_start"] = sw  # (results.started, inline)
+                return res
             if algorithm != "auto":
                 pf.resolve_algorithm(algorithm)  # (validates the name before the cache)
             grid = pf.engine.padded.grid  # (its geometry: the edited cells are pf's)
@@ -855,4 +873,4 @@ class _Entry:
         pts = self.kept
         if pts is None:
             return res
-        return world_waypoints(with_waypoints(res, pts), sw, ew, ce, trim)
+        return world_waypoints(res, sw, ew, ce, trim, pts)

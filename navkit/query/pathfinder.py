@@ -447,8 +447,18 @@ class Pathfinder:
             goal = goal_of(goal, old, "find_path")
         if agent is not None:
             check_agent(agent, self._padded.grid.agent_radius, "this Pathfinder's grid")
-        return self._world_query("find_path", start, goal, smooth, nearest, budget, window,
-                                 obstacles, algorithm, blocked_cells, ignore)
+        if blocked_cells is not None or ignore is not None or self.record is not None:
+            return self._world_query("find_path", start, goal, smooth, nearest, budget, window,
+                                     obstacles, algorithm, blocked_cells, ignore)
+        b = self.budget if budget is None else check_budget(budget)
+        sw, ew = world_point(start, "start"), world_point(goal, "goal")
+        with self.lock:
+            res = self._world.query(sw, ew, smooth, nearest, b, window, obstacles, algorithm)
+        if len(res.cells):
+            res.__dict__["_start"] = sw  # (results.started, inline)
+        elif res.status >= Status.NO_START:
+            self.explain(res, sw, ew)
+        return res
 
     def find_path_to_nearest(
         self,
@@ -470,32 +480,32 @@ class Pathfinder:
             goal = goal_of(goal, old, "find_path_to_nearest")
         if agent is not None:
             check_agent(agent, self._padded.grid.agent_radius, "this Pathfinder's grid")
-        return self._world_query("find_path_to_nearest", start, goal, smooth, True, budget,
-                                 window, obstacles, algorithm, blocked_cells, ignore)
-
-    def _world_query(self, kind: str, start: ArrayLike, end: ArrayLike, smooth: bool,
-                     nearest: bool, budget: int | None, window: Sequence[int] | None,
-                     obstacles: Any, algorithm: Algorithm, blocked_cells: Any,
-                     ignore: Any) -> PathResult:
-        """The one body of :meth:`find_path` (``kind`` ``"find_path"``) and
-        :meth:`find_path_to_nearest` (the name a recorder logs)."""
-        if blocked_cells is not None or ignore is not None:
-            return self._finished(self._edited_world(
-                kind, start, end, smooth, nearest, budget, window, obstacles, algorithm,
-                blocked_cells, ignore), start, end)
-        if self.record is not None:
-            return self._finished(self._recorded_world(
-                kind, start, end, smooth, nearest, budget, window, obstacles, algorithm),
-                start, end)
+        if blocked_cells is not None or ignore is not None or self.record is not None:
+            return self._world_query("find_path_to_nearest", start, goal, smooth, True, budget,
+                                     window, obstacles, algorithm, blocked_cells, ignore)
         b = self.budget if budget is None else check_budget(budget)
-        sw, ew = world_point(start, "start"), world_point(end, "goal")
+        sw, ew = world_point(start, "start"), world_point(goal, "goal")
         with self.lock:
-            res = self._world.query(sw, ew, smooth, nearest, b, window, obstacles, algorithm)
+            res = self._world.query(sw, ew, smooth, True, b, window, obstacles, algorithm)
         if len(res.cells):
             res.__dict__["_start"] = sw  # (results.started, inline)
         elif res.status >= Status.NO_START:
             self.explain(res, sw, ew)
         return res
+
+    def _world_query(self, kind: str, start: ArrayLike, end: ArrayLike, smooth: bool,
+                     nearest: bool, budget: int | None, window: Sequence[int] | None,
+                     obstacles: Any, algorithm: Algorithm, blocked_cells: Any,
+                     ignore: Any) -> PathResult:
+        """A world query with ``blocked_cells`` / ``ignore`` or a recorder (``kind``:
+        the name a recorder logs); the plain ones run inline in :meth:`find_path`."""
+        if blocked_cells is not None or ignore is not None:
+            return self._finished(self._edited_world(
+                kind, start, end, smooth, nearest, budget, window, obstacles, algorithm,
+                blocked_cells, ignore), start, end)
+        return self._finished(self._recorded_world(
+            kind, start, end, smooth, nearest, budget, window, obstacles, algorithm),
+            start, end)
 
     def _finished(self, res: PathResult, start: ArrayLike, goal: ArrayLike) -> PathResult:
         """A world answer of the edited or recorded route, with its start and reason."""
