@@ -19,6 +19,10 @@ class TickEvents:
     retries: list[Any] = field(default_factory=list)
     interactions: list[tuple[Any, Any]] = field(default_factory=list)
     gave_up: list[Any] = field(default_factory=list)
+    #: Characters added or moved since the last tick onto a point no plan can
+    #: start from (in a wall, nothing navigable within the snap radius;
+    #: docs/rules.md §9.7). Each was also warned about with a ``NavkitWarning``.
+    in_wall: list[Any] = field(default_factory=list)
     replans: int = 0
     moved: int = 0
     blocked: int = 0
@@ -36,6 +40,7 @@ class TickEvents:
             "gaveUp": list(self.gave_up),
             "replans": self.replans,
             "minGap": None if not math.isfinite(self.min_gap) else self.min_gap,
+            **({"inWall": list(self.in_wall)} if self.in_wall else {}),
         }
 
 

@@ -234,6 +234,7 @@ class Location:
                         speed=v["walkSpeed"], rot=v["rotationSpeed"], ra=ra,
                         rc=v["movementContactRadius"], inflate=float(self.map.obstacle_radius(ra)),
                         kind=k.code, alive=v["alive"], enabled=v["enabled"], seq=seq)
+        self._orders.check_standing(self._state.slot_of(sid))
         return Character(self, sid)
 
     # ============================================================== commands
@@ -349,7 +350,7 @@ class Location:
     def step(self) -> TickEvents:
         """Advance one tick; returns what happened."""
         t = self.tick
-        ev = TickEvents(tick=t)
+        ev = TickEvents(tick=t, in_wall=self._orders.take_in_wall())
         planner = self._planner
         planner.events = ev
         try:

@@ -12,6 +12,7 @@ bits into :class:`~navkit.sim.TickEvents` entries and the callbacks due.
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -19,13 +20,14 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .._kernels import sim as _k
-from ..errors import ConfigError
+from ..errors import ConfigError, shown
+from ..level import NavkitWarning
 from .constants import NPC_TALK_DISTANCE, TARGET_REPLAN_THRESHOLD
 from .events import TickEvents
 from .kinds import CharacterKind
 from .planner import LEG, NEED_LEG, Planner
 from .schema import FOLLOW, check_field
-from .state import NEED_FOLLOW, as_point
+from .state import NEED_FOLLOW, as_point, id_sort_key
 
 __all__ = ["Orders", "Call"]
 
@@ -43,6 +45,8 @@ class Orders:
         self.state = planner.state
         self._arrived_cb: dict[Any, Callable[..., Any]] = {}
         self._interact_cb: dict[Any, Callable[..., Any]] = {}
+        #: IDs placed where no plan can start, for the next tick's ``TickEvents.in_wall``.
+        self._in_wall: list[Any] = []
 
     # ------------------------------------------------------------ orders
     def set_target(self, slot: int, destination: Any,
@@ -120,6 +124,37 @@ class Orders:
         """Teleport to ``position`` and stop there."""
         self.state.pos[slot] = as_point(position, "position")
         self.stop_in_place(slot)
+        self.check_standing(slot)
+
+    def check_standing(self, slot: int) -> bool:
+        """False, with a :class:`~navkit.level.NavkitWarning` and the ID kept
+        for the next tick's ``in_wall``, when slot ``slot`` stands in a wall: on
+        a blocked cell of the guard's walls, or where no plan can start
+        (docs/rules.md §9.7)."""
+        p = self.state.pos[slot]
+        m = self.planner.map
+        x, z = float(p[0]), float(p[1])
+        place = m.backend.place((x, z))
+        if place is not None and not m.in_wall(x, z):
+            return True
+        sid = self.state.id_of(slot)
+        then = ("no navigable point lies within the snap radius, so it cannot plan a path "
+                "until it is moved" if place is None else
+                f"its plans start from the nearest navigable point ({place.point[0]:.3f}, "
+                f"{place.point[1]:.3f}) and it walks out of the wall to reach it")
+        warnings.warn(NavkitWarning(f"character {shown(sid)} stands in a wall at "
+                                    f"({x:.3f}, {z:.3f}): {then}", field="position"),
+                      stacklevel=4)
+        if sid not in self._in_wall:
+            self._in_wall.append(sid)
+        return False
+
+    def take_in_wall(self) -> list[Any]:
+        """The IDs :meth:`check_standing` refused since the last call, in
+        stable-ID order (the list is emptied)."""
+        out = sorted((i for i in self._in_wall if i in self.state), key=id_sort_key)
+        self._in_wall = []
+        return out
 
     def _end_follow(self, slot: int) -> None:
         a = self.state
