@@ -68,17 +68,9 @@ def __getattr__(name: str) -> object:
 
 
 def warm_up() -> None:
-    """Load (or compile) the simulation kernels with a tiny throwaway run, so
-    that the first real tick is not charged with it."""
-    import numpy as np
+    """Load (or compile) the simulation kernels with tiny throwaway runs (the
+    tick on a grid, with ORCA and with steering policies: :mod:`navkit.sim.warming`),
+    so that the first real tick is not charged with it."""
+    from .warming import ensure
 
-    from ..grid import NavGrid
-
-    loc = Location(NavGrid(np.ones((4, 6), dtype=bool), cell_size=0.5))
-    a = loc.add_character(0, position=(0.25, 0.25))
-    loc.add_character(1, position=(2.75, 1.75))
-    a.set_target((2.75, 0.25))
-    loc.character(1).follow(0, 1.0)
-    loc.run(3)
-    loc.set_avoidance("orca")  # docs/rules.md §9.6: the avoidance kernels too
-    loc.run(2)
+    ensure("tick", "orca", "steer")

@@ -11,6 +11,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..crowd.policy import SteeringPolicy, check_policy
+from . import warming
 from .events import SimStats, TickEvents
 from .kinds import AnimationState, CharacterKind
 from .orders import Orders
@@ -29,6 +30,8 @@ class CharacterHost(Protocol):
     def state(self) -> SimState: ...
     @property
     def orders(self) -> Orders: ...
+    #: Whether kernels load before they are needed (:mod:`navkit.sim.warming`).
+    warm: bool
 
 
 class Character:
@@ -123,7 +126,10 @@ class Character:
     def set_policy(self, policy: SteeringPolicy | None) -> None:
         """Steer this character with ``policy`` from the next tick on (None:
         back to plain path following). The movement guard checks every step."""
-        self._state.set_policy(self.slot, check_policy(policy))
+        policy = check_policy(policy)
+        if policy is not None and self._loc.warm:
+            warming.ensure("steer")  # its tick's kernels load now, not in the tick
+        self._state.set_policy(self.slot, policy)
 
     @property
     def enabled(self) -> bool:

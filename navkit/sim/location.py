@@ -42,7 +42,7 @@ from numpy.typing import NDArray
 
 from ..crowd.policy import check_policy
 from ..errors import ConfigError, QueryError
-from . import snapshot
+from . import snapshot, warming
 from .avoidance import check_avoidance
 from .character import Character
 from .commands import Command, CommandQueue, parse_command
@@ -98,6 +98,11 @@ class Location:
         A :class:`~navkit.crowd.SteeringPolicy` every character added gets
         (``Character.set_policy`` changes one; scene key ``policy``;
         docs/simulation.md "Steering policies").
+    warm
+        True (default): load the kernels ticks will use now, while the
+        location is built (with an empty numba cache they compile here, once
+        per process: :mod:`navkit.sim.warming`), so no tick compiles. False
+        leaves them to the first tick.
 
     >>> import numpy as np, navkit
     >>> grid = navkit.NavGrid(np.ones((10, 20), bool), cell_size=0.5, agent_radius=0.3)
@@ -112,8 +117,13 @@ class Location:
 
     def __init__(self, navigation: Any, *, tick_rate: float = DEFAULT_TICK_RATE,
                  map_path: str | Path | None = None, navigation_mode: str = "grid",
-                 avoidance: str = "none", record: Any = None, policy: Any = None):
+                 avoidance: str = "none", record: Any = None, policy: Any = None,
+                 warm: bool = True):
         view = as_map_view(navigation, path=map_path, mode=navigation_mode)
+        #: Whether this location loads its kernels before they are needed
+        #: (:mod:`navkit.sim.warming`): at construction, on :meth:`set_map` and
+        #: when a character gets a steering policy; never during a tick.
+        self.warm = bool(warm)
         self._record: Any = None
         #: ``"none"`` or ``"orca"`` (docs/rules.md §9.6).
         self.avoidance: str = check_avoidance(avoidance)
@@ -132,6 +142,7 @@ class Location:
         self._commands = CommandQueue()
         if record is not None:
             self.record_queries(record)
+        self._warm_for(view, steer=self._state.default_policy is not None)
 
     # ================================================================ parts
     @property
@@ -304,9 +315,17 @@ class Location:
                 navigation_mode: str = "grid") -> None:
         """Switch to another navigation map; every navigating character replans."""
         view = as_map_view(navigation, path=map_path, mode=navigation_mode)
+        self._warm_for(view)
         if self._record is not None:
             self._attach_record(view)
         self._planner.switch_map(view)
+
+    def _warm_for(self, view: SimMap, *, steer: bool = False) -> None:
+        """Load the kernels a tick on ``view`` uses (when :attr:`warm`)."""
+        if self.warm:
+            warming.ensure("tick", *[p for p in (view.mode,) if p in warming.PARTS],
+                           *(("steer",) if steer else ()),
+                           *(("orca",) if self.avoidance == "orca" else ()))
 
     def record_queries(self, record: Any) -> Any:
         """Log every plan (one ``find_path_to_nearest`` query each) to a corpus;
@@ -332,6 +351,8 @@ class Location:
         """Switch local avoidance (``"none"`` or ``"orca"``, docs/rules.md §9.6)
         from the next tick on; the velocities start from the saved ones."""
         mode = check_avoidance(avoidance)
+        if self.warm and mode == "orca":
+            warming.ensure("orca")
         if mode != self.avoidance:
             self.avoidance = mode
             self._movement = MovementPhase(self._state, mode)
