@@ -242,7 +242,7 @@ function showEdits(edits) {
   if (!edits.length) { $("edits-text").textContent = ""; return; }
   const what = edits.slice(0, 4).map((e) => `${e.name} ${e.change}`).join(", ") + (edits.length > 4 ? ", …" : "");
   const n = edits.length === 1 ? "1 edit" : `${edits.length} edits`;
-  $("edits-text").textContent = `${n} since the server started (kept across page loads): ${what}`;
+  $("edits-text").textContent = `${n} held by the server, kept across page loads: ${what}`;
   el.title = edits.map((e) => `${e.kind} ${e.name}: ${e.change}`).join("\n");
 }
 
@@ -976,7 +976,8 @@ function draw() {
   // group: 0 paths, 1 markers, 2 search layers, 3 map geometry (the legend's order)
   const GROUPS = { line: 0, thin: 0, dash: 0, dot: 1, diamond: 1, ring: 1, square: 2, fill: 2 };
   const key = (label, color, style, group) => legend.push({ label, color, style, group: group ?? GROUPS[style] ?? 3 });
-  if (heatOn) key(S.result && S.result.algorithm === "flow" ? "cost to the goal" : "expanded cells", COLORS.heat, "fill");
+  if (heatOn) key(S.result && S.result.algorithm === "flow" ? "cost to the goal (blue near, red far)"
+    : "expanded cells (blue near, red far)", COLORS.heat, "heat", 2);
 
   if ($("show-polygons").checked) {
     const fillAreas = $("show-area-colors").checked;
@@ -1211,6 +1212,11 @@ function legendSwatch(e, cx, cy, sw) {
     ctx.fillRect(cx - 4, cy - 4, 8, 8);
   } else if (e.style === "fill") {
     ctx.fillStyle = c;
+    ctx.fillRect(cx - half, cy - 5, sw, 10);
+  } else if (e.style === "heat") { // the heat map's scale, blue (near) to red (far)
+    const g = ctx.createLinearGradient(cx - half, 0, cx + half, 0);
+    [1, 85, 170, 255].forEach((v, i) => g.addColorStop(i / 3, `rgb(${heatColor(v).join(",")})`));
+    ctx.fillStyle = g;
     ctx.fillRect(cx - half, cy - 5, sw, 10);
   } else if (e.style === "areas") { // several areas: a stripe of each colour (up to 6)
     const cols = c.slice(0, 6);
