@@ -42,7 +42,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = ROOT / "docs" / "images"
 INTERIOR = ROOT / "navkit" / "examples" / "interior.json"
 DUNGEON = ROOT / "navkit" / "examples" / "dungeon.tmj"
-VIEWPORT = {"width": 1100, "height": 680}
+VIEWPORT: Any = {"width": 1100, "height": 680}
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update",
                  "--disable-sync", "--font-render-hinting=none"]
