@@ -300,3 +300,29 @@ def test_tiled_doors_toggle_in_the_page(chromium: Any) -> None:
             _shot(page, "viewer-tiled-door.png")
         finally:
             _close(page)
+
+
+def test_legend_names_the_characters_of_a_scene(chromium: Any, tmp_path: Path) -> None:
+    from tests.viewer.test_viewer_browser import SCENE
+
+    scene = tmp_path / "scene.json"
+    scene.write_text(json.dumps(SCENE))
+    with LiveServer(scene) as srv:
+        page = _open(chromium, srv.url)
+        try:
+            page.click("#sim-step")
+            _wait(page, "Object.keys(navkit.drawn.pathColors).length >= 2")
+            page.evaluate("navkit.requestRedraw()")
+            page.wait_for_timeout(100)
+            drawn = page.evaluate("navkit.drawn")
+            entries = {e["label"]: e for e in drawn["legend"]}
+            paths = entries["character paths (own colours)"]
+            assert sorted(paths["color"]) == sorted(set(drawn["pathColors"].values()))
+            names = {"w": "walking", "b": "blocked", "r": "waiting to retry", "i": "idle"}
+            states = set(srv.api("GET", "/api/sim")["state"])
+            assert set(drawn["charStates"]) == states
+            listed = {k[len("character: "):] for k in entries if k.startswith("character: ")}
+            assert listed == {names[s] for s in states}
+            assert "velocity (1 s)" not in entries  # the velocities checkbox is off
+        finally:
+            _close(page)

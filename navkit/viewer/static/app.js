@@ -1090,8 +1090,24 @@ function draw() {
   }
   drawn.radius = $("show-radius").checked ? drawRadius(px) : null;
   if (drawn.radius) key(`agent radius ${+drawn.radius.radius.toFixed(3)} m`, COLORS.radius, "ring");
+  drawn.charStates = new Set();
   drawn.characters = drawCharacters(vis, px, drawn);
+  const pathCols = [...new Set(Object.values(drawn.pathColors))];
+  if (pathCols.length) key("character paths (own colours)", pathCols, "areas", 0);
+  for (const st of "wbrix") {
+    if (drawn.charStates.has(st)) key(`character: ${STATE_NAMES[st]}`, COLORS.state[st], "dot", 1);
+  }
+  drawn.charStates = [...drawn.charStates];
+  if (drawn.velocities) key("velocity (1 s)", COLORS.velocity, "line", 1);
+  if (drawn.hover) key("avoidance radius", COLORS.avoidRadius, "ring", 1);
   drawn.crowd = drawCrowd(vis, px);
+  if (drawn.crowd) {
+    for (const k of [0, 1, 2]) {
+      if (drawn.crowd.statuses.includes(k)) key(`agent: ${CROWD_NAMES[k]}`, CROWD_COLORS[k], "dot", 1);
+    }
+    if (drawn.crowd.velocities) key("agent velocity (1 s)", COLORS.velocity, "line", 1);
+    if (drawn.crowd.hover) key("neighbour radius", COLORS.avoidRadius, "ring", 1);
+  }
   drawn.axis = $("show-axes").checked ? drawAxes() : null;
   // screen-space layers last: the legend, then the labels placed around it
   legend.sort((a, b) => a.group - b.group); // stable: drawing order within a group
@@ -1488,6 +1504,7 @@ function drawCharacters(vis, px, drawn) {
     }
     if (cx + r < vis[0] || cx - r > vis[2] || cz + r < vis[1] || cz - r > vis[3]) continue;
     const st = crowd.state[i] || "i";
+    drawn.charStates.add(st);
     ctx.beginPath();
     ctx.arc(cx, cz, r, 0, Math.PI * 2);
     ctx.fillStyle = COLORS.state[st] || COLORS.state.i;
@@ -1536,13 +1553,15 @@ function drawCharacters(vis, px, drawn) {
 // the --crowd crowd: discs by status, velocity ticks (VELOCITY_SECONDS long), and the
 // hovered agent's neighbour radius (the largest flocking radius) as a dashed circle
 const CROWD_COLORS = ["#0c8599", "#2f9e44", "#e03131"];
+const CROWD_NAMES = ["moving", "arrived", "unreachable"];
+const STATE_NAMES = { w: "walking", b: "blocked", r: "waiting to retry", i: "idle", x: "dead or disabled" };
 function drawCrowd(vis, px) {
   const c = S.crowd;
   if (!c || !c.pos) return null;
   const g = S.info.grid;
   const inv = 1 / g.cellSize;
   const r = Math.max(c.agentRadius * inv, 2 * px);
-  const out = { agents: 0, velocities: 0, hover: null, tick: c.tick };
+  const out = { agents: 0, velocities: 0, hover: null, tick: c.tick, statuses: [] };
   const n = c.pos.length / 2;
   for (let i = 0; i < n; i++) {
     const cx = (c.pos[2 * i] - g.minX) * inv;
@@ -1574,6 +1593,7 @@ function drawCrowd(vis, px) {
       ctx.setLineDash([]);
       out.hover = { index: i, radius: c.neighbourRadius, speed: Math.hypot(vx, vz) };
     }
+    if (!out.statuses.includes(c.status[i])) out.statuses.push(c.status[i]);
     out.agents++;
   }
   return out;
