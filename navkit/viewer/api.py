@@ -13,7 +13,7 @@ endpoint                            what it does
                                     walkable with weight ``legend[k-1]``; headers
                                     ``X-Navkit-Width``, ``X-Navkit-Depth``, ``X-Navkit-Version``,
                                     ``X-Navkit-Legend``
-``POST /api/path``                  ``{"start": [x, z], "goal": [x, z], "algorithm": "astar"}``
+``POST /api/path``                  ``{"start": [x, z], "goal": [x, z], "algorithm"?: "auto"}``
                                     (cells): raw and smoothed path, nearest cell, cost, nodes
                                     expanded, time, expanded-cell heat map
 ``GET /api/mesh``                   the navigation mesh of the map now (built on first use,
@@ -22,6 +22,8 @@ endpoint                            what it does
                                     "funnel"], "nearest"?: B}`` (world metres): one mesh path
                                     per method, its length, nodes expanded, time
 ``POST /api/areas``                 ``{"name": N, "available": B}``: open / close an area (door)
+``POST /api/reset``                 drop every edit (doors, obstacles, circles, parameters):
+                                    read the target file again (a scene: the simulation too)
 ``POST /api/flow``                  ``{"goal": [x, z], "every"?: n}`` (cells): flow-field arrows
 ``GET /api/hpa``                    HPA*'s clusters, entrances (abstract nodes) and their edges
 ``GET /api/cell?x=X&z=Z``           one cell for the inspector: world centre, weight, areas, ...
@@ -287,7 +289,7 @@ async def path(request: Request) -> Response:
         g = st.nav.grid
         start = check_cell(body["start"], "start", g)
         goal = check_cell(body["goal"], "goal", g)
-        algo = body.get("algorithm", "astar")
+        algo = body.get("algorithm", "auto")
         infos = {a.name: a for a in st.map.searcher.algorithms(st.nav.pathfinder)}
         if not isinstance(algo, str) or algo not in infos:
             known = ", ".join(map(repr, infos))
@@ -360,6 +362,19 @@ async def set_area(request: Request) -> Response:
         check_known(name, list(st.nav.area_names), "area", "name")
         out = await asyncio.to_thread(st.map.set_area, name, available)
     await st.broadcast({"type": "map", "version": out["version"]})
+    return _ok(out)
+
+
+async def reset_edits(request: Request) -> Response:
+    """``POST /api/reset``: forget every edit; answers the new version and ``edits`` (empty)."""
+    st = _state(request)
+    check_keys(await read_json(request, allow_empty=True), ())
+    async with st.lock:
+        out = await asyncio.to_thread(st.reset_edits)
+        frame = None if st.sim is None else st.sim.frame()
+    await st.broadcast({"type": "map", "version": out["version"]})
+    if frame is not None:
+        await st.broadcast({**frame, "reset": True})
     return _ok(out)
 
 

@@ -39,12 +39,16 @@ class MapState:
     (no polygon level), their polygons, so the page can draw them.
     """
 
-    def __init__(self, nav: NavMap) -> None:
+    def __init__(self, nav: NavMap, *, generated: frozenset[str] = frozenset()) -> None:
         self._next_obstacle = 1
         self._next_circle = 1
         self._base = 0  # added to nav.version: a rebuild keeps versions increasing
+        #: Areas the map's reader made, not the author (a Tiled map's ``tiles:<i>``
+        #: rectangles): listed with ``"generated": true``, not offered as doors.
+        self.generated = generated
         self.clock = KernelClock()
         self.load(nav)
+        self.mark_clean()
 
     def load(self, nav: NavMap) -> None:
         """Show ``nav`` instead: forget the viewer's obstacles and the search helpers
@@ -56,6 +60,47 @@ class MapState:
         self._grid_cache: tuple[int, bytes, list[int]] | None = None
         #: Circle obstacles added from the viewer: name -> (x, z, radius, occupant handle).
         self.circles: dict[str, tuple[float, float, float, int]] = {}
+
+    def mark_clean(self) -> None:
+        """Take the map as it is now as the start: :meth:`edits` lists what changes after."""
+        level = self.nav.level
+        self._start_areas = {} if level is None else {a.name: a.available
+                                                      for a in level.config.areas}
+        self._start_obstacles = tuple(self.nav.obstacle_names)
+        self._start_params = self.build_params()
+
+    def edits(self) -> list[dict[str, str]]:
+        """What the server holds that the map file does not say: doors opened or closed,
+        obstacles added or removed, circles, changed build parameters; each as
+        ``{"kind", "name", "change"}`` (in that order, then by name order of the map)."""
+        out: list[dict[str, str]] = []
+        level = self.nav.level
+        if level is not None:
+            for a in level.config.areas:
+                was = self._start_areas.get(a.name)
+                if was is not None and was != a.available:
+                    out.append({"kind": "area", "name": a.name,
+                                "change": "opened" if a.available else "closed"})
+        names = self.nav.obstacle_names
+        out += [{"kind": "obstacle", "name": n, "change": "added"}
+                for n in names if n not in self._start_obstacles]
+        out += [{"kind": "obstacle", "name": n, "change": "removed"}
+                for n in self._start_obstacles if n not in names]
+        out += [{"kind": "circle", "name": n, "change": "added"} for n in self.circles]
+        now, start = self.build_params(), self._start_params
+        if now is not None and start is not None:
+            out += [{"kind": "parameter", "name": k, "change": f"{start[k]:g} -> {now[k]:g}"}
+                    for k in now if now[k] != start[k]]
+        return out
+
+    def reset(self, nav: NavMap) -> dict[str, Any]:
+        """Show ``nav`` (the target file read again) instead, dropping every edit;
+        the version keeps increasing."""
+        base = self.version + 1
+        self.load(nav)
+        self._base = base - int(nav.version)
+        self.mark_clean()
+        return {"version": self.version, "edits": self.edits()}
 
     # ------------------------------------------------------------ the map
     @property
@@ -73,6 +118,7 @@ class MapState:
                 "weight": a.weight,
                 "polygon": [list(p) for p in a.polygon],
                 "holes": [[list(p) for p in h] for h in a.holes],
+                "generated": a.name in self.generated,
             }
             for a in level.config.areas
         ]
@@ -109,18 +155,28 @@ class MapState:
         """The map's part of ``/api/info``: version, grid, costs, algorithms, areas, obstacles."""
         pf = self.nav.pathfinder
         algos = self.searcher.algorithms(pf)
-        default = next((a.name for a in algos if a.name == "astar" and a.available), algos[0].name)
+        # the library's default (auto), else A*, else the first that applies
+        default = next((a.name for name in ("auto", "astar") for a in algos
+                        if a.name == name and a.available),
+                       next((a.name for a in algos if a.available), algos[0].name))
+        resolve = getattr(pf, "resolve_algorithm", None)
+        try:
+            auto = resolve("auto") if resolve is not None else None
+        except QueryError:
+            auto = None
         return {
             "version": self.version,
             "grid": self.grid_meta(),
             "costs": {"name": pf.costs.name, "card": pf.costs.card, "diag": pf.costs.diag},
             "algorithms": [a.to_json() for a in algos],
             "defaultAlgorithm": default,
+            "autoAlgorithm": auto,
             "areas": self.area_list(),
             "obstacles": self.obstacle_list(),
             "circles": self.circle_list(),
             "buildParams": self.build_params(),
             "warmKinds": sorted(self.clock.warm),
+            "edits": self.edits(),
         }
 
     def circle_list(self) -> list[dict[str, Any]]:

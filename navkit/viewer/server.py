@@ -371,6 +371,7 @@ def create_app(
         Route("/api/mesh", api.mesh_get, methods=["GET"]),
         Route("/api/mesh/path", api.mesh_path, methods=["POST"]),
         Route("/api/areas", api.set_area, methods=["POST"]),
+        Route("/api/reset", api.reset_edits, methods=["POST"]),
         Route("/api/obstacles", api.add_obstacle, methods=["POST"]),
         Route("/api/obstacles/{name:path}", api.remove_obstacle, methods=["DELETE"]),
         Route("/api/flow", api.flow, methods=["POST"]),

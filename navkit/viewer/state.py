@@ -49,7 +49,38 @@ def load_target(path: str | Path) -> tuple[str, NavMap, Any]:
 
             loc = load_scene(p)
             return "scene", loc.map.backend, loc
+    if p.suffix.lower() in (".tmx", ".tmj"):
+        return "map", _tiled_map(p), None
     return "map", NavMap.load(p), None
+
+
+#: Prefix of the areas :func:`navkit.formats.tiled.read_tiled_level` makes of a Tiled
+#: map's tiles (``tiles:<i>``, ``tiles:bounds``): machinery, not doors.
+TILED_GENERATED_PREFIX = "tiles:"
+
+
+def _tiled_map(p: Path) -> NavMap:
+    """A Tiled map: a plain grid when it has no doors, else the door-aware level of
+    :func:`~navkit.formats.tiled.read_tiled_level`, whose doors are areas that open and
+    close like a JSON level's (its grid has a margin of 2 blocked cells)."""
+    from ..formats import load_grid
+
+    grid = load_grid(p)
+    if not grid.meta.get("doors"):
+        return NavMap(grid)
+    from ..formats.tiled import read_tiled_level
+
+    return NavMap(read_tiled_level(p))
+
+
+def generated_areas(target: Path, nav: NavMap) -> frozenset[str]:
+    """The areas of ``nav`` its reader made rather than the author: a Tiled map's tile
+    rectangles (empty for anything else)."""
+    level = nav.level
+    if level is None or target.suffix.lower() not in (".tmx", ".tmj"):
+        return frozenset()
+    return frozenset(a.name for a in level.config.areas
+                     if a.name.startswith(TILED_GENERATED_PREFIX))
 
 
 # ------------------------------------------------------------------- state
@@ -61,7 +92,7 @@ class ViewerState:
         self.target = Path(target)
         self.kind, nav, loc = load_target(self.target)
         self.name = self.target.name
-        self.map = MapState(nav)
+        self.map = MapState(nav, generated=generated_areas(self.target, nav))
         self.sim: Playback | None = None if loc is None else Playback(loc)
         #: The free steering crowd of a crowd file, on the map's static grid (or None).
         self.crowd: CrowdPlayback | None = (None if crowd is None
@@ -106,7 +137,19 @@ class ViewerState:
         if loc is None or self.sim is None:
             raise ConfigError("the target file is no longer a scene", field="target")
         self.map.load(nav)
+        self.map.mark_clean()
         self.sim.load(loc)
+
+    def reset_edits(self) -> dict[str, Any]:
+        """Drop every edit clients made (doors, obstacles, circles, build parameters):
+        read the target file again. For a scene this is :meth:`reset` (the simulation
+        starts again at tick 0: its characters stand on the edited map)."""
+        if self.sim is not None:
+            self.reset()
+            return {"version": self.version, "edits": self.map.edits(), "scene": True}
+        _, nav, _ = load_target(self.target)
+        self.map.generated = generated_areas(self.target, nav)
+        return {**self.map.reset(nav), "scene": False}
 
     def warm_up(self) -> None:
         """Load the search (and simulation) kernels before the first click."""

@@ -166,7 +166,8 @@ def test_info_describes_the_level(level: TestClient) -> None:
     jps = next((a for a in info["algorithms"] if a["name"] == "jps"), None)
     if jps is not None:
         assert jps["available"] is False and "weight" in jps["reason"]
-    assert info["defaultAlgorithm"] == "astar"
+    # the library's default; on this weighted grid it runs A*
+    assert info["defaultAlgorithm"] == "auto" and info["autoAlgorithm"] == "astar"
     assert info["scene"] is None and info["replay"] is None
     assert info["limits"]["bodyBytes"] == 1 << 20
 
@@ -195,7 +196,8 @@ def test_path_matches_the_pathfinder(level: TestClient) -> None:
     assert out["cost"] == pytest.approx(16.0) and out["costInt"] == ref.cost_int
     assert out["expanded"] == ref.expanded and out["timeMs"] >= 0
     assert out["smoothed"][0] == WEST and out["smoothed"][-1] == EAST
-    assert out["endCell"] == EAST and out["algorithm"] == "astar"
+    assert out["endCell"] == EAST and out["algorithm"] == "auto"  # the default
+    assert out["resolvedAlgorithm"] == "astar"
     heat = out["heat"]
     assert heat["count"] == out["expanded"]
     import base64

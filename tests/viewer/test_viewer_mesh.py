@@ -161,7 +161,7 @@ def test_mesh_path_matches_navmesh_find_path(files: dict[str, Path]) -> None:
             assert out["nPolygons"] == ref.n_polygons and out["nearest"] is False
             assert set(out["paths"]) == {"exact", "funnel"}
             for method, p in out["paths"].items():
-                want = ref.find_path(WEST_W, goal, method=method)
+                want = ref.find_path(WEST_W, goal, algorithm=method)
                 assert p["method"] == method and p["status"] == want.status.name == "FOUND"
                 assert p["found"] and p["hasPath"]
                 assert p["waypoints"] == want.waypoints.tolist()

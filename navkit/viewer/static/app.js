@@ -51,6 +51,8 @@ const COLORS = {
   circle: "rgba(174,62,201,0.95)",
   circleFill: "rgba(174,62,201,0.22)",
   axis: "#f8f9fa",
+  radius: "#12b886",
+  heat: "rgb(34,184,207)",
 };
 
 // per-character path colours: palette[FNV-1a(id) % 12] (navkit.viewer.layers.palette_index)
@@ -66,6 +68,14 @@ function fnv1a(text) {
 }
 function charColor(id) {
   return PALETTE[fnv1a(String(id)) % PALETTE.length];
+}
+// each area of a level has its own colour, from its name (same palette, same hash)
+function areaColor(name) {
+  return PALETTE[fnv1a(String(name)) % PALETTE.length];
+}
+function rgba(hex, alpha) {
+  const n = parseInt(hex.slice(1), 16);
+  return `rgba(${(n >> 16) & 255},${(n >> 8) & 255},${n & 255},${alpha})`;
 }
 
 // a velocity arrow is as long as the way the character goes in this many seconds
@@ -112,10 +122,13 @@ const S = {
   crowd: null, // the --crowd crowd's last frame ({type: "crowd", pos, vel, status, ...})
   crowdFrames: 0,
   crowdHover: null, // index of the crowd agent under the cursor
+  cursor: null, // the pointer in cell units, while it is over the map
+  resets: 0, // POST /api/reset answers applied
 };
 window.navkit = S;
 S.charColor = charColor;
 S.paletteIndex = (id) => fnv1a(String(id)) % PALETTE.length;
+S.areaColor = areaColor;
 
 const canvas = $("view");
 const ctx = canvas.getContext("2d");
@@ -201,8 +214,10 @@ async function loadInfo() {
   $("map-name").textContent = `${data.name} (${data.kind})`;
   $("map-meta").textContent =
     `${g.width}×${g.depth} cells · ${g.cellSize} m · ${g.walkable.toLocaleString()} walkable · costs ${data.costs.name} · version ${data.version}`;
-  fillAlgorithms(data.algorithms, data.defaultAlgorithm);
+  fillAlgorithms(data.algorithms, data.defaultAlgorithm, data.autoAlgorithm);
   fillAreas(data.areas);
+  showEdits(data.edits || []);
+  fillRadius(data);
   fillObstacles(data.obstacles);
   fillCircles(data.circles || []);
   buildPolygons(data.areas, data.obstacles);
@@ -217,6 +232,59 @@ async function loadInfo() {
   cb.disabled = !m.available;
   cb.parentElement.title = m.available ? "the navigation mesh, and mesh paths beside the grid's" : m.reason;
   if (!m.available) cb.checked = false;
+}
+
+// The edits the server holds (doors, obstacles, circles, build parameters): they outlive
+// this page, so a notice says so while there are any, with a Reset that drops them.
+function showEdits(edits) {
+  const el = $("edits");
+  el.hidden = edits.length === 0;
+  if (!edits.length) { $("edits-text").textContent = ""; return; }
+  const what = edits.slice(0, 4).map((e) => `${e.name} ${e.change}`).join(", ") + (edits.length > 4 ? ", …" : "");
+  const n = edits.length === 1 ? "1 edit" : `${edits.length} edits`;
+  $("edits-text").textContent = `${n} held by the server, kept across page loads: ${what}`;
+  el.title = edits.map((e) => `${e.kind} ${e.name}: ${e.change}`).join("\n");
+}
+
+async function resetEdits() {
+  try {
+    await busyApi("resetting…", "POST", "/api/reset");
+  } catch (e) {
+    toast(e.message);
+    return;
+  }
+  S.resets++;
+  S.hpa = null;
+  S.mesh = null;
+  await afterMapChange();
+}
+S.resetEdits = resetEdits;
+
+// the agent-radius preview: the map's radius (a level's build parameter, else the grid's)
+function fillRadius(info) {
+  const mapRadius = info.buildParams ? info.buildParams.agentRadius : info.grid.agentRadius;
+  const input = $("preview-radius");
+  if (S.radiusSource !== mapRadius || input.value === "") {
+    // a map with radius 0 (walls not inflated) previews one cell
+    input.value = String(mapRadius > 0 ? mapRadius : info.grid.cellSize);
+    S.radiusSource = mapRadius;
+  }
+  S.mapAgentRadius = mapRadius;
+  radiusMeta();
+  showRadiusRow();
+}
+
+function radiusMeta() {
+  const m = S.mapAgentRadius;
+  $("radius-meta").textContent = m > 0
+    ? `the map's agent radius: ${m} m (its walls are inflated by it)`
+    : `the map's agent radius is 0 m (walls are not inflated); previewing ${previewRadius()} m`;
+}
+
+function showRadiusRow() {
+  const on = $("show-radius").checked;
+  $("radius-row").hidden = !on;
+  $("radius-meta").hidden = !on;
 }
 
 async function loadGrid() {
@@ -453,7 +521,7 @@ function showHeatLegend() {
   S.legendRange = { min: 0, max };
 }
 
-function fillAlgorithms(list, def) {
+function fillAlgorithms(list, def, auto) {
   const sel = $("algorithm");
   const prev = sel.value;
   sel.textContent = "";
@@ -461,8 +529,10 @@ function fillAlgorithms(list, def) {
     const o = document.createElement("option");
     o.value = a.name;
     o.textContent = a.available ? a.label : `${a.label} (n/a)`;
+    // auto says what it runs on this map (the library's default)
+    if (a.name === "auto" && a.available && auto) o.textContent = `auto → ${auto}`;
     o.disabled = !a.available;
-    if (!a.available) o.title = a.reason;
+    o.title = a.available ? a.label : a.reason;
     sel.append(o);
   }
   const keep = list.find((a) => a.name === prev && a.available);
@@ -472,8 +542,9 @@ function fillAlgorithms(list, def) {
 function fillAreas(areas) {
   const box = $("areas");
   box.textContent = "";
-  $("sec-areas").hidden = areas.length === 0;
-  for (const a of areas) {
+  const shown = areas.filter((a) => !a.generated); // a Tiled map's tile rectangles are machinery
+  $("sec-areas").hidden = shown.length === 0;
+  for (const a of shown) {
     const label = document.createElement("label");
     const cb = document.createElement("input");
     cb.type = "checkbox";
@@ -484,7 +555,11 @@ function fillAreas(areas) {
     const name = document.createElement("span");
     name.className = "name";
     name.textContent = a.name + (a.weight !== 1 ? ` (×${a.weight})` : "");
-    label.append(cb, name);
+    const sw = document.createElement("span");
+    sw.className = "swatch";
+    sw.style.background = areaColor(a.name);
+    sw.dataset.areaColor = areaColor(a.name);
+    label.append(cb, sw, name);
     const info = document.createElement("button");
     info.type = "button";
     info.textContent = "i";
@@ -589,7 +664,7 @@ function inspectArea(name) {
   S.cellInfo = null;
   $("cell-title").textContent = `Area ${name}`;
   fillTable($("cell-table"), {
-    name: a.name, available: a.available, weight: a.weight, points: a.polygon.length,
+    name: a.name, colour: areaColor(a.name), available: a.available, weight: a.weight, points: a.polygon.length,
     holes: (a.holes || []).length, "min (m)": [bb[0], bb[1]], "max (m)": [bb[2], bb[3]],
   });
   $("sec-cell").hidden = false;
@@ -715,9 +790,10 @@ function buildPolygons(areas, obstacles) {
       path.closePath();
     }
     const bbox = ringBBox(cellRings[0], [Infinity, Infinity, -Infinity, -Infinity]);
-    polys.push({ kind, name: item.name, available: item.available, added: item.added, path, bbox, rings });
+    polys.push({ kind, name: item.name, available: item.available, added: item.added, path, bbox, rings,
+                 color: kind === "area" ? areaColor(item.name) : null });
   };
-  for (const a of areas) add("area", a, [a.polygon, ...(a.holes || [])]);
+  for (const a of areas) if (!a.generated) add("area", a, [a.polygon, ...(a.holes || [])]);
   for (const o of obstacles) add("obstacle", o, [o.polygon]);
   S.polys = polys;
 }
@@ -894,15 +970,29 @@ function draw() {
   // what this frame drew, for tests: query = the number of answered queries it shows
   const drawn = { raw: [], smooth: [], characters: 0, nearest: null, query: S.queryCount, mapLoads: S.mapLoads,
                   meshPolygons: 0, meshPaths: {}, meshSearched: 0, meshQuery: S.meshQueryCount, velocities: 0, hover: null,
-                  pathColors: {} };
+                  pathColors: {}, areaColors: {} };
+  // the on-canvas legend: one entry per kind of thing this frame draws (drawLegend)
+  const legend = [];
+  // group: 0 paths, 1 markers, 2 search layers, 3 map geometry (the legend's order)
+  const GROUPS = { line: 0, thin: 0, dash: 0, dot: 1, diamond: 1, ring: 1, square: 2, fill: 2 };
+  const key = (label, color, style, group) => legend.push({ label, color, style, group: group ?? GROUPS[style] ?? 3 });
+  if (heatOn) key(S.result && S.result.algorithm === "flow" ? "cost to the goal (blue near, red far)"
+    : "expanded cells (blue near, red far)", COLORS.heat, "heat", 2);
 
   if ($("show-polygons").checked) {
+    const fillAreas = $("show-area-colors").checked;
+    const kinds = new Set();
+    const areaKeys = [];
     for (const p of S.polys) {
       if (!boxVisible(p.bbox, vis, 1)) continue;
       let color;
-      if (p.kind === "area") color = p.available ? COLORS.areaOpen : COLORS.areaClosed;
+      if (p.kind === "area") color = p.color;
       else color = p.added ? COLORS.obstacleAdded : COLORS.obstacle;
-      ctx.lineWidth = 1.5 * px;
+      if (p.kind === "area" && fillAreas && p.available) {
+        ctx.fillStyle = rgba(p.color, 0.12);
+        ctx.fill(p.path, "evenodd");
+      }
+      ctx.lineWidth = (p.kind === "area" ? 2 : 1.5) * px;
       ctx.strokeStyle = color;
       ctx.setLineDash(p.kind === "area" && !p.available ? [6 * px, 4 * px] : []);
       ctx.stroke(p.path);
@@ -910,31 +1000,61 @@ function draw() {
         ctx.fillStyle = "rgba(224,49,49,0.12)";
         ctx.fill(p.path, "evenodd");
       }
+      if (p.kind === "area") {
+        drawn.areaColors[p.name] = p.color;
+        areaKeys.push([p.available ? p.name : `${p.name} (closed)`, p.color, p.available ? "area" : "areaClosed"]);
+      } else {
+        kinds.add(p.added ? "added" : "level");
+      }
     }
     ctx.setLineDash([]);
+    // a few areas are listed by name; more are one entry (their labels and the Areas
+    // list name them), closed ones still by name
+    const most = 4;
+    if (areaKeys.length <= most) {
+      for (const [label, color, style] of areaKeys) key(label, color, style);
+    } else {
+      key(`${areaKeys.length} areas, each in its own colour`, areaKeys.map((a) => a[1]), "areas");
+      const closed = areaKeys.filter((a) => a[2] === "areaClosed");
+      for (const [label, color, style] of closed.slice(0, most)) key(label, color, style);
+      if (closed.length > most) key(`… ${closed.length - most} more closed`, null, "none");
+    }
+    if (kinds.has("level")) key("obstacle", COLORS.obstacle, "outline");
+    if (kinds.has("added")) key("obstacle (added here)", COLORS.obstacleAdded, "outline");
   }
   drawn.circles = drawCircles(px);
+  if (drawn.circles) key("circle obstacle", COLORS.circle, "disc");
   drawn.highlight = drawHighlight(px);
-  drawn.labels = $("show-labels").checked ? drawLabels(px, vis) : [];
   drawn.hpa = $("show-hpa").checked ? drawHpa(px) : null;
+  if (drawn.hpa) {
+    key("HPA* cluster border", COLORS.hpaCluster, "dash", 2);
+    key("HPA* entrance", COLORS.hpaNode, "square");
+  }
   drawn.meshPolygons = drawMesh(px); // above the level's outlines: its walls are the inflated ones
+  if (drawn.meshPolygons) {
+    key("nav mesh wall", COLORS.meshWall, "line", 3);
+    key("nav mesh portal", COLORS.meshPortal, "dash", 3);
+  }
   const res = S.result;
   if (res && res.hasPath) {
     if ($("show-raw").checked) {
       const pts = res.cells.map(([x, z]) => [x + 0.5, z + 0.5]);
       polyline(pts, Math.max(1.5 * px, 0.12), COLORS.raw);
       drawn.raw = res.cells.map((c) => [c[0], c[1]]);
+      key("raw path (every cell)", COLORS.raw, "thin");
     }
     if ($("show-smooth").checked) {
       const pts = res.smoothed.map(([x, z]) => [x + 0.5, z + 0.5]);
       polyline(pts, Math.max(3 * px, 0.2), COLORS.smooth);
       drawn.smooth = res.smoothed.map((c) => [c[0], c[1]]);
+      key("smoothed grid path", COLORS.smooth, "line");
     }
   }
   drawn.spline = 0;
   if (res && res.hasPath && $("show-spline").checked && res.spline && res.spline.length > 1) {
     polyline(res.spline.map(([x, z]) => worldToCell(x, z)), Math.max(2.5 * px, 0.15), COLORS.spline);
     drawn.spline = res.spline.length;
+    key("smooth curve", COLORS.spline, "line");
   }
   drawn.jumpPoints = null;
   if (res && res.jumpPoints && $("show-jumps").checked) {
@@ -948,23 +1068,187 @@ function draw() {
     }
     for (const [x, z] of res.jumpPoints.expanded) marker(x + 0.5, z + 0.5, jr, COLORS.jumpExpanded, "diamond");
     drawn.jumpPoints = { expanded: res.jumpPoints.expanded.length, generated: res.jumpPoints.generated.length };
+    if (drawn.jumpPoints.expanded) key("jump point (expanded)", COLORS.jumpExpanded, "diamond");
+    if (drawn.jumpPoints.generated) key("jump point (pushed)", COLORS.jumpGenerated, "ring");
   }
   drawn.flowArrows = $("show-flow").checked ? drawFlow(px, vis) : 0;
+  if (drawn.flowArrows) key("flow direction", COLORS.flow, "line", 2);
   drawn.meshPaths = drawMeshPaths(px);
   drawn.meshSearched = S.meshSearchedDrawn;
+  if (drawn.meshSearched) key("searched polygons", COLORS.meshSearched, "fill");
+  if (drawn.meshPaths.exact) key("mesh path (exact)", COLORS.meshExact, "line");
+  if (drawn.meshPaths.funnel) key("mesh path (funnel)", COLORS.meshFunnel, "dash");
   const mr = Math.max(5 * px, 0.35);
-  if (S.start) marker(S.start[0] + 0.5, S.start[1] + 0.5, mr, COLORS.start);
-  if (S.goal) marker(S.goal[0] + 0.5, S.goal[1] + 0.5, mr, COLORS.goal);
+  if (S.start) { marker(S.start[0] + 0.5, S.start[1] + 0.5, mr, COLORS.start); key("start", COLORS.start, "dot"); }
+  if (S.goal) { marker(S.goal[0] + 0.5, S.goal[1] + 0.5, mr, COLORS.goal); key("goal", COLORS.goal, "dot"); }
   if (res && res.nearest && res.endCell) {
     const [ex, ez] = res.endCell;
     polyline([[ex + 0.5, ez + 0.5], [res.goal[0] + 0.5, res.goal[1] + 0.5]], 1.5 * px, COLORS.nearest, [4 * px, 3 * px]);
     marker(ex + 0.5, ez + 0.5, mr * 1.2, COLORS.nearest, "diamond");
     drawn.nearest = [ex, ez];
+    key("nearest reachable cell", COLORS.nearest, "diamond");
   }
+  drawn.radius = $("show-radius").checked ? drawRadius(px) : null;
+  if (drawn.radius) key(`agent radius ${+drawn.radius.radius.toFixed(3)} m`, COLORS.radius, "ring");
+  drawn.charStates = new Set();
   drawn.characters = drawCharacters(vis, px, drawn);
+  const pathCols = [...new Set(Object.values(drawn.pathColors))];
+  if (pathCols.length) key("character paths (own colours)", pathCols, "areas", 0);
+  for (const st of "wbrix") {
+    if (drawn.charStates.has(st)) key(`character: ${STATE_NAMES[st]}`, COLORS.state[st], "dot", 1);
+  }
+  drawn.charStates = [...drawn.charStates];
+  if (drawn.velocities) key("velocity (1 s)", COLORS.velocity, "line", 1);
+  if (drawn.hover) key("avoidance radius", COLORS.avoidRadius, "ring", 1);
   drawn.crowd = drawCrowd(vis, px);
+  if (drawn.crowd) {
+    for (const k of [0, 1, 2]) {
+      if (drawn.crowd.statuses.includes(k)) key(`agent: ${CROWD_NAMES[k]}`, CROWD_COLORS[k], "dot", 1);
+    }
+    if (drawn.crowd.velocities) key("agent velocity (1 s)", COLORS.velocity, "line", 1);
+    if (drawn.crowd.hover) key("neighbour radius", COLORS.avoidRadius, "ring", 1);
+  }
   drawn.axis = $("show-axes").checked ? drawAxes() : null;
+  // screen-space layers last: the legend, then the labels placed around it
+  legend.sort((a, b) => a.group - b.group); // stable: drawing order within a group
+  const legendBox = $("show-legend").checked && legend.length ? drawLegend(legend) : null;
+  drawn.legend = legendBox ? legendBox.entries : [];
+  drawn.legendBox = legendBox ? legendBox.box : null;
+  const placed = $("show-labels").checked ? drawLabels(vis, legendBox ? [legendBox.box] : []) : null;
+  drawn.labels = placed ? placed.names : [];
+  drawn.labelBoxes = placed ? placed.boxes : [];
+  drawn.labelsSkipped = placed ? placed.skipped : [];
   S.drawn = drawn;
+}
+
+// the agent radius (metres) as a dashed circle at the cursor and a thin one at every
+// waypoint of the grid path: what the map's walls were inflated by
+function previewRadius() {
+  const v = +$("preview-radius").value;
+  return Number.isFinite(v) && v > 0 ? v : 0;
+}
+
+function drawRadius(px) {
+  const radius = previewRadius();
+  if (!radius || !S.info) return null;
+  const r = radius / S.info.grid.cellSize;
+  const out = { radius, cursor: false, waypoints: 0 };
+  ctx.strokeStyle = COLORS.radius;
+  if (S.cursor) {
+    const [cx, cz] = S.cursor;
+    ctx.beginPath();
+    ctx.arc(cx, cz, r, 0, Math.PI * 2);
+    ctx.fillStyle = rgba(COLORS.radius, 0.15);
+    ctx.fill();
+    ctx.lineWidth = 2 * px;
+    ctx.setLineDash([5 * px, 3 * px]);
+    ctx.stroke();
+    ctx.setLineDash([]);
+    out.cursor = true;
+  }
+  const res = S.result;
+  if (res && res.hasPath && res.waypoints) {
+    ctx.lineWidth = 1.5 * px;
+    for (const [x, z] of res.waypoints) {
+      const [wx, wz] = worldToCell(x, z);
+      ctx.beginPath();
+      ctx.arc(wx, wz, r, 0, Math.PI * 2);
+      ctx.stroke();
+      out.waypoints++;
+    }
+  }
+  return out.cursor || out.waypoints ? out : null;
+}
+
+// The legend, bottom left of the canvas in screen pixels: a swatch drawn the way the
+// thing is drawn, and its name. Returns its entries (with each swatch's centre, CSS
+// pixels from the canvas' corner) and its box.
+function drawLegend(entries) {
+  const r = canvas.getBoundingClientRect();
+  const rowH = 16, sw = 22, pad = 6;
+  ctx.save();
+  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+  ctx.font = "11px system-ui, sans-serif";
+  const w = Math.ceil(Math.max(...entries.map((e) => ctx.measureText(e.label).width)) + sw + 3 * pad);
+  const h = entries.length * rowH + 2 * pad;
+  const x0 = 10, y0 = Math.max(10, r.height - h - 10);
+  ctx.fillStyle = "rgba(255,255,255,0.92)";
+  ctx.strokeStyle = "rgba(0,0,0,0.35)";
+  ctx.lineWidth = 1;
+  ctx.fillRect(x0, y0, w, h);
+  ctx.strokeRect(x0 + 0.5, y0 + 0.5, w - 1, h - 1);
+  const out = [];
+  entries.forEach((e, i) => {
+    const cy = y0 + pad + i * rowH + rowH / 2;
+    const cx = x0 + pad + sw / 2;
+    legendSwatch(e, cx, cy, sw);
+    ctx.fillStyle = COLORS.label;
+    ctx.textAlign = "left";
+    ctx.textBaseline = "middle";
+    ctx.fillText(e.label, x0 + 2 * pad + sw, cy);
+    out.push({ ...e, x: cx, y: cy });
+  });
+  ctx.restore();
+  return { entries: out, box: { x: x0, y: y0, w, h } };
+}
+
+function legendSwatch(e, cx, cy, sw) {
+  const c = e.color;
+  if (!c) return;
+  const half = sw / 2;
+  ctx.setLineDash([]);
+  if (e.style === "line" || e.style === "thin") {
+    ctx.fillStyle = c;
+    const t = e.style === "thin" ? 2 : 4;
+    ctx.fillRect(cx - half, cy - t / 2, sw, t);
+  } else if (e.style === "dash") {
+    ctx.fillStyle = c;
+    for (const dx of [-half, -half + 8, -half + 16]) ctx.fillRect(cx + dx, cy - 1.5, 5, 3);
+  } else if (e.style === "dot" || e.style === "disc") {
+    ctx.beginPath();
+    ctx.arc(cx, cy, 5, 0, Math.PI * 2);
+    ctx.fillStyle = c;
+    ctx.fill();
+  } else if (e.style === "diamond") {
+    ctx.beginPath();
+    ctx.moveTo(cx, cy - 6); ctx.lineTo(cx + 6, cy); ctx.lineTo(cx, cy + 6); ctx.lineTo(cx - 6, cy);
+    ctx.closePath();
+    ctx.fillStyle = c;
+    ctx.fill();
+  } else if (e.style === "ring") {
+    ctx.beginPath();
+    ctx.arc(cx, cy, 5, 0, Math.PI * 2);
+    ctx.lineWidth = 2;
+    ctx.strokeStyle = c;
+    ctx.stroke();
+    ctx.fillStyle = c;
+    ctx.fillRect(cx - 1, cy - 1, 2, 2);
+  } else if (e.style === "square") {
+    ctx.fillStyle = c;
+    ctx.fillRect(cx - 4, cy - 4, 8, 8);
+  } else if (e.style === "fill") {
+    ctx.fillStyle = c;
+    ctx.fillRect(cx - half, cy - 5, sw, 10);
+  } else if (e.style === "heat") { // the heat map's scale, blue (near) to red (far)
+    const g = ctx.createLinearGradient(cx - half, 0, cx + half, 0);
+    [1, 85, 170, 255].forEach((v, i) => g.addColorStop(i / 3, `rgb(${heatColor(v).join(",")})`));
+    ctx.fillStyle = g;
+    ctx.fillRect(cx - half, cy - 5, sw, 10);
+  } else if (e.style === "areas") { // several areas: a stripe of each colour (up to 6)
+    const cols = c.slice(0, 6);
+    const step = sw / cols.length;
+    cols.forEach((col, i) => { ctx.fillStyle = col; ctx.fillRect(cx - half + i * step, cy - 5, Math.ceil(step), 10); });
+  } else { // area, areaClosed, outline: a small box outlined (areas also filled) in the colour
+    if (e.style === "area") { ctx.fillStyle = rgba(c, 0.35); ctx.fillRect(cx - half, cy - 5, sw, 10); }
+    if (e.style === "areaClosed") { ctx.fillStyle = "rgba(224,49,49,0.25)"; ctx.fillRect(cx - half, cy - 5, sw, 10); }
+    ctx.fillStyle = c;
+    ctx.fillRect(cx - 3, cy - 3, 6, 6); // the swatch's centre is the colour itself
+    ctx.strokeStyle = c;
+    ctx.lineWidth = 2;
+    if (e.style === "areaClosed") ctx.setLineDash([4, 3]);
+    ctx.strokeRect(cx - half + 1, cy - 5, sw - 2, 10);
+    ctx.setLineDash([]);
+  }
 }
 
 // circle obstacles: the disc, and the cells whose centre lies in it (docs/rules.md §7.1)
@@ -1034,30 +1318,53 @@ function ringCentroid(ring) {
   return [x / (3 * a), z / (3 * a)];
 }
 
-// area (door) and obstacle names at their centroids, in screen-sized text
-function drawLabels(px, vis) {
-  const out = [];
-  ctx.font = `${11 * px}px system-ui, sans-serif`;
+// Area (door) and obstacle names, in screen pixels. Greedy placement: each label takes
+// the first spot around its polygon's centroid (on it, a line above or below, to the
+// right or left, two lines off) whose box meets no label already placed and no box in
+// `avoid` (the legend); a label with no free spot is skipped. Closed doors go first.
+// Returns the names drawn, their boxes (CSS pixels from the canvas' corner: x, y = top
+// left) and the names skipped.
+function drawLabels(vis, avoid) {
+  const v = S.view;
+  const out = { names: [], boxes: [], skipped: [] };
+  ctx.save();
+  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+  ctx.font = "11px system-ui, sans-serif";
   ctx.textAlign = "center";
   ctx.textBaseline = "middle";
-  const boxes = []; // labels already placed (cell units): a clashing one moves down a line
-  const lineH = 13 * px;
-  for (const p of S.polys) {
-    if (!boxVisible(p.bbox, vis, 1)) continue;
+  const h = 14, gap = 1;
+  const taken = avoid.map((b) => ({ ...b }));
+  const r = canvas.getBoundingClientRect();
+  const outside = (b) => b.x < 0 || b.y < 0 || b.x + b.w > r.width || b.y + b.h > r.height;
+  const clash = (b) => outside(b) || taken.some((t) => b.x < t.x + t.w + gap && t.x < b.x + b.w + gap
+                                                    && b.y < t.y + t.h + gap && t.y < b.y + b.h + gap);
+  const order = S.polys.filter((p) => boxVisible(p.bbox, vis, 1));
+  order.sort((a, b) => (a.kind === "area" && !a.available ? 0 : 1) - (b.kind === "area" && !b.available ? 0 : 1));
+  for (const p of order) {
     const [wx, wz] = ringCentroid(p.rings[0]);
-    let [x, z] = worldToCell(wx, wz);
+    const [x, z] = worldToCell(wx, wz);
+    const ax = v.ox + x * v.scale, ay = v.oy + z * v.scale;
     const text = p.kind === "area" && !p.available ? `${p.name} (closed)` : p.name;
-    const hw = ctx.measureText(text).width / 2 + 2 * px;
-    for (let k = 0; k < 6 && boxes.some((b) => Math.abs(b[0] - x) < b[2] + hw && Math.abs(b[1] - z) < lineH); k++) z += lineH;
-    boxes.push([x, z, hw]);
-    ctx.lineWidth = 3 * px;
+    const w = Math.ceil(ctx.measureText(text).width) + 6;
+    const spots = [[0, 0], [0, -h], [0, h], [w / 2 + 4, 0], [-w / 2 - 4, 0], [0, -2 * h], [0, 2 * h],
+                   [w / 2 + 4, -h], [-w / 2 - 4, -h], [w / 2 + 4, h], [-w / 2 - 4, h]];
+    let box = null;
+    for (const [dx, dy] of spots) {
+      const b = { x: ax + dx - w / 2, y: ay + dy - h / 2, w, h };
+      if (!clash(b)) { box = b; break; }
+    }
+    if (!box) { out.skipped.push(p.name); continue; }
+    taken.push(box);
+    const cx = box.x + w / 2, cy = box.y + h / 2;
+    ctx.lineWidth = 3;
     ctx.strokeStyle = "rgba(255,255,255,0.85)";
-    ctx.strokeText(text, x, z);
+    ctx.strokeText(text, cx, cy);
     ctx.fillStyle = p.kind === "area" ? COLORS.label : "#7a4a00";
-    ctx.fillText(text, x, z);
-    out.push(p.name);
+    ctx.fillText(text, cx, cy);
+    out.names.push(p.name);
+    out.boxes.push({ name: p.name, ...box });
   }
-  ctx.textBaseline = "alphabetic";
+  ctx.restore();
   return out;
 }
 
@@ -1197,6 +1504,7 @@ function drawCharacters(vis, px, drawn) {
     }
     if (cx + r < vis[0] || cx - r > vis[2] || cz + r < vis[1] || cz - r > vis[3]) continue;
     const st = crowd.state[i] || "i";
+    drawn.charStates.add(st);
     ctx.beginPath();
     ctx.arc(cx, cz, r, 0, Math.PI * 2);
     ctx.fillStyle = COLORS.state[st] || COLORS.state.i;
@@ -1245,13 +1553,15 @@ function drawCharacters(vis, px, drawn) {
 // the --crowd crowd: discs by status, velocity ticks (VELOCITY_SECONDS long), and the
 // hovered agent's neighbour radius (the largest flocking radius) as a dashed circle
 const CROWD_COLORS = ["#0c8599", "#2f9e44", "#e03131"];
+const CROWD_NAMES = ["moving", "arrived", "unreachable"];
+const STATE_NAMES = { w: "walking", b: "blocked", r: "waiting to retry", i: "idle", x: "dead or disabled" };
 function drawCrowd(vis, px) {
   const c = S.crowd;
   if (!c || !c.pos) return null;
   const g = S.info.grid;
   const inv = 1 / g.cellSize;
   const r = Math.max(c.agentRadius * inv, 2 * px);
-  const out = { agents: 0, velocities: 0, hover: null, tick: c.tick };
+  const out = { agents: 0, velocities: 0, hover: null, tick: c.tick, statuses: [] };
   const n = c.pos.length / 2;
   for (let i = 0; i < n; i++) {
     const cx = (c.pos[2 * i] - g.minX) * inv;
@@ -1283,6 +1593,7 @@ function drawCrowd(vis, px) {
       ctx.setLineDash([]);
       out.hover = { index: i, radius: c.neighbourRadius, speed: Math.hypot(vx, vz) };
     }
+    if (!out.statuses.includes(c.status[i])) out.statuses.push(c.status[i]);
     out.agents++;
   }
   return out;
@@ -1359,7 +1670,7 @@ function showResult() {
     : "click a start cell";
   showMeshResult();
   if (!r) {
-    for (const id of ["r-status", "r-cost", "r-expanded", "r-time", "r-compile", "r-length", "r-grid-m"]) $(id).textContent = "–";
+    for (const id of ["r-status", "r-cost", "r-algorithm", "r-expanded", "r-time", "r-compile", "r-length", "r-grid-m"]) $(id).textContent = "–";
     showHeatLegend();
     return;
   }
@@ -1367,7 +1678,10 @@ function showResult() {
   if (r.nearest && r.endCell) status += ` → nearest (${r.endCell.join(", ")})`;
   $("r-status").textContent = status;
   $("r-cost").textContent = fmt(r.cost);
-  $("r-expanded").textContent = `${fmt(r.expanded)}${r.resolvedAlgorithm !== r.algorithm ? ` (${r.resolvedAlgorithm})` : ""}`;
+  $("r-expanded").textContent = fmt(r.expanded);
+  // auto (and any alias) names what it ran
+  $("r-algorithm").textContent = r.resolvedAlgorithm && r.resolvedAlgorithm !== r.algorithm
+    ? `${r.algorithm} → ${r.resolvedAlgorithm}` : r.algorithm;
   const searchMs = r.searchMs !== undefined ? r.searchMs : r.timeMs;
   $("r-time").textContent = `${searchMs.toFixed(2)} ms` + (r.extra && r.extra.buildMs ? ` + build ${r.extra.buildMs.toFixed(0)} ms` : "");
   $("r-compile").textContent = r.firstCall ? `${(r.compileMs || 0).toFixed(1)} ms (first call)` : "0 (kernels warm)";
@@ -1386,6 +1700,7 @@ function polylineLength(points) {
 
 function queryKind(algo) {
   if (algo !== "auto") return algo;
+  if (S.info.autoAlgorithm) return S.info.autoAlgorithm;
   const jps = (S.info.algorithms || []).find((a) => a.name === "jps");
   return jps && jps.available ? "jps" : "astar";
 }
@@ -1834,6 +2149,8 @@ function wireInput() {
   });
   canvas.addEventListener("pointermove", (e) => {
     const [cx, cz] = clientToCell(e.clientX, e.clientY);
+    S.cursor = [cx, cz];
+    if ($("show-radius").checked) requestRedraw();
     if (S.info) {
       const g = S.info.grid;
       const x = Math.floor(cx);
@@ -1883,6 +2200,8 @@ function wireInput() {
     }
   });
   canvas.addEventListener("pointerleave", () => {
+    S.cursor = null;
+    if ($("show-radius").checked) requestRedraw();
     if (S.hover !== null) { S.hover = null; requestRedraw(); }
     if (S.crowdHover !== null) { S.crowdHover = null; showCrowdHover(); requestRedraw(); }
   });
@@ -1918,9 +2237,12 @@ function wireInput() {
     el.addEventListener("change", () => { S.tool = el.value; toolHint(); });
   }
   for (const id of ["show-heat", "show-raw", "show-smooth", "show-polygons", "show-char-paths", "show-velocities",
-    "show-spline", "show-jumps", "show-labels", "show-axes"]) {
+    "show-spline", "show-jumps", "show-labels", "show-axes", "show-legend", "show-area-colors"]) {
     $(id).addEventListener("change", requestRedraw);
   }
+  $("show-radius").addEventListener("change", () => { showRadiusRow(); requestRedraw(); });
+  $("preview-radius").addEventListener("input", () => { radiusMeta(); requestRedraw(); });
+  $("edits-reset").addEventListener("click", resetEdits);
   $("show-heat").addEventListener("change", showHeatLegend);
   $("show-flow").addEventListener("change", async () => { await refreshFlow(); showLayerMeta(); });
   $("show-hpa").addEventListener("change", async () => { await refreshHpa(); showLayerMeta(); });
