@@ -199,3 +199,55 @@ def test_no_issue_references_in_the_user_docs() -> None:
     found = {str(p.relative_to(ROOT)): refs for p in doc_files()
              if (refs := issue_references(p.read_text(encoding="utf-8")))}
     assert not found, f"user text cites internal issues (history goes in CHANGELOG.md): {found}"
+
+
+# ------------------------------------------------------- docs/levels.md's wall clearance
+def wall_clearance_level() -> dict:
+    """The JSON level of docs/levels.md's "Wall clearance" section, as shown."""
+    import json
+
+    text = (ROOT / "docs" / "levels.md").read_text(encoding="utf-8")
+    section = text[text.index("### Wall clearance"):]
+    m = re.search(r"^```json\n(.*?)^```", section, re.M | re.S)
+    assert m, "docs/levels.md's wall clearance section has no JSON level"
+    level: dict = json.loads(m.group(1))
+    return level
+
+
+def test_the_wall_clearance_example_keeps_its_clearance() -> None:
+    """The documented level keeps ``boundaryPadding`` from the walls and
+    ``agentRadius`` from the pillar (shapely's distances are the oracle): on the
+    mesh exactly, on the grid at the path's corners (cell centres) and within
+    half a cell diagonal along its segments; without the padding the grid
+    path comes nearer the walls than the agent's radius."""
+    from shapely.geometry import LineString, Polygon
+
+    import navkit
+    from navkit.level import parse_level
+
+    level = wall_clearance_level()
+    pad, radius, cell = level["boundaryPadding"], level["agentRadius"], level["cellSize"]
+    assert pad == radius > 0 and level["objectPadding"] == 0
+    walls = Polygon(level["areas"][0]["polygon"]).exterior
+    pillar = Polygon(level["obstacles"][0]["polygon"])
+    start, goal = (11.5, 0.6), (1.0, 9.5)  # the query the page describes
+    half_diag = 0.5 * cell * 2 ** 0.5
+
+    nav = navkit.NavMap(parse_level(level))
+    r = nav.find_path(start, goal)
+    assert r.status.name == "FOUND", r
+    line = LineString([start, *map(tuple, r.waypoints)])
+    corners = [tuple(p) for p in r.waypoints[:-1]]
+    assert min(walls.distance(LineString([c, c])) for c in corners) > pad
+    assert line.distance(walls) >= pad - half_diag and line.distance(pillar) >= radius - half_diag
+
+    mesh = navkit.NavMesh.from_level(parse_level(level))
+    m = mesh.find_path(start, goal)
+    assert m.status.name == "FOUND", m
+    mline = LineString([tuple(p) for p in m.waypoints])
+    assert mline.distance(walls) >= pad - 1e-6 and mline.distance(pillar) >= radius - 1e-6
+
+    bare = navkit.NavMap(parse_level(dict(level, boundaryPadding=0.0)))
+    b = bare.find_path(start, goal)
+    assert b.status.name == "FOUND"
+    assert LineString([start, *map(tuple, b.waypoints)]).distance(walls) < radius
