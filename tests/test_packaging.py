@@ -15,6 +15,9 @@ temporary folder that every step shares (each kernel compiles once):
    viewer naming the extra they need;
 3. every command on a bundled example, the bundled examples' listing
    (``python -m navkit.examples``), an engine example, the README's example;
+   every shell command of README.md and docs/*.md as written (the rules of
+   what is run are in ``tests/test_docs_commands.py``), and every ``python``
+   block of the README, checked against the output it shows;
 4. the extras: the requirements the wheel declares for ``tiled`` and
    ``viewer`` are installed into a folder put on ``PYTHONPATH`` (the venv
    itself keeps no extra, so steps 1-3 see the same install in any test
@@ -43,6 +46,8 @@ from typing import Any
 
 import pytest
 
+from tests.test_docs_commands import Block, rule_for, runnable_blocks
+
 ROOT = Path(__file__).resolve().parents[1]
 
 pytestmark = pytest.mark.slow
@@ -53,20 +58,37 @@ TIMES: dict[str, float] = {}
 
 def readme_example() -> str:
     """The README's library example (its first ``python`` block under "Using the
-    library"), as the README shows it, followed by checks of what it computed."""
+    library"), as the README shows it, followed by checks of what it computed:
+    the figures its comment states, and the answers against a second search."""
     text = (ROOT / "README.md").read_text(encoding="utf-8")
     section = text[text.index("## Using the library"):]
     start = section.index("```python\n") + len("```python\n")
     block = section[start:section.index("```", start)]
-    return block + CHECKS
+    return block + stated_figures(block) + CHECKS
 
 
-#: Run after the README's block, in the same namespace.
+#: The README's comment on ``r.status, r.cost, r.expanded``: ``# (Status.FOUND, 347.977754, 87)``.
+_STATED = re.compile(r"^r\.status, r\.cost, r\.expanded\s+#\s*\(Status\.(\w+), ([\d.]+), (\d+)\)",
+                     re.M)
+
+
+def stated_figures(block: str) -> str:
+    """Asserts that ``r`` is what the README's comment says it is."""
+    m = _STATED.search(block)
+    assert m, "the README example no longer states r.status, r.cost, r.expanded"
+    status, cost, expanded = m.group(1), float(m.group(2)), int(m.group(3))
+    return (f"\nassert (r.status.name, round(r.cost, 6), r.expanded) == "
+            f"({status!r}, {cost!r}, {expanded!r}), (r.status, r.cost, r.expanded)\n")
+
+
+#: Run after the README's block, in the same namespace: the answers against
+#: Dijkstra's (the oracle), the batch against the single queries.
 CHECKS = """
-assert r.status.name == "FOUND" and abs(r.cost - 347.978) < 1e-3, r
-assert w.has_path and n.has_path and b.cost[0] == r.cost and np.isfinite(d[36, 77])
-assert c == r.cost_int and k == len(r.cells) and buf.cost == r.cost, (c, k, buf)
-assert (buf.cells == r.cells).all() and (buf.waypoints == r.waypoints).all()
+ref = pf.find_path_cells((12, 208), (77, 36), algorithm="dijkstra")
+assert r.cost_int == ref.cost_int and w.cost_int == r.cost_int, (r, ref, w)
+assert r.status.name == "FOUND" and n.status.name == "NEAREST" and n.has_path, (r, n)
+assert list(b.cost_int) == [r.cost_int, pf.find_path_cells((20, 200), (70, 40)).cost_int]
+assert d.shape == grid.walkable.shape and abs(d[36, 77] - r.cost) < 1e-9, d[36, 77]
 assert "site-packages" in navkit.__file__, navkit.__file__
 print("README example OK", navkit.__version__)
 """
@@ -447,6 +469,69 @@ def test_the_command_line_names_missing_extras(installed: Install) -> None:
                        cwd=str(installed.outside), env=installed.env, capture_output=True,
                        text=True, timeout=300)
     assert r.returncode != 0 and "pip install 'navkit[viewer]'" in r.stderr, r.stderr
+
+
+# ------------------------------------------------------------ the documentation, as written
+DOC_BLOCKS = runnable_blocks()
+
+
+def _scratch(installed: Install, name: str) -> Path:
+    """A fresh folder outside the repository for one documentation block."""
+    d = installed.outside / "docs" / re.sub(r"[^\w.-]+", "_", name)
+    d.mkdir(parents=True)
+    return d
+
+
+@pytest.mark.parametrize("block", DOC_BLOCKS, ids=[b.where for b in DOC_BLOCKS])
+def test_every_documented_command_runs_from_the_wheel(installed: Install, block: Block) -> None:
+    """Each command of a shell block of README.md / docs/*.md, in the venv (its
+    ``navkit`` and ``python`` first on PATH), in a folder of its own outside the
+    repository; the commands of one block share the folder. Skipped commands
+    and blocks: tests/test_docs_commands.py."""
+    folder = _scratch(installed, block.where)
+    path = f"{installed.py.parent}{os.pathsep}{installed.env.get('PATH', '')}"
+    env = dict(installed.env, PATH=path)
+    for command in block.commands:
+        kind, _ = rule_for(command)
+        assert kind != "none", (block.where, command, "no rule: see tests/test_docs_commands.py")
+        if kind == "skip":
+            continue
+        t0 = time.perf_counter()
+        r = subprocess.run(["bash", "-c", command], cwd=str(folder), env=env, capture_output=True,
+                           text=True, timeout=600)
+        TIMES["documented commands"] = TIMES.get("documented commands", 0.0) + (
+            time.perf_counter() - t0)
+        assert r.returncode == 0, (f"{block.where}: `{command}` exited {r.returncode}\n"
+                                   f"{r.stdout[-3000:]}\n{r.stderr[-3000:]}")
+
+
+def readme_python_blocks() -> list[tuple[str, str, str | None]]:
+    """Every ``python`` block of the README: (where, code, the output it shows or
+    None), the output being a ``text`` block that follows it directly."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    pattern = re.compile(r"^```python\n(.*?)^```\n(?:\s*\n)*(?:```text\n(.*?)^```)?",
+                         re.M | re.S)
+    return [(f"README.md:{text.count(chr(10), 0, m.start()) + 1}", m.group(1), m.group(2))
+            for m in pattern.finditer(text)]
+
+
+def test_the_readme_python_blocks_are_found() -> None:
+    blocks = readme_python_blocks()
+    assert len(blocks) >= 3 and sum(out is not None for _, _, out in blocks) >= 2, blocks
+
+
+@pytest.mark.parametrize("where,code,shown", readme_python_blocks(),
+                         ids=[w for w, _, _ in readme_python_blocks()])
+def test_the_readme_python_blocks_run_from_the_wheel(installed: Install, where: str, code: str,
+                                                     shown: str | None) -> None:
+    """Each README ``python`` block runs from the wheel as written, and prints
+    exactly the output the README shows after it."""
+    folder = _scratch(installed, where)
+    r = subprocess.run([str(installed.py), "-c", code], cwd=str(folder), env=installed.env,
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, f"{where}\n{r.stdout}\n{r.stderr}"
+    if shown is not None:
+        assert r.stdout.strip().splitlines() == shown.strip().splitlines(), (where, r.stdout)
 
 
 # -------------------------------------------------------------------------- extras
