@@ -71,6 +71,4 @@ def warm_up() -> None:
     """Load (or compile) the simulation kernels with tiny throwaway runs (the
     tick on a grid, with ORCA and with steering policies: :mod:`navkit.sim.warming`),
     so that the first real tick is not charged with it."""
-    from .warming import ensure
-
-    ensure("tick", "orca", "steer")
+    Location.warm_up("tick", "orca", "steer")

@@ -11,7 +11,6 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..crowd.policy import SteeringPolicy, check_policy
-from . import warming
 from .events import SimStats, TickEvents
 from .kinds import AnimationState, CharacterKind
 from .orders import Orders
@@ -32,6 +31,7 @@ class CharacterHost(Protocol):
     def orders(self) -> Orders: ...
     #: Whether kernels load before they are needed (:mod:`navkit.sim.warming`).
     warm: bool
+    def warm_up(self, *parts: str) -> None: ...
 
 
 class Character:
@@ -128,7 +128,7 @@ class Character:
         back to plain path following). The movement guard checks every step."""
         policy = check_policy(policy)
         if policy is not None and self._loc.warm:
-            warming.ensure("steer")  # its tick's kernels load now, not in the tick
+            self._loc.warm_up("steer")  # its tick's kernels load now, not in the tick
         self._state.set_policy(self.slot, policy)
 
     @property

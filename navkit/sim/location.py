@@ -323,9 +323,17 @@ class Location:
     def _warm_for(self, view: SimMap, *, steer: bool = False) -> None:
         """Load the kernels a tick on ``view`` uses (when :attr:`warm`)."""
         if self.warm:
-            warming.ensure("tick", *[p for p in (view.mode,) if p in warming.PARTS],
-                           *(("steer",) if steer else ()),
-                           *(("orca",) if self.avoidance == "orca" else ()))
+            self.warm_up("tick", *[p for p in (view.mode,) if p in warming.PARTS],
+                         *(("steer",) if steer else ()),
+                         *(("orca",) if self.avoidance == "orca" else ()))
+
+    @staticmethod
+    def warm_up(*parts: str) -> None:
+        """Load (with an empty numba cache: compile) the kernels of ``parts``
+        now, once per process: ``"tick"``, ``"orca"``, ``"steer"``, ``"mesh"``,
+        ``"world"`` (:mod:`navkit.sim.warming`; a location does it itself
+        unless built with ``warm=False``)."""
+        warming.ensure(Location, *parts)
 
     def record_queries(self, record: Any) -> Any:
         """Log every plan (one ``find_path_to_nearest`` query each) to a corpus;
@@ -352,7 +360,7 @@ class Location:
         from the next tick on; the velocities start from the saved ones."""
         mode = check_avoidance(avoidance)
         if self.warm and mode == "orca":
-            warming.ensure("orca")
+            self.warm_up("orca")
         if mode != self.avoidance:
             self.avoidance = mode
             self._movement = MovementPhase(self._state, mode)

@@ -18,17 +18,19 @@ A part runs at most once per process (:func:`ensure`); afterwards it costs a
 set lookup. ``Location(..., warm=False)`` skips it (then the first tick may
 compile; ``navkit warmup sim`` fills the disk cache ahead of time).
 
->>> ensure("tick"); "tick" in warmed()
+>>> from navkit.sim import Location
+>>> ensure(Location, "tick"); "tick" in warmed()
 True
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+
+from ..errors import ConfigError
 
 __all__ = ["PARTS", "ensure", "warmed"]
 
@@ -36,10 +38,9 @@ _done: set[str] = set()
 _lock = threading.Lock()
 
 
-def _run(part: str, loc_kwargs: dict[str, object], policy: bool = False,
-         orca: bool = False) -> None:
+def _run(location: Any, part: str) -> None:
+    """The throwaway run of ``part`` on ``location`` (the Location class)."""
     from ..grid import NavGrid
-    from .location import Location
 
     walk = np.ones((6, 8), dtype=bool)
     walk[2, 3] = False
@@ -48,10 +49,10 @@ def _run(part: str, loc_kwargs: dict[str, object], policy: bool = False,
         from ..world.world import World
 
         nav = World.from_grid(nav, chunk=16, small_world_cells=0)
-    loc = Location(nav, warm=False, **loc_kwargs)  # type: ignore[arg-type]
+    loc = location(nav, warm=False, navigation_mode="mesh" if part == "mesh" else "grid")
     a = loc.add_character(0, position=(0.25, 0.25))
     loc.add_character(1, position=(3.75, 2.75))
-    if policy:
+    if part == "steer":
         from ..crowd.policy import SteeringPolicy
         from ..crowd.steering import Weights
 
@@ -59,30 +60,27 @@ def _run(part: str, loc_kwargs: dict[str, object], policy: bool = False,
     a.set_target((3.75, 0.25))
     loc.character(1).follow(0, 1.0)
     loc.run(3)
-    if orca:
+    if part == "orca":
         loc.set_avoidance("orca")  # docs/rules.md §9.6
         loc.run(2)
 
 
-#: Each part's run (see the module docstring).
-PARTS: dict[str, Callable[[], None]] = {
-    "tick": lambda: _run("tick", {}),
-    "orca": lambda: _run("orca", {}, orca=True),
-    "steer": lambda: _run("steer", {}, policy=True),
-    "mesh": lambda: _run("mesh", {"navigation_mode": "mesh"}),
-    "world": lambda: _run("world", {}),
-}
+#: The parts (see the module docstring).
+PARTS = ("tick", "orca", "steer", "mesh", "world")
 
 
-def ensure(*parts: str) -> None:
-    """Run each of ``parts`` (names of :data:`PARTS`) unless this process ran
-    it already; thread-safe."""
+def ensure(location: Any, *parts: str) -> None:
+    """Run each of ``parts`` (of :data:`PARTS`) with the class ``location``
+    (:class:`~navkit.sim.Location`) unless this process ran it already;
+    thread-safe."""
     for part in parts:
         if part in _done:
             continue
+        if part not in PARTS:
+            raise ConfigError(f"expected one of {', '.join(PARTS)}, got {part!r}", field="parts")
         with _lock:
             if part not in _done:
-                PARTS[part]()
+                _run(location, part)
                 _done.add(part)
 
 
