@@ -33,10 +33,10 @@ from numpy.typing import NDArray
 from ..errors import ConfigError, QueryError, shown
 from ..grid import NavGrid
 from .model import LevelConfig
-from .parse import check_reader_limit, parse_level, read_level
+from .parse import check_reader_limit, parse_level, read_level, read_level_or_map
 from .raster import PreparedLevel, rasterize
 
-__all__ = ["NavLevel", "load_level"]
+__all__ = ["NavLevel", "load_level", "level_config"]
 
 # fraction of the grid above which pending windows are replaced by a full rebuild
 _FULL_REBUILD_FRACTION = 0.5
@@ -253,6 +253,9 @@ _OPTIONS = {
 def load_level(path: str | Path, *, max_cells: int | None = None, **options: Any) -> NavGrid:
     """Read a JSON level file and rasterize it (used by ``navkit.load_grid`` for ``.json``).
 
+    A scene file gives the map it names (:func:`~navkit.level.parse.scene_map`):
+    its level, or the grid of the grid file it names (which takes no options).
+
     Keyword options override the file's parameters: ``cell_size``,
     ``agent_radius``, ``object_padding``, ``boundary_padding``, ``floor_y``
     and ``max_cells`` (which also lifts the reader limit, see
@@ -269,8 +272,33 @@ def load_level(path: str | Path, *, max_cells: int | None = None, **options: Any
             f"expected some of {', '.join(sorted(_OPTIONS | {'max_cells', 'name'}))}",
             field=unknown[0],
         )
-    config = read_level(path, max_cells=max_cells)
+    config = read_level_or_map(path, max_cells=max_cells)
+    if isinstance(config, Path):  # a scene whose map is a grid file: that file's grid
+        if options:
+            raise ConfigError(f"level options do not apply to the scene's grid file "
+                              f"{str(config)!r}", field=sorted(options)[0], path=path)
+        from ..formats import load_grid  # (formats loads levels too: imported when used)
+
+        return load_grid(config, max_cells=max_cells)
     if options:
         config = replace(config, **options)
         check_reader_limit(config, max_cells)
     return rasterize(config, name=name)
+
+
+def level_config(level: Any, *, field: str = "level") -> LevelConfig:
+    """The :class:`LevelConfig` of a level in any of its forms: a LevelConfig, a
+    :class:`NavLevel` (its current config), a level dict (:func:`parse_level`) or
+    the path of a level file or a scene naming one (:func:`read_level`).
+    Anything else raises :class:`~navkit.errors.ConfigError` naming ``field``.
+    """
+    if isinstance(level, LevelConfig):
+        return level
+    if isinstance(level, NavLevel):
+        return level.config
+    if isinstance(level, dict):
+        return parse_level(level)
+    if isinstance(level, (str, Path)):
+        return read_level(level)
+    raise ConfigError(f"expected a LevelConfig, NavLevel, level dict or path, got "
+                      f"{type(level).__name__}", field=field)
