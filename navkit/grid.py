@@ -120,10 +120,12 @@ def _own(out: NDArray[Any], given: NDArray[Any], copy: bool) -> NDArray[Any]:
 
 
 def _outside_navkit() -> int:
-    """The ``stacklevel`` of the first caller outside navkit (for a warning about its input)."""
+    """The ``stacklevel`` of the first caller outside navkit (for a warning about its
+    input; ``dataclasses.replace`` counts as navkit's)."""
     level = 1
     frame = sys._getframe(1)
-    while frame is not None and str(frame.f_globals.get("__name__", "")).startswith("navkit."):
+    while frame is not None and (str(frame.f_globals.get("__name__", "")).startswith("navkit.")
+                                 or frame.f_globals.get("__name__") == "dataclasses"):
         frame = frame.f_back  # type: ignore[assignment]
         level += 1
     return level
