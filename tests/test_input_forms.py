@@ -25,8 +25,7 @@ import pytest
 import navkit
 from navkit import ConfigError, NavGrid, NavMap, Pathfinder
 from navkit.formats import from_array, load_grid, save_grid
-from navkit.level import LevelConfig, NavkitWarning, NavLevel, level_config, parse_level
-from navkit.level import read_level
+from navkit.level import LevelConfig, NavkitWarning, NavLevel, level_config, parse_level, read_level
 from navkit.mesh.navmesh import NavMesh
 from tests.reference import dijkstra_costs
 
@@ -270,14 +269,18 @@ def test_a_scene_naming_a_scene_or_holding_nonsense_is_refused(tmp_path: Path) -
     assert err.value.field == "navigation.areas[0].polygon"
 
 
-def test_a_level_with_a_navigation_key_is_still_a_level(tmp_path: Path) -> None:
+def test_a_navigation_key_makes_a_scene_as_the_viewer_reads_it(tmp_path: Path) -> None:
     raw = _level_dict()
-    raw["navigation"] = "ignored"
-    p = tmp_path / "level.json"
+    other = _level_dict()
+    other["cellSize"] = 0.5
+    raw["navigation"] = other
+    p = tmp_path / "both.json"
     p.write_text(json.dumps(raw))
-    with pytest.warns(NavkitWarning, match="navigation"):
-        grid = load_grid(p)
-    assert grid.equals(load_grid(EXAMPLES / "interior.json"))
+    from navkit.viewer.state import load_target
+
+    with pytest.warns(NavkitWarning, match="areas"):  # the scene schema: unknown top keys
+        assert load_target(p)[0] == "scene"
+    assert load_grid(p).cell_size == 0.5  # the scene's map, not the top-level areas
 
 
 def test_save_and_reload_keeps_the_from_tiles_grid(tmp_path: Path) -> None:

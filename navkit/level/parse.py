@@ -236,12 +236,12 @@ def scene_map(obj: Any, path: str | Path) -> Mapping[str, Any] | Path | None:
     """The map a decoded scene names, or None when ``obj`` is not a scene.
 
     A scene (docs/simulation.md, "Scene files") is a JSON object with a
-    ``navigation`` key and no ``areas``: its map is an inline level config
+    ``navigation`` key (as ``navkit view`` reads one): its map is an inline level config
     (returned as is) or a path, relative to the scene file ``path``, of a map
     file (returned resolved). Anything else under ``navigation`` raises
     :class:`~navkit.errors.ConfigError` naming ``navigation``.
     """
-    if not isinstance(obj, Mapping) or "navigation" not in obj or "areas" in obj:
+    if not isinstance(obj, Mapping) or "navigation" not in obj:
         return None
     nav = obj["navigation"]
     if isinstance(nav, Mapping):
