@@ -18,6 +18,7 @@ import json
 import shutil
 import warnings
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -46,7 +47,7 @@ HAND_WALK = np.array([[t != 1 for t in row] for row in TILES.tolist()])
 HAND_WEIGHTS = np.array([[4 if t == 2 else 1 for t in row] for row in TILES.tolist()])
 
 
-def _no_warnings(fn, *args, **kwargs):  # type: ignore[no-untyped-def]
+def _no_warnings(fn: Any, *args: Any, **kwargs: Any) -> Any:
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         return fn(*args, **kwargs)
@@ -68,7 +69,7 @@ def test_a_tile_map_given_as_walkable_warns_and_names_the_explicit_constructors(
     lambda a: from_array(a),
     lambda a: NavGrid(np.ones(a.shape, bool)).with_walkable(a),
 ])
-def test_every_mask_entry_point_warns_on_other_numbers(make) -> None:  # type: ignore[no-untyped-def]
+def test_every_mask_entry_point_warns_on_other_numbers(make: Any) -> None:
     for arr in (TILES, TILES.astype(np.float64), (TILES * 127).astype(np.uint8)):
         with pytest.warns(DeprecationWarning, match="other than 0 and 1"):
             make(arr)
@@ -76,7 +77,7 @@ def test_every_mask_entry_point_warns_on_other_numbers(make) -> None:  # type: i
 
 @pytest.mark.parametrize("dtype", [np.bool_, np.uint8, np.int32, np.int64, np.float32, np.float64])
 def test_a_0_1_array_is_a_mask_and_agrees_with_the_cost_reading(dtype: type) -> None:
-    mask = HAND_WALK.astype(dtype)
+    mask: np.ndarray = HAND_WALK.astype(dtype)
     grid = _no_warnings(NavGrid, mask)
     assert np.array_equal(grid.walkable, HAND_WALK) and grid.weights is None
     pf = _no_warnings(Pathfinder, mask)  # the cost reading: same cells
@@ -184,7 +185,7 @@ def _answers(nav: NavMap) -> list:
 def test_navmap_takes_a_level_dict_like_the_other_constructors() -> None:
     raw = _level_dict()
     cfg = parse_level(raw)
-    forms = [raw, cfg, NavLevel(cfg), str(EXAMPLES / "interior.json"), EXAMPLES / "interior.json"]
+    forms: list[Any] = [raw, cfg, NavLevel(cfg), str(EXAMPLES / "interior.json"), EXAMPLES / "interior.json"]
     maps = [NavMap(f) for f in forms]
     want = _answers(maps[1])
     for nav in maps:
@@ -228,7 +229,7 @@ def test_load_grid_on_a_scene_gives_its_map_without_unknown_key_warnings(name: s
     assert nav.level is not None or not isinstance(nav_src, dict)
 
 
-def _scene(tmp: Path, navigation: object) -> Path:
+def _scene(tmp: Path, navigation: Any) -> Path:
     p = tmp / "scene.json"
     p.write_text(json.dumps({"navigation": navigation, "tickRate": 20, "characters": [],
                              "commands": []}))
