@@ -185,7 +185,8 @@ def _answers(nav: NavMap) -> list:
 def test_navmap_takes_a_level_dict_like_the_other_constructors() -> None:
     raw = _level_dict()
     cfg = parse_level(raw)
-    forms: list[Any] = [raw, cfg, NavLevel(cfg), str(EXAMPLES / "interior.json"), EXAMPLES / "interior.json"]
+    path = EXAMPLES / "interior.json"
+    forms: list[Any] = [raw, cfg, NavLevel(cfg), str(path), path]
     maps = [NavMap(f) for f in forms]
     want = _answers(maps[1])
     for nav in maps:
