@@ -44,6 +44,7 @@ MAX_CELLS = 1 << 30
 #: centre of a grid with a finite origin stay finite floats.
 MIN_CELL_SIZE = 1e-9
 MAX_CELL_SIZE = 1e9
+_INT64_MIN, _INT64_MAX = int(np.iinfo(np.int64).min), int(np.iinfo(np.int64).max)
 #: Steps per unit of a float cost array (docs/rules.md §3.9): weight ``round(c * 100)``.
 DEFAULT_RESOLUTION = 100
 
@@ -441,6 +442,9 @@ class NavGrid:
             if isinstance(key, (bool, np.bool_)) or not isinstance(key, (int, np.integer)):
                 raise ConfigError(f"tile ids are integers, got key {shown(key)}",
                                   field="mapping")
+            if not _INT64_MIN <= int(key) <= _INT64_MAX:
+                raise ConfigError(f"tile id {int(key)} is outside the int64 range",
+                                  field="mapping")
             fld = f"mapping[{int(key)}]"
             if cost is None:
                 cost = 0
@@ -451,13 +455,16 @@ class NavGrid:
             if not math.isfinite(cost) or cost < 0:
                 raise ConfigError(f"expected a finite cost >= 0 or None (wall), got "
                                   f"{shown(cost)}", field=fld)
+            if isinstance(cost, (int, np.integer)) and cost > MAX_WEIGHT:
+                raise ConfigError(f"cost {cost} exceeds the largest weight {MAX_WEIGHT}",
+                                  field=fld)
             floating = floating or isinstance(cost, (float, np.floating))
             keys.append(int(key))
             costs.append(cost)
         order = np.argsort(np.asarray(keys, dtype=np.int64), kind="stable")
         known = np.asarray(keys, dtype=np.int64)[order]
         table = np.asarray(costs, dtype=np.float64 if floating else np.int64)[order]
-        if arr.dtype == np.uint64 and arr.size and arr.max() > np.iinfo(np.int64).max:
+        if arr.dtype == np.uint64 and arr.size and arr.max() > _INT64_MAX:
             raise ConfigError(f"tile id {arr.max()} is not in mapping", field="ids")
         flat = arr.astype(np.int64, copy=False).ravel()
         slot = np.minimum(np.searchsorted(known, flat), known.size - 1)

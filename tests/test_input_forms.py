@@ -141,9 +141,19 @@ def test_from_tiles_names_unknown_ids_and_bad_costs() -> None:
     with pytest.raises(ConfigError) as err:
         NavGrid.from_tiles(TILES, {0: 1, 1: None, 2: -3})
     assert err.value.field == "mapping[2]"
-    with pytest.raises(ConfigError) as err:
-        NavGrid.from_tiles(TILES, {0: 1, 1: None, 2: 70000})
+    for big in (70000, 10**30):
+        with pytest.raises(ConfigError) as err:
+            NavGrid.from_tiles(TILES, {0: 1, 1: None, 2: big})
+        assert err.value.field == "mapping[2]"
+    with pytest.raises(ConfigError) as err:  # a float cost: weight 700.0 * 100 > 65535
+        NavGrid.from_tiles(TILES, {0: 1, 1: None, 2: 700.0})
     assert err.value.field == "mapping"
+    with pytest.raises(ConfigError) as err:
+        NavGrid.from_tiles(TILES, {0: 1, 1: None, 2: 3, 10**30: 1})
+    assert err.value.field == "mapping"
+    with pytest.raises(ConfigError, match=str(2**64 - 1)) as err:
+        NavGrid.from_tiles(np.full((2, 2), 2**64 - 1, dtype=np.uint64), MAPPING)
+    assert err.value.field == "ids"
     for bad_ids in (TILES.astype(np.float64), TILES.astype(bool), TILES[0]):
         with pytest.raises(ConfigError) as err:
             NavGrid.from_tiles(bad_ids, MAPPING)
