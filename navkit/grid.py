@@ -18,8 +18,8 @@ along Z.
 
 from __future__ import annotations
 
+import inspect
 import math
-import sys
 import warnings
 import weakref
 from collections.abc import Mapping
@@ -124,10 +124,11 @@ def _outside_navkit() -> int:
     """The ``stacklevel`` of the first caller outside navkit (for a warning about its
     input; ``dataclasses.replace`` counts as navkit's)."""
     level = 1
-    frame = sys._getframe(1)
+    here = inspect.currentframe()
+    frame = None if here is None else here.f_back
     while frame is not None and (str(frame.f_globals.get("__name__", "")).startswith("navkit.")
                                  or frame.f_globals.get("__name__") == "dataclasses"):
-        frame = frame.f_back  # type: ignore[assignment]
+        frame = frame.f_back
         level += 1
     return level
 

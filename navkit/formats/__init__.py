@@ -152,14 +152,18 @@ def load_grid(path: PathLike, *, max_cells: int | None = None, **options: Any) -
             raise FormatError(
                 f"JSON level configs need navkit.level, which could not be imported ({exc})", path=p
             ) from exc
-        loader = getattr(level, "load_level", None)
+        loader = getattr(level, "load_level_or_map", None)
         if loader is None:
             raise FormatError(
-                "JSON level configs need navkit.level.load_level, which is missing", path=p
+                "JSON level configs need navkit.level.load_level_or_map, which is missing",
+                path=p,
             )
         if max_cells is not None:
             options["max_cells"] = limit
-        return loader(path, **options)
+        grid = loader(path, **options)
+        if isinstance(grid, Path):  # a scene whose map is a grid file: that file's grid
+            return load_grid(grid, max_cells=max_cells)
+        return grid
     if ext in (".tmx", ".tmj"):
         from . import tiled
 

@@ -25,7 +25,7 @@ from ..errors import ConfigError, FormatError
 from .model import AreaConfig, LevelConfig, ObstacleConfig
 
 __all__ = ["NavkitWarning", "parse_level", "read_level", "read_level_or_map", "scene_map",
-           "check_reader_limit"]
+           "grid_scene_error", "check_reader_limit"]
 
 _TOP_KEYS = (
     "cellSize",
@@ -296,7 +296,13 @@ def read_level(path: str | Path, *, max_cells: int | None = None) -> LevelConfig
     """
     level = read_level_or_map(path, max_cells=max_cells)
     if isinstance(level, Path):
-        raise ConfigError(f"a scene whose map is the grid file {str(level)!r}, not a level "
-                          "config: read that file with navkit.load_grid, or the scene with "
-                          "navkit.Location.load", field="navigation", path=path)
+        raise grid_scene_error(path, level)
     return level
+
+
+def grid_scene_error(path: str | Path, map_path: Path) -> ConfigError:
+    """The error for a scene ``path`` whose map is the grid file ``map_path``,
+    read where a level is expected."""
+    return ConfigError(f"a scene whose map is the grid file {str(map_path)!r}, not a level "
+                       "config: read that file with navkit.load_grid, or the scene with "
+                       "navkit.Location.load", field="navigation", path=path)

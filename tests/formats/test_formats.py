@@ -864,11 +864,11 @@ def test_load_grid_json_forwards_to_level(tmp_path, monkeypatch):
     calls = []
     fake = types.ModuleType("navkit.level")
 
-    def load_level(p, **options):
+    def load_level_or_map(p, **options):  # a level, or the grid file a scene names
         calls.append((p, options))
         return NavGrid(np.ones((1, 1)))
 
-    fake.load_level = load_level  # type: ignore[attr-defined]
+    fake.load_level_or_map = load_level_or_map  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "navkit.level", fake)
     assert load_grid(path, agent_radius=0.3).shape == (1, 1)
     assert calls == [(path, {"agent_radius": 0.3})]
