@@ -18,8 +18,11 @@ along Z.
 
 from __future__ import annotations
 
+import inspect
 import math
+import warnings
 import weakref
+from collections.abc import Mapping
 from dataclasses import InitVar, dataclass, field, replace
 from typing import Any
 
@@ -41,6 +44,7 @@ MAX_CELLS = 1 << 30
 #: centre of a grid with a finite origin stay finite floats.
 MIN_CELL_SIZE = 1e-9
 MAX_CELL_SIZE = 1e9
+_INT64_MIN, _INT64_MAX = int(np.iinfo(np.int64).min), int(np.iinfo(np.int64).max)
 #: Steps per unit of a float cost array (docs/rules.md §3.9): weight ``round(c * 100)``.
 DEFAULT_RESOLUTION = 100
 
@@ -116,6 +120,41 @@ def _own(out: NDArray[Any], given: NDArray[Any], copy: bool) -> NDArray[Any]:
     return out
 
 
+def _outside_navkit() -> int:
+    """The ``stacklevel`` of the first caller outside navkit (for a warning about its
+    input; ``dataclasses.replace`` counts as navkit's)."""
+    level = 1
+    here = inspect.currentframe()
+    frame = None if here is None else here.f_back
+    while frame is not None and (str(frame.f_globals.get("__name__", "")).startswith("navkit.")
+                                 or frame.f_globals.get("__name__") == "dataclasses"):
+        frame = frame.f_back
+        level += 1
+    return level
+
+
+def _is_mask(arr: NDArray[Any]) -> bool:
+    """True when a numeric array holds only 0 and 1 (a mask under either reading)."""
+    if not arr.size:
+        return True
+    if np.issubdtype(arr.dtype, np.integer):
+        return bool(arr.min() >= 0 and arr.max() <= 1)
+    return bool(np.all((arr == 0) | (arr == 1)))
+
+
+def _warn_not_mask(arr: NDArray[Any]) -> None:
+    """The DeprecationWarning for a numeric walkable array that is not 0/1 (docs/rules.md §1.6)."""
+    odd = np.unique(arr[(arr != 0) & (arr != 1)])
+    shown_vals = ", ".join(str(v) for v in odd[:5].tolist()) + (", ..." if odd.size > 5 else "")
+    warnings.warn(
+        f"walkable: an array of {arr.dtype} holding values other than 0 and 1 ({shown_vals}) "
+        "is read as nonzero = walkable; this is deprecated and raises ConfigError in "
+        "navkit 0.3 (docs/rules.md §1.6). Pass a bool mask (array != 0), "
+        "NavGrid.from_costs(array) for a cost array (0 = wall) or "
+        "NavGrid.from_tiles(array, mapping) for tile ids",
+        DeprecationWarning, stacklevel=_outside_navkit())
+
+
 def _as_walkable(walkable: ArrayLike, copy: bool = True) -> NDArray[np.bool_]:
     try:
         arr = np.asarray(walkable)
@@ -133,11 +172,11 @@ def _as_walkable(walkable: ArrayLike, copy: bool = True) -> NDArray[np.bool_]:
                           field="walkable")
     if arr.dtype == np.bool_:
         out = arr
-    elif np.issubdtype(arr.dtype, np.integer):
-        out = arr != 0
-    elif np.issubdtype(arr.dtype, np.floating):
-        if not np.all(np.isfinite(arr)):
+    elif np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating):
+        if np.issubdtype(arr.dtype, np.floating) and not np.all(np.isfinite(arr)):
             raise ConfigError("walkable array contains NaN or infinite values", field="walkable")
+        if not _is_mask(arr):
+            _warn_not_mask(arr)
         out = arr != 0
     else:
         raise ConfigError(f"expected a bool or numeric array, got dtype {arr.dtype}",
@@ -201,7 +240,11 @@ class NavGrid:
     Parameters
     ----------
     walkable : array_like, shape (depth, width)
-        Nonzero / True where a character may stand. Indexed ``[z, x]``.
+        A walkability mask, indexed ``[z, x]``: a bool array (True where a
+        character may stand) or a numeric one holding only 0 and 1 (1 =
+        walkable). Other numbers are deprecated (DeprecationWarning, read as
+        nonzero = walkable): use :meth:`from_costs` for a cost array (0 =
+        wall) or :meth:`from_tiles` for tile ids (docs/rules.md §1.6).
     weights : array_like of int, shape (depth, width), optional
         Terrain cost multiplier of entering each cell (1 = plain ground).
         ``None`` means uniform cost.
@@ -359,6 +402,89 @@ class NavGrid:
         meta = dict(geometry.pop("meta", None) or {})
         meta["weight_resolution"] = res
         return cls(walk, weights, meta=meta, **geometry)
+
+    @classmethod
+    def from_tiles(cls, ids: ArrayLike, mapping: Mapping[int, float | None], *,
+                   resolution: int | None = None, **geometry: Any) -> NavGrid:
+        """A grid from a tile-id map: ``mapping[id]`` is the cost of entering a
+        cell of that id, ``None`` or ``0`` a wall (docs/rules.md §1.6).
+
+        ``ids``: a 2-D ``(depth, width)`` integer array. The costs become a
+        cost array read as :meth:`from_costs` reads one (integer costs are the
+        weights themselves; any float cost makes every weight ``round(c *
+        resolution)``, ``resolution`` 100 by default). An id in ``ids`` that
+        ``mapping`` lacks raises :class:`ConfigError` (field ``ids``) naming
+        it; a bad cost names ``mapping[id]``. ``geometry``: the other NavGrid
+        fields (``cell_size``, ...).
+
+        >>> tiles = np.array([[0, 0, 2], [1, 0, 0]])  # 0 floor, 1 wall, 2 mud
+        >>> g = NavGrid.from_tiles(tiles, {0: 1, 1: None, 2: 5}, cell_size=0.5)
+        >>> g.walkable.tolist(), g.weights.tolist()
+        ([[True, True, True], [False, True, True]], [[1, 1, 5], [1, 1, 1]])
+        """
+        try:
+            arr = np.asarray(ids)
+        except (ValueError, TypeError, OverflowError) as exc:  # ragged rows, huge ints
+            raise ConfigError(f"expected a 2-D (depth, width) array of tile ids "
+                              f"({str(exc)[:120]})", field="ids") from None
+        if arr.ndim != 2:
+            raise ConfigError(f"expected a 2-D (depth, width) array of tile ids, "
+                              f"got shape {arr.shape}", field="ids")
+        if not np.issubdtype(arr.dtype, np.integer):
+            raise ConfigError(f"expected an integer array of tile ids, got dtype {arr.dtype}",
+                              field="ids")
+        if not isinstance(mapping, Mapping) or not mapping:
+            raise ConfigError(f"expected a non-empty mapping of tile id -> cost (None or 0: "
+                              f"wall), got {shown(mapping)}", field="mapping")
+        keys: list[int] = []
+        costs: list[float] = []
+        floating = False
+        for key, cost in mapping.items():
+            if isinstance(key, (bool, np.bool_)) or not isinstance(key, (int, np.integer)):
+                raise ConfigError(f"tile ids are integers, got key {shown(key)}",
+                                  field="mapping")
+            if not _INT64_MIN <= int(key) <= _INT64_MAX:
+                raise ConfigError(f"tile id {int(key)} is outside the int64 range",
+                                  field="mapping")
+            fld = f"mapping[{int(key)}]"
+            if cost is None:
+                cost = 0
+            if isinstance(cost, (bool, np.bool_)) or not isinstance(
+                    cost, (int, float, np.integer, np.floating)):
+                raise ConfigError(f"expected a cost >= 0 or None (wall), got {shown(cost)}",
+                                  field=fld)
+            if not math.isfinite(cost) or cost < 0:
+                raise ConfigError(f"expected a finite cost >= 0 or None (wall), got "
+                                  f"{shown(cost)}", field=fld)
+            if isinstance(cost, (int, np.integer)) and cost > MAX_WEIGHT:
+                raise ConfigError(f"cost {cost} exceeds the largest weight {MAX_WEIGHT}",
+                                  field=fld)
+            floating = floating or isinstance(cost, (float, np.floating))
+            keys.append(int(key))
+            costs.append(cost)
+        order = np.argsort(np.asarray(keys, dtype=np.int64), kind="stable")
+        known = np.asarray(keys, dtype=np.int64)[order]
+        table = np.asarray(costs, dtype=np.float64 if floating else np.int64)[order]
+        if arr.dtype == np.uint64 and arr.size and arr.max() > _INT64_MAX:
+            raise ConfigError(f"tile id {arr.max()} is not in mapping", field="ids")
+        flat = arr.astype(np.int64, copy=False).ravel()
+        slot = np.minimum(np.searchsorted(known, flat), known.size - 1)
+        missing = known[slot] != flat
+        if missing.any():
+            odd = np.unique(flat[missing])
+            listed = ", ".join(str(v) for v in odd[:8].tolist()) + (", ..." if odd.size > 8
+                                                                    else "")
+            raise ConfigError(
+                f"tile id(s) {listed} not in mapping (it has {', '.join(map(str, known[:8]))}"
+                f"{', ...' if known.size > 8 else ''}); give every id a cost, or None for a "
+                "wall", field="ids")
+        cost_arr = table[slot].reshape(arr.shape)
+        try:
+            return cls.from_costs(cost_arr, resolution=resolution, **geometry)
+        except ConfigError as exc:
+            if exc.field != "costs":
+                raise
+            raise ConfigError(exc.reason, field="mapping") from None
 
     # ---------------------------------------------------------------- editing
     def with_walkable(self, walkable: ArrayLike) -> NavGrid:

@@ -62,8 +62,11 @@ def test_a_view_of_the_callers_array_is_copied_too() -> None:
 def test_every_way_of_making_a_grid_leaves_the_caller_alone() -> None:
     walk = _walk()
     costs = np.where(walk, 1.5, 0.0)
+    tiles = np.where(walk, 3, 7)
     grids = [
         NavGrid.from_costs(costs),
+        NavGrid.from_tiles(tiles, {3: 2, 7: None}),
+        navkit.Pathfinder(tiles).grid,
         from_array(walk),
         navkit.NavGrid(np.ones((6, 8), bool)).with_walkable(walk),
         navkit.NavGrid(walk).with_weights(np.full((6, 8), 2, dtype=np.int32)),
@@ -71,8 +74,10 @@ def test_every_way_of_making_a_grid_leaves_the_caller_alone() -> None:
     ]
     for g in grids:
         assert not g.walkable.flags.writeable
-    assert walk.flags.writeable and costs.flags.writeable
+    assert walk.flags.writeable and costs.flags.writeable and tiles.flags.writeable
+    assert np.array_equal(tiles, np.where(_walk(), 3, 7))
     walk[:] = False
+    tiles[:] = 7
     assert all(g.walkable.any() for g in grids)
 
 

@@ -7,7 +7,7 @@ extension                                  reader / writer
 ``.txt``                                   text grid file, docs/rules.md §2.5 (:mod:`.textgrid`)
 ``.png .bmp .gif .jpg .jpeg .tif .tiff``   image, white = walkable (:mod:`.image`)
 ``.npy .npz``                              numpy arrays (:mod:`.arrays`)
-``.json``                                  polygon level config (``navkit.level``)
+``.json``                                  polygon level config, or a scene's map (``navkit.level``)
 ``.tmx .tmj``                              Tiled map, docs/tiled.md (:mod:`.tiled`)
 ``.ldtk``                                  LDtk project, IntGrid layers (:mod:`.ldtk`)
 =========================================  =====================================
@@ -106,6 +106,11 @@ def load_grid(path: PathLike, *, max_cells: int | None = None, **options: Any) -
 
     ``options`` go to the reader: ``threshold``, ``invert``, ``cell_size`` for
     images; anything ``navkit.level.load_level`` accepts for ``.json``. A
+    ``.json`` scene (docs/simulation.md: an object with a ``navigation`` key)
+    gives the grid of the map it names, its inline level or its map file; its
+    characters and commands are not read (``navkit.Location.load`` reads the
+    scene). A ``.npy`` / ``.npz`` walkable array follows the rule of
+    :class:`~navkit.grid.NavGrid` (bool or 0/1, docs/rules.md §1.6). A
     missing file or unknown extension raises :class:`~navkit.errors.FormatError`,
     so does a file declaring a grid of more than ``max_cells`` cells (default
     :data:`MAX_CELLS`; a :class:`~navkit.errors.ConfigError` for a ``.json``
@@ -147,14 +152,18 @@ def load_grid(path: PathLike, *, max_cells: int | None = None, **options: Any) -
             raise FormatError(
                 f"JSON level configs need navkit.level, which could not be imported ({exc})", path=p
             ) from exc
-        loader = getattr(level, "load_level", None)
+        loader = getattr(level, "load_level_or_map", None)
         if loader is None:
             raise FormatError(
-                "JSON level configs need navkit.level.load_level, which is missing", path=p
+                "JSON level configs need navkit.level.load_level_or_map, which is missing",
+                path=p,
             )
         if max_cells is not None:
             options["max_cells"] = limit
-        return loader(path, **options)
+        grid = loader(path, **options)
+        if isinstance(grid, Path):  # a scene whose map is a grid file: that file's grid
+            return load_grid(grid, max_cells=max_cells)
+        return grid
     if ext in (".tmx", ".tmj"):
         from . import tiled
 

@@ -1,6 +1,8 @@
 """Grids from numpy arrays and ``.npy`` / ``.npz`` files.
 
-An ``.npz`` grid holds ``walkable`` (2-D, nonzero = walkable), optionally
+An ``.npz`` grid holds ``walkable`` (2-D, a mask as :class:`~navkit.grid.NavGrid`
+reads one: bool, or numbers 0 and 1; other numbers are deprecated and read as
+nonzero = walkable, docs/rules.md §1.6), optionally
 ``weights`` (same shape, integers >= 1) and optional 0-d geometry entries
 ``cell_size``, ``min_x``, ``min_z``, ``floor_y``, ``agent_radius`` (metres).
 A ``.npy`` file holds just the 2-D walkable array.
@@ -56,7 +58,8 @@ _READ_ERRORS = (
 
 
 def from_array(arr: ArrayLike, **geometry: Any) -> NavGrid:
-    """A :class:`NavGrid` from a 2-D ``(depth, width)`` array (nonzero = walkable).
+    """A :class:`NavGrid` from a 2-D ``(depth, width)`` walkability mask (bool,
+    or 0 and 1; other numbers as :class:`NavGrid` reads them, docs/rules.md §1.6).
 
     ``geometry`` takes ``weights``, ``cell_size``, ``min_x``, ``min_z``,
     ``floor_y``, ``agent_radius``, ``name``, ``meta`` and ``copy``; NavGrid

@@ -28,7 +28,7 @@ from .config import (
     read_level,
 )
 from .raster import block_obstacles, cell_centers, rasterize
-from .runtime import NavLevel, load_level
+from .runtime import NavLevel, level_config, load_level, load_level_or_map
 
 __all__ = [
     "LevelConfig",
@@ -41,6 +41,8 @@ __all__ = [
     "read_level",
     "rasterize",
     "load_level",
+    "load_level_or_map",
+    "level_config",
     "cell_centers",
     "block_obstacles",
     "make_obstacle",

@@ -24,7 +24,8 @@ from .._reading import cell_limit, read_bytes, size_message
 from ..errors import ConfigError, FormatError
 from .model import AreaConfig, LevelConfig, ObstacleConfig
 
-__all__ = ["NavkitWarning", "parse_level", "read_level", "check_reader_limit"]
+__all__ = ["NavkitWarning", "parse_level", "read_level", "read_level_or_map", "scene_map",
+           "grid_scene_error", "check_reader_limit"]
 
 _TOP_KEYS = (
     "cellSize",
@@ -208,15 +209,8 @@ def _nesting_line(text: str) -> int:
     return 1
 
 
-def read_level(path: str | Path, *, max_cells: int | None = None) -> LevelConfig:
-    """Read a JSON level file (``max_cells`` as in :func:`parse_level`).
-
-    Raises :class:`~navkit.errors.FormatError` (file and line) on a missing or
-    unreadable file, malformed JSON, nesting too deep to parse or text that is
-    not UTF-8; :class:`~navkit.errors.ConfigError` (file and field) on invalid
-    content or a grid over the limit.
-    """
-    p = Path(path)
+def _decode(p: Path) -> Any:
+    """The decoded JSON of file ``p`` (FormatError naming the file and line)."""
     data = read_bytes(p)
     try:
         text = data.decode("utf-8-sig")
@@ -224,7 +218,7 @@ def read_level(path: str | Path, *, max_cells: int | None = None) -> LevelConfig
         line = data[: e.start].count(b"\n") + 1
         raise FormatError(f"not UTF-8 text: {e.reason}", path=p, line=line) from None
     try:
-        obj = json.loads(text, parse_int=_json_int)
+        return json.loads(text, parse_int=_json_int)
     except json.JSONDecodeError as e:
         raise FormatError(
             f"invalid JSON: {e.msg} (column {e.colno})", path=p, line=e.lineno
@@ -236,4 +230,79 @@ def read_level(path: str | Path, *, max_cells: int | None = None) -> LevelConfig
             path=p,
             line=_nesting_line(text),
         ) from None
-    return parse_level(obj, source=p, max_cells=max_cells)
+
+
+def scene_map(obj: Any, path: str | Path) -> Mapping[str, Any] | Path | None:
+    """The map a decoded scene names, or None when ``obj`` is not a scene.
+
+    A scene (docs/simulation.md, "Scene files") is a JSON object with a
+    ``navigation`` key (as ``navkit view`` reads one): its map is an inline level config
+    (returned as is) or a path, relative to the scene file ``path``, of a map
+    file (returned resolved). Anything else under ``navigation`` raises
+    :class:`~navkit.errors.ConfigError` naming ``navigation``.
+    """
+    if not isinstance(obj, Mapping) or "navigation" not in obj:
+        return None
+    nav = obj["navigation"]
+    if isinstance(nav, Mapping):
+        return nav
+    if isinstance(nav, str) and nav:
+        target = Path(nav)
+        return target if target.is_absolute() else Path(path).parent / target
+    raise ConfigError(f"expected a level object or a map file path, got {type(nav).__name__}",
+                      field="navigation", path=path)
+
+
+def read_level_or_map(path: str | Path, *, max_cells: int | None = None) -> LevelConfig | Path:
+    """A JSON file's level: :func:`read_level`, except that a scene whose map is
+    a grid file (not ``.json``) gives that file's path (for ``navkit.load_grid``).
+
+    A scene (:func:`scene_map`) gives the level it holds inline (errors name
+    ``navigation.<field>``) or the level file it names; a scene naming
+    another scene raises :class:`~navkit.errors.ConfigError` (field ``navigation``).
+    """
+    p = Path(path)
+    obj = _decode(p)
+    nav = scene_map(obj, p)
+    if nav is None:
+        return parse_level(obj, source=p, max_cells=max_cells)
+    if isinstance(nav, Path):
+        if nav.suffix.lower() != ".json":
+            return nav
+        inner = _decode(nav)
+        if scene_map(inner, nav) is not None:
+            raise ConfigError(f"names {str(nav)!r}, another scene, not a level",
+                              field="navigation", path=p)
+        return parse_level(inner, source=nav, max_cells=max_cells)
+    try:
+        return parse_level(nav, source=p, max_cells=max_cells)
+    except ConfigError as e:
+        if e.path != str(p):
+            raise
+        fld = "navigation" if e.field is None else f"navigation.{e.field}"
+        raise ConfigError(e.reason, field=fld, path=p) from None
+
+
+def read_level(path: str | Path, *, max_cells: int | None = None) -> LevelConfig:
+    """Read a JSON level file (``max_cells`` as in :func:`parse_level`).
+
+    A scene file (:func:`scene_map`) gives the level it holds or names; one
+    whose map is a grid file raises :class:`~navkit.errors.ConfigError` (field
+    ``navigation``) naming that file, which ``navkit.load_grid`` reads.
+    Raises :class:`~navkit.errors.FormatError` (file and line) on a missing or
+    unreadable file, malformed JSON, nesting too deep to parse or text that is
+    not UTF-8; :class:`~navkit.errors.ConfigError` (file and field) on invalid
+    content or a grid over the limit.
+    """
+    level = read_level_or_map(path, max_cells=max_cells)
+    if isinstance(level, Path):
+        raise grid_scene_error(path, level)
+    return level
+
+
+def grid_scene_error(path: str | Path, map_path: Path) -> ConfigError:
+    """The error for a scene ``path`` whose map is the grid file ``map_path``,
+    read where a level is expected."""
+    return ConfigError(f"a scene whose map is the grid file {str(map_path)!r}, not a level "
+                       "config: read that file with navkit.load_grid, or the scene with "
+                       "navkit.Location.load", field="navigation", path=path)

@@ -33,10 +33,16 @@ from numpy.typing import NDArray
 from ..errors import ConfigError, QueryError, shown
 from ..grid import NavGrid
 from .model import LevelConfig
-from .parse import check_reader_limit, parse_level, read_level
+from .parse import (
+    check_reader_limit,
+    grid_scene_error,
+    parse_level,
+    read_level,
+    read_level_or_map,
+)
 from .raster import PreparedLevel, rasterize
 
-__all__ = ["NavLevel", "load_level"]
+__all__ = ["NavLevel", "load_level", "load_level_or_map", "level_config"]
 
 # fraction of the grid above which pending windows are replaced by a full rebuild
 _FULL_REBUILD_FRACTION = 0.5
@@ -251,7 +257,7 @@ _OPTIONS = {
 
 
 def load_level(path: str | Path, *, max_cells: int | None = None, **options: Any) -> NavGrid:
-    """Read a JSON level file and rasterize it (used by ``navkit.load_grid`` for ``.json``).
+    """Read a JSON level file and rasterize it.
 
     Keyword options override the file's parameters: ``cell_size``,
     ``agent_radius``, ``object_padding``, ``boundary_padding``, ``floor_y``
@@ -259,7 +265,20 @@ def load_level(path: str | Path, *, max_cells: int | None = None, **options: Any
     :func:`~navkit.level.parse_level`); ``name`` overrides the grid's label
     (default: file stem). Overrides are validated like the file's values; an
     unknown option raises :class:`~navkit.errors.ConfigError` naming it. The
-    grid's size is checked before it is allocated.
+    grid's size is checked before it is allocated. A scene file gives the
+    level it holds or names (:func:`~navkit.level.read_level`).
+    """
+    grid = load_level_or_map(path, max_cells=max_cells, **options)
+    if isinstance(grid, Path):
+        raise grid_scene_error(path, grid)
+    return grid
+
+
+def load_level_or_map(path: str | Path, *, max_cells: int | None = None,
+                      **options: Any) -> NavGrid | Path:
+    """:func:`load_level`, except that a scene whose map is a grid file (not
+    ``.json``) gives that file's path, for ``navkit.load_grid`` (used by it for
+    ``.json``); such a file takes no options (ConfigError naming the first).
     """
     name = options.pop("name", None)
     unknown = sorted(set(options) - _OPTIONS)
@@ -269,8 +288,32 @@ def load_level(path: str | Path, *, max_cells: int | None = None, **options: Any
             f"expected some of {', '.join(sorted(_OPTIONS | {'max_cells', 'name'}))}",
             field=unknown[0],
         )
-    config = read_level(path, max_cells=max_cells)
+    config = read_level_or_map(path, max_cells=max_cells)
+    if isinstance(config, Path):
+        given = sorted(options) + (["name"] if name is not None else [])
+        if given:
+            raise ConfigError(f"level options do not apply to the scene's grid file "
+                              f"{str(config)!r}", field=given[0], path=path)
+        return config
     if options:
         config = replace(config, **options)
         check_reader_limit(config, max_cells)
     return rasterize(config, name=name)
+
+
+def level_config(level: Any, *, field: str = "level") -> LevelConfig:
+    """The :class:`LevelConfig` of a level in any of its forms: a LevelConfig, a
+    :class:`NavLevel` (its current config), a level dict (:func:`parse_level`) or
+    the path of a level file or a scene naming one (:func:`read_level`).
+    Anything else raises :class:`~navkit.errors.ConfigError` naming ``field``.
+    """
+    if isinstance(level, LevelConfig):
+        return level
+    if isinstance(level, NavLevel):
+        return level.config
+    if isinstance(level, dict):
+        return parse_level(level)
+    if isinstance(level, (str, Path)):
+        return read_level(level)
+    raise ConfigError(f"expected a LevelConfig, NavLevel, level dict or path, got "
+                      f"{type(level).__name__}", field=field)

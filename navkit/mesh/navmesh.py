@@ -39,7 +39,7 @@ from ..contract import (
 )
 from ..errors import ConfigError, QueryError, shown
 from ..grid import NavGrid
-from ..level import LevelConfig, NavLevel, parse_level, read_level
+from ..level import LevelConfig, NavLevel, level_config
 from ..query.cache import LRUCache, obstacle_key
 from ..query.fanout import fan_out, max_threads
 from ..query.obstacles import circles_without
@@ -95,19 +95,6 @@ def _passes_inside(points: NDArray[np.float64], circles: NDArray[np.float64]) ->
     near = p0 + t[:, :, None] * seg
     d2 = ((near - c) ** 2).sum(axis=2).min(axis=1)
     return d2 < (circles[:, 2] * (1 - 1e-12)) ** 2
-
-
-def _level_config(level: Any) -> LevelConfig:
-    if isinstance(level, LevelConfig):
-        return level
-    if isinstance(level, NavLevel):
-        return level.config
-    if isinstance(level, dict):
-        return parse_level(level)
-    if isinstance(level, (str, Path)):
-        return read_level(level)
-    raise ConfigError(f"expected a LevelConfig, NavLevel, level dict or path, got "
-                      f"{type(level).__name__}", field="level")
 
 
 class NavMesh:
@@ -180,7 +167,7 @@ class NavMesh:
         other than 1 (exact weighted-region paths are out of scope); with
         ``"ignore"`` weights are treated as 1.
         """
-        cfg = _level_config(level)
+        cfg = level_config(level)
         arrays, space = build_mesh(cfg, chord_error=chord_error, merge=merge, weights=weights)
         return cls(arrays, space=space, config=cfg, floor_y=cfg.floor_y,
                    snap_radius=snap_radius, chord_error=chord_error, name=cfg.name,

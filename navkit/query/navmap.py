@@ -68,8 +68,9 @@ from ..contract import (
 from ..errors import ConfigError, QueryError, shown, unknown_name_message
 from ..formats import load_grid, save_grid
 from ..grid import NavGrid
-from ..level import LevelConfig, NavLevel, block_obstacles, make_obstacle
+from ..level import LevelConfig, NavLevel, block_obstacles, level_config, make_obstacle
 from ..level.config import GridGeometry, ObstacleConfig
+from ..level.parse import read_level_or_map
 from ..recording import as_recorder, grid_fingerprint, options_dict, recorded
 from ..results import PathResult, Status, world_waypoints
 from .cache import PathCache, obstacle_key
@@ -193,10 +194,12 @@ class _GridLevel:
 
 
 def _read(path: str | os.PathLike[str]) -> NavLevel | NavGrid:
-    """A ``.json`` file as a polygon level, any other map file as a grid."""
+    """A ``.json`` file as a polygon level (a scene: the map it names), any
+    other map file as a grid."""
     p = Path(path)
     if p.suffix.lower() == ".json":
-        return NavLevel.from_file(p)
+        level = read_level_or_map(p)
+        return load_grid(level) if isinstance(level, Path) else NavLevel(level)
     return load_grid(p)
 
 
@@ -205,11 +208,14 @@ class NavMap:
 
     Parameters
     ----------
-    source : NavGrid, LevelConfig, NavLevel, str or Path
-        The map. A :class:`~navkit.level.LevelConfig` or
+    source : NavGrid, LevelConfig, NavLevel, dict, str or Path
+        The map, in any of the level forms (docs/rules.md §1.6). A
+        :class:`~navkit.level.LevelConfig`, a level dict (a decoded JSON level
+        config, :func:`~navkit.level.parse_level`) or a
         :class:`~navkit.level.NavLevel` keeps its polygons, so areas can be
         toggled (a NavLevel is shared: edits made to it directly are seen
-        too). A NavGrid has no areas. A path is read with :meth:`load`.
+        too). A NavGrid has no areas. A path is read with :meth:`load` (a
+        ``.json`` level or scene keeps its polygons, other formats are grids).
     costs, connectivity, budget, snap_radius
         Passed to the :class:`~navkit.query.pathfinder.Pathfinder` (defaults: the
         ``"seed"`` 10/14 costs, 8-connected, no budget, 8 m snapping).
@@ -226,7 +232,7 @@ class NavMap:
 
     def __init__(
         self,
-        source: NavGrid | LevelConfig | NavLevel | str | os.PathLike[str],
+        source: NavGrid | LevelConfig | NavLevel | dict[str, Any] | str | os.PathLike[str],
         *,
         costs: Costs = "seed",
         connectivity: int = 8,
@@ -242,13 +248,13 @@ class NavMap:
             source = _read(source)
         if isinstance(source, NavLevel):
             level = source
-        elif isinstance(source, LevelConfig):
-            level = NavLevel(source)
+        elif isinstance(source, (LevelConfig, dict)):
+            level = NavLevel(level_config(source, field="source"))
         elif isinstance(source, NavGrid):
             level = _GridLevel(source)
         else:
             raise ConfigError(
-                "expected a NavGrid, LevelConfig, NavLevel or file path, "
+                "expected a NavGrid, LevelConfig, NavLevel, level dict or file path, "
                 f"got {type(source).__name__}",
                 field="source",
             )
@@ -291,8 +297,9 @@ class NavMap:
     def load(cls, path: str | os.PathLike[str], **kwargs: Any) -> NavMap:
         """Read a map file (any format :func:`~navkit.formats.load_grid` reads).
 
-        A ``.json`` level keeps its polygons (areas can be toggled); other
-        formats become a plain grid. ``kwargs`` go to the constructor.
+        A ``.json`` level keeps its polygons (areas can be toggled), so does a
+        scene file's level (docs/simulation.md); other formats become a plain
+        grid. ``kwargs`` go to the constructor.
         """
         return cls(_read(path), **kwargs)
 

@@ -97,16 +97,19 @@ class Pathfinder:
 
     Parameters
     ----------
-    grid : NavGrid
+    grid : NavGrid or numpy array
         The map. Its arrays are read once (copied); :meth:`set_walkable` and
         :meth:`set_weights` edit this object's copy in place (:attr:`grid`
-        then returns the edited map, :attr:`version` counts the edits).
+        then returns the edited map, :attr:`version` counts the edits). An
+        array is a whole map (docs/rules.md §1.6): a bool one is a walkability
+        mask, ``NavGrid(array)``; a numeric one is a tcod-style cost array
+        (0 = wall, a positive number the cost of entering the cell),
+        :meth:`NavGrid.from_costs`, whose reported costs are in ``1 /
+        grid.meta["weight_resolution"]`` steps (100 for a float array). For
+        tile ids use :meth:`NavGrid.from_tiles`.
     costs : "seed", "exact", (card, diag) or CostModel
         ``"seed"`` is 10/14; ``"exact"`` is 1_000_000/1_414_214 and
         reproduces Moving AI optimal lengths (docs/rules.md §3).
-    grid : NavGrid or numpy array
-        A bool array is wrapped as ``NavGrid(array)``; a numeric one is read
-        as a tcod-style cost array (0 = wall), :meth:`NavGrid.from_costs`.
     connectivity : 8 or 4
         Eight-connected with the corner rule, or four-connected (default 8,
         or 4 with ``diagonal="never"``).
@@ -161,7 +164,9 @@ class Pathfinder:
         if isinstance(grid, np.ndarray):
             grid = NavGrid.from_costs(grid)
         if not isinstance(grid, NavGrid):
-            raise QueryError(f"expected a NavGrid or a 2-D numpy array, got {type(grid).__name__}")
+            raise QueryError("grid: expected a NavGrid or a 2-D numpy array (bool: a walkability "
+                             "mask; numbers: a cost array, 0 = wall), got "
+                             f"{type(grid).__name__}")
         if connectivity is None:
             connectivity = 4 if diagonal == "never" else 8
         elif connectivity == 8 and diagonal == "never" and not isinstance(connectivity, bool):

@@ -747,17 +747,22 @@ def test_npy_and_from_array(tmp_path):
     arr = np.array([[1, 0, 2], [0, 0, 1]], dtype=np.int8)
     path = tmp_path / "walk.npy"
     np.save(path, arr)
-    grid = read_npy(path)
+    # a 2 in a mask is deprecated (docs/rules.md §1.6): read as nonzero = walkable, with a warning
+    with pytest.warns(DeprecationWarning, match="other than 0 and 1"):
+        grid = read_npy(path)
     assert grid.walkable.tolist() == [[True, False, True], [False, False, True]]
-    assert from_array(arr, cell_size=0.5, min_x=1.0).cell_size == 0.5
+    with pytest.warns(DeprecationWarning, match="other than 0 and 1"):
+        assert from_array(arr, cell_size=0.5, min_x=1.0).cell_size == 0.5
+    mask = (arr != 0).astype(np.int8)  # 0 and 1 only: a mask, no warning
+    assert from_array(mask).walkable.tolist() == grid.walkable.tolist()
     with pytest.raises(ConfigError):
-        from_array(arr, cellsize=0.5)
+        from_array(mask, cellsize=0.5)
     with pytest.raises(ConfigError):
         from_array(np.ones(3))
     # a minimal npz with only 'walkable'
     npz = tmp_path / "minimal.npz"
-    np.savez(npz, walkable=arr)
-    assert read_npy(npz).equals(NavGrid(arr))
+    np.savez(npz, walkable=mask)
+    assert read_npy(npz).equals(NavGrid(mask))
 
 
 def _bad_npy(path: Path) -> None:
@@ -859,11 +864,11 @@ def test_load_grid_json_forwards_to_level(tmp_path, monkeypatch):
     calls = []
     fake = types.ModuleType("navkit.level")
 
-    def load_level(p, **options):
+    def load_level_or_map(p, **options):  # a level, or the grid file a scene names
         calls.append((p, options))
         return NavGrid(np.ones((1, 1)))
 
-    fake.load_level = load_level  # type: ignore[attr-defined]
+    fake.load_level_or_map = load_level_or_map  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "navkit.level", fake)
     assert load_grid(path, agent_radius=0.3).shape == (1, 1)
     assert calls == [(path, {"agent_radius": 0.3})]
