@@ -143,7 +143,7 @@ def _is_mask(arr: NDArray[Any]) -> bool:
 
 
 def _warn_not_mask(arr: NDArray[Any]) -> None:
-    """The DeprecationWarning for a numeric walkable array that is not 0/1 (docs/rules.md §1.6)."""
+    """The FutureWarning for a numeric walkable array that is not 0/1 (docs/rules.md §1.6)."""
     odd = np.unique(arr[(arr != 0) & (arr != 1)])
     shown_vals = ", ".join(str(v) for v in odd[:5].tolist()) + (", ..." if odd.size > 5 else "")
     warnings.warn(
@@ -152,7 +152,7 @@ def _warn_not_mask(arr: NDArray[Any]) -> None:
         "navkit 0.3 (docs/rules.md §1.6). Pass a bool mask (array != 0), "
         "NavGrid.from_costs(array) for a cost array (0 = wall) or "
         "NavGrid.from_tiles(array, mapping) for tile ids",
-        DeprecationWarning, stacklevel=_outside_navkit())
+        FutureWarning, stacklevel=_outside_navkit())
 
 
 def _as_walkable(walkable: ArrayLike, copy: bool = True) -> NDArray[np.bool_]:
@@ -242,7 +242,7 @@ class NavGrid:
     walkable : array_like, shape (depth, width)
         A walkability mask, indexed ``[z, x]``: a bool array (True where a
         character may stand) or a numeric one holding only 0 and 1 (1 =
-        walkable). Other numbers are deprecated (DeprecationWarning, read as
+        walkable). Other numbers are deprecated (FutureWarning, read as
         nonzero = walkable): use :meth:`from_costs` for a cost array (0 =
         wall) or :meth:`from_tiles` for tile ids (docs/rules.md §1.6).
     weights : array_like of int, shape (depth, width), optional

@@ -1,7 +1,7 @@
 """One reading of input arrays and one set of level forms (docs/rules.md §1.6).
 
 * a bool array, or a numeric one of only 0 and 1, is a walkability mask;
-* another numeric array given as a mask warns (DeprecationWarning naming the
+* another numeric array given as a mask warns (FutureWarning naming the
   explicit constructors); given to ``Pathfinder`` as a whole map it is a
   tcod-style cost array;
 * ``NavGrid.from_tiles`` maps tile ids to costs;
@@ -55,7 +55,7 @@ def _no_warnings(fn: Any, *args: Any, **kwargs: Any) -> Any:
 
 # ------------------------------------------------------------------ arrays
 def test_a_tile_map_given_as_walkable_warns_and_names_the_explicit_constructors() -> None:
-    with pytest.warns(DeprecationWarning, match="from_tiles") as rec:
+    with pytest.warns(FutureWarning, match="from_tiles") as rec:
         grid = NavGrid(TILES)
     msg = str(rec[0].message)
     assert "from_costs" in msg and "walkable" in msg and "(2)" in msg
@@ -71,7 +71,7 @@ def test_a_tile_map_given_as_walkable_warns_and_names_the_explicit_constructors(
 ])
 def test_every_mask_entry_point_warns_on_other_numbers(make: Any) -> None:
     for arr in (TILES, TILES.astype(np.float64), (TILES * 127).astype(np.uint8)):
-        with pytest.warns(DeprecationWarning, match="other than 0 and 1"):
+        with pytest.warns(FutureWarning, match="other than 0 and 1"):
             make(arr)
 
 
@@ -88,7 +88,7 @@ def test_a_0_1_array_is_a_mask_and_agrees_with_the_cost_reading(dtype: type) -> 
 
 def test_a_npy_tile_map_warns_through_load_grid(tmp_path: Path) -> None:
     np.save(tmp_path / "tiles.npy", TILES)
-    with pytest.warns(DeprecationWarning, match="from_tiles"):
+    with pytest.warns(FutureWarning, match="from_tiles"):
         load_grid(tmp_path / "tiles.npy")
     np.save(tmp_path / "mask.npy", HAND_WALK.astype(np.uint8))
     grid = _no_warnings(load_grid, tmp_path / "mask.npy")
@@ -105,7 +105,7 @@ def test_pathfinder_reads_an_integer_array_as_costs() -> None:
         assert pf.find_cost((0, 0), goal, algorithm="astar") == int(oracle[goal[1], goal[0]])
     # the same array through NavGrid would be a (deprecated) mask, with no weights:
     # Pathfinder's reading is the documented one and differs on purpose
-    with pytest.warns(DeprecationWarning):
+    with pytest.warns(FutureWarning):
         assert NavGrid(costs).weights is None
 
 
@@ -169,7 +169,7 @@ def test_the_callers_arrays_are_never_modified_or_frozen() -> None:
     costs = np.where(HAND_WALK, HAND_WEIGHTS, 0)
     NavGrid.from_tiles(tiles, MAPPING)
     Pathfinder(costs)
-    with pytest.warns(DeprecationWarning):
+    with pytest.warns(FutureWarning):
         NavGrid(tiles)
     NavMap(NavGrid.from_tiles(tiles, MAPPING))
     assert np.array_equal(tiles, TILES) and tiles.flags.writeable

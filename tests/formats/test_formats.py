@@ -748,10 +748,10 @@ def test_npy_and_from_array(tmp_path):
     path = tmp_path / "walk.npy"
     np.save(path, arr)
     # a 2 in a mask is deprecated (docs/rules.md §1.6): read as nonzero = walkable, with a warning
-    with pytest.warns(DeprecationWarning, match="other than 0 and 1"):
+    with pytest.warns(FutureWarning, match="other than 0 and 1"):
         grid = read_npy(path)
     assert grid.walkable.tolist() == [[True, False, True], [False, False, True]]
-    with pytest.warns(DeprecationWarning, match="other than 0 and 1"):
+    with pytest.warns(FutureWarning, match="other than 0 and 1"):
         assert from_array(arr, cell_size=0.5, min_x=1.0).cell_size == 0.5
     mask = (arr != 0).astype(np.int8)  # 0 and 1 only: a mask, no warning
     assert from_array(mask).walkable.tolist() == grid.walkable.tolist()
