@@ -127,3 +127,22 @@ def test_chord_error_is_checked_before_any_work(chord_error: Any):
         navkit.NavMesh.from_level(level, chord_error=chord_error)
     assert ei.value.field == "chord_error"
     assert time.perf_counter() - t0 < 1.0
+
+
+def test_a_mesh_algorithm_that_is_not_a_string_is_a_query_error():
+    """An array (or any non-string) as ``algorithm`` / ``method``: a QueryError, not numpy's
+    "truth value of an array is ambiguous"."""
+    mesh = navkit.NavMesh.from_grid(navkit.NavGrid(np.ones((6, 8), bool), cell_size=0.5))
+    bad = np.array(["exact", "funnel"])
+    with pytest.raises(QueryError, match="algorithm"):
+        mesh.find_path((0.5, 0.5), (3.0, 2.0), algorithm=bad)
+    with pytest.raises(QueryError, match="algorithm"):
+        mesh.find_path_to_nearest((0.5, 0.5), (3.0, 2.0), algorithm=bad)
+
+
+def test_a_character_kind_past_pythons_digit_limit_is_a_config_error():
+    from navkit.sim import Location
+
+    loc = Location(navkit.NavGrid(np.ones((6, 8), bool), cell_size=0.5))
+    with pytest.raises(ConfigError, match="kind"):
+        loc.add_character("a", kind=10 ** 5000, position=(0.5, 0.5))

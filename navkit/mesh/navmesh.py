@@ -488,7 +488,7 @@ class NavMesh:
 
     @staticmethod
     def _method(method: Any) -> str:
-        if method == "auto":
+        if isinstance(method, str) and method == "auto":
             return "exact"
         if not isinstance(method, str) or method not in METHODS:
             raise QueryError(f"algorithm (formerly method) must be one of auto, "

@@ -41,7 +41,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..crowd.policy import check_policy
-from ..errors import ConfigError, QueryError
+from ..errors import ConfigError, QueryError, shown
 from . import snapshot, warming
 from .avoidance import check_avoidance
 from .character import Character
@@ -231,7 +231,8 @@ class Location:
         try:
             k = CharacterKind(kind)
         except ValueError:
-            raise ConfigError(f"expected player, bot or npc, got {kind!r}", field="kind") from None
+            raise ConfigError(f"expected player, bot or npc, got {shown(kind)}",
+                              field="kind") from None
         p = as_point(position, "position")
         v = {key: check_field(CHARACTER, key, value) for key, value in (
             ("walkSpeed", walk_speed), ("rotationSpeed", rotation_speed),
