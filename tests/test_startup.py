@@ -282,3 +282,22 @@ def test_a_portable_prebuilt_cache_loads_where_this_machine_has_none(tmp_path: P
     assert used["copied"] > 2 and used["compiles"] == 0, used
     plain = run("0", "b")
     assert plain["compiles"] > 0, plain
+
+
+def test_startup_bench_runs_a_case_in_a_new_process_with_and_without_prebuilt_kernels(
+        tmp_path: Path) -> None:
+    """``navkit bench startup``'s runner: the figures of one new process; with
+    ``prebuilt`` the process enables that folder first (an empty build here:
+    nothing to copy), and a folder that holds no build is that run's error."""
+    from navkit.bench import startup
+
+    plain = startup.run_case("import", tmp_path / "a", timeout=600)
+    assert "error" not in plain, plain
+    assert plain["cpu_s"] > 0 and plain["peak_mb"] > 20 and plain["extra"] == {}
+    empty = tmp_path / "built"
+    empty.mkdir()
+    (empty / "navkit-kernels.json").write_text("{}")
+    got = startup.run_case("import", tmp_path / "b", timeout=600, prebuilt=empty)
+    assert "error" not in got, got
+    bad = startup.run_case("import", tmp_path / "c", timeout=600, prebuilt=tmp_path / "nothing")
+    assert "holds no prebuilt kernels" in bad["error"], bad
