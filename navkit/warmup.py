@@ -6,6 +6,10 @@ where). A server in a container or a CI runner starts with an empty cache,
 so its first path query would compile; running :func:`warm_up` once (in the
 image build, say) moves that time out of the first request.
 
+A program can also warm up while it loads: ``warm_up(groups,
+background=True)`` returns a :class:`Warmup` handle at once (``progress``,
+``done()``, ``wait(timeout)``) and compiles on a daemon thread.
+
 Each group runs the public API on tiny inputs, so exactly the kernel
 variants real queries use get compiled (or loaded from the cache):
 
