@@ -488,7 +488,7 @@ class Warmup:
     at a time, so that call may wait for the kernel compiling now).
 
     numba's compiler is mostly Python and holds the GIL much of the time: with
-    ``jobs=0`` other Python threads run at a fraction of their speed until the
+    ``jobs=0`` other Python threads get about half of the GIL until the
     warm-up ends (measured in ``docs/startup.md``); compiled kernels release
     the GIL and run beside it at full speed. With ``jobs >= 1`` the groups
     compile in worker processes and this thread only waits, so this process
