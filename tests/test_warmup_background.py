@@ -96,18 +96,28 @@ results = h.wait(timeout=900)
 assert h.done() and h.progress == (1, 1) and results[0].error is None, results
 if sys.argv[1] == "0":
     assert all(d.signatures for d in kernels), [d.signatures for d in kernels]
-else:  # compiled in a worker process: in the disk cache, not loaded here yet
+else:  # compiled in a worker process: in the (empty until now) disk cache, loaded on use
+    from navkit._numba_config import cache_dir
     assert results[0].peak_mb is not None and results[0].peak_mb > 50, results
+    assert not any(d.signatures for d in kernels)
+    assert list(cache_dir().glob("flow.run_buckets-*.nbi")), sorted(cache_dir().iterdir())
+    warmup.warm_up(["flow"])
+    hits = sum(sum(d.stats.cache_hits.values()) for d in kernels)
+    misses = sum(sum(d.stats.cache_misses.values()) for d in kernels)
+    assert hits >= len(kernels) and misses == 0, (hits, misses)
 print("OK")
 """
 
 
 @pytest.mark.parametrize("jobs", [0, 1])
-def test_after_wait_the_groups_kernels_are_compiled(jobs: int) -> None:
+def test_after_wait_the_groups_kernels_are_compiled(jobs: int, tmp_path: Path) -> None:
     """In a new process (nothing compiled before): after ``wait()`` the flow
-    group's kernels have their signatures in this process (``jobs=0``), or a
-    worker process ran the group (``jobs=1``)."""
+    group's kernels have their signatures in this process (``jobs=0``), or
+    (``jobs=1``, an empty cache) a worker process compiled them into the disk
+    cache and they load here without compiling."""
     env = {**os.environ, "PYTHONPATH": str(ROOT), "NAVKIT_QUIET_COMPILE": "1"}
+    if jobs:
+        env["NUMBA_CACHE_DIR"] = str(tmp_path)
     r = subprocess.run([sys.executable, "-c", _FRESH, str(jobs)], env=env, capture_output=True,
                        text=True, timeout=900, cwd=str(ROOT))
     assert r.returncode == 0 and r.stdout.strip() == "OK", r.stderr[-3000:]
