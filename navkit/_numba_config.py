@@ -32,13 +32,16 @@ import re
 import sys
 import tempfile
 import threading
+import weakref
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numba
 from numba.core import event as _event
 
-__all__ = ["njit", "JIT_OPTIONS", "CACHE", "cache_dir", "KERNELS_DIR", "stable_identity"]
+__all__ = ["njit", "JIT_OPTIONS", "CACHE", "cache_dir", "KERNELS_DIR", "KERNELS", "KERNEL_HOOKS",
+           "kernel_digests", "stable_identity"]
 
 CACHE = os.environ.get("NAVKIT_NUMBA_CACHE", "1") != "0"
 #: The folder of navkit's kernel sources.
@@ -118,6 +121,12 @@ def _kernel_digests(sources: Path) -> dict[str, str]:
             digest.update(texts[m])
         out[name] = digest.hexdigest()
     return out
+
+
+def kernel_digests() -> dict[str, str]:
+    """Per kernel module of this install, the digest :func:`_drop_stale_cache` keys
+    its cached kernels on (its source and the kernel modules it imports)."""
+    return _kernel_digests(KERNELS_DIR)
 
 
 def _drop_stale_cache(sources: Path | None = None, cache: Path | None = None) -> None:
@@ -284,11 +293,25 @@ def stable_identity(obj: Any, name: str | None = None) -> Any:
     return obj
 
 
+#: Every kernel :func:`njit` made, and functions called with each new one
+#: (:mod:`navkit._prebuilt_cache` uses them).
+KERNELS: weakref.WeakSet[Any] = weakref.WeakSet()
+KERNEL_HOOKS: list[Callable[[Any], None]] = []
+
+
+def _made(kernel: Any) -> Any:
+    kernel = stable_identity(kernel)
+    KERNELS.add(kernel)
+    for hook in KERNEL_HOOKS:
+        hook(kernel)
+    return kernel
+
+
 def njit(*args: Any, **kwargs: Any) -> Any:
     """``numba.njit`` with navkit's flags; keyword arguments override them."""
     options = dict(JIT_OPTIONS)
     options.update(kwargs)
     if args and callable(args[0]):
-        return stable_identity(numba.njit(**options)(args[0]))
+        return _made(numba.njit(**options)(args[0]))
     decorate = numba.njit(*args, **options)
-    return lambda func: stable_identity(decorate(func))
+    return lambda func: _made(decorate(func))

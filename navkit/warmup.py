@@ -6,6 +6,10 @@ where). A server in a container or a CI runner starts with an empty cache,
 so its first path query would compile; running :func:`warm_up` once (in the
 image build, say) moves that time out of the first request.
 
+A program can also warm up while it loads: ``warm_up(groups,
+background=True)`` returns a :class:`Warmup` handle at once (``progress``,
+``done()``, ``wait(timeout)``) and compiles on a daemon thread.
+
 Each group runs the public API on tiny inputs, so exactly the kernel
 variants real queries use get compiled (or loaded from the cache):
 
@@ -35,14 +39,18 @@ from __future__ import annotations
 
 import os
 import resource
+import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Literal, overload
 
 import numpy as np
 
-__all__ = ["AFTER", "GROUPS", "GroupResult", "RECYCLE_MB", "check_groups", "default_jobs",
-           "ready_groups", "warm_up"]
+from .errors import NavkitError
+
+__all__ = ["AFTER", "GROUPS", "GroupResult", "RECYCLE_MB", "Warmup", "WarmupError",
+           "check_groups", "default_jobs", "ready_groups", "warm_up"]
 
 
 def _walk() -> np.ndarray:
@@ -325,20 +333,27 @@ def check_groups(names: Iterable[str]) -> None:
 
 def _in_process(name: str) -> GroupResult:
     """Run one group here; the notice that a first call compiles stays quiet (it asked)."""
+    return _run_group(name, _cpu)[0]
+
+
+def _run_group(name: str, clock: Callable[[], float]) -> tuple[GroupResult, Exception | None]:
+    """Run group ``name`` in this process, its CPU seconds by ``clock``; the result and
+    the exception it raised (None when it succeeded)."""
     quiet = os.environ.get("NAVKIT_QUIET_COMPILE")
     os.environ["NAVKIT_QUIET_COMPILE"] = "1"
-    c0, t0 = _cpu(), time.perf_counter()
-    error = None
+    c0, t0 = clock(), time.perf_counter()
+    error: Exception | None = None
     try:
         GROUPS[name]()
     except Exception as exc:  # noqa: BLE001 - reported per group, the exit status says it
-        error = f"{type(exc).__name__}: {exc}"
+        error = exc
     finally:
         if quiet is None:
             os.environ.pop("NAVKIT_QUIET_COMPILE", None)
         else:
             os.environ["NAVKIT_QUIET_COMPILE"] = quiet
-    return GroupResult(name, _cpu() - c0, time.perf_counter() - t0, error)
+    text = None if error is None else f"{type(error).__name__}: {error}"
+    return GroupResult(name, clock() - c0, time.perf_counter() - t0, text), error
 
 
 #: The line a worker process prints each result on (:func:`_worker`).
@@ -452,8 +467,129 @@ def default_jobs() -> int:
     return min(2, os.cpu_count() or 1)
 
 
+class WarmupError(NavkitError, RuntimeError):
+    """Raised by :meth:`Warmup.wait` when warm-up groups failed: ``results`` holds
+    every group's :class:`GroupResult`; the first failure in this process is the
+    ``__cause__``."""
+
+    def __init__(self, results: list[GroupResult]) -> None:
+        self.results = results
+        bad = [r for r in results if r.error is not None]
+        what = "; ".join(f"{r.group}: {r.error}" for r in bad)
+        super().__init__(f"{len(bad)} of {len(results)} warm-up group(s) failed ({what})")
+
+
+class Warmup:
+    """A warm-up running on a daemon thread: ``warm_up(groups, background=True)``.
+
+    The kernels compile (``jobs=0``: in this process, on the thread) or load
+    while the program goes on; a kernel the program calls before the thread
+    reached it compiles on its first call as usual (numba compiles one kernel
+    at a time, so that call may wait for the kernel compiling now).
+
+    numba's compiler is mostly Python and holds the GIL much of the time: with
+    ``jobs=0`` other Python threads get about half of the GIL until the
+    warm-up ends (measured in ``docs/startup.md``); compiled kernels release
+    the GIL and run beside it at full speed. With ``jobs >= 1`` the groups
+    compile in worker processes and this thread only waits, so this process
+    keeps its speed; its kernels are then in the disk cache, and each loads
+    on its first call here (milliseconds) instead of compiling.
+
+    >>> w = warm_up(["flow"], background=True)
+    >>> [r.error for r in w.wait(timeout=600)], w.done(), w.progress
+    ([None], True, (1, 1))
+    """
+
+    def __init__(self, groups: Iterable[str], *, jobs: int = 0,
+                 done: Callable[[GroupResult], None] | None = None) -> None:
+        self.groups: tuple[str, ...] = tuple(groups)
+        self.jobs = jobs
+        self._callback = done
+        self._results: list[GroupResult] = []
+        self._errors: dict[str, Exception] = {}
+        self._crash: BaseException | None = None
+        self._lock = threading.Lock()
+        self._finished = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="navkit-warmup", daemon=True)
+        self._thread.start()
+
+    def _record(self, r: GroupResult) -> None:
+        with self._lock:
+            self._results.append(r)
+        if self._callback is not None:
+            self._callback(r)
+
+    def _failed(self, name: str, exc: Exception) -> None:
+        with self._lock:
+            self._errors.setdefault(name, exc)
+
+    def _run(self) -> None:
+        try:
+            ordered = _warm_up(list(self.groups), self.jobs, self._record, self._failed,
+                               time.thread_time)
+            with self._lock:
+                self._results = ordered
+        except BaseException as exc:  # noqa: BLE001 - a failing callback: wait() raises it
+            self._crash = exc
+        finally:
+            self._finished.set()
+
+    @property
+    def progress(self) -> tuple[int, int]:
+        """(groups finished, groups in all)."""
+        with self._lock:
+            return len(self._results), len(self.groups)
+
+    @property
+    def results(self) -> list[GroupResult]:
+        """The groups finished so far (in the order of ``groups`` once all are)."""
+        with self._lock:
+            return list(self._results)
+
+    def done(self) -> bool:
+        """True when every group has finished (or failed)."""
+        return self._finished.is_set()
+
+    def wait(self, timeout: float | None = None) -> list[GroupResult]:
+        """Block until the warm-up ends, at most ``timeout`` seconds (None: no
+        limit); its results, in the order of ``groups``.
+
+        Raises :class:`TimeoutError` when it is still running after ``timeout``
+        and :class:`WarmupError` when a group failed (the others still ran)."""
+        if not self._finished.wait(timeout):
+            done, total = self.progress
+            raise TimeoutError(f"the warm-up is still running after {timeout} s "
+                               f"({done} of {total} groups finished)")
+        if self._crash is not None:
+            raise self._crash
+        results = self.results
+        if any(r.error is not None for r in results):
+            cause = next((self._errors[r.group] for r in results if r.group in self._errors),
+                         None)
+            raise WarmupError(results) from cause
+        return results
+
+    def __repr__(self) -> str:
+        done, total = self.progress
+        state = "done" if self.done() else "running"
+        return f"<navkit Warmup {state}: {done}/{total} groups ({', '.join(self.groups)})>"
+
+
+@overload
 def warm_up(groups: Iterable[str] | None = None, *, jobs: int = 0,
-            done: Callable[[GroupResult], None] | None = None) -> list[GroupResult]:
+            done: Callable[[GroupResult], None] | None = None,
+            background: Literal[False] = False) -> list[GroupResult]: ...
+
+
+@overload
+def warm_up(groups: Iterable[str] | None = None, *, jobs: int = 0,
+            done: Callable[[GroupResult], None] | None = None,
+            background: Literal[True]) -> Warmup: ...
+
+
+def warm_up(groups: Iterable[str] | None = None, *, jobs: int = 0,
+            done: Callable[[GroupResult], None] | None = None,
+            background: bool = False) -> list[GroupResult] | Warmup:
     """Compile (or load) the kernels of ``groups`` (default: all, in the order of
     :data:`GROUPS`). A group that fails is reported with its error; the others
     still run.
@@ -471,6 +607,11 @@ def warm_up(groups: Iterable[str] | None = None, *, jobs: int = 0,
     compiling them beside them. ``done`` is called with each result as it
     arrives. Results come back in the order of ``groups``.
 
+    ``background=True`` returns at once with a :class:`Warmup` handle while a
+    daemon thread does the same work (see :class:`Warmup` for what the
+    calling thread can do meanwhile); its ``wait()`` returns the results or
+    raises :class:`WarmupError` for a failed group.
+
     >>> [r.error for r in warm_up(["flow"])]
     [None]
     """
@@ -480,6 +621,16 @@ def warm_up(groups: Iterable[str] | None = None, *, jobs: int = 0,
         from .errors import ConfigError
 
         raise ConfigError(f"jobs must be >= 0, got {jobs}", field="jobs")
+    if background:
+        return Warmup(names, jobs=jobs, done=done)
+    return _warm_up(names, jobs, done)
+
+
+def _warm_up(names: list[str], jobs: int, done: Callable[[GroupResult], None] | None,
+             failed: Callable[[str, Exception], None] | None = None,
+             clock: Callable[[], float] = _cpu) -> list[GroupResult]:
+    """:func:`warm_up` on checked arguments; ``failed`` gets the exception of a group
+    that failed in this process, ``clock`` times the groups run here."""
     results: dict[str, GroupResult] = {}
 
     def finish(r: GroupResult) -> None:
@@ -489,7 +640,10 @@ def warm_up(groups: Iterable[str] | None = None, *, jobs: int = 0,
 
     if jobs == 0:
         for name in names:
-            finish(_in_process(name))
+            r, exc = _run_group(name, clock)
+            if exc is not None and failed is not None:
+                failed(name, exc)
+            finish(r)
     else:
         from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 

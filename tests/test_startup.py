@@ -235,3 +235,69 @@ def test_the_collector_runs_less_often_while_a_kernel_compiles(
     finally:
         event.unregister("numba:compile", probe)
         gc.set_threshold(*before)
+
+
+_PORTABLE = """
+import sys
+from numba.core import event
+compiles = []
+class Count(event.Listener):
+    def on_start(self, ev): compiles.append(ev)
+    def on_end(self, ev): pass
+event.register("numba:compile", Count())
+from navkit import _prebuilt_cache, warmup
+from navkit._numba_config import cache_dir
+if sys.argv[1] == "1":
+    print("copied", _prebuilt_cache.enable(sys.argv[2]))
+warmup.warm_up(["flow"])
+print("compiles", len(compiles))
+print("files", len(list(cache_dir().glob("*.nbc"))))
+"""
+
+
+def test_a_portable_prebuilt_cache_loads_where_this_machine_has_none(tmp_path: Path) -> None:
+    """Kernels built with numba's generic target (``_prebuilt_cache.build``) load,
+    after ``enable``, in a process with an empty cache and the host's own target:
+    nothing compiles; without ``enable`` the same process compiles them."""
+    import numba
+
+    from navkit import _prebuilt_cache
+
+    if numba.config.DISABLE_JIT or not cfg.CACHE:
+        pytest.skip("needs the JIT and its cache")
+    shipped = tmp_path / "shipped"
+    assert _prebuilt_cache.build(shipped, ["flow"]) > 2
+    assert (shipped / "navkit-kernels.json").exists()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NUMBA_CPU")}
+    env.update(PYTHONPATH=str(ROOT), NAVKIT_QUIET_COMPILE="1")
+
+    def run(use: str, cache: str) -> dict[str, int]:
+        r = subprocess.run([sys.executable, "-c", _PORTABLE, use, str(shipped)], text=True,
+                           capture_output=True, timeout=900, cwd=str(ROOT),
+                           env={**env, "NUMBA_CACHE_DIR": str(tmp_path / cache)})
+        assert r.returncode == 0, r.stderr[-3000:]
+        return {k: int(v) for k, v in (line.split() for line in r.stdout.splitlines())}
+
+    used = run("1", "a")
+    assert used["copied"] > 2 and used["compiles"] == 0, used
+    plain = run("0", "b")
+    assert plain["compiles"] > 0, plain
+
+
+def test_startup_bench_runs_a_case_in_a_new_process_with_and_without_prebuilt_kernels(
+        tmp_path: Path) -> None:
+    """``navkit bench startup``'s runner: the figures of one new process; with
+    ``prebuilt`` the process enables that folder first (an empty build here:
+    nothing to copy), and a folder that holds no build is that run's error."""
+    from navkit.bench import startup
+
+    plain = startup.run_case("import", tmp_path / "a", timeout=600)
+    assert "error" not in plain, plain
+    assert plain["cpu_s"] > 0 and plain["peak_mb"] > 20 and plain["extra"] == {}
+    empty = tmp_path / "built"
+    empty.mkdir()
+    (empty / "navkit-kernels.json").write_text("{}")
+    got = startup.run_case("import", tmp_path / "b", timeout=600, prebuilt=empty)
+    assert "error" not in got, got
+    bad = startup.run_case("import", tmp_path / "c", timeout=600, prebuilt=tmp_path / "nothing")
+    assert "holds no prebuilt kernels" in bad["error"], bad

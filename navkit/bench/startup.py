@@ -22,7 +22,15 @@ tick           a ``navkit.sim.Location`` tick
 flow           a ``FlowField`` build and update
 readme         the README's library example end to end
 warmup         ``navkit warmup`` (every kernel group, as many at once as it runs)
+background     ``warm_up(["flow", "crowd"], background=True)`` while this thread
+               runs a pure-Python loop until it is done; also reports the main
+               thread's share of the process's CPU meanwhile (the GIL it got)
 =============  ===============================================================
+
+``--prebuilt DIR`` runs every process with the portable kernels that
+:func:`navkit._prebuilt_cache.build` left in ``DIR`` (``enable(DIR)``, timed
+with the import): *cold* then means an empty cache on this machine but the
+prebuilt kernels at hand.
 
 Targets (this project's 2-core machine): first ``cells`` and ``world`` <= 10 s
 CPU each, ``readme`` <= 30 s, ``warmup`` <= 90 s and <= 800 MB; warm import
@@ -81,6 +89,20 @@ CASES: dict[str, str] = {
         "from navkit.warmup import default_jobs, warm_up\n"
         "with t: failed = [r for r in warm_up(jobs=default_jobs()) if r.error]\n"
         "assert not failed, failed\n"),
+    "background": (
+        "from navkit.warmup import warm_up\n"
+        "def spin():\n"
+        "    s = 0\n"
+        "    for i in range(100_000):\n"
+        "        s += i % 7\n"
+        "c0, p0 = time.thread_time(), time.process_time()\n"
+        "with t:\n"
+        "    job = warm_up(['flow', 'crowd'], background=True)\n"
+        "    while not job.done():\n"
+        "        spin()\n"
+        "    job.wait()\n"
+        "main_s, all_s = time.thread_time() - c0, time.process_time() - p0\n"
+        "extra['main_thread_cpu_share'] = main_s / all_s\n"),
 }
 
 #: Case -> (cold CPU seconds, cold peak MB) targets (None: no target).
@@ -100,6 +122,7 @@ class _T:
     def __enter__(self): self.t = time.perf_counter()
     def __exit__(self, *a): _T.s = time.perf_counter() - self.t
 t = _T()
+extra = {}
 """
 
 _REPORT = """
@@ -107,17 +130,29 @@ ru = resource.getrusage(resource.RUSAGE_SELF)
 rc = resource.getrusage(resource.RUSAGE_CHILDREN)  # navkit warmup's worker processes
 print("NAVKIT_STARTUP " + json.dumps({"import_s": import_s, "first_s": _T.s,
       "cpu_s": ru.ru_utime + ru.ru_stime + rc.ru_utime + rc.ru_stime,
-      "peak_mb": max(ru.ru_maxrss, rc.ru_maxrss) / 1024}))
+      "peak_mb": max(ru.ru_maxrss, rc.ru_maxrss) / 1024, "extra": extra}))
 """
 
 
-def run_case(case: str, cache: Path, timeout: float = 1800) -> dict[str, Any]:
-    """Run ``case`` in a new process with the numba cache in ``cache``; its figures."""
+_PREBUILT = """
+from navkit._prebuilt_cache import enable
+enable({dir!r})
+"""
+
+
+def run_case(case: str, cache: Path, timeout: float = 1800,
+             prebuilt: Path | None = None) -> dict[str, Any]:
+    """Run ``case`` in a new process with the numba cache in ``cache`` (and the
+    portable kernels in ``prebuilt``, when given); its figures."""
     import time
 
     env = {k: v for k, v in os.environ.items() if k not in ("NAVKIT_QUIET_COMPILE",)}
     env.update(NUMBA_CACHE_DIR=str(cache), NAVKIT_QUIET_COMPILE="1")
-    code = _PRELUDE + CASES[case] + _REPORT
+    prelude = _PRELUDE
+    if prebuilt is not None:  # timed with the import
+        enable = _PREBUILT.format(dir=str(prebuilt))
+        prelude = prelude.replace("import_s = ", enable + "import_s = ")
+    code = prelude + CASES[case] + _REPORT
     t0 = time.perf_counter()
     try:
         proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
@@ -152,8 +187,8 @@ def _run(args: opt.Args) -> int:
     for case in cases:
         with tempfile.TemporaryDirectory(prefix="navkit-startup-") as cache:
             console.print(f"{case}: cold ...")
-            cold = run_case(case, Path(cache))
-            warm = run_case(case, Path(cache))
+            cold = run_case(case, Path(cache), prebuilt=args.prebuilt)
+            warm = run_case(case, Path(cache), prebuilt=args.prebuilt)
         rows[case] = {"cold": cold, "warm": warm, "targets": TARGETS.get(case)}
     table = Table(title="navkit start-up (a new process each; cold: empty numba cache)")
     for col in ("case", "cold CPU s", "cold wall s", "cold peak MB", "cold first call s",
@@ -173,6 +208,10 @@ def _run(args: opt.Args) -> int:
                       _fmt(c["peak_mb"], ".0f"), _fmt(c["first_s"]), _fmt(w["import_s"]),
                       _fmt(w["first_s"], ".3f"), _fmt(w["wall_s"]), note)
     console.print(table)
+    for case, r in rows.items():
+        for run in ("cold", "warm"):
+            for key, value in r[run].get("extra", {}).items():
+                console.print(f"{case} ({run}): {key} = {value:.2f}")
     if args.json is not None:
         write_json(args.json, rows, console)
     return 0
@@ -191,6 +230,10 @@ def cli(
                      help=f"comma-separated, of {', '.join(CASES)}"),
     ] = ",".join(CASES),
     json: Annotated[Path | None, opt.json_file("also write the figures here", 'OUT')] = None,
+    prebuilt: Annotated[Path | None, typer.Option(
+        '--prebuilt', metavar='DIR',
+        help="enable the portable kernels built into DIR (navkit._prebuilt_cache.build) "
+             "in every process")] = None,
 ) -> None:
     """``navkit bench startup`` (:func:`main`)."""
     opt.done(_run(opt.Args(**locals())))
