@@ -193,7 +193,15 @@ class _Shown:
         return self.text
 
 
+def _scalar(value: Any) -> Any:
+    """A numpy scalar as the Python number it holds (its repr differs across numpy versions)."""
+    if getattr(value, "shape", None) == () and hasattr(value, "item"):
+        return value.item()
+    return value
+
+
 def _default(value: Any) -> str:
+    value = _scalar(value)
     if isinstance(value, enum.Enum):
         text = f"{type(value).__name__}.{value.name}"
     elif inspect.isclass(value) or inspect.isfunction(value):
@@ -322,6 +330,7 @@ def attribute_docs(module: str) -> dict[str, _Doc]:
 def _constant(name: str, obj: Any) -> str:
     """``NAME = value  # type`` (or ``NAME: type, shape ...`` when the value is long)."""
     kind = type(obj).__name__
+    obj = _scalar(obj)
     shape = getattr(obj, "shape", None)
     if shape is not None and hasattr(obj, "dtype"):
         return f"{name}: {kind}  # shape {tuple(shape)}, {obj.dtype}"
