@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.navkit-installed
 PYTEST := $(BIN)/python -m pytest
 
-.PHONY: setup chromium demo test test-heavy fuzz bench bench-mesh bench-avoidance bench-jps-plus docs docs-pictures lint typecheck clean
+.PHONY: setup chromium demo test test-heavy fuzz bench bench-mesh bench-avoidance bench-jps-plus docs docs-api docs-pictures lint typecheck clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -86,6 +86,11 @@ bench-jps-plus: $(STAMP)
 ## site/; any warning fails it (--strict); no network needed
 docs: $(STAMP)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/python -m mkdocs build --strict
+
+## docs-api: rewrite docs/reference/*.md, the API reference as plain Markdown readable in
+## the tree (tests/test_api_pages.py fails while they are stale)
+docs-api: $(STAMP)
+	$(BIN)/python docs/make_api_pages.py
 
 ## docs-pictures: redraw docs/images/site_*.png with navkit itself (deterministic)
 docs-pictures: $(STAMP)

@@ -99,6 +99,20 @@ def test_landing_page_and_pictures(site: tuple[Path, str]) -> None:
                      "site_navmesh.png"}
 
 
+@pytest.mark.slow
+def test_plain_reference_is_built(site: tuple[Path, str]) -> None:
+    """docs/reference/*.md (the API reference as plain Markdown) are pages of the site too,
+    reached from the API index."""
+    out, _ = site
+    pages = sorted((ROOT / "docs" / "reference").glob("*.md"))
+    assert len(pages) == len(list((ROOT / "docs" / "api").glob("*.md")))
+    for md in pages:
+        page = _page(out, "reference" if md.stem == "index" else f"reference/{md.stem}")
+        heading = md.read_text(encoding="utf-8").splitlines()[0][2:]
+        assert heading in _text(page), md.name
+    assert 'href="../reference/"' in _page(out, "api").read_text(encoding="utf-8")
+
+
 # (API page, module, class or None): every public member of the class has an anchor.
 API = [
     ("api/grid", "navkit.grid", "NavGrid"),
