@@ -219,7 +219,7 @@ class _CompileGC(_event.Listener):
     numba's front end allocates millions of small objects; at Python's
     default first threshold (700) the collector runs thousands of times per
     kernel and, as the compiled code accumulates, each run walks more of the
-    heap: 10-20 % of a cold first query's CPU time (issue #13, measured on
+    heap: 10-20 % of a cold first query's CPU time (measured on
     the world query: 10.1-10.5 s -> 8.0-9.3 s). From the outermost compile's
     start to its end the first threshold is :data:`COMPILE_GC_THRESHOLD`,
     then the previous thresholds come back (the garbage is collected as usual

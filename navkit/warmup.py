@@ -288,7 +288,7 @@ GROUPS: dict[str, Callable[[], None]] = {
 #: Group -> the groups whose kernels it also runs (a shared search, snapping,
 #: string pulling, flow builds): with several groups at once it starts after
 #: them, so it loads their kernels from the cache instead of compiling them a
-#: second time beside them (issue #13).
+#: second time beside them.
 AFTER: dict[str, tuple[str, ...]] = {
     "jps": ("grid",),
     "hpa": ("grid",),

@@ -37,7 +37,7 @@ def _sift_up(hf, hk, i, f, k, pos, mask, track, pairs):  # type: ignore[no-untyp
     Indices are ``np.uint64`` (numba then compiles no negative-index
     wrap-around) and :func:`key_less` is written out here and in
     :func:`_sift_down`: the same machine code, without the fourteen inlined
-    copies numba typed for each heap function (issue #13)."""
+    copies numba typed for each heap function."""
     while i > 0:
         parent = (i - 1) >> 2
         pk = hk[np.uint64(parent)]

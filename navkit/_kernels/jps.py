@@ -373,7 +373,7 @@ def jps_add(cand, nc, qx, qz, ng):  # type: ignore[no-untyped-def]
 
 @njit(_nrt=False)
 def _add(cand, nc, qx, qz, ng):  # type: ignore[no-untyped-def]
-    """:func:`jps_add` as a plain call for the jumps (issue #13: sixteen inlined
+    """:func:`jps_add` as a plain call for the jumps (sixteen inlined
     copies were a sixth of :func:`jps`'s IR); LLVM inlines it back."""
     cand[3 * nc] = qx
     cand[3 * nc + 1] = qz
@@ -399,7 +399,7 @@ def _make_jumps(dx: int, dz: int):  # type: ignore[no-untyped-def]
     slower); what they call (:func:`_free`, :func:`_scan_fwd`,
     :func:`_scan_bwd`, :func:`_add`) are plain calls, which LLVM inlines
     back: numba types an inlined helper again at every call site, and these
-    had forty copies, two thirds of the kernel's IR (issue #13).
+    had forty copies, two thirds of the kernel's IR.
     """
     if dx != 0 and dz != 0:
 

@@ -442,7 +442,7 @@ def orca_velocities(pos, rc, speed, solid, walking, exclude, a_t, tmp, grid_t): 
             changed[i] = 0
             continue
         radius = speed[i]
-        # np.bool_, not literals: one compiled _lp1 / _lp2 (issue #13)
+        # np.bool_, not literals: one compiled _lp1 / _lp2
         fail = _lp2(lines, m, radius, ox, oz, np.bool_(False), res)
         if fail < m:
             _lp3(lines, nobst, m, fail, radius, a.proj, res, sav)

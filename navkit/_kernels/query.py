@@ -432,7 +432,7 @@ def _make_world(with_circles: bool, with_nearest: bool, with_tables: bool = Fals
     The flags are closure constants: numba prunes the overlay branch and the
     nearest-cell search before typing, so the free variant never compiles the
     overlay kernels (stamping, clearing and restoring the rows), the flood
-    and a second copy of the search (issue #13: almost half of a cold first
+    and a second copy of the search (almost half of a cold first
     world query). Each variant has its own name (see
     :func:`navkit._kernels.search._make_astar` on numba's disk cache).
     Compiled without reference counting: the query allocates nothing (and

@@ -112,7 +112,7 @@ def move_masks(cells, wp, x0, z0, x1, z1, eight, out):  # type: ignore[no-untype
                 no = cells[p - wp] != 0
                 m = np.int64(e) | (np.int64(w) << 1) | (np.int64(so) << 2) | (np.int64(no) << 3)
                 if eight:
-                    # _diag_ok(a, b, eight - 1) as a count (issue #13: four
+                    # _diag_ok(a, b, eight - 1) as a count (four
                     # inlined copies were most of this kernel's compile time):
                     # a diagonal needs 2 free side cells, 1 or none
                     need = 3 - np.int64(eight)
@@ -505,7 +505,7 @@ def _level_source(general: bool):  # type: ignore[no-untyped-def]
     from the static move masks (minus the move back to the parent) and the
     overlay and window tests are compiled out. Connectivity is the model's
     ``eight``, read at run time (one well-predicted branch per expansion; a
-    closure constant compiled every kernel twice, issue #13)."""
+    closure constant compiled every kernel twice)."""
 
     def astar(grid, overlay, model, limits, ws, rings, start, goal, stats):  # type: ignore[no-untyped-def]
         grid_ = GridArgs(*grid)

@@ -655,7 +655,7 @@ def tick(body_t, nav_t, retry_t, follow_t, grid_t, hash_t, params_t, out_t, soli
     body, nav, retry, follow, grid, hsh, params, out = _start(
         body_t, nav_t, retry_t, follow_t, grid_t, hash_t, params_t, out_t, solid)
     _intentions(body, nav, retry, follow, grid, params, out, solid, marks)
-    # np.bool_, not a literal: one compiled _moves for tick and tick_orca (issue #13)
+    # np.bool_, not a literal: one compiled _moves for tick and tick_orca
     return _moves(body, nav, retry, follow, grid, hsh, params, out, solid,
                   np.bool_(False), solid, out.dirv, out.dirv, out.dirv, out.ev_blocker, 0.0)
 

@@ -603,7 +603,7 @@ def _emit_sorted(w, tmp_d2, tmp_idx, buf, pos):  # type: ignore[no-untyped-def]
     (one comparison, which vectorizes), and when two distances are equal (the
     ranks then collide: ``seen`` misses a bit) again by (d2, index)."""
     if w > 32:
-        sort_pairs(tmp_d2, tmp_idx, np.int64(0), w)  # one compiled sort_pairs (issue #13)
+        sort_pairs(tmp_d2, tmp_idx, np.int64(0), w)  # one compiled sort_pairs
         for a in range(w):
             buf[pos + a] = tmp_idx[a]
         return

@@ -94,7 +94,7 @@ class CrowdWork(NamedTuple):
 
 # unit_hash, truncate and steer are plain calls, not inlined copies: advance
 # calls them at a dozen sites, and each inlined copy was typed again with the
-# whole kernel (most of its compile time, issue #13); LLVM inlines them back.
+# whole kernel (most of its compile time); LLVM inlines them back.
 @njit
 def unit_hash(seed, i, tick):  # type: ignore[no-untyped-def]
     """A uniform float in [0, 1) from (seed, i, tick): splitmix64 finalizer."""

@@ -183,7 +183,7 @@ def window_search(cells, marks, targets, prm, buf, out, path):  # type: ignore[n
     The flags (``P_EIGHT``, ``P_REVERSE``, ``P_MARKS``, ``P_NTARGETS > 0``) are read
     at run time: one compiled kernel for every feature set (as fast as
     closure-constant variants, measured: 313-342 against 314-367 us on
-    den520d, and a quarter of the compile time, issue #13). Compiled without
+    den520d, and a quarter of the compile time). Compiled without
     reference counting (``_nrt=False``: it allocates nothing)."""
     x0, z0, x1, z1 = prm[P_X0], prm[P_Z0], prm[P_X1], prm[P_Z1]
     sx, sz, hgx, hgz = prm[P_SX], prm[P_SZ], prm[P_HGX], prm[P_HGZ]

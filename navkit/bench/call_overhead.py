@@ -2,7 +2,7 @@
 
 Run ``python -m navkit.bench.call_overhead [--quick] [--maps ...] [--json OUT]``
 (``--help`` for options). A measurement script, not a test: it reports PASS /
-MISS against issue #19's target (at most 3 us outside the kernel on a uniform
+MISS against the call-overhead target (at most 3 us outside the kernel on a uniform
 grid) but exits 0 unless its input is bad (2).
 
 Per map (``costs="exact"``, JPS+ tables built with ``Pathfinder.precompute``)

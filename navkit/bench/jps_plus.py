@@ -2,7 +2,7 @@
 
 Run ``python -m navkit.bench.jps_plus [--quick] [--maps ...] [--warthog PATH]``
 (``--help`` for options). A measurement script, not a test: it reports PASS /
-MISS against issue #19's targets but exits 0 unless its input is bad (2).
+MISS against its targets but exits 0 unless its input is bad (2).
 
 Per map: the jump tables' build time (a second, warm build; the first may
 load the kernel) and memory, the jump-point density that ``auto``'s rule

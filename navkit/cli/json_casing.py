@@ -1,4 +1,4 @@
-"""One JSON casing for navkit: camelCase (issue #18: "one JSON casing").
+"""One JSON casing for navkit: camelCase.
 
 Every JSON document that leaves or enters navkit uses camelCase keys
 (docs/architecture.md, "JSON casing"): level and scene files (``cellSize``,

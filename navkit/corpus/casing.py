@@ -1,4 +1,4 @@
-"""JSON key casing of query corpora (docs/corpora.md; issue #18 "one JSON casing").
+"""JSON key casing of query corpora (docs/corpora.md).
 
 Corpora are camelCase from format version 2 (``navkitCorpus``, ``costInt``,
 ``endCell``, ``snapRadius``); version 1 (snake_case) is still read, with a

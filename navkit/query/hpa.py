@@ -51,7 +51,7 @@ fails. Should the abstract search ever fail inside one component, the query
 falls back to plain A* (counted in :attr:`HPAStar.fallbacks`; the tests
 assert it never happens).
 
-Obstacles and nearest (issue #18): the
+Obstacles and nearest: the
 abstraction describes the static grid only, so a query with ``obstacles``
 (world circles, docs/rules.md §7) first runs HPA* as usual and keeps its
 path when no cell of it, and no side cell of a diagonal step in it, is

@@ -331,7 +331,7 @@ def prefer_jps_plus(tables: JumpTables, owner: Any, max_density: float = AUTO_MA
 
 def _no_bounds() -> tuple[NDArray[np.int32], NDArray[np.int16]]:
     """The goal-bounds arguments of a search without bounds: empty and read-only,
-    like real bounds, so that one compiled jps_plus serves both (issue #13)."""
+    like real bounds, so that one compiled jps_plus serves both."""
     none_i, none_b = np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.int16)
     none_i.setflags(write=False)
     none_b.setflags(write=False)

@@ -181,7 +181,7 @@ class Occupancy:
     §3.9: 0 the corner rule, 1 at least one side cell free, 2 always).
     With ``lazy_moves`` they are computed on first access of :attr:`moves`
     (a Pathfinder whose queries run JPS then never compiles
-    :func:`~navkit._kernels.search.move_masks`, issue #13).
+    :func:`~navkit._kernels.search.move_masks`).
     """
 
     def __init__(self, pg: PaddedGrid, eight: bool, dmode: int = 0, *, lazy_moves: bool = False):

@@ -185,7 +185,7 @@ class WorldQueries:
             kernel = _query.world_jps
         else:  # neither circles nor nearest: release the standing overlay here,
             # as world_jps would, and run the variant without the overlay kernels and
-            # the nearest-cell search (issue #13: a first plain query compiles neither)
+            # the nearest-cell search (a first plain query compiles neither)
             if self.overlay.standing[0]:
                 self.overlay.release_standing()
             kernel = _query.world_jps_free
