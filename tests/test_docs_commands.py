@@ -201,6 +201,16 @@ def test_no_issue_references_in_the_user_docs() -> None:
     assert not found, f"user text cites internal issues (history goes in CHANGELOG.md): {found}"
 
 
+def test_no_issue_references_in_the_package() -> None:
+    """Docstrings, comments, CLI text and the viewer's page ship to users too."""
+    found = {str(p.relative_to(ROOT)): refs
+             for p in sorted((ROOT / "navkit").rglob("*"))
+             if p.suffix in (".py", ".js", ".html", ".css", ".md") and "__pycache__" not in p.parts
+             and (refs := [r for r in issue_references(p.read_text(encoding="utf-8"))
+                           if "issue" in r.lower() or "pr #" in r.lower()])}
+    assert not found, f"navkit's source cites internal issues: {found}"
+
+
 # ------------------------------------------------------- docs/levels.md's wall clearance
 def wall_clearance_level() -> dict:
     """The JSON level of docs/levels.md's "Wall clearance" section, as shown."""

@@ -53,7 +53,7 @@ __all__ = ["main", "MAPS", "TARGET_US", "METHODS", "pick_cell", "measure_map"]
 
 #: Maps measured by default (den520d is bundled; the others when the Moving AI folder has them).
 MAPS = ("den520d", "AR0011SR", "NewYork_0_1024")
-#: Issue #19's target: microseconds outside the kernel per cell query.
+#: The call-overhead target: microseconds outside the kernel per cell query.
 TARGET_US = 3.0
 #: Method name -> (entry point, algorithm).
 METHODS: dict[str, tuple[str, str]] = {
