@@ -56,3 +56,22 @@ class LiveServer:
                                      headers={"Content-Type": "application/json"})
         with urllib.request.urlopen(req, timeout=30) as r:
             return json.loads(r.read())
+
+
+#: Screenshots the browser tests leave for a person to look at.
+ARTIFACTS = Path(__file__).resolve().parents[2] / "out" / "test-artifacts"
+
+
+def shot(page: Any, name: str) -> None:
+    """Save a screenshot of ``page`` as :data:`ARTIFACTS` / ``name``."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / name))
+
+
+def write_json_files(folder: Path, objects: dict[str, Any]) -> dict[str, Path]:
+    """Write each object as ``folder / f"{name}.json"``; name -> its path."""
+    out = {}
+    for name, obj in objects.items():
+        out[name] = folder / f"{name}.json"
+        out[name].write_text(json.dumps(obj))
+    return out

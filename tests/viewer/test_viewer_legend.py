@@ -23,9 +23,8 @@ pytest.importorskip("uvicorn")
 
 from navkit.viewer.layers import palette_index  # noqa: E402
 from tests.viewer import test_viewer_browser as _browser_tests  # noqa: E402
-from tests.viewer.live import LiveServer  # noqa: E402
+from tests.viewer.live import LiveServer, shot, write_json_files  # noqa: E402
 from tests.viewer.test_viewer_browser import (  # noqa: E402
-    ARTIFACTS,
     EAST,
     LEVEL,
     WEST,
@@ -55,12 +54,8 @@ CROWDED: dict[str, Any] = {
 
 @pytest.fixture(scope="module")
 def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    d = tmp_path_factory.mktemp("viewer-legend")
-    out = {"level": d / "level.json", "flat": d / "flat.json", "crowded": d / "crowded.json"}
-    out["level"].write_text(json.dumps(LEVEL))
-    out["flat"].write_text(json.dumps(FLAT))
-    out["crowded"].write_text(json.dumps(CROWDED))
-    return out
+    return write_json_files(tmp_path_factory.mktemp("viewer-legend"),
+                            {"level": LEVEL, "flat": FLAT, "crowded": CROWDED})
 
 
 @pytest.fixture()
@@ -68,10 +63,6 @@ def flat(files: dict[str, Path]) -> Iterator[LiveServer]:
     with LiveServer(files["flat"]) as srv:
         yield srv
 
-
-def _shot(page: Any, name: str) -> None:
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / name))
 
 
 def _canvas_rgb(page: Any, x: float, y: float) -> list[int]:
@@ -158,7 +149,7 @@ def test_legend_names_what_is_drawn_in_its_colours(chromium: Any, flat: LiveServ
             _wait(page, "navkit.drawn.meshPaths && navkit.drawn.meshPaths.funnel")
             labels = _legend_labels(page)
             assert "mesh path (exact)" in labels and "mesh path (funnel)" in labels
-        _shot(page, "viewer-legend.png")
+        shot(page, "viewer-legend.png")
         # A*: no jump points, none in the legend
         page.select_option("#algorithm", "astar")
         _wait(page, "navkit.result && navkit.result.algorithm === 'astar' "
@@ -201,7 +192,7 @@ def test_labels_never_overlap(chromium: Any, files: dict[str, Path]) -> None:
                 assert not _overlap(a, got["legend"]), a
                 for b in boxes[i + 1:]:
                     assert not _overlap(a, b), (a, b)
-            _shot(page, "viewer-labels.png")
+            shot(page, "viewer-labels.png")
             # zoomed in, more of them fit, still apart
             few = len(boxes)
             page.keyboard.press("+")
@@ -236,7 +227,7 @@ def test_edits_notice_survives_a_reload_and_reset_drops_the_edits(
             assert "door closed" in page.inner_text("#edits-text")
             assert not page.is_checked("#area-door")
             assert [e["name"] for e in srv.api("GET", "/api/info")["edits"]] == ["door"]
-            _shot(page, "viewer-edits-notice.png")
+            shot(page, "viewer-edits-notice.png")
             loads = page.evaluate("navkit.mapLoads")
             page.click("#edits-reset")
             _wait(page, f"navkit.resets === 1 && navkit.mapLoads > {loads}")
@@ -270,7 +261,7 @@ def test_radius_preview(chromium: Any, flat: LiveServer) -> None:
         near = [_canvas_rgb(page, edge_x + dx, y - r["y"]) for dx in (-1, 0, 1)]
         want = _hex("#12b886")
         assert any(max(abs(a - b) for a, b in zip(c, want, strict=True)) < 60 for c in near), near
-        _shot(page, "viewer-radius.png")
+        shot(page, "viewer-radius.png")
         page.mouse.move(2, 2)  # off the canvas (the panel): no cursor circle
         _wait(page, "navkit.drawn.radius && !navkit.drawn.radius.cursor")
         page.uncheck("#show-radius")
@@ -297,7 +288,7 @@ def test_tiled_doors_toggle_in_the_page(chromium: Any) -> None:
             assert "door1 (closed)" in page.evaluate("navkit.drawn.legend.map(e => e.label)")
             assert "door1" in page.evaluate("navkit.drawn.labels")
             assert "tiles:0" not in page.evaluate("navkit.drawn.labels")
-            _shot(page, "viewer-tiled-door.png")
+            shot(page, "viewer-tiled-door.png")
         finally:
             _close(page)
 

@@ -27,9 +27,8 @@ pytest.importorskip("uvicorn")
 from navkit.level import parse_level, rasterize  # noqa: E402
 from navkit.viewer.layers import palette_index  # noqa: E402
 from tests.viewer import test_viewer_browser as _browser_tests  # noqa: E402
-from tests.viewer.live import LiveServer  # noqa: E402
+from tests.viewer.live import LiveServer, shot, write_json_files  # noqa: E402
 from tests.viewer.test_viewer_browser import (  # noqa: E402
-    ARTIFACTS,
     EAST,
     LEVEL,
     SCENE,
@@ -53,12 +52,8 @@ PALETTE = ["#1971c2", "#e8590c", "#2f9e44", "#ae3ec9", "#f08c00", "#0c8599",
 
 @pytest.fixture(scope="module")
 def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    d = tmp_path_factory.mktemp("viewer-ui")
-    out = {"level": d / "level.json", "flat": d / "flat.json", "scene": d / "scene.json"}
-    out["level"].write_text(json.dumps(LEVEL))
-    out["flat"].write_text(json.dumps(FLAT))
-    out["scene"].write_text(json.dumps(SCENE))
-    return out
+    return write_json_files(tmp_path_factory.mktemp("viewer-ui"),
+                            {"level": LEVEL, "flat": FLAT, "scene": SCENE})
 
 
 @pytest.fixture()
@@ -72,10 +67,6 @@ def flat(files: dict[str, Path]) -> Iterator[LiveServer]:
     with LiveServer(files["flat"]) as srv:
         yield srv
 
-
-def _shot(page: Any, name: str) -> None:
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / name))
 
 
 def _query(page: Any, a: list[int], b: list[int], n: int) -> dict[str, Any]:
@@ -103,7 +94,7 @@ def test_labels_and_hover_highlight(chromium: Any, level: LiveServer) -> None:
         page.hover("[data-hover-kind=area][data-hover-name=door]")
         _wait(page, "navkit.drawn.highlight === 'door'")
         assert page.evaluate("navkit.highlight") == {"kind": "area", "name": "door"}
-        _shot(page, "viewer-ui-highlight.png")
+        shot(page, "viewer-ui-highlight.png")
         page.mouse.move(900, 700)
         _wait(page, "navkit.highlight === null && navkit.drawn.highlight === null")
         page.hover("[data-hover-kind=obstacle][data-hover-name=crate]")
@@ -161,7 +152,7 @@ def test_flow_arrows(chromium: Any, flat: LiveServer) -> None:
         api = flat.api("POST", "/api/flow", json_body={"goal": EAST})
         assert n == api["count"] == page.evaluate("navkit.flow.count")
         assert page.evaluate("navkit.flow.arrows") == api["arrows"]
-        _shot(page, "viewer-ui-flow.png")
+        shot(page, "viewer-ui-flow.png")
         page.uncheck("#show-flow")
         _wait(page, "navkit.drawn.flowArrows === 0")
     finally:
@@ -178,7 +169,7 @@ def test_hpa_clusters(chromium: Any, level: LiveServer) -> None:
         assert drawn["edges"] == len(api["edges"]) > 0
         assert drawn["clusters"] == api["clustersX"] * api["clustersZ"]
         assert "clusters of" in page.inner_text("#layer-meta")
-        _shot(page, "viewer-ui-hpa.png")
+        shot(page, "viewer-ui-hpa.png")
     finally:
         _close(page)
 
@@ -196,7 +187,7 @@ def test_jps_jump_points_and_smooth_curve(chromium: Any, flat: LiveServer) -> No
         page.check("#show-spline")
         _wait(page, "navkit.drawn.spline > 0")
         assert page.evaluate("navkit.drawn.spline") == len(res["spline"])
-        _shot(page, "viewer-ui-jps.png")
+        shot(page, "viewer-ui-jps.png")
         page.uncheck("#show-spline")
         _wait(page, "navkit.drawn.spline === 0")
         page.select_option("#algorithm", "astar")  # A* has no jump points
@@ -318,6 +309,6 @@ def test_character_path_colours_and_inspector(chromium: Any, files: dict[str, Pa
             page.mouse.click(x, y)
             _wait(page, "navkit.inspected && navkit.inspected.id === 'a'")
             assert page.inner_text("#inspect-table td[data-key=id]") == "a"
-            _shot(page, "viewer-ui-scene.png")
+            shot(page, "viewer-ui-scene.png")
         finally:
             _close(page)
