@@ -177,10 +177,16 @@ def test_labels_never_overlap(chromium: Any, files: dict[str, Path]) -> None:
         page = _open(chromium, srv.url)
         try:
             page.set_viewport_size({"width": 760, "height": 520})
+            # the page's resize handler has run (the canvas buffer has the new size) ...
+            _wait(page, "(() => { const c = document.getElementById('view'); "
+                        "const r = c.getBoundingClientRect(); const d = window.devicePixelRatio "
+                        "|| 1; return r.width < 760 && c.width === Math.max(1, "
+                        "Math.round(r.width * d)); })()")
             page.evaluate("navkit.fitView()")
-            # every polygon is in view once the fitted frame is drawn
-            _wait(page, "navkit.drawn.labelBoxes && navkit.drawn.labels.length"
-                        f" + navkit.drawn.labelsSkipped.length === {len(CROWDED['areas'])}")
+            # ... and a frame at the fitted scale is drawn: every polygon is in view
+            _wait(page, "navkit.drawn.scale === navkit.view.scale && navkit.drawn.labelBoxes && "
+                        "navkit.drawn.labels.length + navkit.drawn.labelsSkipped.length === "
+                        f"{len(CROWDED['areas'])}")
             got = _labels(page)
             names = {a["name"] for a in CROWDED["areas"]}
             assert set(got["names"]) | set(got["skipped"]) == names

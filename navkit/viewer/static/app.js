@@ -970,7 +970,7 @@ function draw() {
   // what this frame drew, for tests: query = the number of answered queries it shows
   const drawn = { raw: [], smooth: [], characters: 0, nearest: null, query: S.queryCount, mapLoads: S.mapLoads,
                   meshPolygons: 0, meshPaths: {}, meshSearched: 0, meshQuery: S.meshQueryCount, velocities: 0, hover: null,
-                  pathColors: {}, areaColors: {} };
+                  pathColors: {}, areaColors: {}, scale: v.scale };
   // the on-canvas legend: one entry per kind of thing this frame draws (drawLegend)
   const legend = [];
   // group: 0 paths, 1 markers, 2 search layers, 3 map geometry (the legend's order)
