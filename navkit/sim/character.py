@@ -29,9 +29,7 @@ class CharacterHost(Protocol):
     def state(self) -> SimState: ...
     @property
     def orders(self) -> Orders: ...
-    #: Whether kernels load before they are needed (:mod:`navkit.sim.warming`).
-    warm: bool
-    def warm_up(self, *parts: str) -> None: ...
+    def prepare(self, *parts: str) -> None: ...
 
 
 class Character:
@@ -127,8 +125,8 @@ class Character:
         """Steer this character with ``policy`` from the next tick on (None:
         back to plain path following). The movement guard checks every step."""
         policy = check_policy(policy)
-        if policy is not None and self._loc.warm:
-            self._loc.warm_up("steer")  # its tick's kernels load now, not in the tick
+        if policy is not None:
+            self._loc.prepare("steer")  # its tick's kernels load now, not in the tick
         self._state.set_policy(self.slot, policy)
 
     @property

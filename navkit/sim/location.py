@@ -324,17 +324,24 @@ class Location:
     def _warm_for(self, view: SimMap, *, steer: bool = False) -> None:
         """Load the kernels a tick on ``view`` uses (when :attr:`warm`)."""
         if self.warm:
-            self.warm_up("tick", *[p for p in (view.mode,) if p in warming.PARTS],
-                         *(("steer",) if steer else ()),
-                         *(("orca",) if self.avoidance == "orca" else ()))
+            self.warm_up("tick", *(("steer",) if steer else ()),
+                         *(("orca",) if self.avoidance == "orca" else ()), mode=view.mode)
+
+    def prepare(self, *parts: str) -> None:
+        """Load the kernels of ``parts`` (``"tick"``, ``"orca"``, ``"steer"``)
+        for this location's map now, unless it was built with ``warm=False``
+        (:mod:`navkit.sim.warming`)."""
+        if self.warm:
+            self.warm_up(*parts, mode=self.map.mode)
 
     @staticmethod
-    def warm_up(*parts: str) -> None:
+    def warm_up(*parts: str, mode: str = "grid") -> None:
         """Load (with an empty numba cache: compile) the kernels of ``parts``
-        now, once per process: ``"tick"``, ``"orca"``, ``"steer"``, ``"mesh"``,
-        ``"world"`` (:mod:`navkit.sim.warming`; a location does it itself
-        unless built with ``warm=False``)."""
-        warming.ensure(Location, *parts)
+        (``"tick"``, ``"orca"``, ``"steer"``) on a ``mode`` map (``"grid"``,
+        ``"mesh"``, ``"world"``) now, once per process
+        (:mod:`navkit.sim.warming`; a location does it itself unless built
+        with ``warm=False``)."""
+        warming.ensure(Location, mode, *parts)
 
     def record_queries(self, record: Any) -> Any:
         """Log every plan (one ``find_path_to_nearest`` query each) to a corpus;
@@ -360,8 +367,8 @@ class Location:
         """Switch local avoidance (``"none"`` or ``"orca"``, docs/rules.md §9.6)
         from the next tick on; the velocities start from the saved ones."""
         mode = check_avoidance(avoidance)
-        if self.warm and mode == "orca":
-            self.warm_up("orca")
+        if mode == "orca":
+            self.prepare("orca")
         if mode != self.avoidance:
             self.avoidance = mode
             self._movement = MovementPhase(self._state, mode)

@@ -295,9 +295,7 @@ class SimMap:
         """True when world point ``(x, z)`` lies on a blocked cell of the guard's
         walls (:attr:`grid`) or outside them (docs/rules.md §9.5, §9.7)."""
         g = self.grid
-        cx = math.floor((float(x) - g.min_x) / g.cell_size)
-        cz = math.floor((float(z) - g.min_z) / g.cell_size)
-        return not (0 <= cx < g.width and 0 <= cz < g.depth and bool(g.walkable[cz, cx]))
+        return not g.is_walkable(*g.world_to_cell(float(x), float(z)))
 
     # ------------------------------------------------------------ plans
     def _inside(self, cell: tuple[int, int] | None) -> tuple[int, int] | None:

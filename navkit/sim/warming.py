@@ -1,25 +1,25 @@
 """Compile the simulation's kernels when a :class:`~navkit.sim.Location` is
 built, never during a tick.
 
-Each *part* is a tiny throwaway run that loads (or, with an empty numba
-cache, compiles) exactly the kernels a feature's first tick would use:
+A *part* is a tiny throwaway run on a map of the location's kind (``mode``:
+``"grid"``, ``"mesh"`` or ``"world"``) that loads (or, with an empty numba
+cache, compiles) exactly the kernels that feature's first tick would use:
 
 =======  ==================================================================
 part     what its first use needs
 =======  ==================================================================
-tick     the tick on a grid: plans, follow orders, the movement guard
+tick     plans on that kind of map, follow orders, the movement guard
 orca     the tick with ORCA avoidance (``avoidance="orca"``)
 steer    the tick with steering policies (``tick_steer``)
-mesh     plans on a navigation mesh (``navigationMode: "mesh"``)
-world    plans on a :class:`~navkit.world.World`
 =======  ==================================================================
 
-A part runs at most once per process (:func:`ensure`); afterwards it costs a
-set lookup. ``Location(..., warm=False)`` skips it (then the first tick may
-compile; ``navkit warmup sim`` fills the disk cache ahead of time).
+A ``(mode, part)`` pair runs at most once per process (:func:`ensure`);
+afterwards it costs a set lookup. ``Location(..., warm=False)`` skips it (then
+the first tick may compile; ``navkit warmup sim`` fills the disk cache ahead
+of time).
 
 >>> from navkit.sim import Location
->>> ensure(Location, "tick"); "tick" in warmed()
+>>> ensure(Location, "grid", "tick"); ("grid", "tick") in warmed()
 True
 """
 
@@ -32,24 +32,30 @@ import numpy as np
 
 from ..errors import ConfigError
 
-__all__ = ["PARTS", "ensure", "warmed"]
+__all__ = ["MODES", "PARTS", "ensure", "warmed"]
 
-_done: set[str] = set()
+#: The parts (see the module docstring).
+PARTS = ("tick", "orca", "steer")
+#: The kinds of map a part runs on (``SimMap.mode``).
+MODES = ("grid", "mesh", "world")
+
+_done: set[tuple[str, str]] = set()
 _lock = threading.Lock()
 
 
-def _run(location: Any, part: str) -> None:
-    """The throwaway run of ``part`` on ``location`` (the Location class)."""
+def _run(location: Any, mode: str, part: str) -> None:
+    """The throwaway run of ``part`` on a ``mode`` map with ``location`` (the
+    Location class)."""
     from ..grid import NavGrid
 
     walk = np.ones((6, 8), dtype=bool)
     walk[2, 3] = False
     nav: Any = NavGrid(walk, cell_size=0.5)
-    if part == "world":
+    if mode == "world":
         from ..world.world import World
 
         nav = World.from_grid(nav, chunk=16, small_world_cells=0)
-    loc = location(nav, warm=False, navigation_mode="mesh" if part == "mesh" else "grid")
+    loc = location(nav, warm=False, navigation_mode="mesh" if mode == "mesh" else "grid")
     a = loc.add_character(0, position=(0.25, 0.25))
     loc.add_character(1, position=(3.75, 2.75))
     if part == "steer":
@@ -65,25 +71,23 @@ def _run(location: Any, part: str) -> None:
         loc.run(2)
 
 
-#: The parts (see the module docstring).
-PARTS = ("tick", "orca", "steer", "mesh", "world")
-
-
-def ensure(location: Any, *parts: str) -> None:
-    """Run each of ``parts`` (of :data:`PARTS`) with the class ``location``
-    (:class:`~navkit.sim.Location`) unless this process ran it already;
-    thread-safe."""
+def ensure(location: Any, mode: str, *parts: str) -> None:
+    """Run each of ``parts`` (of :data:`PARTS`) on a ``mode`` map (of
+    :data:`MODES`) with the class ``location`` (:class:`~navkit.sim.Location`)
+    unless this process ran that pair already; thread-safe."""
+    if mode not in MODES:
+        raise ConfigError(f"expected one of {', '.join(MODES)}, got {mode!r}", field="mode")
     for part in parts:
-        if part in _done:
+        if (mode, part) in _done:
             continue
         if part not in PARTS:
             raise ConfigError(f"expected one of {', '.join(PARTS)}, got {part!r}", field="parts")
         with _lock:
-            if part not in _done:
-                _run(location, part)
-                _done.add(part)
+            if (mode, part) not in _done:
+                _run(location, mode, part)
+                _done.add((mode, part))
 
 
-def warmed() -> frozenset[str]:
-    """The parts this process has run."""
+def warmed() -> frozenset[tuple[str, str]]:
+    """The ``(mode, part)`` pairs this process has run."""
     return frozenset(_done)

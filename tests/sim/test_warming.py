@@ -65,3 +65,26 @@ def test_no_kernel_compiles_during_a_tick(tmp_path: Path) -> None:
 def test_without_warm_the_first_tick_compiles(tmp_path: Path) -> None:
     """The check above can fail: with ``warm=False`` the ticks compile."""
     assert "navkit._kernels.sim.tick_steer" in _compiled_in_ticks("cold", tmp_path)
+
+
+def test_a_location_loads_the_parts_of_its_own_kind_of_map(tmp_path: Path) -> None:
+    """A mesh location runs the mesh tick only; ORCA and a policy add their parts on it."""
+    code = textwrap.dedent("""
+        import numpy as np
+        import navkit
+        from navkit.crowd import SteeringPolicy, Weights
+        from navkit.sim import Location, warming
+        loc = Location(navkit.NavGrid(np.ones((8, 8), bool), cell_size=0.5),
+                       navigation_mode="mesh")
+        print(sorted(warming.warmed()))
+        loc.set_avoidance("orca")
+        loc.add_character(0, position=(1.0, 1.0)).set_policy(SteeringPolicy(Weights(seek=1.0)))
+        print(sorted(warming.warmed()))
+    """)
+    env = {**os.environ, "NAVKIT_QUIET_COMPILE": "1", "PYTHONPATH": str(ROOT)}
+    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                          timeout=900, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    first, then = proc.stdout.splitlines()[-2:]
+    assert first == "[('mesh', 'tick')]"
+    assert then == "[('mesh', 'orca'), ('mesh', 'steer'), ('mesh', 'tick')]"
