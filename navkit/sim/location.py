@@ -142,7 +142,7 @@ class Location:
         self._commands = CommandQueue()
         if record is not None:
             self.record_queries(record)
-        self._warm_for(view, steer=self._state.default_policy is not None)
+        self._warm_for(view)
 
     # ================================================================ parts
     @property
@@ -321,8 +321,10 @@ class Location:
             self._attach_record(view)
         self._planner.switch_map(view)
 
-    def _warm_for(self, view: SimMap, *, steer: bool = False) -> None:
-        """Load the kernels a tick on ``view`` uses (when :attr:`warm`)."""
+    def _warm_for(self, view: SimMap) -> None:
+        """Load the kernels a tick on ``view`` uses (when :attr:`warm`): with
+        ORCA, and with steering when a character has a policy or gets one."""
+        steer = self._state.default_policy is not None or self._state.steered()
         if self.warm:
             self.warm_up("tick", *(("steer",) if steer else ()),
                          *(("orca",) if self.avoidance == "orca" else ()), mode=view.mode)

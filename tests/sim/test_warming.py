@@ -88,3 +88,23 @@ def test_a_location_loads_the_parts_of_its_own_kind_of_map(tmp_path: Path) -> No
     first, then = proc.stdout.splitlines()[-2:]
     assert first == "[('mesh', 'tick')]"
     assert then == "[('mesh', 'orca'), ('mesh', 'steer'), ('mesh', 'tick')]"
+
+
+def test_switching_a_steered_location_to_a_mesh_loads_the_mesh_steer_part(tmp_path: Path) -> None:
+    code = textwrap.dedent("""
+        import numpy as np
+        import navkit
+        from navkit.crowd import SteeringPolicy, Weights
+        from navkit.sim import Location, warming
+        grid = navkit.NavGrid(np.ones((8, 8), bool), cell_size=0.5)
+        loc = Location(grid)
+        loc.add_character(0, position=(1.0, 1.0)).set_policy(SteeringPolicy(Weights(seek=1.0)))
+        loc.set_map(grid, navigation_mode="mesh")
+        print(sorted(warming.warmed()))
+    """)
+    env = {**os.environ, "NAVKIT_QUIET_COMPILE": "1", "PYTHONPATH": str(ROOT)}
+    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                          timeout=900, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout.splitlines()[-1] == (
+        "[('grid', 'steer'), ('grid', 'tick'), ('mesh', 'steer'), ('mesh', 'tick')]")
