@@ -37,6 +37,9 @@ __all__ = [
     "GridGeometry",
     "make_obstacle",
     "validate_obstacle",
+    "check_number",
+    "check_integer",
+    "check_name",
     "Point",
     "Ring",
     "DEFAULT_CELL_SIZE",
@@ -301,7 +304,10 @@ class LevelConfig:
     immutable - use :meth:`with_area_available`, :meth:`with_obstacle`,
     :meth:`without_obstacle` or :func:`dataclasses.replace` for changed copies.
     ``name`` and ``source`` label the level (file stem and path) and take no
-    part in equality.
+    part in equality. ``frame`` (``(min_x, min_z, max_x, max_z)`` in metres,
+    default none) is a box the grid must cover besides the areas: the floors
+    of a building share one grid frame this way (docs/rules.md §16.2); it is
+    not part of the JSON form.
     """
 
     areas: tuple[AreaConfig, ...]
@@ -312,6 +318,7 @@ class LevelConfig:
     boundary_padding: float = DEFAULT_BOUNDARY_PADDING
     floor_y: float = DEFAULT_FLOOR_Y
     max_cells: int = DEFAULT_MAX_CELLS
+    frame: tuple[float, float, float, float] | None = None
     name: str = field(default="", compare=False)
     source: str | None = field(default=None, compare=False)
 
@@ -336,6 +343,14 @@ class LevelConfig:
             s(self, attr, _number(getattr(self, attr), key, nonnegative=True, lo=0.0, hi=MAX_COORD))
         s(self, "floor_y", _number(self.floor_y, "floorY"))
         s(self, "max_cells", _integer(self.max_cells, "maxCells", 1, MAX_CELLS))
+        if self.frame is not None:
+            if not isinstance(self.frame, Sequence) or len(self.frame) != 4:
+                raise ConfigError(f"expected (min_x, min_z, max_x, max_z), got "
+                                  f"{shown(self.frame)}", field="frame")
+            fr = tuple(_number(v, f"frame[{i}]") for i, v in enumerate(self.frame))
+            if fr[0] > fr[2] or fr[1] > fr[3]:
+                raise ConfigError(f"min above max in {fr}", field="frame")
+            s(self, "frame", fr)
         if isinstance(self.areas, (str, bytes)) or not isinstance(self.areas, Sequence):
             raise ConfigError(
                 f"expected a list of areas, got {type(self.areas).__name__}", field="areas"
@@ -386,9 +401,13 @@ class LevelConfig:
         return self.agent_radius + self.object_padding
 
     def bounds(self) -> tuple[float, float, float, float]:
-        """``(min_x, min_z, max_x, max_z)`` of every area polygon, available or not."""
+        """``(min_x, min_z, max_x, max_z)`` of every area polygon, available or not,
+        and of :attr:`frame` when set."""
         xs = [p[0] for a in self.areas for p in a.polygon]
         zs = [p[1] for a in self.areas for p in a.polygon]
+        if self.frame is not None:
+            xs += [self.frame[0], self.frame[2]]
+            zs += [self.frame[1], self.frame[3]]
         return (min(xs), min(zs), max(xs), max(zs))
 
     def grid_geometry(self) -> GridGeometry:
@@ -469,3 +488,24 @@ class LevelConfig:
     def to_json(self, *, indent: int | None = 2) -> str:
         """The config as JSON text."""
         return json.dumps(self.to_json_dict(), indent=indent)
+
+
+# ------------------------------------------------- field checks for other configs
+def check_number(value: Any, fld: str, *, positive: bool = False, nonnegative: bool = False,
+                 lo: float = -math.inf, hi: float = math.inf) -> float:
+    """A finite float (> 0 or >= 0 when asked) in ``[lo, hi]``, or ConfigError naming ``fld``.
+
+    >>> check_number(2, "cost", positive=True)
+    2.0
+    """
+    return _number(value, fld, positive=positive, nonnegative=nonnegative, lo=lo, hi=hi)
+
+
+def check_integer(value: Any, fld: str, lo: int, hi: int) -> int:
+    """An integer in ``[lo, hi]`` (bools refused), or ConfigError naming ``fld``."""
+    return _integer(value, fld, lo, hi)
+
+
+def check_name(value: Any, fld: str) -> str:
+    """A non-empty string, or ConfigError naming ``fld``."""
+    return _check_name(value, fld)

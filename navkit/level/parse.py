@@ -25,7 +25,7 @@ from ..errors import ConfigError, FormatError
 from .model import AreaConfig, LevelConfig, ObstacleConfig
 
 __all__ = ["NavkitWarning", "parse_level", "read_level", "read_level_or_map", "scene_map",
-           "grid_scene_error", "check_reader_limit"]
+           "grid_scene_error", "check_reader_limit", "warn_unknown_keys", "read_json"]
 
 _TOP_KEYS = (
     "cellSize",
@@ -61,6 +61,12 @@ def _warn_unknown(obj: Mapping[str, Any], known: Sequence[str], prefix: str) -> 
             NavkitWarning(f"{path}: unknown key {key!r} ignored{extra}", field=path), stacklevel=4
         )
 
+def warn_unknown_keys(obj: Mapping[str, Any], known: Sequence[str], prefix: str) -> None:
+    """Warn (:class:`NavkitWarning`) about each key of ``obj`` not in ``known``,
+    naming its path under ``prefix`` and the closest known key."""
+    _warn_unknown(obj, known, prefix)
+
+
 # -------------------------------------------------------------------- parsing
 def _as_object(raw: Any, fld: str) -> Mapping[str, Any]:
     if not isinstance(raw, Mapping):
@@ -72,6 +78,9 @@ def _parse(obj: Any) -> dict[str, Any]:
     if not isinstance(obj, Mapping):
         raise ConfigError(f"a level config must be a JSON object, got {type(obj).__name__}")
     top = obj
+    if "floors" in top:
+        raise ConfigError("this level lists floors: read it with navkit.FloorMap or "
+                          "navkit.floors.parse_building (docs/floors.md)", field="floors")
     _warn_unknown(top, _TOP_KEYS, "")
     kwargs: dict[str, Any] = {}
     for key, attr in (
@@ -207,6 +216,11 @@ def _nesting_line(text: str) -> int:
         elif c in "]}":
             depth -= 1
     return 1
+
+
+def read_json(p: Path) -> Any:
+    """The decoded JSON of file ``p`` (FormatError naming the file and line)."""
+    return _decode(p)
 
 
 def _decode(p: Path) -> Any:
