@@ -11,6 +11,8 @@ that can be switched off and on (docs/rules.md §16).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +22,14 @@ from numpy.typing import NDArray
 from ..errors import ConfigError
 from ..grid import NavGrid
 from ..level import NavLevel
-from .model import BuildingConfig, LinkConfig, LinkEnd, is_building, parse_building
+from .model import (
+    BuildingConfig,
+    LinkConfig,
+    LinkEnd,
+    is_building,
+    parse_building,
+    resolve_floor,
+)
 
 __all__ = ["Building", "read_building", "building_config"]
 
@@ -87,40 +96,111 @@ class Building:
 
     def __init__(self, config: BuildingConfig | dict[str, Any] | str | Path):
         cfg = building_config(config, field="config")
-        self._config = cfg
-        self._levels = tuple(NavLevel(f) for f in cfg.floors)
-        self._link_on = np.array([lk.enabled for lk in cfg.links], dtype=np.uint8)
+        self._config: BuildingConfig | None = cfg
+        self._levels: tuple[NavLevel, ...] = tuple(NavLevel(f) for f in cfg.floors)
+        self._grids: tuple[NavGrid, ...] | None = None
+        self._setup(cfg.floor_names, [f.floor_y for f in cfg.floors], cfg.links,
+                    cfg.cell_size, cfg.agent_radius, cfg.name, cfg.source)
+
+    @classmethod
+    def from_grids(cls, grids: Sequence[NavGrid], links: Any = (), *,
+                   names: Sequence[str] | None = None,
+                   floor_ys: Sequence[float] | None = None, name: str = "") -> Building:
+        """A building whose floors are ready grids (a Tiled or LDtk map's layers):
+        the same shape, cell size and corner; ``names`` default ``floor0, floor1,
+        ...``, ``floor_ys`` default each grid's ``floor_y``; ``links`` as the JSON
+        ``links`` list (ends name floors by name or index). Such floors have no
+        areas or obstacles to edit; links can still be switched.
+
+        >>> import numpy as np
+        >>> g = NavGrid(np.ones((2, 3), bool))
+        >>> Building.from_grids([g, g], [{"name": "lift", "kind": "elevator",
+        ...     "from": {"floor": 0, "point": [0.5, 0.5]}, "to": {"floor": 1, "point": [0.5, 0.5]},
+        ...     "cost": 2.0}]).floor_names
+        ('floor0', 'floor1')
+        """
+        from .model import MAX_FLOORS, parse_links
+
+        grids = tuple(grids)
+        if not grids or not all(isinstance(g, NavGrid) for g in grids):
+            raise ConfigError("expected a non-empty list of NavGrids", field="grids")
+        if len(grids) > MAX_FLOORS:
+            raise ConfigError(f"{len(grids)} floors, at most {MAX_FLOORS}", field="grids")
+        g0 = grids[0]
+        for i, g in enumerate(grids):
+            if (g.shape, g.cell_size, g.min_x, g.min_z) != (g0.shape, g0.cell_size, g0.min_x,
+                                                            g0.min_z):
+                raise ConfigError("every floor's grid needs the same shape, cell size and "
+                                  f"corner as the first, got {g.shape} at ({g.min_x}, "
+                                  f"{g.min_z}), cell {g.cell_size}", field=f"grids[{i}]")
+        nm = tuple(f"floor{i}" for i in range(len(grids))) if names is None else tuple(names)
+        if len(nm) != len(grids) or len(set(nm)) != len(nm) or not all(
+                isinstance(n, str) and n for n in nm):
+            raise ConfigError(f"expected {len(grids)} distinct non-empty names, got {nm!r}",
+                              field="names")
+        ys = [g.floor_y for g in grids] if floor_ys is None else [float(y) for y in floor_ys]
+        if len(ys) != len(grids):
+            raise ConfigError(f"expected {len(grids)} heights, got {len(ys)}", field="floor_ys")
+        self = cls.__new__(cls)
+        self._config = None
+        self._levels = ()
+        self._grids = grids
+        self._setup(nm, ys, tuple(parse_links(list(links), nm, ys)), g0.cell_size,
+                    g0.agent_radius, name, None)
+        return self
+
+    def _setup(self, names: Sequence[str], ys: Sequence[float], links: Sequence[LinkConfig],
+               cell_size: float, agent_radius: float, name: str, source: str | None) -> None:
+        self._names = tuple(names)
+        self._floor_ys = tuple(float(y) for y in ys)
+        self._links = tuple(links)
+        self._cell_size = cell_size
+        self._agent_radius = agent_radius
+        self._name = name
+        self._source = source
+        self._link_on = np.array([lk.enabled for lk in self._links], dtype=np.uint8)
         self._link_version = 0
         self._stack: tuple[tuple[int, ...], NDArray[np.uint8], NDArray[np.int32], int] | None = None
-        geo = cfg.grid_geometry()
-        self.width = geo.width
-        self.depth = geo.depth
+        g0 = self.grid(0)
+        self.width = g0.width
+        self.depth = g0.depth
         ends = []
-        for i, lk in enumerate(cfg.links):
+        for i, lk in enumerate(self._links):
             for tag, end in (("from", lk.start), ("to", lk.end)):
                 ends.append(self._end_cell(end, f"links[{i}].{tag}", lk))
-        self._ends = np.array(ends, dtype=np.int64).reshape(len(cfg.links), 2)
+        self._ends = np.array(ends, dtype=np.int64).reshape(len(self._links), 2)
 
     # ------------------------------------------------------------ properties
     @property
     def config(self) -> BuildingConfig:
-        return self._config
+        """The building's config (ConfigError for one made from grids)."""
+        if self._config is None:
+            raise ConfigError("this building was made from grids and has no level config",
+                              field="config")
+        cfg = self._config
+        floors = tuple(lv.config for lv in self._levels)
+        return cfg if floors == cfg.floors else replace(cfg, floors=floors)
+
+    @property
+    def name(self) -> str:
+        return self._name
 
     @property
     def floor_names(self) -> tuple[str, ...]:
-        return self._config.floor_names
+        return self._names
 
     @property
     def link_names(self) -> tuple[str, ...]:
-        return self._config.link_names
+        return tuple(lk.name for lk in self._links)
 
     @property
     def links(self) -> tuple[LinkConfig, ...]:
-        return self._config.links
+        return self._links
 
     @property
     def levels(self) -> tuple[NavLevel, ...]:
-        """One NavLevel per floor (doors and obstacles per floor)."""
+        """One NavLevel per floor (doors and obstacles per floor); empty for a
+        building made from grids."""
         return self._levels
 
     @property
@@ -129,29 +209,42 @@ class Building:
 
     @property
     def floor_ys(self) -> NDArray[np.float64]:
-        return np.array([f.floor_y for f in self._config.floors], dtype=np.float64)
+        """Each floor's height ``floorY``, metres."""
+        return np.array(self._floor_ys, dtype=np.float64)
 
     @property
     def cell_size(self) -> float:
-        return self._config.cell_size
+        return self._cell_size
 
     @property
     def agent_radius(self) -> float:
-        return self._config.agent_radius
+        return self._agent_radius
 
     def grid(self, floor: int | str) -> NavGrid:
         """Floor ``floor``'s current grid (index or name)."""
-        return self._levels[self.floor_index(floor)].grid
+        f = self.floor_index(floor)
+        if self._grids is not None:
+            return self._grids[f]
+        return self._levels[f].grid
 
     def floor_index(self, floor: Any, fld: str = "floor") -> int:
-        return self._config.floor_index(floor, fld)
+        """A floor's index from its index or name (ConfigError naming ``fld``)."""
+        return resolve_floor(floor, self._names, fld)
+
+    def link_index(self, name: str) -> int:
+        for i, lk in enumerate(self._links):
+            if lk.name == name:
+                return i
+        from ..errors import unknown_name_message
+
+        raise ConfigError(unknown_name_message("link", name, self.link_names), field="name")
 
     def link_end_nodes(self) -> NDArray[np.int64]:
         """``(links, 2)`` nodes (floor-major index) of each link's from and to ends."""
         return self._ends
 
     def link_enabled(self, name: str) -> bool:
-        return bool(self._link_on[self._config.link_index(name)])
+        return bool(self._link_on[self.link_index(name)])
 
     @property
     def link_states(self) -> NDArray[np.uint8]:
@@ -165,7 +258,7 @@ class Building:
         """Switch link ``name`` on or off (a lift out of order); True when it changed."""
         if not isinstance(enabled, bool):
             raise ConfigError(f"expected True or False, got {enabled!r}", field="enabled")
-        k = self._config.link_index(name)
+        k = self.link_index(name)
         if bool(self._link_on[k]) == enabled:
             return False
         self._link_on[k] = 1 if enabled else 0
@@ -173,6 +266,9 @@ class Building:
         return True
 
     def _level_of_area(self, name: str, floor: Any) -> NavLevel:
+        if not self._levels:
+            raise ConfigError("this building was made from grids: its floors have no areas",
+                              field="name")
         if floor is not None:
             return self._levels[self.floor_index(floor)]
         owners = [lv for lv in self._levels if name in lv.area_names]
@@ -193,6 +289,9 @@ class Building:
 
     def add_obstacle(self, name: str, polygon: Any, *, floor: Any = 0) -> None:
         """Add a polygon obstacle on one floor (default the first)."""
+        if not self._levels:
+            raise ConfigError("this building was made from grids: its floors take no polygon "
+                              "obstacles", field="floor")
         self._levels[self.floor_index(floor)].add_obstacle(name, polygon)
 
     def remove_obstacle(self, name: str, *, floor: Any = None) -> None:
@@ -215,7 +314,7 @@ class Building:
         st = self._stack
         if st is not None and st[0] == key:
             return st[1], st[2], st[3]
-        grids = [lv.grid for lv in self._levels]
+        grids = [self.grid(f) for f in range(len(self._names))]
         free = np.ascontiguousarray(
             np.stack([g.walkable for g in grids]).reshape(-1), dtype=np.uint8)
         if any(g.weights is not None for g in grids):
@@ -232,18 +331,17 @@ class Building:
 
     # -------------------------------------------------------------- internals
     def _end_cell(self, end: LinkEnd, fld: str, lk: LinkConfig) -> int:
-        grid = self._levels[end.floor].grid
+        grid = self.grid(end.floor)
         x, z = end.point
         cx, cz = grid.world_to_cell(x, z)
-        floor = self._config.floor_names[end.floor]
+        floor = self._names[end.floor]
         if not grid.in_bounds(cx, cz) or not grid.is_walkable(cx, cz):
             raise ConfigError(f"link {lk.name!r}: its end ({x:g}, {z:g}) is not navigable on "
                               f"floor {floor!r} (cell ({cx}, {cz}) is blocked)",
-                              field=f"{fld}.point", path=self._config.source)
+                              field=f"{fld}.point", path=self._source)
         return (end.floor * self.depth + cz) * self.width + cx
 
     def __repr__(self) -> str:
-        c = self._config
-        return (f"Building({c.name or 'unnamed'}: {len(c.floors)} floors of "
-                f"{self.width} x {self.depth} cells, {len(c.links)} links, "
+        return (f"Building({self._name or 'unnamed'}: {len(self._names)} floors of "
+                f"{self.width} x {self.depth} cells, {len(self._links)} links, "
                 f"version {self.version})")

@@ -55,6 +55,7 @@ from ..level.model import (
 __all__ = [
     "LinkEnd",
     "LinkConfig",
+    "parse_links",
     "BuildingConfig",
     "LINK_KINDS",
     "MAX_FLOORS",
@@ -209,11 +210,11 @@ def resolve_floor(floor: Any, names: Sequence[str], fld: str) -> int:
     return int(floor)
 
 
-def link_cost_default(a: LinkEnd, b: LinkEnd, floors: Sequence[LevelConfig]) -> float:
+def link_cost_default(a: LinkEnd, b: LinkEnd, floor_ys: Sequence[float]) -> float:
     """The 3-D distance between two link ends, each at its floor's ``floorY``."""
     dx = b.point[0] - a.point[0]
     dz = b.point[1] - a.point[1]
-    dy = floors[b.floor].floor_y - floors[a.floor].floor_y
+    dy = floor_ys[b.floor] - floor_ys[a.floor]
     return math.sqrt(dx * dx + dy * dy + dz * dz)
 
 
@@ -327,7 +328,7 @@ def parse_building(obj: Any, *, source: str | None = None, name: str | None = No
             raise ConfigError(
                 f"{len(floors)} floors of {geo.width} x {geo.depth} cells = {total} cells, "
                 f"more than maxCells = {limit}; raise cellSize or maxCells", field="maxCells")
-        links = tuple(_parse_links(top.get("links", []), names, floors))
+        links = tuple(parse_links(top.get("links", []), names, [f.floor_y for f in floors]))
     except ConfigError as e:
         if source is not None and e.path is None:
             raise ConfigError(e.reason, field=e.field, path=source) from None
@@ -335,8 +336,9 @@ def parse_building(obj: Any, *, source: str | None = None, name: str | None = No
     return BuildingConfig(floors=floors, links=links, max_cells=limit, name=name, source=source)
 
 
-def _parse_links(raw: Any, names: Sequence[str],
-                 floors: Sequence[LevelConfig]) -> list[LinkConfig]:
+def parse_links(raw: Any, names: Sequence[str], floor_ys: Sequence[float]) -> list[LinkConfig]:
+    """Validate a decoded ``links`` list for floors called ``names`` at heights
+    ``floor_ys`` (errors name ``links[i]...``)."""
     raw_links = _list(raw, "links")
     if len(raw_links) > MAX_LINKS:
         raise ConfigError(f"{len(raw_links)} links, at most {MAX_LINKS}", field="links")
@@ -372,7 +374,7 @@ def _parse_links(raw: Any, names: Sequence[str],
         if given:
             cost = check_number(rl["cost"], f"{pre}.cost", positive=True, hi=1e12)
         else:
-            cost = link_cost_default(a, b, floors)
+            cost = link_cost_default(a, b, floor_ys)
             if not cost > 0:
                 raise ConfigError("the ends coincide, so the default cost (their distance) "
                                   "is 0; give a positive cost", field=f"{pre}.cost")
