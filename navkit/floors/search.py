@@ -207,20 +207,22 @@ class FloorSearch:
     # -------------------------------------------------------------- queries
     def path(self, start: tuple[int, int, int], goal: tuple[int, int, int], *,
              budget: int | None = None, dijkstra: bool = False,
-             free: NDArray[np.uint8] | None = None) -> CellPath:
+             free: NDArray[np.uint8] | None = None, keep_goal: bool = False) -> CellPath:
         """The cheapest chain of cells from ``start`` to ``goal`` (``(floor, x, z)``).
 
         Status codes as :class:`~navkit.results.Status`: FOUND, UNREACHABLE,
         BUDGET_EXHAUSTED, NO_START / NO_GOAL when an end cell is not free.
         ``dijkstra``: no heuristic (the same cost). ``free``: the free cells to
         use instead of the building's (a query's obstacles stamped in).
+        ``keep_goal``: search toward a blocked goal anyway (it ends UNREACHABLE
+        having expanded the start's whole region: nearest-reachable queries).
         """
         s = self._check_cell(start, "start")
         t = self._check_cell(goal, "goal")
         fr = self.building.stacked()[0] if free is None else free
         if fr[s] == 0:
             return CellPath(5)
-        if fr[t] == 0:
+        if fr[t] == 0 and not keep_goal:
             return CellPath(6)
         bud = 0 if budget is None else int(budget)
         with self._lock:
@@ -229,11 +231,18 @@ class FloorSearch:
                 self._run_dijkstra_to(s, t, bud, fr)
             if status != _kf.FOUND:
                 return CellPath(status, expanded=expanded)
-            nodes, via = self._trace(t)
-            cost = int(self.g[t])
+            done = self.trace(t)
+        done.status = status
+        done.expanded = expanded
+        return done
+
+    def trace(self, node: int) -> CellPath:
+        """The last search's optimal chain to ``node`` (reached by it), as a FOUND
+        :class:`CellPath` (call under the search that reached it)."""
+        nodes, via = self._trace(node)
         links = [int(self.elink[v]) for v in via if v >= 0]
         entered = np.array([-1 if v < 0 else self.elink[v] for v in via], dtype=np.int32)
-        return CellPath(status, self.cells_of(nodes), cost, expanded, links, entered)
+        return CellPath(0, self.cells_of(nodes), int(self.g[node]), 0, links, entered)
 
     def _run_dijkstra_to(self, s: int, t: int, budget: int, free: NDArray[np.uint8]
                          ) -> tuple[int, int, int]:
