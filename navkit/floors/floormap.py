@@ -25,10 +25,9 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ..contract import Place, RaycastHit, check_agent, world_point_y
-from ..costs import CostModel
 from ..errors import QueryError
 from ..query.overlay import as_circles
-from ..query.pathfinder import FIRST_WAYPOINT_TRIM, SNAP_RADIUS, Pathfinder
+from ..query.pathfinder import FIRST_WAYPOINT_TRIM, SNAP_RADIUS, Costs, Pathfinder
 from ..results import NavResult, Status, explained
 from .building import Building
 from .model import Y_TOLERANCE
@@ -121,7 +120,7 @@ class FloorMap:
     ``snap_radius``: metres, as on a single floor (docs/rules.md §4.1).
     """
 
-    def __init__(self, level: Any, costs: str | CostModel | tuple[int, int] = "seed", *,
+    def __init__(self, level: Any, costs: Costs = "seed", *,
                  snap_radius: float = SNAP_RADIUS):
         self.building = level if isinstance(level, Building) else Building(level)
         self.search = FloorSearch(self.building, costs)
