@@ -27,12 +27,13 @@ mesh      navigation meshes: exact (Polyanya) and funnel paths, point location,
           raycasts, batches
 crowd     the spatial hash and the steering / flocking crowd tick
 sim       the character simulation's tick
+floors    buildings: searches and fields across floors and links
 world     worlds: the procedural generator and the world queries' kernels
 viewer    the searches the browser viewer runs (every algorithm)
 ========  =====================================================================
 
 >>> sorted(GROUPS)
-['crowd', 'flow', 'grid', 'hpa', 'jps', 'mesh', 'sim', 'viewer', 'world']
+['crowd', 'floors', 'flow', 'grid', 'hpa', 'jps', 'mesh', 'sim', 'viewer', 'world']
 """
 
 from __future__ import annotations
@@ -252,6 +253,12 @@ def _sim() -> None:
     sim_warm_up()
 
 
+def _floors() -> None:
+    from .floors import warm_up as floors_warm_up
+
+    floors_warm_up()
+
+
 def _world() -> None:
     from .world.procedural import warm_up as world_warm_up
     from .world.world import warm_up_world
@@ -280,6 +287,7 @@ GROUPS: dict[str, Callable[[], None]] = {
     "mesh": _mesh,
     "crowd": _crowd,
     "sim": _sim,
+    "floors": _floors,
     "world": _world,
     "viewer": _viewer,
 }
@@ -294,6 +302,7 @@ AFTER: dict[str, tuple[str, ...]] = {
     "hpa": ("grid",),
     "crowd": ("flow",),
     "sim": ("jps",),
+    "floors": ("grid",),
     "world": ("grid",),
     "viewer": ("grid", "jps", "hpa", "flow"),
 }

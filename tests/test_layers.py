@@ -120,6 +120,7 @@ ORDER = (
     "navkit.render",
     "navkit.render_mesh",
     "navkit.adapters",
+    "navkit.floors",
     "navkit.examples.engines",
     "navkit.viewer",
     "navkit.warmup",

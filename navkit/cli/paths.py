@@ -137,9 +137,16 @@ def path_cmd(
         help="A bounded query preset (bounded: a 38 x 38 window around the midpoint, "
              "1,000 expansions; docs/world-queries.md).")] = None,
 ) -> None:
-    """Find one path on MAP (a grid file or a baked WORLD.nkw) and print a summary
-    (exit 1 when there is no path)."""
+    """Find one path on MAP (a grid file, a level or building .json, or a baked
+    WORLD.nkw) and print a summary (exit 1 when there is no path). On a building
+    (a level with floors) points may be X,Y,Z and cells FLOOR,X,Z."""
     algo = algorithm.value
+    from .floors import floors_path, is_building_file
+
+    if is_building_file(map_file):
+        raise typer.Exit(floors_path(map_file, from_, to, cells=cells, smooth=smooth,
+                                     nearest=nearest, costs=costs.value, algorithm=algo,
+                                     obstacle=obstacle, png=png, as_json=as_json, mesh=mesh))
     if mesh:
         from .mesh import mesh_path
 

@@ -8,6 +8,21 @@ from .floormap import FloorMap, FloorPathResult, FloorPlace, LinkStep
 from .model import LINK_KINDS, BuildingConfig, LinkConfig, LinkEnd, parse_building
 from .search import CellPath, FloorSearch, link_cost_int
 
-__all__ = ["Building", "BuildingConfig", "LinkConfig", "LinkEnd", "LINK_KINDS", "parse_building",
+
+
+def warm_up() -> None:
+    """Compile (or load) the floors kernels: a small building's queries, fields,
+    obstacles and nearest-reachable (the ``floors`` group of ``navkit warmup``)."""
+    from .examples import two_floors
+
+    fm = FloorMap(two_floors(), warm=False)
+    fm.find_path((1.0, 0.0, 4.0), (19.0, 3.5, 4.0))
+    fm.find_path((1.0, 0.0, 4.0), (19.0, 3.5, 4.0), algorithm="dijkstra",
+                 obstacles=[[5.0, 5.0, 1.0, 0]])
+    fm.find_path_to_nearest((1.0, 0.0, 4.0), (30.0, 3.5, 4.0))
+    fm.distance_field([(0, 2, 2)])
+
+
+__all__ = ["warm_up", "Building", "BuildingConfig", "LinkConfig", "LinkEnd", "LINK_KINDS", "parse_building",
            "read_building", "building_config", "FloorSearch", "CellPath", "link_cost_int",
            "FloorMap", "FloorPathResult", "FloorPlace", "LinkStep"]

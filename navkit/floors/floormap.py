@@ -118,10 +118,11 @@ class FloorMap:
 
     ``costs``: the grid cost model (``"seed"``, ``"exact"`` or ``(card, diag)``);
     ``snap_radius``: metres, as on a single floor (docs/rules.md §4.1).
+    ``warm``: load (or compile) the search kernels now, not at the first query.
     """
 
     def __init__(self, level: Any, costs: Costs = "seed", *,
-                 snap_radius: float = SNAP_RADIUS):
+                 snap_radius: float = SNAP_RADIUS, warm: bool = True):
         self.building = level if isinstance(level, Building) else Building(level)
         self.search = FloorSearch(self.building, costs)
         self.snap_radius = float(snap_radius)
@@ -131,6 +132,9 @@ class FloorMap:
         self._lock = threading.RLock()
         self._free_buf: NDArray[np.uint8] | None = None
         self._free_key: int = -1
+        self._stamp_cells = np.zeros(0, np.int64)
+        if warm:
+            self.search.warm()
 
     # ------------------------------------------------------------ properties
     @property

@@ -109,6 +109,15 @@ class FloorSearch:
         self._path_nodes = np.zeros(16, dtype=np.int64)
         self._path_via = np.zeros(16, dtype=np.int64)
 
+    def warm(self) -> None:
+        """Run the kernels once on this building (a one-cell search and trace), so
+        they are loaded or compiled now, not at the first query."""
+        free = np.flatnonzero(self.building.stacked()[0] == 1)
+        if not len(free):
+            return
+        cell = tuple(int(v) for v in self.cells_of(free[:1])[0])
+        self.path(cell, cell)  # type: ignore[arg-type]
+
     # -------------------------------------------------------------- helpers
     def node(self, cell: tuple[int, int, int]) -> int:
         f, x, z = cell

@@ -1,0 +1,216 @@
+"""``navkit path`` on a building (a level with ``floors``): points with a height,
+cells ``FLOOR,X,Z``, floors and links in the answer, one picture per floor.
+
+::
+
+    navkit path BUILDING.json --from X,Y,Z --to X,Y,Z [--cells] [--no-smooth]
+                [--nearest] [--costs seed|exact] [--algorithm auto|astar|dijkstra]
+                [--obstacle X,Z,R,FLOOR ...] [--png OUT.png] [--json] [--mesh]
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from ..floors import FloorMap
+from ..floors.model import is_building
+from .common import EXIT_NO_PATH, EXIT_OK, emit_json, num, stdout
+
+__all__ = ["is_building_file", "floors_path", "parse_point3", "parse_floor_cell"]
+
+
+def is_building_file(path: Path) -> bool:
+    """Whether ``path`` is a JSON level that lists floors (read errors: False,
+    the grid reader then reports them)."""
+    if path.suffix.lower() != ".json" or not path.is_file():
+        return False
+    from ..level.parse import read_json
+
+    try:
+        return is_building(read_json(path))
+    except Exception:  # noqa: BLE001 - the normal reader explains a bad file
+        return False
+
+
+def parse_point3(text: str, option: str) -> tuple[float, ...]:
+    """``'X,Z'`` or ``'X,Y,Z'`` world metres (BadParameter naming ``option``).
+
+    >>> parse_point3("1, 3.5, 2", "--from"), parse_point3("1,2", "--to")
+    ((1.0, 3.5, 2.0), (1.0, 2.0))
+    """
+    parts = [p.strip() for p in text.split(",")]
+    if len(parts) not in (2, 3):
+        raise typer.BadParameter(f"expected X,Z or X,Y,Z (world metres), got {text!r}",
+                                 param_hint=f"'{option}'")
+    out = []
+    for p in parts:
+        try:
+            v = float(p)
+        except ValueError:
+            raise typer.BadParameter(f"expected numbers, got {p!r} in {text!r}",
+                                     param_hint=f"'{option}'") from None
+        if not math.isfinite(v):
+            raise typer.BadParameter(f"{p!r} is not finite", param_hint=f"'{option}'")
+        out.append(v)
+    return tuple(out)
+
+
+def parse_floor_cell(text: str, option: str, names: tuple[str, ...]) -> tuple[int, int, int]:
+    """``'FLOOR,X,Z'`` with FLOOR an index or a floor name.
+
+    >>> parse_floor_cell("upper,3,4", "--from", ("ground", "upper"))
+    (1, 3, 4)
+    """
+    parts = [p.strip() for p in text.split(",")]
+    if len(parts) != 3:
+        raise typer.BadParameter(f"expected FLOOR,X,Z (a floor index or name, then integer "
+                                 f"cells), got {text!r}", param_hint=f"'{option}'")
+    f, x, z = parts
+    if f in names:
+        fi = names.index(f)
+    else:
+        try:
+            fi = int(f, 10)
+        except ValueError:
+            raise typer.BadParameter(f"no floor called {f!r} (floors: {', '.join(names)})",
+                                     param_hint=f"'{option}'") from None
+    try:
+        return (fi, int(x, 10), int(z, 10))
+    except ValueError:
+        raise typer.BadParameter(f"expected integer cells, got {text!r}",
+                                 param_hint=f"'{option}'") from None
+
+
+def _obstacles(values: list[str] | None) -> Any:
+    if not values:
+        return None
+    rows = []
+    for v in values:
+        parts = v.split(",")
+        try:
+            row = [float(p) for p in parts]
+        except ValueError:
+            row = []
+        if len(row) != 4:
+            raise typer.BadParameter(f"expected X,Z,R,FLOOR (a floor index), got {v!r}",
+                                     param_hint="'--obstacle'")
+        rows.append(row)
+    return np.array(rows, dtype=np.float64)
+
+
+def floors_path(map_file: Path, from_: str, to: str, *, cells: bool, smooth: bool,
+                nearest: bool, costs: str, algorithm: str, obstacle: list[str] | None,
+                png: Path | None, as_json: bool, mesh: bool) -> int:
+    """Run one query on a building and print it; returns the exit code."""
+    fm = FloorMap(map_file, costs)
+    names = fm.floor_names
+    if algorithm not in ("auto", "astar", "dijkstra", "exact", "funnel"):
+        raise typer.BadParameter(f"a building takes auto, astar or dijkstra (with --mesh: "
+                                 f"exact or funnel), got {algorithm!r}",
+                                 param_hint="'--algorithm'")
+    if mesh:
+        return _mesh_path(fm, map_file, from_, to, algorithm, png, as_json)
+    if algorithm in ("exact", "funnel"):
+        raise typer.BadParameter("exact and funnel are a mesh's algorithms: add --mesh",
+                                 param_hint="'--algorithm'")
+    circles = _obstacles(obstacle)
+    t0 = time.perf_counter()
+    if cells:
+        a = parse_floor_cell(from_, "--from", names)
+        b = parse_floor_cell(to, "--to", names)
+        if circles is not None:
+            raise typer.BadParameter("--obstacle goes with world points, not --cells",
+                                     param_hint="'--obstacle'")
+        res = fm.find_path_cells(a, b, algorithm=algorithm)
+        start: Any = list(a)
+        goal: Any = list(b)
+    else:
+        pa = parse_point3(from_, "--from")
+        pb = parse_point3(to, "--to")
+        res = fm.find_path(pa, pb, smooth=smooth, nearest=nearest, algorithm=algorithm,
+                           obstacles=circles)
+        start, goal = list(pa), list(pb)
+    elapsed = time.perf_counter() - t0
+    pngs = _write_pngs(fm, res, png)
+    floors_used = sorted({names[int(f)] for f in res.floors}, key=names.index) \
+        if len(res.floors) else []
+    if as_json:
+        emit_json({
+            "map": str(map_file),
+            "mode": "cells" if cells else "world",
+            "from": start,
+            "to": goal,
+            "costs": costs,
+            "algorithm": algorithm,
+            "status": res.status.name,
+            "found": res.found,
+            "reason": res.reason,
+            "cost": num(res.cost),
+            "cost_int": res.cost_int,
+            "length": num(res.length),
+            "floors": floors_used,
+            "links": [{"name": s.name, "kind": s.kind, "at": s.at} for s in res.links],
+            "waypoints": res.points3d().tolist(),
+            "waypoint_floors": [names[int(f)] for f in res.floors],
+            "cells": res.cells.tolist(),
+            "expanded": res.expanded,
+            "time_us": elapsed * 1e6,
+            "png": pngs,
+        })
+    else:
+        out = stdout()
+        table = Table(title=f"navkit path on {escape(str(map_file))} "
+                            f"({len(names)} floors)", show_header=False)
+        table.add_column("field", style="bold")
+        table.add_column("value")
+        style = "green" if res.found else ("yellow" if res.status.has_path else "red")
+        table.add_row("status", f"[{style}]{res.status.name}[/]")
+        if not res.status.has_path:
+            table.add_row("reason", escape(res.reason))
+        table.add_row("from -> to", escape(f"{tuple(start)} -> {tuple(goal)}"))
+        table.add_row("cost", f"{res.cost:.6f}" if math.isfinite(res.cost) else "inf (no path)")
+        table.add_row("length", f"{res.length:.3f} m" if math.isfinite(res.length) else "-")
+        table.add_row("floors", ", ".join(floors_used) or "-")
+        table.add_row("links", ", ".join(f"{s.name} ({s.kind})" for s in res.links) or "-")
+        table.add_row("nodes expanded", f"{res.expanded:,}")
+        table.add_row("time", f"{elapsed * 1e3:,.2f} ms")
+        for p in pngs:
+            table.add_row("png", escape(p))
+        out.print(table)
+        if len(res.waypoints):
+            out.print("[bold]waypoints[/] (floor: world x, y, z):")
+            for i, (p, f) in enumerate(zip(res.points3d(), res.floors, strict=True)):
+                out.print(escape(f"{i:>4}  {names[int(f)]}: ({p[0]:.3f}, {p[1]:.3f}, "
+                                 f"{p[2]:.3f})"))
+    return EXIT_OK if res.status.has_path else EXIT_NO_PATH
+
+
+def _write_pngs(fm: FloorMap, res: Any, png: Path | None) -> list[str]:
+    """``OUT.png`` -> ``OUT-<floor>.png`` per floor, plus ``OUT.png`` with all floors."""
+    if png is None:
+        return []
+    from ..floors.render import render_building, render_floors
+    from ..render import save_png
+
+    written = [str(save_png(render_building(fm.building, res), png))]
+    for name, im in zip(fm.floor_names, render_floors(fm.building, res), strict=True):
+        written.append(str(save_png(im, png.with_name(f"{png.stem}-{name}{png.suffix}"))))
+    return written
+
+
+def _mesh_path(fm: FloorMap, map_file: Path, from_: str, to: str, algorithm: str,
+               png: Path | None, as_json: bool) -> int:
+    try:
+        from ..floors.mesh import FloorMesh  # type: ignore[import-not-found, unused-ignore]
+    except ImportError:
+        raise typer.BadParameter("navigation meshes across floors are not available in this "
+                                 "version", param_hint="'--mesh'") from None
+    raise typer.BadParameter("--mesh on a building: not wired yet", param_hint="'--mesh'")
