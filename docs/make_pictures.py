@@ -18,6 +18,7 @@ file                       what
 ``site_flow.png``          a flow field to two goals on the ``outdoor.json`` level
 ``site_crowd.png``         the ``interior_crowd.json`` scene: 60 NPC trails
 ``site_navmesh.png``       the ``interior.json`` navigation mesh and an exact path
+``site_floors.png``        the ``tavern.json`` building: a path up the stairs, floor by floor
 =========================  ========================================================
 """
 
@@ -110,12 +111,24 @@ def picture_navmesh(out: Path) -> Path:
 
 
 #: name -> function, in the order they are made.
+def picture_floors(out: Path) -> Path:
+    """The tavern building: from the taproom up the stairs to a room upstairs."""
+    from navkit.floors import FloorMap
+    from navkit.floors.render import render_building
+    from navkit.render import save_png
+
+    fm = FloorMap(ROOT / "navkit" / "examples" / "tavern.json")
+    r = fm.find_path((1.0, 0.0, 1.0), (16.5, 3.2, 2.0))
+    return save_png(render_building(fm.building, r, scale=6), out / "site_floors.png")
+
+
 PICTURES: dict[str, Callable[[Path], Path]] = {
     "path": picture_path,
     "heatmap": picture_heatmap,
     "flow": picture_flow,
     "crowd": picture_crowd,
     "navmesh": picture_navmesh,
+    "floors": picture_floors,
 }
 
 

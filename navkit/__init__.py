@@ -59,6 +59,8 @@ _EXPORTS: dict[str, str] = {
     "CharacterKind": "navkit.sim.kinds",
     "World": "navkit.world.world",
     "ChunkStore": "navkit.world.store",
+    "FloorMap": "navkit.floors.floormap",
+    "Building": "navkit.floors.building",
 }
 
 __all__ = [
@@ -68,7 +70,8 @@ __all__ = [
     "MeshPathResult",
     "BatchResult", "Status", "CostModel", "SEED", "EXACT",
     "load_grid", "save_grid", "read_scenarios", "NavkitError", "FormatError", "ConfigError",
-    "QueryError", "Location", "Character", "CharacterKind", "World", "ChunkStore", "__version__",
+    "QueryError", "Location", "Character", "CharacterKind", "World", "ChunkStore", "FloorMap",
+    "Building", "__version__",
 ]
 assert set(__all__) == {*_EXPORTS, "__version__"}
 
@@ -76,7 +79,7 @@ assert set(__all__) == {*_EXPORTS, "__version__"}
 #: Sub-packages reachable as attributes (``navkit.examples.path(...)``), loaded on first use.
 _SUBPACKAGES = frozenset({"examples", "formats", "level", "query", "mesh", "crowd", "sim",
                           "render", "render_mesh", "warmup", "viewer", "bench", "cli", "world",
-                          "corpus", "distributed", "adapters", "spline"})
+                          "corpus", "distributed", "adapters", "spline", "floors"})
 
 
 def __getattr__(name: str) -> Any:

@@ -96,7 +96,7 @@ def test_landing_page_and_pictures(site: tuple[Path, str]) -> None:
         assert (out / img).is_file(), img
     shown = set(re.findall(r"images/(site_\w+\.png)", index_html))
     assert shown == {"site_path.png", "site_heatmap.png", "site_flow.png", "site_crowd.png",
-                     "site_navmesh.png"}
+                     "site_navmesh.png", "site_floors.png"}
 
 
 @pytest.mark.slow

@@ -221,3 +221,45 @@ def trace_path(parent, via, goal, out_nodes, out_via):  # type: ignore[no-untype
         i += 1
         j -= 1
     return n
+
+
+@njit(_nrt=False)
+def portal_route(t0, w, tg, direct, dist, prev, done):  # type: ignore[no-untyped-def]
+    """Dense Dijkstra over ``E`` link edges (docs/rules.md §16.9).
+
+    ``t0[k]``: the cost of reaching link ``k``'s far end straight from the
+    start (walk to its source, take it; ``-1`` none). ``w[j, k]``: from link
+    ``j``'s far end to link ``k``'s far end through a walk and link ``k`` (-1
+    none). ``tg[k]``: from link ``k``'s far end to the goal (-1 none).
+    ``direct``: start to goal on one floor without links (-1 none).
+    Writes ``dist`` / ``prev`` (-1: from the start) and returns the best link
+    edge to finish with (-1: the direct walk, -2: unreachable). Ties keep the
+    earlier offer (the direct walk first, then the lower link index).
+    """
+    e = t0.shape[0]
+    inf = np.int64(1) << 62
+    for k in range(e):
+        dist[k] = t0[k] if t0[k] >= 0 else inf
+        prev[k] = -1
+        done[k] = 0
+    best = direct if direct >= 0 else inf
+    last = -1 if direct >= 0 else -2
+    for _ in range(e):
+        u = -1
+        du = inf
+        for k in range(e):
+            if done[k] == 0 and dist[k] < du:
+                du = dist[k]
+                u = k
+        if u < 0 or du >= best:
+            break
+        done[u] = 1
+        if tg[u] >= 0 and du + tg[u] < best:
+            best = du + tg[u]
+            last = u
+        for k in range(e):
+            c = w[u, k]
+            if c >= 0 and done[k] == 0 and du + c < dist[k]:
+                dist[k] = du + c
+                prev[k] = u
+    return last

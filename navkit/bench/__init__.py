@@ -33,6 +33,8 @@
            and blosc2: file size, open time, random chunk reads, cold misses
 ``call-overhead`` :mod:`navkit.bench.call_overhead`: the time a cell query spends
            outside its search kernel
+``floors`` :mod:`navkit.bench.floors`: grid queries across the floors of a
+           generated building against queries on one floor
 =========  =====================================================================
 
 Each module has a typer ``app`` (one command; its options declared with the
@@ -71,6 +73,7 @@ SUITES: dict[str, str] = {
     "edits": "navkit.bench.edits",
     "jps-plus": "navkit.bench.jps_plus",
     "call-overhead": "navkit.bench.call_overhead",
+    "floors": "navkit.bench.floors",
 }
 #: Benchmark name -> its one-line help (``navkit bench --help`` lists them without
 #: importing a module; each equals the first line of the command's own help).
@@ -100,6 +103,8 @@ SUITE_HELP: dict[str, str] = {
                  "and A*, Python peers and warthog."),
     "call-overhead": ("Call overhead of a cell query: the time a query spends outside "
                       "its search kernel."),
+    "floors": "Buildings benchmark: ``navkit bench floors [--quick] [--json] [--floors N] "
+              "[--size N]``.",
 }
 #: What ``navkit bench`` runs when the first argument names no benchmark.
 DEFAULT_SUITE = "peers"

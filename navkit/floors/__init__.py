@@ -9,7 +9,6 @@ from .model import LINK_KINDS, BuildingConfig, LinkConfig, LinkEnd, parse_buildi
 from .search import CellPath, FloorSearch, link_cost_int
 
 
-
 def warm_up() -> None:
     """Compile (or load) the floors kernels: a small building's queries, fields,
     obstacles and nearest-reachable (the ``floors`` group of ``navkit warmup``)."""
@@ -23,6 +22,6 @@ def warm_up() -> None:
     fm.distance_field([(0, 2, 2)])
 
 
-__all__ = ["warm_up", "Building", "BuildingConfig", "LinkConfig", "LinkEnd", "LINK_KINDS", "parse_building",
-           "read_building", "building_config", "FloorSearch", "CellPath", "link_cost_int",
-           "FloorMap", "FloorPathResult", "FloorPlace", "LinkStep"]
+__all__ = ["warm_up", "Building", "BuildingConfig", "LinkConfig", "LinkEnd", "LINK_KINDS",
+           "parse_building", "read_building", "building_config", "FloorSearch", "CellPath",
+           "link_cost_int", "FloorMap", "FloorPathResult", "FloorPlace", "LinkStep"]

@@ -33,7 +33,16 @@ from .building import Building
 from .model import Y_TOLERANCE
 from .search import CellPath, FloorSearch
 
-__all__ = ["FloorMap", "FloorPathResult", "LinkStep", "FloorPlace"]
+__all__ = ["FloorMap", "FloorPathResult", "LinkStep", "FloorPlace", "ALGORITHMS"]
+
+#: A building query's ``algorithm`` values (docs/rules.md §16.4, §16.9).
+ALGORITHMS = ("auto", "astar", "jps", "jps+", "layered", "dijkstra")
+
+
+def _check_algorithm(algorithm: Any) -> None:
+    if algorithm not in ALGORITHMS:
+        raise QueryError(f"algorithm must be one of {', '.join(map(repr, ALGORITHMS))} on a "
+                         f"building, got {algorithm!r}")
 
 
 @dataclass(frozen=True)
@@ -133,6 +142,7 @@ class FloorMap:
         self._free_buf: NDArray[np.uint8] | None = None
         self._free_key: int = -1
         self._stamp_cells = np.zeros(0, np.int64)
+        self._router: Any = None
         if warm:
             self.search.warm()
 
@@ -272,14 +282,16 @@ fm.floor_of((2, 9.0, 5))
         ``start`` / ``goal``: ``(x, z)`` or ``(x, y, z)`` metres; ``start_floor``
         / ``goal_floor`` (index or name) override the height rule. ``obstacles``:
         circles ``(k, 4)`` ``(x, z, radius, floor)`` for this query; ``ignore``:
-        row indices of them to skip. ``algorithm``: ``"auto"`` / ``"astar"`` or
-        ``"dijkstra"`` (the same costs). ``nearest``: an unreachable goal gives
-        the path to the reachable cell nearest it (status ``NEAREST``).
+        row indices of them to skip. ``algorithm`` (:data:`ALGORITHMS`, all the
+        same costs): ``"auto"``, ``"astar"``, ``"jps"``, ``"jps+"`` route through
+        the link ends and search each floor's piece with that single-floor
+        algorithm (docs/rules.md §16.9); ``"layered"`` / ``"dijkstra"`` search
+        every floor at once (§16.4). Obstacles, a budget or many links use the
+        layered search. ``nearest``: an unreachable goal gives the path to the
+        reachable cell nearest it (status ``NEAREST``).
         """
         self._agent(agent)
-        if algorithm not in ("auto", "astar", "dijkstra"):
-            raise QueryError(f"algorithm must be 'auto', 'astar' or 'dijkstra' on a building, "
-                             f"got {algorithm!r}")
+        _check_algorithm(algorithm)
         if budget is not None and (isinstance(budget, bool) or not isinstance(budget, int)
                                    or budget < 1):
             raise QueryError(f"budget must be a positive integer or None, got {budget!r}")
@@ -295,17 +307,21 @@ fm.floor_of((2, 9.0, 5))
             gp = self.pathfinder(gf).place((gx, gz), obstacles=circles.get(gf))
             if gp is None and not nearest:
                 return self._no(Status.NO_GOAL, "goal", gf, (gx, gz))
-            free = self._stamped(circles)
             assert sp.cell is not None
             scell = (sf, *sp.cell)
             gcell = (gf, *(gp.cell if gp is not None and gp.cell is not None
                            else self._clamped_cell(gf, gx, gz)))
-            try:
-                res = self.search.path(scell, gcell, budget=budget,
-                                       dijkstra=algorithm == "dijkstra", free=free,
-                                       keep_goal=nearest)
-            finally:
-                self._unstamp()
+            res = None
+            if not circles and budget is None and gp is not None:
+                res = self._portal(scell, gcell, algorithm)
+            if res is None or (nearest and res.status != Status.FOUND):
+                free = self._stamped(circles)
+                try:
+                    res = self.search.path(scell, gcell, budget=budget,
+                                           dijkstra=algorithm == "dijkstra", free=free,
+                                           keep_goal=nearest)
+                finally:
+                    self._unstamp()
             if res.status != Status.FOUND and nearest:
                 res = self._nearest(res, scell, gcell, gz, gx)
             self._last = res
@@ -328,12 +344,20 @@ fm.floor_of((2, 9.0, 5))
     def find_path_cells(self, start: tuple[int, int, int], goal: tuple[int, int, int], *,
                         budget: int | None = None, algorithm: str = "auto") -> FloorPathResult:
         """The cheapest chain of cells ``(floor, x, z)`` between two cells (no
-        snapping: a blocked end gives ``NO_START`` / ``NO_GOAL``)."""
-        if algorithm not in ("auto", "astar", "dijkstra"):
-            raise QueryError(f"algorithm must be 'auto', 'astar' or 'dijkstra', got {algorithm!r}")
+        snapping: a blocked end gives ``NO_START`` / ``NO_GOAL``); ``algorithm``
+        as in :meth:`find_path`."""
+        _check_algorithm(algorithm)
+        a = self._cell(start, "start")
+        b = self._cell(goal, "goal")
         with self._lock:
-            res = self.search.path(self._cell(start, "start"), self._cell(goal, "goal"),
-                                   budget=budget, dijkstra=algorithm == "dijkstra")
+            res = None
+            if budget is None:
+                free = self.building.stacked()[0]
+                na, nb = self.search.node(a), self.search.node(b)
+                if 0 <= na < len(free) and 0 <= nb < len(free) and free[na] and free[nb]:
+                    res = self._portal(a, b, algorithm)
+            if res is None:
+                res = self.search.path(a, b, budget=budget, dijkstra=algorithm == "dijkstra")
             self._last = res
         return self._result(res, None, None, True, False)
 
@@ -348,6 +372,20 @@ fm.floor_of((2, 9.0, 5))
         return out
 
     # ------------------------------------------------------------- internals
+    def _portal(self, a: tuple[int, int, int], b: tuple[int, int, int], algorithm: str
+                ) -> CellPath | None:
+        """The route through link ends (§16.9), or None where the layered search answers."""
+        if algorithm in ("layered", "dijkstra"):
+            return None
+        router = self._router
+        if router is None:
+            from .portals import PortalRouter
+
+            router = self._router = PortalRouter(self.building, self.search, self.pathfinder)
+        if not router.usable:
+            return None
+        return router.route(a, b, algorithm)
+
     def _agent(self, agent: Any) -> None:
         if agent is not None:
             check_agent(agent, self.building.agent_radius, "this building")
@@ -480,7 +518,7 @@ fm.floor_of((2, 9.0, 5))
         cells = res.cells
         card = self.search.costs.card
         # split the chain into runs on one floor, cut at each link taken
-        cuts = [i for i in range(1, len(cells)) if res.entered[i] >= 0]
+        cuts = (np.flatnonzero(res.entered[1:] >= 0) + 1).tolist()
         bounds = [0, *cuts, len(cells)]
         pts: list[NDArray[np.float64]] = []
         fls: list[NDArray[np.int32]] = []

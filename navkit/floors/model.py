@@ -190,6 +190,8 @@ class BuildingConfig:
 
 def resolve_floor(floor: Any, names: Sequence[str], fld: str) -> int:
     """Index of a floor given by index (int) or name (str), else ConfigError naming ``fld``."""
+    if type(floor) is int and 0 <= floor < len(names):
+        return floor
     if isinstance(floor, str):
         if floor in names:
             return names.index(floor)

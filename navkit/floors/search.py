@@ -20,7 +20,7 @@ from numpy.typing import NDArray
 
 from .._kernels import floors as _kf
 from ..costs import CostModel, cost_model
-from ..errors import ConfigError, QueryError
+from ..errors import QueryError
 from .building import Building
 
 __all__ = ["FloorSearch", "CellPath", "link_cost_int"]
@@ -92,10 +92,10 @@ class FloorSearch:
         if len(src):
             np.add.at(self.loff, self.esrc + 1, 1)
             np.cumsum(self.loff, out=self.loff)
-        span = (self.width + self.depth) * max(self.costs.diag, card) * 65535
-        if (span + int(self.ecost.sum() if len(src) else 0)) * 4 >= 2 ** (62 - self.node_bits):
-            raise ConfigError("this building's costs could overflow the search's 64-bit keys; "
-                              "use a smaller cost model or fewer cells", field="costs")
+        diag = max(self.costs.diag, card)
+        self._oct_max = card * max(self.width, self.depth) + (diag - card) * min(self.width,
+                                                                                 self.depth)
+        self._link_sum = int(self.ecost.sum()) if len(src) else 0
         self.g = np.zeros(n, dtype=np.int64)
         self.parent = np.zeros(n, dtype=np.int64)
         self.via = np.zeros(n, dtype=np.int64)
@@ -179,9 +179,19 @@ class FloorSearch:
         return (np.ascontiguousarray(x, np.int64), np.ascontiguousarray(z, np.int64),
                 np.ascontiguousarray(ud, np.int64), int(big))
 
+    def _check_keys(self, wmin: int) -> None:
+        """The heuristic fits the queue keys ``(h << node_bits) | node``: ``h`` is
+        at most ``2 * wmin * octile span + the links' costs``."""
+        if (2 * wmin * self._oct_max + self._link_sum) >= 2 ** (62 - self.node_bits):
+            raise QueryError("this building's costs could overflow the search's 64-bit "
+                             "queue keys (cells, weights and cost model too large together); "
+                             "use the 'seed' cost model or lower terrain weights")
+
     def _run(self, sources: NDArray[np.int64], source_g: NDArray[np.int64], goal: int,
              budget: int, free: NDArray[np.uint8] | None = None) -> tuple[int, int, int]:
         fr, weight, wmin = self.building.stacked()
+        if goal >= 0:
+            self._check_keys(wmin)
         if free is None:
             free = fr
         if goal >= 0:

@@ -116,3 +116,44 @@ def test_world_queries_equal_dijkstra_between_snapped_cells(seed, floors, links)
         # every floor change happens at a link taken
         changes = [i for i in range(1, len(r.floors)) if r.floors[i] != r.floors[i - 1]]
         assert all(any(st.at == i - 1 for st in r.links) for i in changes)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), floors=st.integers(1, 3), links=st.integers(0, 6),
+       weighted=st.booleans())
+def test_every_algorithm_gives_dijkstras_cost(seed, floors, links, weighted):
+    """The route through link ends (any single-floor algorithm per piece) and the
+    layered search cost what Dijkstra on the layered graph says."""
+    obj, b, grids, rng = _random_building(seed, floors, links)
+    if not weighted:
+        for fl in obj["floors"]:
+            for a in fl["areas"]:
+                a["weight"] = 1
+        from navkit.floors import Building
+
+        b = Building(obj)
+        grids = [b.grid(f) for f in range(floors)]
+    fm = FloorMap(b)
+    s = fm.search
+    graph = layered_graph(grids, obj, s.costs.card, s.costs.diag)
+    free = np.flatnonzero(b.stacked()[0] == 1)
+    if not len(free):
+        return
+    algos = ["auto", "astar", "layered", "dijkstra"] + ([] if weighted else ["jps", "jps+"])
+    for _ in range(4):
+        a, t = (int(v) for v in rng.choice(free, 2))
+        ref = distances(graph, a)[t]
+        ca, ct = (tuple(int(v) for v in c) for c in s.cells_of(np.array([a, t])))
+        for algo in algos:
+            r = fm.find_path_cells(ca, ct, algorithm=algo)
+            if np.isinf(ref):
+                assert r.status == Status.UNREACHABLE, algo
+                continue
+            assert r.status == Status.FOUND and r.cost_int == int(ref), algo
+            assert tuple(r.cells[0]) == ca and tuple(r.cells[-1]) == ct
+            # each step a move within a floor or an enabled link
+            for i in range(1, len(r.cells)):
+                (fa, xa, za), (fb, xb, zb) = r.cells[i - 1].tolist(), r.cells[i].tolist()
+                if fa != fb or max(abs(xa - xb), abs(za - zb)) != 1:
+                    k = r.links[[st.at for st in r.links].index(i - 1)].index
+                    assert b.link_states[k] == 1, algo

@@ -1,0 +1,208 @@
+"""Cross-floor routes through link ends (docs/rules.md §16.9): the fast path.
+
+A path across floors is a chain of single-floor paths joined by links, so its
+cheapest cost is the shortest route through a small graph whose nodes are the
+start, the goal and every link's two end cells: within a floor an edge costs
+the exact single-floor distance (from distance fields of each link end, one
+per floor version), a link edge its integer cost (§16.3). Dijkstra on that
+graph picks the links; each floor's piece is then one ordinary single-floor
+query (A*, JPS, JPS+ on that floor's :class:`~navkit.query.pathfinder.Pathfinder`),
+so a cross-floor query costs about the single-floor queries it is made of.
+
+The costs equal the layered search's (:class:`~navkit.floors.search.FloorSearch`);
+the cells may differ between equally cheap paths, as JPS's may from A*'s.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from .._kernels import floors as _kf
+from ..query.flow import FlowField
+from ..query.pathfinder import Pathfinder
+from .building import Building
+from .search import CellPath, FloorSearch
+
+__all__ = ["PortalRouter", "MAX_PORTAL_LINKS", "MAX_FIELD_CELLS"]
+
+#: More directed links than this: the layered search answers instead.
+MAX_PORTAL_LINKS = 128
+#: More field entries than this (link ends x floor cells, twice when weighted):
+#: the layered search answers instead (8 bytes each).
+MAX_FIELD_CELLS = 1 << 25
+
+
+class _FloorFields:
+    """One floor's fields: for each link end cell on it, the cost of walking
+    away from it (``away``) and to it (``toward``), int64 ``(ends, depth,
+    width)``, -1 where unreachable; ``index`` maps an end's node to its row."""
+
+    def __init__(self, grid_id: int, index: dict[int, int], away: NDArray[np.int64],
+                 toward: NDArray[np.int64]):
+        self.grid_id = grid_id
+        self.index = index
+        self.away = away
+        self.toward = toward
+
+
+class PortalRouter:
+    """Routes across floors through link ends (see the module docs)."""
+
+    def __init__(self, building: Building, search: FloorSearch,
+                 pathfinder: Callable[[int], Pathfinder]):
+        self.building = building
+        self.search = search
+        self.pathfinder = pathfinder
+        self._fields: dict[int, _FloorFields] = {}
+        s = search
+        ends = building.link_end_nodes()
+        self._floor_ends: dict[int, list[int]] = {}
+        for node in sorted({int(v) for v in ends.ravel()}):
+            self._floor_ends.setdefault(node // s.plane, []).append(node)
+        weighted = any(building.grid(f).weights is not None
+                       for f in range(len(building.floor_names)))
+        total = sum(len(v) for v in self._floor_ends.values()) * s.plane * (2 if weighted else 1)
+        self.usable = len(s.esrc) <= MAX_PORTAL_LINKS and total <= MAX_FIELD_CELLS
+        e = len(s.esrc)
+        self._sf = (s.esrc // s.plane).astype(np.int64)
+        self._df = (s.edst // s.plane).astype(np.int64)
+        r = s.esrc % s.plane
+        self._sx, self._sz = r % s.width, r // s.width
+        r = s.edst % s.plane
+        self._dx, self._dz = r % s.width, r // s.width
+        self._w_key: Any = None
+        self._w = np.zeros((e, e), np.int64)
+        self._dist = np.zeros(e, np.int64)
+        self._prev = np.zeros(e, np.int64)
+        self._done = np.zeros(e, np.uint8)
+
+    # ------------------------------------------------------------- fields
+    def _floor(self, f: int) -> _FloorFields:
+        grid = self.building.grid(f)
+        got = self._fields.get(f)
+        if got is not None and got.grid_id == id(grid):
+            return got
+        pf = self.pathfinder(f)
+        s = self.search
+        nodes = self._floor_ends.get(f, [])
+        index = {n: i for i, n in enumerate(nodes)}
+        away = np.full((len(nodes), s.depth, s.width), -1, np.int64)
+        toward = away if grid.weights is None else away.copy()
+        flow = FlowField(pf) if grid.weights is not None else None
+        for i, node in enumerate(nodes):
+            r = node - f * s.plane
+            cell = (r % s.width, r // s.width)
+            if not grid.walkable[cell[1], cell[0]]:
+                continue  # a closed door over a link end: the link is unusable
+            away[i] = pf.distance_field_int([cell])
+            if flow is not None:  # unweighted: the same both ways (§3.1, §3.2)
+                flow.build([cell])
+                toward[i] = flow.cost_int
+        fields = _FloorFields(id(grid), index, away, toward)
+        self._fields[f] = fields
+        return fields
+
+    def _matrix(self) -> NDArray[np.int64]:
+        """``w[j, k]``: from link ``j``'s far end to link ``k``'s far end (walk to
+        its source on that floor, take it), -1 where impossible."""
+        b = self.building
+        s = self.search
+        key = (tuple(id(b.grid(f)) for f in range(len(b.floor_names))), b.version)
+        if key == self._w_key:
+            return self._w
+        on = b.link_states[s.elink] == 1
+        free = b.stacked()[0]
+        w = self._w
+        w[:] = -1
+        for j in range(len(s.esrc)):
+            f = int(self._df[j])
+            fields = self._floor(f)
+            row = fields.index[int(s.edst[j])]
+            same = np.flatnonzero((self._sf == f) & on & (free[s.edst] == 1))
+            if not len(same):
+                continue
+            c = fields.away[row, self._sz[same], self._sx[same]]
+            ok = c >= 0
+            w[j, same[ok]] = c[ok] + s.ecost[same[ok]]
+        self._w_key = key
+        return w
+
+    # ---------------------------------------------------------------- route
+    def route(self, start: tuple[int, int, int], goal: tuple[int, int, int],
+              algorithm: str) -> CellPath:
+        """The cheapest path between two free cells ``(floor, x, z)``: FOUND or
+        UNREACHABLE (the caller has checked both cells are free)."""
+        s = self.search
+        b = self.building
+        fs, fg = start[0], goal[0]
+        e = len(s.esrc)
+        w = self._matrix()
+        on = b.link_states[s.elink] == 1
+        free = b.stacked()[0]
+        t0 = np.full(e, -1, np.int64)
+        tg = np.full(e, -1, np.int64)
+        if e:
+            fields = self._floor(fs)
+            ks = np.flatnonzero((self._sf == fs) & on & (free[s.edst] == 1))
+            if len(ks):
+                rows = np.array([fields.index[int(s.esrc[k])] for k in ks], np.int64)
+                c = fields.toward[rows, start[2], start[1]]
+                ok = c >= 0
+                t0[ks[ok]] = c[ok] + s.ecost[ks[ok]]
+            gfields = self._floor(fg)
+            kg = np.flatnonzero(self._df == fg)
+            if len(kg):
+                rows = np.array([gfields.index[int(s.edst[k])] for k in kg], np.int64)
+                c = gfields.away[rows, goal[2], goal[1]]
+                tg[kg] = c
+        direct_res: Any = None
+        direct = -1
+        if fs == fg:
+            direct_res = self.pathfinder(fs).find_path_cells(
+                start[1:], goal[1:], algorithm=algorithm)  # type: ignore[arg-type]
+            if direct_res.status == 0:
+                direct = int(direct_res.cost_int)
+        last = int(_kf.portal_route(t0, w, tg, np.int64(direct), self._dist, self._prev,
+                                    self._done))
+        if last == -2:
+            return CellPath(1)
+        if last == -1:
+            return self._pieces([(fs, start[1:], goal[1:], direct_res)], [], direct, algorithm)
+        total = int(self._dist[last] + tg[last])
+        order = [last]
+        while self._prev[order[-1]] >= 0:
+            order.append(int(self._prev[order[-1]]))
+        order.reverse()
+        pieces = []
+        here = start[1:]
+        for k in order:
+            pieces.append((int(self._sf[k]), here, (int(self._sx[k]), int(self._sz[k])), None))
+            here = (int(self._dx[k]), int(self._dz[k]))
+        pieces.append((fg, here, goal[1:], None))
+        return self._pieces(pieces, order, total, algorithm)
+
+    def _pieces(self, pieces: list[Any], links: list[int], total: int,
+                algorithm: str = "auto") -> CellPath:
+        s = self.search
+        cells = []
+        entered = []
+        expanded = 0
+        for i, (f, a, b_, res) in enumerate(pieces):
+            if res is None:
+                res = self.pathfinder(f).find_path_cells(a, b_, algorithm=algorithm)  # type: ignore[arg-type]
+            expanded += res.expanded
+            c = np.asarray(res.cells, dtype=np.int32)
+            if c.ndim != 2 or len(c) == 0:
+                raise AssertionError(f"a floor piece {a} -> {b_} on floor {f} has no path")
+            cells.append(np.column_stack([np.full(len(c), f, np.int32), c]))
+            e = np.full(len(c), -1, np.int32)
+            if i > 0:
+                e[0] = int(s.elink[links[i - 1]])
+            entered.append(e)
+        allc = np.concatenate(cells)
+        return CellPath(0, allc, int(total), expanded, [int(s.elink[k]) for k in links],
+                        np.concatenate(entered))
