@@ -251,9 +251,9 @@ class BuildingSim:
         return self._body(stable_id).phase
 
     def route(self, stable_id: Any) -> list[str]:
-        """Names of the links still ahead (the one queued at or ridden first)."""
+        """Names of the links still ahead (the one walked to, queued at or ridden first)."""
         b = self._body(stable_id)
-        head = [self.building.links[b.link].name] if b.phase in (_QUEUED, _RIDE) else []
+        head = [self.building.links[b.link].name] if b.link >= 0 else []
         return head + [self.building.links[k].name for k, _ in b.legs]
 
     def position(self, stable_id: Any) -> tuple[float, float, float]:
