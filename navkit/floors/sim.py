@@ -134,6 +134,17 @@ class BuildingTickEvents:
     #: Characters that replanned because a link of their route was switched off.
     replanned: list[Any] = field(default_factory=list)
 
+    def to_json_dict(self) -> dict[str, Any]:
+        """The events as JSON (link events as ``[id, link]`` pairs; ticks are this tick)."""
+        def pairs(evs: list[LinkEvent]) -> list[list[Any]]:
+            return [[e.character, e.link] for e in evs]
+
+        return {"tick": self.tick, "floors": [f.to_json_dict() for f in self.floors],
+                "arrived": list(self.arrived), "queued": pairs(self.queued),
+                "entered": pairs(self.entered), "left": pairs(self.left),
+                "noRoute": list(self.no_route), "stopped": list(self.stopped),
+                "replanned": list(self.replanned)}
+
 
 @dataclass
 class _Body:
@@ -462,10 +473,11 @@ class BuildingSim:
             d = np.hypot(st.pos[:, 0] - end[0], st.pos[:, 1] - end[1])
             if np.any(solid & (d < st.rc + rc)):
                 return  # occupied: try again next tick
-        if sid in dst:
+        if sid in dst:  # back on a floor it was on: its row there takes the rider's body
             ch = dst.character(sid)
             ch.position = end
-            ch.enabled = True
+            ch.walk_speed, ch.rotation_speed = me.walk_speed, me.rotation_speed
+            ch.alive, ch.enabled = me.alive, True
         else:
             a = src.state
             s = a.slot_of(sid)

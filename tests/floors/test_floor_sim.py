@@ -281,3 +281,20 @@ def test_bad_input_names_the_field():
     with pytest.raises(ConfigError) as e:
         BuildingSim.from_state_dict({"format": "other"})
     assert e.value.field == "format"
+
+
+def test_an_order_given_on_a_link_is_planned_at_its_end():
+    sim = BuildingSim(_ladder_building(stairs=False))
+    sim.add_character("a", position=(2.0, 0.0, 2.0), **SMALL)
+    sim.set_target("a", (5.0, 3.0, 2.0))
+    sim.run(3)
+    assert sim.phase("a") == "riding" and sim.route("a") == ["ladder"]
+    assert sim.set_target("a", (1.0, 0.0, 1.0))  # back down: planned when it leaves
+    evs = sim.run(80)
+    moves = [(e.link, e.tick) for ev in evs for e in ev.entered + ev.left]
+    assert [m[0] for m in moves] == ["ladder"] * 3  # left up, entered and left down
+    assert _arrival(evs, "a") is not None and sim.floor_of("a") == 0
+    x, y, z = sim.position("a")
+    assert y == 0.0 and math.hypot(x - 1.0, z - 1.0) <= 0.05
+    js = json.loads(json.dumps([ev.to_json_dict() for ev in evs]))
+    assert sum(len(e["left"]) for e in js) == 2 and len(js[0]["floors"]) == 2
