@@ -433,13 +433,19 @@ class BuildingSim:
             if b.left == 0:
                 self._leave(sid, b, ev, t)
         # 4. entering links
-        for k, lk in enumerate(self.building.links):
+        queues: dict[int, list[Any]] = {}
+        count: dict[int, int] = {}
+        for sid, b in self._bodies.items():
+            if b.phase == _QUEUED:
+                queues.setdefault(b.link, []).append(sid)
+            elif b.phase == _RIDE:
+                count[b.link] = count.get(b.link, 0) + 1
+        for k in sorted(queues):
+            lk = self.building.links[k]
             if not on[k]:
                 continue
-            queue = sorted((sid for sid, b in self._bodies.items()
-                            if b.phase == _QUEUED and b.link == k),
-                           key=lambda i: (self._bodies[i].queued_at, id_sort_key(i)))
-            riding = sum(1 for b in self._bodies.values() if b.phase == _RIDE and b.link == k)
+            queue = sorted(queues[k], key=lambda i: (self._bodies[i].queued_at, id_sort_key(i)))
+            riding = count.get(k, 0)
             for sid in queue:
                 if lk.capacity is not None and riding >= lk.capacity:
                     break
@@ -537,7 +543,14 @@ class BuildingSim:
         if obj.get("version") != _VERSION:
             raise ConfigError(f"expected version {_VERSION}, got {shown(obj.get('version'))}",
                               field="version")
-        b = Building(obj["building"])
+        for key in ("tick", "building", "linksEnabled", "floors", "characters"):
+            if key not in obj:
+                raise ConfigError("missing", field=key)
+        try:
+            b = Building(obj["building"])
+        except ConfigError as e:
+            raise ConfigError(e.reason, field="building" if e.field is None
+                              else f"building.{e.field}") from None
         on = obj["linksEnabled"]
         if not isinstance(on, list) or len(on) != len(b.links):
             raise ConfigError(f"expected {len(b.links)} true/false values", field="linksEnabled")

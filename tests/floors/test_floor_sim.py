@@ -298,3 +298,16 @@ def test_an_order_given_on_a_link_is_planned_at_its_end():
     assert y == 0.0 and math.hypot(x - 1.0, z - 1.0) <= 0.05
     js = json.loads(json.dumps([ev.to_json_dict() for ev in evs]))
     assert sum(len(e["left"]) for e in js) == 2 and len(js[0]["floors"]) == 2
+
+
+def test_a_bad_state_names_the_field():
+    good = _scenario().state_dict()
+    for key, value, fld in (("linksEnabled", [True], "linksEnabled"),
+                            ("floors", [], "floors"),
+                            ("building", {"floors": []}, "building.floors")):
+        with pytest.raises(ConfigError) as e:
+            BuildingSim.from_state_dict({**good, key: value})
+        assert e.value.field == fld
+    with pytest.raises(ConfigError) as e:
+        BuildingSim.from_state_dict({k: v for k, v in good.items() if k != "characters"})
+    assert e.value.field == "characters"
