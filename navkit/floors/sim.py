@@ -12,10 +12,16 @@ at its end.
 Rules, each tick ``t`` (every loop over characters is in stable-ID order,
 :func:`~navkit.sim.state.id_sort_key`):
 
-1. **Links switched off.** Every character with an order whose remaining
-   route uses a link that is now off (walking to it, queued at it or a later
-   leg) replans from its position (rule 6); a queued character leaves the
-   queue. Characters riding a link finish it.
+1. **The building changed.** When the building's ``version`` differs from
+   the one this rule saw last (a link switched off or on, a door or an
+   obstacle on any floor), and always for a character whose remaining route
+   uses a link that is off, every character with an order that is walking
+   or queued plans it again from where it stands (rule 5). When the links
+   of the new route differ from those still ahead, it takes the new route
+   (``replanned``; a queued character leaves the queue) or, with no path,
+   stops (rule 6); else nothing changes (a queued one keeps its place).
+   Characters riding a link finish it; their route is checked once they
+   are off it.
 2. **Floors.** Each floor's location steps, in floor order. Then, for the
    characters of that floor with an order: a ``gave_up`` event, or a blocked
    stop of a player or bot (their location cancels the destination), ends
@@ -41,7 +47,6 @@ Rules, each tick ``t`` (every loop over characters is in stable-ID order,
    no location (its row there is disabled: not solid, not moving); its
    position is interpolated linearly in 3-D from the start end (at the
    floor's ``floorY``) to the end one by the fraction of the ride done.
-
 5. **Orders.** :meth:`BuildingSim.set_target` plans with
    :meth:`~navkit.floors.FloorMap.find_path` from the character's position
    on its floor to the target (its floor: ``floor=`` or the
@@ -50,15 +55,19 @@ Rules, each tick ``t`` (every loop over characters is in stable-ID order,
    start on the floor it is on (a bidirectional link taken backwards starts
    at its ``to`` end), and after the last link to the target. An order
    given to a rider waits until it leaves the link; one given to a queued
-   character takes it out of the queue.
+   character takes it out of the queue (it queues again, with a new queue
+   tick, when its route starts at the same link).
 6. **No route.** A plan that finds no path (``FloorPathResult.status`` not
    ``FOUND``) ends the order with a ``no_route`` event; the character stops
    where it is.
 
-Door changes (:meth:`BuildingSim.set_area_available`) act on the floor's
-location (it replans its characters on that floor, docs/rules.md §10) and
-on the building's :class:`~navkit.floors.FloorMap`; routes already planned
-across floors keep their links.
+Doors and obstacles (:meth:`BuildingSim.set_area_available`,
+:meth:`~BuildingSim.add_obstacle`, :meth:`~BuildingSim.remove_obstacle`)
+change the floor's location (it replans its characters' current legs on
+that floor, docs/rules.md §10) and the building (routes across floors: rule
+1); change them through this object only (a location or the building alone
+would not see the other's change). Links are switched through this object
+or its :attr:`~BuildingSim.building`.
 
 >>> from navkit.floors.examples import two_floors
 >>> sim = BuildingSim(two_floors())
@@ -131,7 +140,7 @@ class BuildingTickEvents:
     no_route: list[Any] = field(default_factory=list)
     #: Characters whose floor location cancelled the order (gave up, blocked stop).
     stopped: list[Any] = field(default_factory=list)
-    #: Characters that replanned because a link of their route was switched off.
+    #: Characters whose route changed (or was lost) when the building changed (rule 1).
     replanned: list[Any] = field(default_factory=list)
 
     def to_json_dict(self) -> dict[str, Any]:
@@ -215,6 +224,7 @@ class BuildingSim:
         self.dt = 1.0 / self.tick_rate
         self.tick = int(self.locations[0].tick)
         self._bodies: dict[Any, _Body] = {}
+        self._seen = b.version  # the building's version rule 1 last saw
 
     # ============================================================ characters
     @property
@@ -330,6 +340,29 @@ class BuildingSim:
         self._next_leg(sid, b)
         return True
 
+    def _reroute(self, sid: Any, b: _Body, ev: BuildingTickEvents) -> None:
+        """Rule 1: plan the order again from where the character stands; a new
+        route (or none) replaces the old one."""
+        assert b.target is not None
+        ch = self.locations[b.floor].character(sid)
+        res = self.map.find_path(ch.position, b.target, start_floor=b.floor,
+                                 goal_floor=b.goal_floor)
+        legs = self._legs(res) if res.status == Status.FOUND else None
+        ahead = ([(b.link, b.forward)] if b.link >= 0 else []) + b.legs
+        if legs == ahead:
+            return
+        ev.replanned.append(sid)
+        b.link, b.queued_at, b.arrive_due = -1, -1, False
+        if legs is None:
+            b.phase, b.target, b.legs = _IDLE, None, []
+            ch.stop_in_place()
+            ev.no_route.append(sid)
+            return
+        if b.phase == _QUEUED:
+            ch.stop_in_place()
+        b.legs = legs
+        self._next_leg(sid, b)
+
     def _legs(self, res: FloorPathResult) -> list[tuple[int, bool]]:
         out = []
         for s in res.links:
@@ -382,20 +415,40 @@ class BuildingSim:
         self.locations[f].set_area_available(name, available)
         return changed
 
+    def add_obstacle(self, name: str, polygon: Any, *, floor: Any = 0) -> None:
+        """Add a polygon obstacle on one floor (default the first): the floor's
+        location and the building."""
+        f = self.building.floor_index(floor)
+        self.building.add_obstacle(name, polygon, floor=f)
+        self.locations[f].add_obstacle(name, polygon)
+
+    def remove_obstacle(self, name: str, *, floor: Any = None) -> None:
+        """Remove obstacle ``name`` from its floor (``floor=`` where several have one)."""
+        if floor is None:
+            owners = [f for f, lv in enumerate(self.building.levels) if name in lv.obstacle_names]
+            if len(owners) != 1:  # the building names the error
+                self.building.remove_obstacle(name)
+                return
+            f = owners[0]
+        else:
+            f = self.building.floor_index(floor)
+        self.building.remove_obstacle(name, floor=f)
+        self.locations[f].remove_obstacle(name)
+
     # ================================================================= ticks
     def step(self) -> BuildingTickEvents:
         """Advance one tick (rules 1-4); returns what happened."""
         t = self.tick
         ev = BuildingTickEvents(tick=t)
         on = self.building.link_states
-        # 1. links switched off
+        # 1. the building changed: routes again
+        changed = self.building.version != self._seen
+        self._seen = self.building.version
         for sid in self.ids:
             b = self._bodies[sid]
-            if b.phase in (_WALK, _QUEUED) and b.target is not None and (
-                    (b.link >= 0 and not on[b.link]) or any(not on[k] for k, _ in b.legs)):
-                ev.replanned.append(sid)
-                self.locations[b.floor].character(sid).stop_in_place()
-                self._plan(sid, b, ev)
+            if b.phase in (_WALK, _QUEUED) and b.target is not None and (changed or (
+                    (b.link >= 0 and not on[b.link]) or any(not on[k] for k, _ in b.legs))):
+                self._reroute(sid, b, ev)
         # 2. floors
         for f, loc in enumerate(self.locations):
             fev = loc.step()
@@ -528,6 +581,7 @@ class BuildingSim:
             "costs": costs,
             "building": self.building.config.to_json_dict(),
             "linksEnabled": [bool(v) for v in self.building.link_states],
+            "rerouteDue": self.building.version != self._seen,
             "floors": [loc.state_dict() for loc in self.locations],
             "characters": [self._bodies[i].to_json(i) for i in self.ids],
         }
@@ -577,6 +631,8 @@ class BuildingSim:
         costs = obj.get("costs", "seed")
         sim = cls(b, costs=costs if isinstance(costs, str) else tuple(costs), _locations=locs)
         sim.tick = int(obj["tick"])
+        if obj.get("rerouteDue", False):
+            sim._seen = -1
         for i, d in enumerate(obj["characters"]):
             try:
                 sim._bodies[d["id"]] = _Body.from_json(d)

@@ -311,3 +311,75 @@ def test_a_bad_state_names_the_field():
     with pytest.raises(ConfigError) as e:
         BuildingSim.from_state_dict({k: v for k, v in good.items() if k != "characters"})
     assert e.value.field == "characters"
+
+
+def _door_building() -> dict:
+    """A low floor cut in two but for a 1 m door, a high floor over all of it,
+    stairs up at each end."""
+    low = [{"name": "west", "polygon": [[0, 0], [4, 0], [4, 4], [0, 4]]},
+           {"name": "door", "polygon": [[4, 1], [5, 1], [5, 2], [4, 2]]},
+           {"name": "east", "polygon": [[5, 0], [9, 0], [9, 4], [5, 4]]}]
+    return {"cellSize": 0.5, "agentRadius": 0.0, "objectPadding": 0.0,
+            "floors": [{"name": "low", "floorY": 0.0, "areas": low},
+                       {"name": "high", "floorY": 3.0,
+                        "areas": [{"name": "h", "polygon": [[0, 0], [9, 0], [9, 4], [0, 4]]}]}],
+            "links": [{"name": "w", "kind": "stairs", "from": {"floor": "low", "point": [1, 3]},
+                       "to": {"floor": "high", "point": [1, 1]}},
+                      {"name": "e", "kind": "stairs", "from": {"floor": "low", "point": [8, 3]},
+                       "to": {"floor": "high", "point": [8, 1]}}]}
+
+
+def _door_run(sim: BuildingSim, first: int, last: int) -> list[np.ndarray]:
+    out = []
+    for t in range(first, last):
+        if t == 10:
+            sim.set_area_available("door", False)  # (already closed by a caller: no change)
+        sim.step()
+        out.append(sim.positions())
+    return out
+
+
+def _door_scenario() -> BuildingSim:
+    sim = BuildingSim(_door_building())
+    sim.add_character("a", position=(2.0, 0.0, 1.0))
+    sim.add_character("b", position=(8.5, 3.0, 3.5))
+    assert sim.set_target("a", (7.0, 0.0, 1.0)) and sim.route("a") == []  # through the door
+    assert sim.set_target("b", (6.0, 0.0, 3.0)) and sim.route("b") == ["e"]
+    return sim
+
+
+def test_a_closed_door_sends_a_walker_round_by_the_floor_above():
+    sim = _door_scenario()
+    evs = sim.run(10)
+    assert sim.set_area_available("door", False)
+    evs.append(sim.step())
+    assert evs[-1].replanned == ["a"]  # b's route keeps its link: it goes on
+    assert sim.route("a") == ["w", "e"] and sim.route("b") == ["e"]
+    assert np.array_equal(sim.locations[0].map.grid.walkable, sim.building.grid(0).walkable)
+    evs += sim.run(300)
+    left = [(e.character, e.link) for ev in evs for e in ev.left]
+    assert sorted(left) == [("a", "e"), ("a", "w"), ("b", "e")]
+    for sid, goal in (("a", (7.0, 1.0)), ("b", (6.0, 3.0))):
+        assert _arrival(evs, sid) is not None and sim.floor_of(sid) == 0
+        x, _, z = sim.position(sid)
+        assert math.hypot(x - goal[0], z - goal[1]) <= 0.05
+    # opening the door again shortens nobody's finished order
+    assert sim.set_area_available("door", True) and not sim.step().replanned
+
+
+def test_restore_after_a_door_closed_equals_an_uninterrupted_run():
+    whole = _door_scenario()
+    ref = _door_run(whole, 0, 120)
+    part = _door_scenario()
+    head = _door_run(part, 0, 40)
+    back = BuildingSim.from_state_dict(json.loads(json.dumps(part.state_dict())))
+    tail = _door_run(back, 40, 120)
+    assert all(np.array_equal(p, q) for p, q in zip(head + tail, ref, strict=True))
+    # saved between the door's closing and the next tick: the restored run reroutes too
+    part = _door_scenario()
+    head = _door_run(part, 0, 10)
+    assert part.set_area_available("door", False)
+    saved = json.loads(json.dumps(part.state_dict()))
+    assert saved["rerouteDue"]
+    tail = _door_run(BuildingSim.from_state_dict(saved), 10, 120)
+    assert all(np.array_equal(p, q) for p, q in zip(head + tail, ref, strict=True))
