@@ -18,8 +18,9 @@ Rules, each tick ``t`` (every loop over characters is in stable-ID order,
    uses a link that is off, every character with an order that is walking
    or queued plans it again from where it stands (rule 5). When the links
    of the new route differ from those still ahead, it takes the new route
-   (``replanned``; a queued character leaves the queue) or, with no path,
-   stops (rule 6); else nothing changes (a queued one keeps its place).
+   (``replanned``; a queued character leaves the queue unless the new route
+   starts with the same link) or, with no path, stops (rule 6); else
+   nothing changes.
    Characters riding a link finish it; their route is checked once they
    are off it.
 2. **Floors.** Each floor's location steps, in floor order. Then, for the
@@ -97,6 +98,7 @@ from ..results import Status
 from ..sim import Character, Location, TickEvents
 from ..sim.constants import DEFAULT_TICK_RATE, TARGET_REPLAN_THRESHOLD
 from ..sim.kinds import CharacterKind
+from ..sim.schema import check_id
 from ..sim.state import as_point, id_sort_key
 from .building import Building
 from .floormap import FloorMap, FloorPathResult
@@ -199,8 +201,9 @@ class _Body:
 class BuildingSim:
     """Characters on a building's floors (module docs: the rules).
 
-    ``building``: a :class:`~navkit.floors.Building` (used as is; its link and
-    door edits should go through this object) or any building config form;
+    ``building``: a :class:`~navkit.floors.Building` (used as is: switch its
+    links there or here, change its doors and obstacles only here) or any
+    building config form;
     ``tick_rate`` ticks per second; ``avoidance`` as on
     :class:`~navkit.sim.Location`; ``costs``: the :class:`FloorMap`'s cost model;
     ``warm``: load the simulation kernels now.
@@ -251,6 +254,7 @@ class BuildingSim:
         :meth:`~navkit.floors.FloorMap.floor_of` rule). ``kw``: the keyword
         arguments of :meth:`~navkit.sim.Location.add_character`. Returns its view
         in the floor's location."""
+        stable_id = check_id(stable_id, "id")
         if stable_id in self._bodies:
             raise ConfigError(f"a character with ID {stable_id!r} already exists", field="id")
         f = self.map.floor_of(position, floor)
@@ -352,6 +356,9 @@ class BuildingSim:
         if legs == ahead:
             return
         ev.replanned.append(sid)
+        if legs and ahead and legs[0] == ahead[0]:  # the same next link: only later legs change
+            b.legs = legs[1:]
+            return
         b.link, b.queued_at, b.arrive_due = -1, -1, False
         if legs is None:
             b.phase, b.target, b.legs = _IDLE, None, []
@@ -393,8 +400,9 @@ class BuildingSim:
         else:
             b.link = -1
             assert b.target is not None
-            if not ch.set_target(b.target) and not ch.is_moving():
-                b.arrive_due = True
+            if not ch.set_target(b.target) and not ch.is_moving() and \
+                    math.dist(ch.position, b.target) <= TARGET_REPLAN_THRESHOLD:
+                b.arrive_due = True  # already there: the location reports no arrival
 
     # =================================================================== map
     def set_link_enabled(self, name: str, enabled: bool) -> bool:

@@ -383,3 +383,29 @@ def test_restore_after_a_door_closed_equals_an_uninterrupted_run():
     assert saved["rerouteDue"]
     tail = _door_run(BuildingSim.from_state_dict(saved), 10, 120)
     assert all(np.array_equal(p, q) for p, q in zip(head + tail, ref, strict=True))
+
+
+def test_an_order_to_where_it_stands_arrives_on_the_next_tick():
+    sim = BuildingSim(_ladder_building())
+    sim.add_character("a", position=(5.0, 0.0, 2.0))
+    assert sim.set_target("a", (5.1, 0.0, 2.0))
+    assert sim.step().arrived == ["a"] and sim.phase("a") == "idle"
+
+
+def test_an_edit_that_keeps_the_route_keeps_the_queue():
+    sim = BuildingSim(_ladder_building(stairs=False))
+    for sid, x in (("a", 2.0), ("b", 2.1)):
+        sim.add_character(sid, position=(x, 0.0, 2.0), **SMALL)
+        sim.set_target(sid, (5.0, 3.0, 1.0 if sid == "a" else 3.0))
+    assert [e.character for e in sim.step().entered] == ["a"]
+    sim.add_obstacle("crate", [[6, 0], [7, 0], [7, 1], [6, 1]], floor="high")
+    assert sim.locations[1].map.grid.walkable.sum() == sim.building.grid(1).walkable.sum() < \
+        sim.building.grid(0).walkable.sum()
+    evs = sim.run(30)
+    assert not any(ev.replanned for ev in evs) and sim.phase("b") in ("queued", "riding")
+    left_a = [e.tick for ev in evs for e in ev.left if e.character == "a"]
+    assert [e.tick for ev in evs for e in ev.entered if e.character == "b"] == left_a
+    sim.remove_obstacle("crate")
+    w0 = sim.building.grid(0).walkable
+    assert np.array_equal(sim.building.grid(1).walkable, w0)  # the same area on both floors
+    assert np.array_equal(sim.locations[1].map.grid.walkable, w0)
