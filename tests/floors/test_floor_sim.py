@@ -79,19 +79,23 @@ def test_characters_climb_and_descend_the_stairs():
     assert queued == {"up": entered[("up", "stairs")][0], "down": entered[("down", "stairs")][0]}
 
 
-def test_positions_on_the_link_are_interpolated_in_3d():
+@pytest.mark.parametrize("up", [True, False])
+def test_positions_on_the_link_are_interpolated_in_3d(up):
     sim = BuildingSim(two_floors())
-    sim.add_character("a", position=(10.0, 0.0, 4.0))
-    sim.set_target("a", (16.0, 3.5, 4.0))
+    lo, hi = np.array([10.0, 0.0, 4.0]), np.array([14.0, 3.5, 4.0])  # the stairs' ends
+    a, b = (lo, hi) if up else (hi, lo)
+    sim.add_character("a", position=tuple(a))
+    sim.set_target("a", (16.0, 3.5, 4.0) if up else (5.0, 0.0, 4.0))
     ev = sim.step()
     assert [e.character for e in ev.entered] == ["a"]
     ride = _ride_ticks(sim.building.links[0].cost, 1.5)
     for k in range(1, ride):
         sim.step()
         assert sim.phase("a") == "riding" and sim.character("a") is None
-        s = k / ride
-        assert sim.position("a") == pytest.approx((10 + 4 * s, 3.5 * s, 4.0))
+        assert sim.position("a") == pytest.approx(tuple(a + k / ride * (b - a)))
     assert sim.positions().shape == (1, 3)
+    assert [e.character for e in sim.step().left] == ["a"]
+    assert sim.position("a") == tuple(b) and sim.floor_of("a") == (1 if up else 0)
 
 
 def test_same_xz_on_different_floors_do_not_block():
