@@ -1,0 +1,471 @@
+"""Exact any-angle paths across a building's floors on navigation meshes
+(docs/rules.md §16).
+
+A path on meshes is a sequence of within-floor straight-segment paths joined
+by links; its length is the Euclidean length within floors plus the costs
+(metres) of the links taken, and the answer is the shortest such path. Link
+ends are the only places to change floor; a link switched off, or one-way
+and walked backwards, is not used.
+
+Method: Dijkstra over a small *portal graph* whose nodes are the start, the
+goal and the link ends. Two nodes on one floor are joined by their exact
+within-floor shortest distance (a :class:`~navkit.mesh.NavMesh` query), a
+link by its cost. The end-to-end distances of each floor are computed once
+per floor version and closed over the links (all pairs, cached per floor
+versions and link states); a query then only needs start-to-end and
+end-to-goal distances, which it evaluates lazily in best-first order with
+the straight-line distance as their lower bound, so it runs few mesh
+searches (often one per floor it visits).
+
+>>> from navkit.floors.building import Building
+>>> from navkit.floors.examples import two_floors
+>>> fm = FloorMesh(Building(two_floors()))
+>>> r = fm.find_path((2, 8), (18, 8), start_floor=0, goal_floor=1)
+>>> r.status.name, r.links, r.floors.tolist()
+('FOUND', [0], [0, 0, 1, 1])
+>>> round(r.length, 6) == round(((8 ** 2 + 4 ** 2) ** 0.5 + (4 ** 2 + 3.5 ** 2) ** 0.5
+...                               + (4 ** 2 + 4 ** 2) ** 0.5), 6)
+True
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from ..contract import Place, RaycastHit, world_point
+from ..errors import ConfigError, QueryError, shown
+from ..mesh.build import DEFAULT_CHORD_ERROR
+from ..mesh.navmesh import DEFAULT_SNAP_RADIUS, NavMesh
+from ..results import Status
+from .building import Building
+
+__all__ = ["FloorMesh", "FloorMeshPath", "ALGORITHMS"]
+
+#: ``find_path`` algorithms (``"auto"`` is ``"exact"``).
+ALGORITHMS = ("exact", "funnel")
+
+_INF = math.inf
+_EMPTY2 = np.zeros((0, 2), dtype=np.float64)
+
+
+@dataclass
+class FloorMeshPath:
+    """A path across floors on meshes.
+
+    ``status``: FOUND, UNREACHABLE, NO_START or NO_GOAL. ``waypoints``
+    ``(m, 2)`` world ``(x, z)`` metres; ``floors`` ``(m,)`` the floor index of
+    each waypoint (at a link both ends appear: the from end on its floor, then
+    the to end on the other); ``entered`` ``(m,)`` the link that entered each
+    waypoint (-1 for a walk or the start); ``links`` the indices (config
+    order) of the links taken, in order; ``length`` metres (within-floor
+    Euclidean length plus the links' costs, ``inf`` without a path);
+    ``heights`` ``(m,)`` each waypoint's floor ``floorY``, metres;
+    ``searches`` the mesh searches this query ran (cached tables not counted).
+    """
+
+    status: Status
+    waypoints: NDArray[np.float64] = field(default_factory=lambda: _EMPTY2.copy())
+    floors: NDArray[np.int32] = field(default_factory=lambda: np.zeros(0, np.int32))
+    entered: NDArray[np.int32] = field(default_factory=lambda: np.zeros(0, np.int32))
+    links: list[int] = field(default_factory=list)
+    length: float = _INF
+    heights: NDArray[np.float64] = field(default_factory=lambda: np.zeros(0, np.float64))
+    algorithm: str = "exact"
+    searches: int = 0
+
+    @property
+    def has_path(self) -> bool:
+        """True when there are waypoints to follow."""
+        return len(self.waypoints) > 0
+
+    def __bool__(self) -> bool:
+        return self.has_path
+
+    @property
+    def floors_visited(self) -> int:
+        """How many distinct floors the path walks on."""
+        return len(set(self.floors.tolist()))
+
+
+@dataclass
+class _Floor:
+    """One floor's mesh at one level version, its link ends and end-to-end tables."""
+
+    version: int
+    mesh: NavMesh
+    ends: list[int]  # global end ids (2k: link k's from end, 2k+1: its to end)
+    points: list[tuple[float, float]]  # where each end lies on the mesh (nan: off it)
+    regions: list[int]  # each end's region (-1: off the mesh)
+    # per algorithm: (distance matrix (n, n), waypoints per ordered pair (i, j))
+    tables: dict[str, tuple[NDArray[np.float64], dict[tuple[int, int], NDArray[np.float64]]]] = \
+        field(default_factory=dict)
+
+
+@dataclass
+class _Closure:
+    """All-pairs shortest distances between link ends (Floyd-Warshall), with the
+    first hop of each and what a hop is (a link index, or -1 for a walk)."""
+
+    dist: NDArray[np.float64]  # (E, E)
+    nxt: NDArray[np.int64]  # (E, E): the node after i on a shortest i -> j path
+    hop: NDArray[np.int64]  # (E, E): link index of the direct edge i -> j, or -1 (a walk)
+
+
+class FloorMesh:
+    """A building's floors as navigation meshes joined by its links.
+
+    One :class:`~navkit.mesh.NavMesh` per floor
+    (``NavMesh.from_level(building.levels[f].config)``), rebuilt when that
+    floor's level changes (doors, obstacles); links switched on or off in the
+    building take effect at the next query. Thread-safe (one query at a time).
+
+    Parameters
+    ----------
+    building : Building
+        The floors and links.
+    weights : str
+        ``"raise"`` (default) refuses an available area with a weight other
+        than 1 (ConfigError naming ``floors[f].areas[i].weight``); ``"ignore"``
+        treats weights as 1.
+    snap_radius, chord_error : float
+        Passed to each floor's mesh (metres).
+    """
+
+    def __init__(self, building: Building, *, weights: str = "raise",
+                 snap_radius: float = DEFAULT_SNAP_RADIUS,
+                 chord_error: float = DEFAULT_CHORD_ERROR):
+        if not isinstance(building, Building):
+            raise ConfigError(f"expected a Building, got {type(building).__name__}",
+                              field="building")
+        if weights not in ("raise", "ignore"):
+            raise ConfigError(f"expected 'raise' or 'ignore', got {shown(weights)}",
+                              field="weights")
+        self.building = building
+        self._weights = weights
+        self._snap_radius = snap_radius
+        self._chord_error = chord_error
+        self.lock = threading.RLock()
+        links = building.links
+        self._n_floors = len(building.floor_names)
+        self._ys = [float(f.floor_y) for f in building.config.floors]
+        self._end_floor = [e.floor for lk in links for e in (lk.start, lk.end)]
+        self._end_point = [tuple(map(float, e.point)) for lk in links for e in (lk.start, lk.end)]
+        self._floor_ends: list[list[int]] = [[] for _ in range(self._n_floors)]
+        for e, f in enumerate(self._end_floor):
+            self._floor_ends[f].append(e)
+        self._floors: list[_Floor | None] = [None] * self._n_floors
+        self._closures: dict[str, tuple[Any, _Closure]] = {}
+        # build every floor's mesh now, so a bad floor fails here
+        for f in range(self._n_floors):
+            self._floor(f)
+
+    # ------------------------------------------------------------ floors
+    def mesh(self, floor: Any) -> NavMesh:
+        """Floor ``floor``'s current mesh (index or name)."""
+        with self.lock:
+            return self._floor(self._floor_arg(floor, "floor")).mesh
+
+    def _floor(self, f: int) -> _Floor:
+        level = self.building.levels[f]
+        fl = self._floors[f]
+        if fl is not None and fl.version == level.version:
+            return fl
+        try:
+            mesh = NavMesh.from_level(level.config, weights=self._weights,
+                                      snap_radius=self._snap_radius,
+                                      chord_error=self._chord_error)
+        except ConfigError as e:
+            fld = f"floors[{f}]" if e.field is None else f"floors[{f}].{e.field}"
+            raise ConfigError(e.reason, field=fld, path=e.path) from None
+        ends = self._floor_ends[f]
+        points: list[tuple[float, float]] = []
+        regions: list[int] = []
+        for e in ends:
+            p = mesh.place(self._end_point[e])
+            if p is None:
+                points.append((math.nan, math.nan))
+                regions.append(-1)
+            else:
+                points.append((float(p.point[0]), float(p.point[1])))
+                regions.append(int(p.region))
+        fl = _Floor(level.version, mesh, list(ends), points, regions)
+        self._floors[f] = fl
+        return fl
+
+    def _table(self, f: int, algorithm: str
+               ) -> tuple[NDArray[np.float64], dict[tuple[int, int], NDArray[np.float64]]]:
+        """Floor ``f``'s end-to-end distances and paths (cached per floor version)."""
+        fl = self._floor(f)
+        t = fl.tables.get(algorithm)
+        if t is not None:
+            return t
+        n = len(fl.ends)
+        dist = np.full((n, n), _INF)
+        paths: dict[tuple[int, int], NDArray[np.float64]] = {}
+        pairs = []
+        for i in range(n):
+            if fl.regions[i] < 0:
+                continue
+            dist[i, i] = 0.0
+            paths[(i, i)] = np.array([fl.points[i]], dtype=np.float64)
+            for j in range(n):
+                if j == i or fl.regions[j] != fl.regions[i]:
+                    continue
+                if algorithm == "exact" and j < i:
+                    continue  # the exact distance is symmetric: mirrored below
+                pairs.append((i, j))
+        if pairs:
+            starts = np.array([fl.points[i] for i, _ in pairs], dtype=np.float64)
+            goals = np.array([fl.points[j] for _, j in pairs], dtype=np.float64)
+            res = fl.mesh.find_paths(starts, goals, algorithm=algorithm)
+            for (i, j), r in zip(pairs, res, strict=True):
+                if r.status != Status.FOUND:
+                    continue
+                dist[i, j] = r.length
+                paths[(i, j)] = r.waypoints
+                if algorithm == "exact":
+                    dist[j, i] = r.length
+                    paths[(j, i)] = r.waypoints[::-1].copy()
+        t = (dist, paths)
+        fl.tables[algorithm] = t
+        return t
+
+    def prepare(self, algorithm: str = "exact") -> None:
+        """Build every floor's mesh and end-to-end table and their closure now
+        (the first query does it otherwise)."""
+        with self.lock:
+            self._closure(self._algorithm(algorithm))
+
+    def _closure(self, algorithm: str) -> _Closure:
+        """Shortest distances between all link ends over the whole building,
+        cached per floor versions, link states and algorithm."""
+        b = self.building
+        key = (tuple(lv.version for lv in b.levels), b.link_states.tobytes())
+        hit = self._closures.get(algorithm)
+        if hit is not None and hit[0] == key:
+            return hit[1]
+        ne = len(self._end_floor)
+        w = np.full((ne, ne), _INF)
+        hop = np.full((ne, ne), -1, dtype=np.int64)
+        for f in range(self._n_floors):
+            ends = self._floor_ends[f]
+            if not ends:
+                continue
+            dist, _ = self._table(f, algorithm)
+            idx = np.array(ends, dtype=np.int64)
+            w[np.ix_(idx, idx)] = dist
+        on = b.link_states
+        for k, lk in enumerate(b.links):
+            if not on[k]:
+                continue
+            a, c = 2 * k, 2 * k + 1
+            if self._floor(lk.start.floor).regions[self._floor_ends[lk.start.floor].index(a)] < 0 \
+                    or self._floor(lk.end.floor).regions[
+                        self._floor_ends[lk.end.floor].index(c)] < 0:
+                continue  # an end off its floor's mesh: the link cannot be reached
+            pairs = [(a, c)] + ([(c, a)] if lk.bidirectional else [])
+            for u, v in pairs:
+                if lk.cost < w[u, v]:
+                    w[u, v] = lk.cost
+                    hop[u, v] = k
+        dist = w.copy()
+        nxt = np.where(np.isfinite(w), np.arange(ne)[None, :], -1).astype(np.int64)
+        for m in range(ne):
+            alt = dist[:, m, None] + dist[None, m, :]
+            better = alt < dist
+            if better.any():
+                dist = np.where(better, alt, dist)
+                nxt = np.where(better, nxt[:, m, None], nxt)
+        cl = _Closure(dist, nxt, hop)
+        self._closures[algorithm] = (key, cl)
+        return cl
+
+    # ------------------------------------------------------------ validation
+    def _floor_arg(self, floor: Any, name: str) -> int:
+        try:
+            return self.building.floor_index(floor, name)
+        except ConfigError as e:
+            raise QueryError(f"{name}: {e.reason}") from None
+
+    @staticmethod
+    def _algorithm(algorithm: Any) -> str:
+        if algorithm == "auto":
+            return "exact"
+        if not isinstance(algorithm, str) or algorithm not in ALGORITHMS:
+            raise QueryError(f"algorithm must be one of auto, {', '.join(ALGORITHMS)}, "
+                             f"got {shown(algorithm)}")
+        return algorithm
+
+    # ------------------------------------------------------------ point queries
+    def place(self, point: ArrayLike, floor: Any) -> Place | None:
+        """Where a query from ``point`` (x, z) on ``floor`` starts (the floor's
+        :meth:`NavMesh.place`): a :class:`~navkit.contract.Place` with the
+        floor's ``floorY`` as ``y``, or None beyond the snap radius."""
+        return self.mesh(floor).place(point)
+
+    def is_walkable(self, point: ArrayLike, floor: Any) -> bool:
+        """True when ``point`` (x, z) lies on ``floor``'s mesh."""
+        return self.mesh(floor).is_walkable(point)
+
+    def raycast(self, a: ArrayLike, b: ArrayLike, floor: Any) -> RaycastHit:
+        """The first wall of ``floor`` the segment ``a -> b`` meets (``a`` on its mesh)."""
+        return self.mesh(floor).raycast(a, b)
+
+    def nearest_point(self, point: ArrayLike, floor: Any,
+                      radius: float | None = None) -> tuple[float, float] | None:
+        """The nearest point of ``floor``'s mesh to ``point`` within ``radius``
+        metres (default: the snap radius), or None."""
+        return self.mesh(floor).nearest_point(point, radius)
+
+    # ------------------------------------------------------------ paths
+    def find_path(self, start: ArrayLike, goal: ArrayLike, *, start_floor: Any,
+                  goal_floor: Any, algorithm: str = "exact") -> FloorMeshPath:
+        """The shortest path from ``start`` on ``start_floor`` to ``goal`` on
+        ``goal_floor`` (world ``(x, z)`` metres; floors by index or name).
+
+        ``algorithm="exact"`` (``"auto"``) joins exact within-floor paths
+        (Polyanya): the optimum of docs/rules.md §16. ``"funnel"`` uses each
+        floor's funnel paths instead (never shorter). Off-mesh points snap as
+        on one mesh (``NO_START`` / ``NO_GOAL`` beyond the snap radius).
+        """
+        s_xy = world_point(start, "start")
+        g_xy = world_point(goal, "goal")
+        fs = self._floor_arg(start_floor, "start_floor")
+        fg = self._floor_arg(goal_floor, "goal_floor")
+        alg = self._algorithm(algorithm)
+        with self.lock:
+            return self._find(s_xy, g_xy, fs, fg, alg)
+
+    def _find(self, s_xy: tuple[float, float], g_xy: tuple[float, float], fs: int, fg: int,
+              alg: str) -> FloorMeshPath:
+        cl = self._closure(alg)
+        fls = self._floor(fs)
+        flg = self._floor(fg)
+        ps = fls.mesh.place(s_xy)
+        if ps is None:
+            return FloorMeshPath(Status.NO_START, algorithm=alg)
+        pg = flg.mesh.place(g_xy)
+        if pg is None:
+            return FloorMeshPath(Status.NO_GOAL, algorithm=alg)
+        sx, sz = ps.point
+        gx, gz = pg.point
+        searches = 0
+
+        # candidates: ends a on the start floor, b on the goal floor (same regions)
+        a_idx = [i for i, r in enumerate(fls.regions) if r == ps.region]
+        b_idx = [j for j, r in enumerate(flg.regions) if r == pg.region]
+        a_end = np.array([fls.ends[i] for i in a_idx], dtype=np.int64)
+        b_end = np.array([flg.ends[j] for j in b_idx], dtype=np.int64)
+        lb_s = np.array([math.hypot(fls.points[i][0] - sx, fls.points[i][1] - sz)
+                         for i in a_idx], dtype=np.float64)
+        lb_g = np.array([math.hypot(flg.points[j][0] - gx, flg.points[j][1] - gz)
+                         for j in b_idx], dtype=np.float64)
+        known_s = np.zeros(len(a_idx), dtype=bool)
+        known_g = np.zeros(len(b_idx), dtype=bool)
+        path_s: dict[int, NDArray[np.float64]] = {}
+        path_g: dict[int, NDArray[np.float64]] = {}
+        mid = cl.dist[np.ix_(a_end, b_end)] if len(a_end) and len(b_end) else \
+            np.zeros((len(a_end), len(b_end)))
+        direct_ok = fs == fg and ps.region == pg.region
+        direct = math.hypot(gx - sx, gz - sz) if direct_ok else _INF
+        direct_known = False
+        direct_path: Any = None
+        mesh_s, mesh_g = fls.mesh, flg.mesh
+        while True:
+            if mid.size:
+                keys = lb_s[:, None] + mid + lb_g[None, :]
+                flat = int(np.argmin(keys))
+                i, j = divmod(flat, keys.shape[1])
+                best = float(keys[i, j])
+            else:
+                i = j = -1
+                best = _INF
+            if direct <= best:
+                if direct == _INF:
+                    return FloorMeshPath(Status.UNREACHABLE, algorithm=alg, searches=searches)
+                if direct_known:
+                    return self._direct(direct_path, fs, alg, searches)
+                r = mesh_s.find_path((sx, sz), (gx, gz), algorithm=alg)
+                searches += 1
+                direct_known = True
+                direct = r.length if r.status == Status.FOUND else _INF
+                direct_path = r
+                continue
+            if not known_s[i]:
+                p = fls.points[a_idx[i]]
+                r = mesh_s.find_path((sx, sz), p, algorithm=alg)
+                searches += 1
+                known_s[i] = True
+                lb_s[i] = r.length if r.status == Status.FOUND else _INF
+                path_s[i] = r.waypoints
+                continue
+            if not known_g[j]:
+                p = flg.points[b_idx[j]]
+                r = mesh_g.find_path(p, (gx, gz), algorithm=alg)
+                searches += 1
+                known_g[j] = True
+                lb_g[j] = r.length if r.status == Status.FOUND else _INF
+                path_g[j] = r.waypoints
+                continue
+            return self._assemble(cl, alg, fs, fg, int(a_end[i]), int(b_end[j]),
+                                  path_s[i], path_g[j], best, searches)
+
+    def _direct(self, r: Any, f: int, alg: str, searches: int) -> FloorMeshPath:
+        wp = np.asarray(r.waypoints, dtype=np.float64)
+        m = len(wp)
+        return FloorMeshPath(Status.FOUND, wp, np.full(m, f, np.int32),
+                             np.full(m, -1, np.int32), [], float(r.length),
+                             np.full(m, self._ys[f]), alg, searches)
+
+    def _assemble(self, cl: _Closure, alg: str, fs: int, fg: int, a: int, b: int,
+                  first: NDArray[np.float64], last: NDArray[np.float64], length: float,
+                  searches: int) -> FloorMeshPath:
+        pts: list[tuple[float, float]] = []
+        fls: list[int] = []
+        ent: list[int] = []
+        links: list[int] = []
+
+        def walk(wp: NDArray[np.float64], f: int) -> None:
+            seq = [(float(x), float(z)) for x, z in wp]
+            if len(seq) > 1 and all(q == seq[0] for q in seq):
+                seq = seq[:1]  # a walk of length 0: one point
+            if pts and fls[-1] == f and pts[-1] == seq[0]:
+                seq = seq[1:]
+            for q in seq:
+                pts.append(q)
+                fls.append(f)
+                ent.append(-1)
+
+        walk(first, fs)
+        cur = a
+        while cur != b:
+            nx = int(cl.nxt[cur, b])
+            k = int(cl.hop[cur, nx])
+            f_nx = self._end_floor[nx]
+            if k >= 0:
+                links.append(k)
+                fl = self._floor(f_nx)
+                pts.append(fl.points[fl.ends.index(nx)])
+                fls.append(f_nx)
+                ent.append(k)
+            else:
+                fl = self._floor(f_nx)
+                _, paths = self._table(f_nx, alg)
+                walk(paths[(fl.ends.index(cur), fl.ends.index(nx))], f_nx)
+            cur = nx
+        walk(last, fg)
+        floors = np.array(fls, dtype=np.int32)
+        return FloorMeshPath(Status.FOUND, np.array(pts, dtype=np.float64).reshape(-1, 2),
+                             floors, np.array(ent, dtype=np.int32), links, float(length),
+                             np.array([self._ys[f] for f in fls], dtype=np.float64), alg,
+                             searches)
+
+    def __repr__(self) -> str:
+        return (f"FloorMesh({self._n_floors} floors, {len(self.building.links)} links, "
+                f"version {self.building.version})")
