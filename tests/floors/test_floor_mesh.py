@@ -6,7 +6,9 @@ the union of the available areas less the obstacles; agentRadius 0), its ring
 vertices (the visibility graph of tests/mesh/oracle.py) plus the query points
 and the link ends, an edge where the segment lies in the free space (shapely
 ``covers`` with a 1e-9 m slack); link edges (on, in their directions) cost
-their metres; scipy's Dijkstra.
+their metres; scipy's Dijkstra. Pieces of a floor's free space that touch only
+at a point are not joined (each piece has its own visibility graph), as on
+one NavMesh, whose regions are joined by shared edges.
 """
 
 from __future__ import annotations
@@ -60,10 +62,15 @@ class BuildingOracle:
         self.enabled = enabled or {}
         self.names = [f["name"] for f in obj["floors"]]
         self.spaces = [floor_space(f) for f in obj["floors"]]
-        self.vis = [VisibilityOracle(s) for s in self.spaces]
+        # one visibility graph per piece of each floor's free space
+        self.vis = [[VisibilityOracle(g) for g in getattr(s, "geoms", [s]) if not g.is_empty]
+                    for s in self.spaces]
 
     def on(self, lk: dict[str, Any]) -> bool:
         return self.enabled.get(lk["name"], lk.get("enabled", True))
+
+    def covers(self, f: int, p: tuple[float, float]) -> bool:
+        return any(v.visible(p, p) for v in self.vis[f])
 
     def length(self, start: tuple[float, float], sf: int, goal: tuple[float, float],
                gf: int) -> float:
@@ -81,18 +88,16 @@ class BuildingOracle:
         rows: list[np.ndarray] = []
         cols: list[np.ndarray] = []
         wts: list[np.ndarray] = []
-        for f, vis in enumerate(self.vis):
-            verts = vis.verts
-            base = n
-            n += len(verts)
-            rows += [base + vis._i, base + vis._j]
-            cols += [base + vis._j, base + vis._i]
-            wts += [vis._w, vis._w]
-            sp = special[f]
-            for a, (ia, pa) in enumerate(sp):
-                if not vis.visible(pa, pa):
-                    continue
-                if len(verts):
+        for f, pieces in enumerate(self.vis):
+            for vis in pieces:
+                verts = vis.verts
+                base = n
+                n += len(verts)
+                rows += [base + vis._i, base + vis._j]
+                cols += [base + vis._j, base + vis._i]
+                wts += [vis._w, vis._w]
+                sp = [(i, p) for i, p in special[f] if vis.visible(p, p)]
+                for a, (ia, pa) in enumerate(sp):
                     lines = shapely.linestrings(np.stack(
                         [np.broadcast_to(pa, verts.shape), verts], axis=1))
                     d = np.hypot(*(verts - np.asarray(pa)).T)
@@ -100,12 +105,12 @@ class BuildingOracle:
                     rows += [np.full(len(ok), ia), base + ok]
                     cols += [base + ok, np.full(len(ok), ia)]
                     wts += [np.maximum(d[ok], 1e-300)] * 2
-                for ib, pb in sp[a + 1:]:
-                    if vis.visible(pb, pb) and vis.visible(pa, pb):
-                        d = max(math.hypot(pb[0] - pa[0], pb[1] - pa[1]), 1e-300)
-                        rows += [np.array([ia, ib])]
-                        cols += [np.array([ib, ia])]
-                        wts += [np.array([d, d])]
+                    for ib, pb in sp[a + 1:]:
+                        if vis.visible(pa, pb):
+                            d1 = max(math.hypot(pb[0] - pa[0], pb[1] - pa[1]), 1e-300)
+                            rows += [np.array([ia, ib])]
+                            cols += [np.array([ib, ia])]
+                            wts += [np.array([d1, d1])]
         for k, lk in enumerate(links):
             if not self.on(lk):
                 continue
@@ -118,7 +123,7 @@ class BuildingOracle:
                 cols.append(np.array([2 + 2 * k]))
                 wts.append(np.array([c]))
         if start == goal and sf == gf:
-            return 0.0 if self.vis[sf].visible(start, start) else math.inf
+            return 0.0 if self.covers(sf, start) else math.inf
         # parallel edges: coo -> csr sums duplicates, so keep the minimum by hand
         r = np.concatenate(rows).astype(np.int64)
         c_ = np.concatenate(cols).astype(np.int64)
@@ -193,8 +198,7 @@ def test_lengths_equal_the_visibility_graph_oracle(seed, floors, links):
     pts = [sample_points(s, 3, rng) for s in oracle.spaces]
     for lk in obj.get("links", []):  # link ends lie in the free space (cell centres)
         for e in ("from", "to"):
-            assert oracle.vis[oracle.names.index(lk[e]["floor"])].visible(
-                lk[e]["point"], lk[e]["point"])
+            assert oracle.covers(oracle.names.index(lk[e]["floor"]), lk[e]["point"])
     queries = [(p, sf, q, gf) for sf in range(floors) for gf in range(floors)
                for p in pts[sf][:2] for q in pts[gf][:2]]
     for start, sf, goal, gf in queries:
