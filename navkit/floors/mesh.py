@@ -41,6 +41,8 @@ from numpy.typing import ArrayLike, NDArray
 from ..contract import Place, RaycastHit, world_point
 from ..errors import ConfigError, QueryError, shown
 from ..mesh.build import DEFAULT_CHORD_ERROR
+from ..mesh.exact import ExactSearch
+from ..mesh.funnel import FunnelSearch
 from ..mesh.navmesh import DEFAULT_SNAP_RADIUS, NavMesh
 from ..results import Status
 from .building import Building
@@ -51,6 +53,8 @@ __all__ = ["FloorMesh", "FloorMeshPath", "ALGORITHMS"]
 ALGORITHMS = ("exact", "funnel")
 
 _INF = math.inf
+#: Search nodes a single within-floor search may expand (as NavMesh's largest budget).
+_BUDGET = 1 << 30
 _EMPTY2 = np.zeros((0, 2), dtype=np.float64)
 
 
@@ -101,10 +105,24 @@ class _Floor:
     mesh: NavMesh
     ends: list[int]  # global end ids (2k: link k's from end, 2k+1: its to end)
     points: list[tuple[float, float]]  # where each end lies on the mesh (nan: off it)
+    polygons: list[int]  # each end's polygon (-1: off the mesh)
     regions: list[int]  # each end's region (-1: off the mesh)
+    local: dict[int, int] = field(default_factory=dict)  # global end id -> index here
+    # region -> (global end ids, their points) of the ends in it
+    by_region: dict[int, tuple[NDArray[np.int64], list[tuple[float, float]]]] = \
+        field(default_factory=dict)
+    searches: dict[str, ExactSearch | FunnelSearch] = field(default_factory=dict)
     # per algorithm: (distance matrix (n, n), waypoints per ordered pair (i, j))
     tables: dict[str, tuple[NDArray[np.float64], dict[tuple[int, int], NDArray[np.float64]]]] = \
         field(default_factory=dict)
+
+    def search(self, algorithm: str) -> ExactSearch | FunnelSearch:
+        s = self.searches.get(algorithm)
+        if s is None:
+            arrays = self.mesh.arrays
+            s = self.searches[algorithm] = (ExactSearch(arrays) if algorithm == "exact"
+                                            else FunnelSearch(arrays))
+        return s
 
 
 @dataclass
@@ -115,6 +133,8 @@ class _Closure:
     dist: NDArray[np.float64]  # (E, E)
     nxt: NDArray[np.int64]  # (E, E): the node after i on a shortest i -> j path
     hop: NDArray[np.int64]  # (E, E): link index of the direct edge i -> j, or -1 (a walk)
+    # (start floor, start region, goal floor, goal region) -> dist[ends a, ends b] as lists
+    blocks: dict[tuple[int, int, int, int], list[list[float]]] = field(default_factory=dict)
 
 
 class FloorMesh:
@@ -185,16 +205,24 @@ class FloorMesh:
             raise ConfigError(e.reason, field=fld, path=e.path) from None
         ends = self._floor_ends[f]
         points: list[tuple[float, float]] = []
+        polygons: list[int] = []
         regions: list[int] = []
         for e in ends:
             p = mesh.place(self._end_point[e])
             if p is None:
                 points.append((math.nan, math.nan))
+                polygons.append(-1)
                 regions.append(-1)
             else:
                 points.append((float(p.point[0]), float(p.point[1])))
+                polygons.append(int(p.polygon))
                 regions.append(int(p.region))
-        fl = _Floor(level.version, mesh, list(ends), points, regions)
+        fl = _Floor(level.version, mesh, list(ends), points, polygons, regions,
+                    {e: i for i, e in enumerate(ends)})
+        for r in sorted(set(regions) - {-1}):
+            idx = [i for i, q in enumerate(regions) if q == r]
+            fl.by_region[r] = (np.array([ends[i] for i in idx], dtype=np.int64),
+                               [points[i] for i in idx])
         self._floors[f] = fl
         return fl
 
@@ -220,18 +248,17 @@ class FloorMesh:
                 if algorithm == "exact" and j < i:
                     continue  # the exact distance is symmetric: mirrored below
                 pairs.append((i, j))
-        if pairs:
-            starts = np.array([fl.points[i] for i, _ in pairs], dtype=np.float64)
-            goals = np.array([fl.points[j] for _, j in pairs], dtype=np.float64)
-            res = fl.mesh.find_paths(starts, goals, algorithm=algorithm)
-            for (i, j), r in zip(pairs, res, strict=True):
-                if r.status != Status.FOUND:
-                    continue
-                dist[i, j] = r.length
-                paths[(i, j)] = r.waypoints
-                if algorithm == "exact":
-                    dist[j, i] = r.length
-                    paths[(j, i)] = r.waypoints[::-1].copy()
+        search = fl.search(algorithm)
+        for i, j in pairs:
+            (sx, sz), (gx, gz) = fl.points[i], fl.points[j]
+            out = search.find(sx, sz, fl.polygons[i], gx, gz, fl.polygons[j], _BUDGET)
+            if out.status != 0:
+                continue
+            dist[i, j] = out.length
+            paths[(i, j)] = out.waypoints
+            if algorithm == "exact":
+                dist[j, i] = out.length
+                paths[(j, i)] = out.waypoints[::-1].copy()
         t = (dist, paths)
         fl.tables[algorithm] = t
         return t
@@ -246,10 +273,12 @@ class FloorMesh:
         """Shortest distances between all link ends over the whole building,
         cached per floor versions, link states and algorithm."""
         b = self.building
-        key = (tuple(lv.version for lv in b.levels), b.link_states.tobytes())
+        key = b.version  # a sum of change counters that only grow: any change moves it
         hit = self._closures.get(algorithm)
         if hit is not None and hit[0] == key:
             return hit[1]
+        for f in range(self._n_floors):
+            self._floor(f)
         ne = len(self._end_floor)
         w = np.full((ne, ne), _INF)
         hop = np.full((ne, ne), -1, dtype=np.int64)
@@ -265,9 +294,8 @@ class FloorMesh:
             if not on[k]:
                 continue
             a, c = 2 * k, 2 * k + 1
-            if self._floor(lk.start.floor).regions[self._floor_ends[lk.start.floor].index(a)] < 0 \
-                    or self._floor(lk.end.floor).regions[
-                        self._floor_ends[lk.end.floor].index(c)] < 0:
+            fa, fc = self._floor(lk.start.floor), self._floor(lk.end.floor)
+            if fa.regions[fa.local[a]] < 0 or fc.regions[fc.local[c]] < 0:
                 continue  # an end off its floor's mesh: the link cannot be reached
             pairs = [(a, c)] + ([(c, a)] if lk.bidirectional else [])
             for u, v in pairs:
@@ -288,6 +316,8 @@ class FloorMesh:
 
     # ------------------------------------------------------------ validation
     def _floor_arg(self, floor: Any, name: str) -> int:
+        if type(floor) is int and 0 <= floor < self._n_floors:
+            return floor
         try:
             return self.building.floor_index(floor, name)
         except ConfigError as e:
@@ -344,127 +374,142 @@ class FloorMesh:
 
     def _find(self, s_xy: tuple[float, float], g_xy: tuple[float, float], fs: int, fg: int,
               alg: str) -> FloorMeshPath:
-        cl = self._closure(alg)
-        fls = self._floor(fs)
-        flg = self._floor(fg)
+        cl = self._closure(alg)  # also brings every floor up to date
+        fls = self._floors[fs]
+        flg = self._floors[fg]
+        assert fls is not None and flg is not None
         ps = fls.mesh.place(s_xy)
         if ps is None:
             return FloorMeshPath(Status.NO_START, algorithm=alg)
         pg = flg.mesh.place(g_xy)
         if pg is None:
             return FloorMeshPath(Status.NO_GOAL, algorithm=alg)
-        sx, sz = ps.point
-        gx, gz = pg.point
+        (sx, sz), sp, sr = ps.point, ps.polygon, ps.region
+        (gx, gz), gp, gr = pg.point, pg.polygon, pg.region
+        search_s = fls.search(alg)
+        search_g = flg.search(alg)
         searches = 0
 
-        # candidates: ends a on the start floor, b on the goal floor (same regions)
-        a_idx = [i for i, r in enumerate(fls.regions) if r == ps.region]
-        b_idx = [j for j, r in enumerate(flg.regions) if r == pg.region]
-        a_end = np.array([fls.ends[i] for i in a_idx], dtype=np.int64)
-        b_end = np.array([flg.ends[j] for j in b_idx], dtype=np.int64)
-        lb_s = np.array([math.hypot(fls.points[i][0] - sx, fls.points[i][1] - sz)
-                         for i in a_idx], dtype=np.float64)
-        lb_g = np.array([math.hypot(flg.points[j][0] - gx, flg.points[j][1] - gz)
-                         for j in b_idx], dtype=np.float64)
-        known_s = np.zeros(len(a_idx), dtype=bool)
-        known_g = np.zeros(len(b_idx), dtype=bool)
+        # candidates: a first end a on the start floor, a last end b on the goal
+        # floor (in the start's / goal's region); key = lower bound of
+        # d(start, a) + closure(a, b) + d(b, goal), exact once both are known
+        ca = fls.by_region.get(sr)
+        cb = flg.by_region.get(gr)
+        mid: list[list[float]] = []
+        lb_s: list[float] = []
+        lb_g: list[float] = []
+        if ca is not None and cb is not None:
+            bkey = (fs, sr, fg, gr)
+            got = cl.blocks.get(bkey)
+            if got is None:
+                got = cl.blocks[bkey] = cl.dist[ca[0]][:, cb[0]].tolist()
+            mid = got
+            lb_s = [math.hypot(x - sx, z - sz) for x, z in ca[1]]
+            lb_g = [math.hypot(x - gx, z - gz) for x, z in cb[1]]
+        known_s = [False] * len(lb_s)
+        known_g = [False] * len(lb_g)
         path_s: dict[int, NDArray[np.float64]] = {}
         path_g: dict[int, NDArray[np.float64]] = {}
-        mid = cl.dist[np.ix_(a_end, b_end)] if len(a_end) and len(b_end) else \
-            np.zeros((len(a_end), len(b_end)))
-        direct_ok = fs == fg and ps.region == pg.region
-        direct = math.hypot(gx - sx, gz - sz) if direct_ok else _INF
-        direct_known = False
-        direct_path: Any = None
-        mesh_s, mesh_g = fls.mesh, flg.mesh
+        direct = math.hypot(gx - sx, gz - sz) if fs == fg and sr == gr else _INF
+        direct_out: Any = None
         while True:
-            if mid.size:
-                keys = lb_s[:, None] + mid + lb_g[None, :]
-                flat = int(np.argmin(keys))
-                i, j = divmod(flat, keys.shape[1])
-                best = float(keys[i, j])
-            else:
-                i = j = -1
-                best = _INF
+            best, i, j = _INF, -1, -1
+            for ii, ls in enumerate(lb_s):
+                if ls >= best:
+                    continue
+                row = mid[ii]
+                for jj, lg in enumerate(lb_g):
+                    v = ls + row[jj] + lg
+                    if v < best:
+                        best, i, j = v, ii, jj
             if direct <= best:
                 if direct == _INF:
                     return FloorMeshPath(Status.UNREACHABLE, algorithm=alg, searches=searches)
-                if direct_known:
-                    return self._direct(direct_path, fs, alg, searches)
-                r = mesh_s.find_path((sx, sz), (gx, gz), algorithm=alg)
+                if direct_out is not None:
+                    return self._direct(direct_out, fs, alg, searches)
+                direct_out = search_s.find(sx, sz, sp, gx, gz, gp, _BUDGET)
                 searches += 1
-                direct_known = True
-                direct = r.length if r.status == Status.FOUND else _INF
-                direct_path = r
+                direct = direct_out.length if direct_out.status == 0 else _INF
                 continue
+            assert ca is not None and cb is not None
             if not known_s[i]:
-                p = fls.points[a_idx[i]]
-                r = mesh_s.find_path((sx, sz), p, algorithm=alg)
+                k = fls.local[int(ca[0][i])]
+                px, pz = ca[1][i]
+                out = search_s.find(sx, sz, sp, px, pz, fls.polygons[k], _BUDGET)
                 searches += 1
                 known_s[i] = True
-                lb_s[i] = r.length if r.status == Status.FOUND else _INF
-                path_s[i] = r.waypoints
+                lb_s[i] = out.length if out.status == 0 else _INF
+                path_s[i] = out.waypoints
                 continue
             if not known_g[j]:
-                p = flg.points[b_idx[j]]
-                r = mesh_g.find_path(p, (gx, gz), algorithm=alg)
+                k = flg.local[int(cb[0][j])]
+                px, pz = cb[1][j]
+                out = search_g.find(px, pz, flg.polygons[k], gx, gz, gp, _BUDGET)
                 searches += 1
                 known_g[j] = True
-                lb_g[j] = r.length if r.status == Status.FOUND else _INF
-                path_g[j] = r.waypoints
+                lb_g[j] = out.length if out.status == 0 else _INF
+                path_g[j] = out.waypoints
                 continue
-            return self._assemble(cl, alg, fs, fg, int(a_end[i]), int(b_end[j]),
-                                  path_s[i], path_g[j], best, searches)
+            return self._assemble(cl, alg, fs, fg, int(ca[0][i]), int(cb[0][j]), path_s[i],
+                                  lb_s[i], path_g[j], lb_g[j], best, searches)
 
-    def _direct(self, r: Any, f: int, alg: str, searches: int) -> FloorMeshPath:
-        wp = np.asarray(r.waypoints, dtype=np.float64)
+    def _direct(self, out: Any, f: int, alg: str, searches: int) -> FloorMeshPath:
+        wp = out.waypoints
         m = len(wp)
         return FloorMeshPath(Status.FOUND, wp, np.full(m, f, np.int32),
-                             np.full(m, -1, np.int32), [], float(r.length),
+                             np.full(m, -1, np.int32), [], float(out.length),
                              np.full(m, self._ys[f]), alg, searches)
 
     def _assemble(self, cl: _Closure, alg: str, fs: int, fg: int, a: int, b: int,
-                  first: NDArray[np.float64], last: NDArray[np.float64], length: float,
-                  searches: int) -> FloorMeshPath:
-        pts: list[tuple[float, float]] = []
-        fls: list[int] = []
-        ent: list[int] = []
+                  first: NDArray[np.float64], first_len: float, last: NDArray[np.float64],
+                  last_len: float, length: float, searches: int) -> FloorMeshPath:
+        pieces: list[NDArray[np.float64]] = []
+        fl_of: list[int] = []  # floor of each piece
+        ent_of: list[int] = []  # link entering each piece's first point (-1: a walk)
+        at: list[Any] = [-1, math.nan, math.nan]  # floor, x, z of the last point so far
+
+        def walk(wp: NDArray[np.float64], f: int, length: float) -> None:
+            if length == 0.0:
+                wp = wp[:1]  # a walk of length 0: one point
+            if at[0] == f and wp[0, 0] == at[1] and wp[0, 1] == at[2]:
+                wp = wp[1:]
+            if len(wp):
+                pieces.append(wp)
+                fl_of.append(f)
+                ent_of.append(-1)
+                at[0], at[1], at[2] = f, wp[-1, 0], wp[-1, 1]
+
+        walk(first, fs, first_len)
         links: list[int] = []
-
-        def walk(wp: NDArray[np.float64], f: int) -> None:
-            seq = [(float(x), float(z)) for x, z in wp]
-            if len(seq) > 1 and all(q == seq[0] for q in seq):
-                seq = seq[:1]  # a walk of length 0: one point
-            if pts and fls[-1] == f and pts[-1] == seq[0]:
-                seq = seq[1:]
-            for q in seq:
-                pts.append(q)
-                fls.append(f)
-                ent.append(-1)
-
-        walk(first, fs)
         cur = a
+        nxt, hop, dist = cl.nxt, cl.hop, cl.dist
         while cur != b:
-            nx = int(cl.nxt[cur, b])
-            k = int(cl.hop[cur, nx])
-            f_nx = self._end_floor[nx]
+            n = int(nxt[cur, b])
+            k = int(hop[cur, n])
+            f = self._end_floor[n]
+            fl = self._floors[f]
+            assert fl is not None
             if k >= 0:
                 links.append(k)
-                fl = self._floor(f_nx)
-                pts.append(fl.points[fl.ends.index(nx)])
-                fls.append(f_nx)
-                ent.append(k)
+                x, z = fl.points[fl.local[n]]
+                pieces.append(np.array([[x, z]], dtype=np.float64))
+                fl_of.append(f)
+                ent_of.append(k)
+                at[0], at[1], at[2] = f, x, z
             else:
-                fl = self._floor(f_nx)
-                _, paths = self._table(f_nx, alg)
-                walk(paths[(fl.ends.index(cur), fl.ends.index(nx))], f_nx)
-            cur = nx
-        walk(last, fg)
-        floors = np.array(fls, dtype=np.int32)
-        return FloorMeshPath(Status.FOUND, np.array(pts, dtype=np.float64).reshape(-1, 2),
-                             floors, np.array(ent, dtype=np.int32), links, float(length),
-                             np.array([self._ys[f] for f in fls], dtype=np.float64), alg,
-                             searches)
+                _, paths = self._table(f, alg)
+                walk(paths[(fl.local[cur], fl.local[n])], f, float(dist[cur, n]))
+            cur = n
+        walk(last, fg, last_len)
+        sizes = [len(p) for p in pieces]
+        wp = np.concatenate(pieces)
+        floors = np.repeat(np.array(fl_of, dtype=np.int32), sizes)
+        entered = np.full(len(wp), -1, dtype=np.int32)
+        starts = np.cumsum([0] + sizes[:-1])
+        entered[starts] = ent_of
+        heights = np.asarray(self._ys, dtype=np.float64)[floors]
+        return FloorMeshPath(Status.FOUND, wp, floors, entered, links, float(length), heights,
+                             alg, searches)
 
     def __repr__(self) -> str:
         return (f"FloorMesh({self._n_floors} floors, {len(self.building.links)} links, "
