@@ -200,9 +200,9 @@ class FloorMesh:
             mesh = NavMesh.from_level(level.config, weights=self._weights,
                                       snap_radius=self._snap_radius,
                                       chord_error=self._chord_error)
-        except ConfigError as e:
-            fld = f"floors[{f}]" if e.field is None else f"floors[{f}].{e.field}"
-            raise ConfigError(e.reason, field=fld, path=e.path) from None
+        except ConfigError as err:
+            fld = f"floors[{f}]" if err.field is None else f"floors[{f}].{err.field}"
+            raise ConfigError(err.reason, field=fld, path=err.path) from None
         ends = self._floor_ends[f]
         points: list[tuple[float, float]] = []
         polygons: list[int] = []

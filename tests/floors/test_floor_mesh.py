@@ -29,7 +29,7 @@ from navkit.floors import Building, parse_building
 from navkit.floors.examples import two_floors
 from navkit.floors.mesh import FloorMesh
 from navkit.results import Status
-from tests.mesh.oracle import TOL, VisibilityOracle, segment_inside
+from tests.mesh.oracle import VisibilityOracle, segment_inside
 
 from .oracle import add_random_links, building_dict
 
