@@ -37,6 +37,8 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
+from scipy.sparse import csr_matrix
+from scipy.sparse.csgraph import shortest_path
 
 from ..contract import Place, RaycastHit, world_point
 from ..errors import ConfigError, QueryError, shown
@@ -127,11 +129,11 @@ class _Floor:
 
 @dataclass
 class _Closure:
-    """All-pairs shortest distances between link ends (Floyd-Warshall), with the
-    first hop of each and what a hop is (a link index, or -1 for a walk)."""
+    """All-pairs shortest distances between link ends, with the node before the
+    last of each path and what a hop is (a link index, or -1 for a walk)."""
 
     dist: NDArray[np.float64]  # (E, E)
-    nxt: NDArray[np.int64]  # (E, E): the node after i on a shortest i -> j path
+    pred: NDArray[np.int64]  # (E, E): the node before j on a shortest i -> j path (-9999: none)
     hop: NDArray[np.int64]  # (E, E): link index of the direct edge i -> j, or -1 (a walk)
     # (start floor, start region, goal floor, goal region) -> dist[ends a, ends b] as lists
     blocks: dict[tuple[int, int, int, int], list[list[float]]] = field(default_factory=dict)
@@ -302,15 +304,15 @@ class FloorMesh:
                 if lk.cost < w[u, v]:
                     w[u, v] = lk.cost
                     hop[u, v] = k
-        dist = w.copy()
-        nxt = np.where(np.isfinite(w), np.arange(ne)[None, :], -1).astype(np.int64)
-        for m in range(ne):
-            alt = dist[:, m, None] + dist[None, m, :]
-            better = alt < dist
-            if better.any():
-                dist = np.where(better, alt, dist)
-                nxt = np.where(better, nxt[:, m, None], nxt)
-        cl = _Closure(dist, nxt, hop)
+        # all pairs by Dijkstra (scipy); csgraph drops explicit zeros, so a walk of
+        # length 0 between two ends at one point enters as 1e-300 m (cleared below)
+        off = np.isfinite(w)
+        np.fill_diagonal(off, False)
+        r, c = np.nonzero(off)
+        graph = csr_matrix((np.maximum(w[r, c], 1e-300), (r, c)), shape=(ne, ne))
+        dist, pred = shortest_path(graph, method="D", directed=True, return_predecessors=True)
+        dist[dist < 1e-200] = 0.0
+        cl = _Closure(dist, pred.astype(np.int64), hop)
         self._closures[algorithm] = (key, cl)
         return cl
 
@@ -463,53 +465,45 @@ class FloorMesh:
     def _assemble(self, cl: _Closure, alg: str, fs: int, fg: int, a: int, b: int,
                   first: NDArray[np.float64], first_len: float, last: NDArray[np.float64],
                   last_len: float, length: float, searches: int) -> FloorMeshPath:
-        pieces: list[NDArray[np.float64]] = []
-        fl_of: list[int] = []  # floor of each piece
-        ent_of: list[int] = []  # link entering each piece's first point (-1: a walk)
-        at: list[Any] = [-1, math.nan, math.nan]  # floor, x, z of the last point so far
+        pts: list[list[float]] = []
+        fls: list[int] = []
+        ent: list[int] = []
 
         def walk(wp: NDArray[np.float64], f: int, length: float) -> None:
-            if length == 0.0:
-                wp = wp[:1]  # a walk of length 0: one point
-            if at[0] == f and wp[0, 0] == at[1] and wp[0, 1] == at[2]:
-                wp = wp[1:]
-            if len(wp):
-                pieces.append(wp)
-                fl_of.append(f)
-                ent_of.append(-1)
-                at[0], at[1], at[2] = f, wp[-1, 0], wp[-1, 1]
+            seq = wp[:1].tolist() if length == 0.0 else wp.tolist()  # length 0: one point
+            if fls and fls[-1] == f and pts[-1] == seq[0]:
+                del seq[0]
+            pts.extend(seq)
+            fls.extend([f] * len(seq))
+            ent.extend([-1] * len(seq))
 
         walk(first, fs, first_len)
         links: list[int] = []
-        cur = a
-        nxt, hop, dist = cl.nxt, cl.hop, cl.dist
-        while cur != b:
-            n = int(nxt[cur, b])
+        chain = [b]
+        pred = cl.pred
+        while chain[-1] != a:
+            chain.append(int(pred[a, chain[-1]]))
+        chain.reverse()
+        hop, dist = cl.hop, cl.dist
+        for cur, n in zip(chain[:-1], chain[1:], strict=True):
             k = int(hop[cur, n])
             f = self._end_floor[n]
             fl = self._floors[f]
             assert fl is not None
             if k >= 0:
                 links.append(k)
-                x, z = fl.points[fl.local[n]]
-                pieces.append(np.array([[x, z]], dtype=np.float64))
-                fl_of.append(f)
-                ent_of.append(k)
-                at[0], at[1], at[2] = f, x, z
+                pts.append(list(fl.points[fl.local[n]]))
+                fls.append(f)
+                ent.append(k)
             else:
                 _, paths = self._table(f, alg)
                 walk(paths[(fl.local[cur], fl.local[n])], f, float(dist[cur, n]))
-            cur = n
         walk(last, fg, last_len)
-        sizes = [len(p) for p in pieces]
-        wp = np.concatenate(pieces)
-        floors = np.repeat(np.array(fl_of, dtype=np.int32), sizes)
-        entered = np.full(len(wp), -1, dtype=np.int32)
-        starts = np.cumsum([0] + sizes[:-1])
-        entered[starts] = ent_of
-        heights = np.asarray(self._ys, dtype=np.float64)[floors]
-        return FloorMeshPath(Status.FOUND, wp, floors, entered, links, float(length), heights,
-                             alg, searches)
+        ys = self._ys
+        return FloorMeshPath(Status.FOUND, np.array(pts, dtype=np.float64).reshape(-1, 2),
+                             np.array(fls, dtype=np.int32), np.array(ent, dtype=np.int32),
+                             links, float(length),
+                             np.array([ys[f] for f in fls], dtype=np.float64), alg, searches)
 
     def __repr__(self) -> str:
         return (f"FloorMesh({self._n_floors} floors, {len(self.building.links)} links, "
