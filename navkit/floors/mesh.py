@@ -308,8 +308,8 @@ class FloorMesh:
         # length 0 between two ends at one point enters as 1e-300 m (cleared below)
         off = np.isfinite(w)
         np.fill_diagonal(off, False)
-        r, c = np.nonzero(off)
-        graph = csr_matrix((np.maximum(w[r, c], 1e-300), (r, c)), shape=(ne, ne))
+        rows, cols = np.nonzero(off)
+        graph = csr_matrix((np.maximum(w[rows, cols], 1e-300), (rows, cols)), shape=(ne, ne))
         dist, pred = shortest_path(graph, method="D", directed=True, return_predecessors=True)
         dist[dist < 1e-200] = 0.0
         cl = _Closure(dist, pred.astype(np.int64), hop)
