@@ -135,8 +135,54 @@ class _Closure:
     dist: NDArray[np.float64]  # (E, E)
     pred: NDArray[np.int64]  # (E, E): the node before j on a shortest i -> j path (-9999: none)
     hop: NDArray[np.int64]  # (E, E): link index of the direct edge i -> j, or -1 (a walk)
-    # (start floor, start region, goal floor, goal region) -> dist[ends a, ends b] as lists
-    blocks: dict[tuple[int, int, int, int], list[list[float]]] = field(default_factory=dict)
+    # the usable link edges u -> v: (u, v, cost)
+    edges: tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.float64]]
+    # whether within-floor distances form a metric (exact), so that on one floor
+    # only paths that take a link need to be candidates
+    via_links: bool
+    # (start floor, start region, goal floor, goal region) -> distances from the
+    # start floor's ends to the goal floor's ends, as lists; for one floor (exact
+    # paths) over paths that take a link, with the link edge each takes
+    blocks: dict[tuple[int, int, int, int], tuple[list[list[float]], list[list[int]] | None]] = \
+        field(default_factory=dict)
+
+    def chain(self, a: int, b: int) -> list[int]:
+        """The ends on a shortest path from end ``a`` to end ``b``, in order."""
+        out = [b]
+        pred = self.pred
+        while out[-1] != a:
+            out.append(int(pred[a, out[-1]]))
+        out.reverse()
+        return out
+
+    def block(self, key: tuple[int, int, int, int], ea: NDArray[np.int64],
+              eb: NDArray[np.int64]) -> tuple[list[list[float]], list[list[int]] | None]:
+        """Distances from ends ``ea`` to ends ``eb`` (cached by ``key``). Where
+        both lie on one floor (``key[0] == key[2]``) only paths that take a link
+        count (a path that stays on the floor is never shorter than the
+        start-goal walk it would replace, exact distances being a metric); the
+        second list then gives the link edge (index into :attr:`edges`) each takes."""
+        got = self.blocks.get(key)
+        if got is not None:
+            return got
+        if key[0] != key[2] or not self.via_links:
+            got = (self.dist[ea][:, eb].tolist(), None)
+        else:
+            u, v, c = self.edges
+            na, nb = len(ea), len(eb)
+            mid = np.full((na, nb), _INF)
+            via = np.full((na, nb), -1, dtype=np.int64)
+            if len(u):
+                to_u = self.dist[ea][:, u]  # (na, m)
+                from_v = self.dist[v][:, eb] + c[:, None]  # (m, nb)
+                for i in range(na):
+                    tot = to_u[i][:, None] + from_v
+                    k = tot.argmin(axis=0)
+                    mid[i] = tot[k, np.arange(nb)]
+                    via[i] = k
+            got = (mid.tolist(), via.tolist())
+        self.blocks[key] = got
+        return got
 
 
 class FloorMesh:
@@ -312,7 +358,9 @@ class FloorMesh:
         graph = csr_matrix((np.maximum(w[rows, cols], 1e-300), (rows, cols)), shape=(ne, ne))
         dist, pred = shortest_path(graph, method="D", directed=True, return_predecessors=True)
         dist[dist < 1e-200] = 0.0
-        cl = _Closure(dist, pred.astype(np.int64), hop)
+        eu, ev = np.nonzero(hop >= 0)
+        edges = (eu.astype(np.int64), ev.astype(np.int64), w[eu, ev])
+        cl = _Closure(dist, pred.astype(np.int64), hop, edges, algorithm == "exact")
         self._closures[algorithm] = (key, cl)
         return cl
 
@@ -394,18 +442,17 @@ class FloorMesh:
 
         # candidates: a first end a on the start floor, a last end b on the goal
         # floor (in the start's / goal's region); key = lower bound of
-        # d(start, a) + closure(a, b) + d(b, goal), exact once both are known
+        # d(start, a) + closure(a, b) + d(b, goal), exact once both are known (on
+        # one floor with exact paths, closure(a, b) over paths that take a link:
+        # the direct walk stands for the others)
         ca = fls.by_region.get(sr)
         cb = flg.by_region.get(gr)
         mid: list[list[float]] = []
+        via: list[list[int]] | None = None
         lb_s: list[float] = []
         lb_g: list[float] = []
         if ca is not None and cb is not None:
-            bkey = (fs, sr, fg, gr)
-            got = cl.blocks.get(bkey)
-            if got is None:
-                got = cl.blocks[bkey] = cl.dist[ca[0]][:, cb[0]].tolist()
-            mid = got
+            mid, via = cl.block((fs, sr, fg, gr), ca[0], cb[0])
             lb_s = [math.hypot(x - sx, z - sz) for x, z in ca[1]]
             lb_g = [math.hypot(x - gx, z - gz) for x, z in cb[1]]
         known_s = [False] * len(lb_s)
@@ -452,8 +499,14 @@ class FloorMesh:
                 lb_g[j] = out.length if out.status == 0 else _INF
                 path_g[j] = out.waypoints
                 continue
-            return self._assemble(cl, alg, fs, fg, int(ca[0][i]), int(cb[0][j]), path_s[i],
-                                  lb_s[i], path_g[j], lb_g[j], best, searches)
+            a, b = int(ca[0][i]), int(cb[0][j])
+            if via is None:
+                chain = cl.chain(a, b)
+            else:
+                k = via[i][j]
+                chain = cl.chain(a, int(cl.edges[0][k])) + cl.chain(int(cl.edges[1][k]), b)
+            return self._assemble(cl, alg, fs, fg, chain, path_s[i], lb_s[i], path_g[j],
+                                  lb_g[j], best, searches)
 
     def _direct(self, out: Any, f: int, alg: str, searches: int) -> FloorMeshPath:
         wp = out.waypoints
@@ -462,7 +515,7 @@ class FloorMesh:
                              np.full(m, -1, np.int32), [], float(out.length),
                              np.full(m, self._ys[f]), alg, searches)
 
-    def _assemble(self, cl: _Closure, alg: str, fs: int, fg: int, a: int, b: int,
+    def _assemble(self, cl: _Closure, alg: str, fs: int, fg: int, chain: list[int],
                   first: NDArray[np.float64], first_len: float, last: NDArray[np.float64],
                   last_len: float, length: float, searches: int) -> FloorMeshPath:
         pts: list[list[float]] = []
@@ -479,11 +532,6 @@ class FloorMesh:
 
         walk(first, fs, first_len)
         links: list[int] = []
-        chain = [b]
-        pred = cl.pred
-        while chain[-1] != a:
-            chain.append(int(pred[a, chain[-1]]))
-        chain.reverse()
         hop, dist = cl.hop, cl.dist
         for cur, n in zip(chain[:-1], chain[1:], strict=True):
             k = int(hop[cur, n])

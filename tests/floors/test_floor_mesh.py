@@ -268,7 +268,9 @@ def test_a_door_closed_on_one_floor_rebuilds_its_mesh():
     fm = FloorMesh(b)
     r = fm.find_path((2, 8), (19, 9), start_floor=0, goal_floor=1)
     assert r.length == pytest.approx(BuildingOracle(obj).length((2, 8), 0, (19, 9), 1), rel=1e-9)
+    ground, upper = fm.mesh(0), fm.mesh(1)
     b.set_area_available("door", False, floor="upper")
+    assert fm.mesh(0) is ground and fm.mesh(1) is not upper  # only the edited floor rebuilds
     assert fm.find_path((2, 8), (19, 9), start_floor=0, goal_floor=1).status == \
         Status.UNREACHABLE
     b.set_area_available("door", True, floor="upper")
