@@ -191,7 +191,10 @@ class FloorMesh:
     One :class:`~navkit.mesh.NavMesh` per floor
     (``NavMesh.from_level(building.levels[f].config)``), rebuilt when that
     floor's level changes (doors, obstacles); links switched on or off in the
-    building take effect at the next query. Thread-safe (one query at a time).
+    building take effect at the next query. Edit floors through the building,
+    not through :meth:`mesh`. A link end off its floor's mesh is used where it
+    snaps (as a query's start would; beyond the snap radius the link is not
+    usable). Thread-safe (one query at a time).
 
     Parameters
     ----------

@@ -292,6 +292,27 @@ def test_few_mesh_searches_per_query():
     assert same.searches == 1 and same.links == [] and same.length == pytest.approx(math.sqrt(2))
 
 
+def test_ends_at_link_ends_and_zero_length():
+    b = Building(two_floors())
+    fm = FloorMesh(b)
+    r = fm.find_path((10, 4), (14, 4), start_floor=0, goal_floor=1)
+    assert r.waypoints.tolist() == [[10, 4], [14, 4]] and r.floors.tolist() == [0, 1]
+    assert r.entered.tolist() == [-1, 0] and r.heights.tolist() == [0.0, 3.5]
+    assert r.length == b.links[0].cost == pytest.approx(math.hypot(4, 3.5))
+    z = fm.find_path((2, 8), (2, 8), start_floor=0, goal_floor=0)
+    assert z.status == Status.FOUND and z.length == 0 and z.waypoints.tolist() == [[2, 8], [2, 8]]
+    # there and back: up the stairs, down again (the only way between these points)
+    obj = two_floors()
+    obj["floors"][0]["obstacles"][0]["polygon"] = [[12, 0], [13, 0], [13, 10], [12, 10]]
+    obj["links"].append({"name": "east", "kind": "ladder",
+                         "from": {"floor": "upper", "point": [14.5, 9.5]},
+                         "to": {"floor": "ground", "point": [14.5, 9.5]}, "cost": 2.0})
+    fm2 = FloorMesh(Building(obj))
+    r = fm2.find_path((2, 8), (18, 8), start_floor=0, goal_floor=0)
+    assert r.links == [0, 1] and r.floors.tolist() == [0, 0, 1, 1, 0, 0]
+    assert r.length == pytest.approx(BuildingOracle(obj).length((2, 8), 0, (18, 8), 0), rel=1e-9)
+
+
 def test_off_mesh_ends_and_bad_input():
     fm = FloorMesh(Building(two_floors()))
     assert fm.find_path((2, 8), (100, 100), start_floor=0, goal_floor=1).status == Status.NO_GOAL
