@@ -27,15 +27,18 @@ chromium:
 
 ## demo: path queries on a bundled Moving AI map and the example levels, then a
 ## crowd of 60 NPCs crossing an interior whose door closes mid-run (and again with ORCA
-## local avoidance), then the same interior on a navigation mesh (exact paths, the crowd
+## local avoidance), a two-floor tavern (a path up the stairs, a crowd climbing and
+## descending), then the same interior on a navigation mesh (exact paths, the crowd
 ## on the mesh); PNGs in out/
 demo: $(STAMP)
-	$(BIN)/navkit warmup grid jps sim
+	$(BIN)/navkit warmup grid jps sim floors
 	$(BIN)/python examples/demo.py --out out
 	$(BIN)/navkit path navkit/examples/interior.json --from -2,9 --to 24,4 --png out/interior_path.png
 	$(BIN)/navkit path navkit/examples/outdoor.json --from 2,20 --to 58,12 --png out/outdoor_path.png
 	$(BIN)/navkit sim navkit/examples/scenes/interior_crowd.json --ticks 1500 --png out/interior_crowd.png
 	$(BIN)/navkit sim navkit/examples/scenes/interior_crowd.json --ticks 1500 --avoidance orca --png out/interior_crowd_orca.png
+	$(BIN)/navkit path navkit/examples/tavern.json --from 1,0,1 --to 16.5,3.2,2 --png out/tavern_path.png
+	$(BIN)/python examples/tavern_crowd.py --out out
 	$(BIN)/navkit warmup mesh
 	$(BIN)/navkit mesh navkit/examples/interior.json -o out/interior_mesh.npz --png out/interior_mesh.png
 	$(BIN)/navkit path navkit/examples/interior.json --mesh --from -2,9 --to 24,4 --png out/interior_mesh_path.png

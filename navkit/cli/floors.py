@@ -208,9 +208,54 @@ def _write_pngs(fm: FloorMap, res: Any, png: Path | None) -> list[str]:
 
 def _mesh_path(fm: FloorMap, map_file: Path, from_: str, to: str, algorithm: str,
                png: Path | None, as_json: bool) -> int:
-    try:
-        from ..floors.mesh import FloorMesh  # type: ignore[import-not-found, unused-ignore]
-    except ImportError:
-        raise typer.BadParameter("navigation meshes across floors are not available in this "
-                                 "version", param_hint="'--mesh'") from None
-    raise typer.BadParameter("--mesh on a building: not wired yet", param_hint="'--mesh'")
+    """``--mesh``: exact (or funnel) any-angle paths across floors (:class:`FloorMesh`)."""
+    from ..floors.mesh import FloorMesh
+
+    if algorithm not in ("auto", "exact", "funnel"):
+        raise typer.BadParameter(f"a mesh takes auto, exact or funnel, got {algorithm!r}",
+                                 param_hint="'--algorithm'")
+    names = fm.floor_names
+    pa = parse_point3(from_, "--from")
+    pb = parse_point3(to, "--to")
+    mesh = FloorMesh(fm.building, weights="ignore")
+    t0 = time.perf_counter()
+    res = mesh.find_path((pa[0], pa[-1]), (pb[0], pb[-1]), start_floor=fm.floor_of(pa),
+                         goal_floor=fm.floor_of(pb),
+                         algorithm="exact" if algorithm == "auto" else algorithm)
+    elapsed = time.perf_counter() - t0
+    links = [fm.building.links[k] for k in res.links]
+    floors_used = sorted({names[int(f)] for f in res.floors}, key=names.index) \
+        if len(res.floors) else []
+    drawn = None
+    if res.status.has_path:  # the shape render_floors draws: links as (at) steps
+        from types import SimpleNamespace
+
+        steps = [SimpleNamespace(at=int(i) - 1) for i in np.flatnonzero(res.entered >= 0)]
+        drawn = SimpleNamespace(has_path=True, waypoints=res.waypoints, floors=res.floors,
+                                links=steps)
+    pngs = _write_pngs(fm, drawn, png)
+    if as_json:
+        emit_json({
+            "map": str(map_file), "mode": "mesh", "from": list(pa), "to": list(pb),
+            "algorithm": "exact" if algorithm == "auto" else algorithm,
+            "status": res.status.name, "found": res.status.name == "FOUND",
+            "length": num(res.length), "floors": floors_used,
+            "links": [{"name": lk.name, "kind": lk.kind} for lk in links],
+            "waypoints": [[float(w[0]), float(h), float(w[1])]
+                          for w, h in zip(res.waypoints, res.heights, strict=True)],
+            "waypoint_floors": [names[int(f)] for f in res.floors],
+            "time_us": elapsed * 1e6, "png": pngs,
+        })
+    else:
+        out = stdout()
+        table = Table(title=f"navkit path --mesh on {escape(str(map_file))} "
+                            f"({len(names)} floors)", show_header=False)
+        table.add_column("field", style="bold")
+        table.add_column("value")
+        table.add_row("status", res.status.name)
+        table.add_row("length", f"{res.length:.3f} m" if math.isfinite(res.length) else "-")
+        table.add_row("floors", ", ".join(floors_used) or "-")
+        table.add_row("links", ", ".join(f"{lk.name} ({lk.kind})" for lk in links) or "-")
+        table.add_row("time", f"{elapsed * 1e3:,.2f} ms")
+        out.print(table)
+    return EXIT_OK if res.status.has_path else EXIT_NO_PATH

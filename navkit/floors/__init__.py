@@ -22,6 +22,19 @@ def warm_up() -> None:
     fm.distance_field([(0, 2, 2)])
 
 
-__all__ = ["warm_up", "Building", "BuildingConfig", "LinkConfig", "LinkEnd", "LINK_KINDS",
+_LAZY = {"BuildingSim": "navkit.floors.sim", "FloorMesh": "navkit.floors.mesh"}
+
+
+def __getattr__(name: str) -> object:
+    """``BuildingSim`` and ``FloorMesh`` load their modules (the simulation, the
+    meshes) on first use, so path queries load neither."""
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'navkit.floors' has no attribute {name!r}")
+
+
+__all__ = ["BuildingSim", "FloorMesh", "warm_up", "Building", "BuildingConfig", "LinkConfig", "LinkEnd", "LINK_KINDS",
            "parse_building", "read_building", "building_config", "FloorSearch", "CellPath",
            "link_cost_int", "FloorMap", "FloorPathResult", "FloorPlace", "LinkStep"]

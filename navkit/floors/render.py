@@ -30,10 +30,13 @@ _GAP = 12
 _LABEL = 18
 
 
-def render_floors(building: Building, result: Any = None, *, scale: int | None = None
-                  ) -> list[Image.Image]:
+def render_floors(building: Building, result: Any = None, *, scale: int | None = None,
+                  trails: Any = ()) -> list[Image.Image]:
     """One RGB image per floor (floor order): the floor's grid, the path's
-    waypoints on it (``result``: a FloorPathResult, optional) and its link ends."""
+    waypoints on it (``result``: a FloorPathResult, optional), ``trails`` (each a
+    float ``(m, 3)`` array of world ``(x, y, z)`` points and an int ``(m,)``
+    array of their floors, a pair: the pieces on each floor are drawn there) and
+    its link ends."""
     images = []
     for f in range(len(building.floor_names)):
         grid = building.grid(f)
@@ -56,6 +59,17 @@ def render_floors(building: Building, result: Any = None, *, scale: int | None =
             if start is not None and runs and runs[0][0] == 0:  # from the query's start point
                 pts[0] = np.vstack([np.asarray(start, dtype=np.float64)[None, :], pts[0]])
             paths = [p for p in pts if len(p) > 1]
+        for pts3, fls in trails:
+            pts3 = np.asarray(pts3, dtype=np.float64)
+            fls = np.asarray(fls)
+            on = np.flatnonzero(fls == f)
+            if len(on) < 2:
+                continue
+            # consecutive samples on this floor are one polyline
+            cut = np.flatnonzero(np.diff(on) != 1) + 1
+            for run in np.split(on, cut):
+                if len(run) > 1:
+                    paths.append(pts3[run][:, [0, 2]])
         ends = []
         for lk in building.links:
             for e in (lk.start, lk.end):
@@ -65,11 +79,11 @@ def render_floors(building: Building, result: Any = None, *, scale: int | None =
     return images
 
 
-def render_building(building: Building, result: Any = None, *, scale: int | None = None
-                    ) -> Image.Image:
+def render_building(building: Building, result: Any = None, *, scale: int | None = None,
+                    trails: Any = ()) -> Image.Image:
     """Every floor side by side, left to right in floor order, each labelled
-    with its name and height."""
-    images = render_floors(building, result, scale=scale)
+    with its name and height (arguments as :func:`render_floors`)."""
+    images = render_floors(building, result, scale=scale, trails=trails)
     w = sum(im.size[0] for im in images) + _GAP * (len(images) - 1)
     h = max(im.size[1] for im in images) + _LABEL
     out = Image.new("RGB", (w, h), (255, 255, 255))
