@@ -412,7 +412,7 @@ def read_ldtk_building(
     end in a wall, a duplicate name) raises ConfigError, a field of the wrong
     type FormatError, both naming the file, level and entity.
     """
-    from .tiled import DEFAULT_FLOOR_STEP, building_from_floors, link_spec, select_floors
+    from .tiled import DEFAULT_FLOOR_STEP, _building_from_floors, _link_spec, _select_floors
 
     p = Path(path)
     allowed_roots(p, allow_dirs)
@@ -430,7 +430,7 @@ def read_ldtk_building(
         raise FormatError(f"two levels are called {dup!r}; floors need distinct identifiers",
                           path=p)
     try:
-        picked = select_floors(levels, idents)
+        picked = _select_floors(levels, idents)
     except ConfigError as exc:
         raise ConfigError(exc.reason.replace("floor", "level"),
                           field=(exc.field or "floors").replace("floors", "levels")) from None
@@ -468,9 +468,9 @@ def read_ldtk_building(
             fields = _fields(e)
             name = next((fields[key] for key in ("name", "id")
                          if isinstance(fields.get(key), str) and fields[key]), f"Link{n_link}")
-            specs.append(link_spec(fields, name=name, floor=lname,
+            specs.append(_link_spec(fields, name=name, floor=lname,
                                    at_px=(left + w / 2, top + h / 2), to_keys=("toX", "toY"),
                                    px_to_m=px_to_m, floors=idents, where=f"{where} {name!r}",
                                    what="field", path=p))
-    return building_from_floors(grids, [idents[k] for k in picked], ys, specs, path=p,
+    return _building_from_floors(grids, [idents[k] for k in picked], ys, specs, path=p,
                                 name=p.stem)

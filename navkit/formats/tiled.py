@@ -1263,7 +1263,7 @@ def _link_number(v: Any, what: str, path: Path) -> float:
     return float(v)
 
 
-def link_spec(props: Mapping[str, Any], *, name: str, floor: str, at_px: tuple[float, float],
+def _link_spec(props: Mapping[str, Any], *, name: str, floor: str, at_px: tuple[float, float],
               to_keys: tuple[str, str], px_to_m: Any, floors: Sequence[str], where: str,
               what: str, path: Path) -> _LinkSpec:
     """A link from an object's properties (``props``: lower-case keys, absent values
@@ -1316,7 +1316,7 @@ def link_spec(props: Mapping[str, Any], *, name: str, floor: str, at_px: tuple[f
     return _LinkSpec(where, link, what, f"{what}s {to_keys[0]!r} / {to_keys[1]!r}")
 
 
-def building_from_floors(grids: Sequence[NavGrid], names: Sequence[str], ys: Sequence[float],
+def _building_from_floors(grids: Sequence[NavGrid], names: Sequence[str], ys: Sequence[float],
                          specs: Sequence[_LinkSpec], *, path: Path, name: str) -> Building:
     """:meth:`Building.from_grids` on floors read from ``path``, links ``specs`` (those
     with an end on a floor not in ``names`` left out); a ConfigError about a link
@@ -1362,7 +1362,7 @@ def _floor_y(props: Mapping[str, Any], default: float, what: str, path: Path) ->
     return _link_number(props["floory"], f"{what}, property 'floorY'", path)
 
 
-def select_floors(floors: Any, names: Sequence[str]) -> list[int]:
+def _select_floors(floors: Any, names: Sequence[str]) -> list[int]:
     """Indices of the floors ``floors`` picks (names or indices; None: all), in its order."""
     if floors is None:
         return list(range(len(names)))
@@ -1417,7 +1417,7 @@ def _link_objects(ld: _Loaded, layers: Any, prefix: str, floor: str,
                 raise FormatError(f"{where}: a link must be a point, rectangle, ellipse or "
                                   f"polygon, got a {kind.lower()}", path=p)
             props = {k: v for k, v in _props(obj).items() if v is not None}
-            out.append(link_spec(props, name=obj.name or f"link{obj.id}", floor=floor, at_px=at,
+            out.append(_link_spec(props, name=obj.name or f"link{obj.id}", floor=floor, at_px=at,
                                  to_keys=("toX", "toZ"), px_to_m=px_to_m, floors=floors,
                                  where=where, what="property", path=p))
     return out
@@ -1474,12 +1474,12 @@ def read_tiled_building(
         y = _floor_y(_props(ld.tmap), 0.0, "the map", p)
         entries.append(("ground", top, "", y))
     all_names = [e[0] for e in entries]
-    picked = select_floors(floors, all_names)
+    picked = _select_floors(floors, all_names)
     grids, specs = [], []
     for k in picked:
         fname, layers, prefix, y = entries[k]
         built = _build_layers(ld, layers, prefix)
         grids.append(_grid(built, m, p, f"{p.stem}:{fname}", floor_y=y, meta={"floor": fname}))
         specs += _link_objects(ld, layers, prefix, fname, all_names)
-    return building_from_floors(grids, [entries[k][0] for k in picked],
+    return _building_from_floors(grids, [entries[k][0] for k in picked],
                                 [entries[k][3] for k in picked], specs, path=p, name=p.stem)
