@@ -144,13 +144,13 @@ def _random_tiled(rng: np.random.Generator, folder: Path, cell_size: float
         layers.append(object_layer("objects", objs, 10 * f + 3))
         gids_of.append(layers)
         oracles.append(write(folder, f"only{f}.tmj", tiled_map(layers, W, H)))
-        props = {}
+        gprops: dict[str, Any] = {}
         if rng.random() < 0.6:
             ys.append(float(np.round(rng.uniform(-5, 20), 2)))
-            props["floorY"] = ys[-1]
+            gprops["floorY"] = ys[-1]
         else:
             ys.append(3.0 * f)
-        groups.append((names[f], layers, props))
+        groups.append((names[f], layers, gprops))
     ogrids = [read_tiled(o, cell_size=cell_size) for o in oracles]
     free = [np.argwhere(g.walkable) for g in ogrids]  # (z, x)
     links, starts = [], []
@@ -233,7 +233,7 @@ def _two_floor_doc(**link_props: Any) -> dict[str, Any]:
     cell (3, 2) of the ground up to cell (0, 0) of the upper floor."""
     g0 = np.array([[1, 1, 1, 1], [1, 2, 1, 1], [1, 1, 3, 1]])
     g1 = np.array([[1, 1, 0, 0], [1, 1, 1, 1], [2, 1, 1, 1]])
-    props = {"kind": "stairs", "to": "upper", "toX": 8.0, "toZ": 8.0}
+    props: dict[str, Any] = {"kind": "stairs", "to": "upper", "toX": 8.0, "toZ": 8.0}
     props.update(link_props)
     props = {k: v for k, v in props.items() if v is not None}
     stairs = point(7, "stairs", 56, 40, **props)
@@ -306,7 +306,7 @@ def test_link_start_in_a_wall_names_the_object(tmp_path: Path) -> None:
     p = write(tmp_path, "wall.tmj", doc)
     with pytest.raises(ConfigError, match=r"not navigable on floor 'ground'") as e:
         read_tiled_building(p)
-    assert str(p) in str(e.value) and "object 7 'stairs', its position" in e.value.field
+    assert str(p) in str(e.value) and "object 7 'stairs', its position" in str(e.value.field)
 
 
 def test_duplicate_links_groups_and_stray_layers(tmp_path: Path) -> None:
@@ -333,6 +333,21 @@ def test_duplicate_links_groups_and_stray_layers(tmp_path: Path) -> None:
                                                                               {"x": 5, "y": 0}])
     with pytest.raises(FormatError, match="object 7 'stairs': a link must be a point"):
         read_tiled_building(write(tmp_path, "line.tmj", doc))
+
+
+def test_the_documented_example(tmp_path: Path) -> None:
+    doc = (Path(__file__).parents[2] / "docs" / "tiled.md").read_text(encoding="utf-8")
+    text = doc.split("A small example map, `tower.tmj`")[1].split("```json\n")[1].split("```")[0]
+    (tmp_path / "tower.tmj").write_text(text)
+    tiles = dict(TILESET, name="tiles")
+    del tiles["firstgid"]
+    write(tmp_path, "tiles.tsj", tiles)
+    b = read_tiled_building(tmp_path / "tower.tmj")
+    assert b.floor_names == ("ground", "upper") and b.floor_ys.tolist() == [0.0, 4.5]
+    lk = b.links[0]
+    assert (lk.name, lk.start.point, lk.end.point) == ("stairs", (3.5, 2.5), (0.5, 0.5))
+    assert "≈ 5.77 m" in doc and round(lk.cost, 2) == 5.77
+    assert FloorSearch(b).path((0, 0, 0), (1, 1, 2)).status == Status.FOUND
 
 
 def test_exported_from_navkit_formats() -> None:
@@ -444,7 +459,7 @@ def test_ldtk_levels_links_and_paths_against_oracles(seed: int, cell_size: float
 def _tower(**fields: Any) -> dict[str, Any]:
     csv = np.zeros((3, 4), np.int64)
     csv[1, 1] = 1
-    f = {"kind": "elevator", "to": "Roof", "toX": 4, "toY": 4, "name": "lift"}
+    f: dict[str, Any] = {"kind": "elevator", "to": "Roof", "toX": 4, "toY": 4, "name": "lift"}
     f.update(fields)
     f = {k: v for k, v in f.items() if v is not None}
     return _ldtk([_level("Lobby", csv, [_entity("Link", 24, 16, **f)]),
