@@ -11,6 +11,8 @@ cells (value 0) and every other value are walkable. ``weights`` maps value
 identifiers to terrain weights; later layers override earlier ones. Entities
 called ``Door`` (``door_entities``) become door boxes in ``meta["doors"]``;
 open (as the grid is built) their cells are walkable.
+:func:`read_ldtk_building` reads every level as a floor of a
+:class:`~navkit.floors.Building`, ``Link`` entities as the links between them.
 """
 
 from __future__ import annotations
@@ -393,23 +395,22 @@ def read_ldtk_building(
     max_cells: int | None = None,
     allow_dirs: Any = None,
 ) -> Building:
-    """Read an LDtk project as a :class:`~navkit.floors.Building`: each level a floor
-    (docs/tiled.md, "Floors and links").
+    """Read an LDtk project as a :class:`~navkit.floors.Building`, a floor per level.
 
-    A floor is named after its level identifier and read as :func:`read_ldtk`
-    reads that level; its height is the level's ``floorY`` field (metres),
-    default ``i * 3.0`` for the project's ``i``-th level. Every level read must
-    have the same size in cells and grid size (the levels' world positions are
-    ignored: all floors share the corner ``(0, 0)``), else a
-    :class:`~navkit.errors.ConfigError` naming the level. Entities called
-    ``Link`` (``link_entities``, case-insensitive) are links from the centre
-    of their box to the level named by field ``to`` (default their own) at
-    ``toX`` / ``toY`` (level pixels; LDtk's y is navkit's z; default their own
-    centre), with fields ``kind``, ``bidirectional``, ``cost`` (metres),
-    ``capacity``, ``enabled`` and ``name`` (default ``Link<n>``). ``levels``:
-    the levels to read (identifiers or indices, in that order; links to the
-    others are left out). A link the building refuses (a missing level, an
-    end in a wall, a duplicate name) raises ConfigError, a field of the wrong
+    docs/tiled.md, "Floors and links". A floor is named after its level
+    identifier and read as :func:`read_ldtk` reads that level; its height is the
+    level's ``floorY`` field (metres), default ``i * 3.0`` for the project's
+    ``i``-th level. Every level read must have the same size in cells and grid
+    size (the levels' world positions are ignored: all floors share the corner
+    ``(0, 0)``), else a :class:`~navkit.errors.ConfigError` naming the level.
+    Entities called ``Link`` (``link_entities``, case-insensitive) are links
+    from the centre of their box to the level named by field ``to`` (default
+    their own) at ``toX`` / ``toY`` (level pixels; LDtk's y is navkit's z;
+    default their own centre), with fields ``kind``, ``bidirectional``, ``cost``
+    (metres), ``capacity``, ``enabled`` and ``name`` (default ``Link<n>``).
+    ``levels``: the levels to read (identifiers or indices, in that order; links
+    to the others are left out). A link the building refuses (a missing level,
+    an end in a wall, a duplicate name) raises ConfigError, a field of the wrong
     type FormatError, both naming the file, level and entity.
     """
     from .tiled import DEFAULT_FLOOR_STEP, _building_from_floors, _link_spec, _select_floors
@@ -471,6 +472,6 @@ def read_ldtk_building(
             specs.append(_link_spec(fields, name=name, floor=lname,
                                    at_px=(left + w / 2, top + h / 2), to_keys=("toX", "toY"),
                                    px_to_m=px_to_m, floors=idents, where=f"{where} {name!r}",
-                                   what="field", path=p))
+                                   what="field", path=p, floor_word="level"))
     return _building_from_floors(grids, [idents[k] for k in picked], ys, specs, path=p,
                                 name=p.stem)

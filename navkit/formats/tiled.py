@@ -30,6 +30,9 @@ The mapping (docs/tiled.md, configurable through :class:`TiledMapping`):
   ``obstacle`` / ``wall`` block, of class ``area`` make walkable (property
   ``weight`` optional). :func:`read_tiled_level` turns all of it into a
   :class:`~navkit.level.NavLevel` whose doors toggle.
+* :func:`read_tiled_building` reads each top-level group layer as one floor
+  of a :class:`~navkit.floors.Building` and objects of class ``link`` as the
+  links between floors (the single-floor readers leave link objects out).
 """
 
 from __future__ import annotations
@@ -1265,7 +1268,7 @@ def _link_number(v: Any, what: str, path: Path) -> float:
 
 def _link_spec(props: Mapping[str, Any], *, name: str, floor: str, at_px: tuple[float, float],
               to_keys: tuple[str, str], px_to_m: Any, floors: Sequence[str], where: str,
-              what: str, path: Path) -> _LinkSpec:
+              what: str, path: Path, floor_word: str = "floor") -> _LinkSpec:
     """A link from an object's properties (``props``: lower-case keys, absent values
     left out): ``kind``, ``to`` (target floor, default ``floor``), ``to_keys`` (the
     target point in pixels, default ``at_px``, the object's own position),
@@ -1288,8 +1291,8 @@ def _link_spec(props: Mapping[str, Any], *, name: str, floor: str, at_px: tuple[
     if to not in floors:
         from ..errors import unknown_name_message
 
-        raise ConfigError(unknown_name_message("floor", to, list(floors)), field=f"{where}, "
-                          f"{what} 'to'", path=path)
+        raise ConfigError(unknown_name_message(floor_word, to, list(floors)),
+                          field=f"{where}, {what} 'to'", path=path)
     tx, tz = at_px
     if any(k.lower() in props for k in to_keys):
         tx = _link_number(props.get(to_keys[0].lower(), at_px[0]), label(to_keys[0]), path)
@@ -1428,24 +1431,24 @@ def read_tiled_building(
     floors: Sequence[str | int] | None = None, max_cells: int | None = None,
     allow_dirs: Any = None, **options: Any,
 ) -> Building:
-    """Read a Tiled map as a :class:`~navkit.floors.Building` (docs/tiled.md, "Floors
-    and links").
+    """Read a Tiled map as a :class:`~navkit.floors.Building`, a floor per group layer.
 
-    Each top-level group layer is a floor named after the group, at height
-    ``floorY`` (a group property, metres; default ``i * 3.0`` for the ``i``-th
-    group); its layers are read as :func:`read_tiled` reads a whole map (doors
-    open). A map without group layers is one floor called ``"ground"`` (height
-    the map property ``floorY``, default 0). Objects of class ``link`` (or with
-    property ``link = true``) are links from their position (a point, or a
-    shape's centre) on their group's floor to the floor named by property
-    ``to`` (default their own) at ``toX`` / ``toZ`` (pixels, as object
-    positions; default their own position), with ``kind``, ``bidirectional``,
-    ``cost`` (metres), ``capacity`` and ``enabled``. ``floors``: the floors to
-    read (names or indices, in that order; links to the others are left out).
-    ``mapping`` / ``options``: as :func:`read_tiled`. A link the building
-    refuses (a missing floor, an end in a wall, a duplicate name) raises
-    :class:`~navkit.errors.ConfigError`, a property of the wrong type
-    :class:`~navkit.errors.FormatError`, both naming the file and the object.
+    docs/tiled.md, "Floors and links". Each top-level group layer is a floor
+    named after the group, at height ``floorY`` (a group property, metres;
+    default ``i * 3.0`` for the ``i``-th group); its layers are read as
+    :func:`read_tiled` reads a whole map (doors open). A map without group
+    layers is one floor called ``"ground"`` (height the map property ``floorY``,
+    default 0). Objects of class ``link`` (or with property ``link = true``) are
+    links from their position (a point, or a shape's centre) on their group's
+    floor to the floor named by property ``to`` (default their own) at ``toX`` /
+    ``toZ`` (pixels, as object positions; default their own position), with
+    ``kind``, ``bidirectional``, ``cost`` (metres), ``capacity`` and
+    ``enabled``. ``floors``: the floors to read (names or indices, in that
+    order; links to the others are left out). ``mapping`` / ``options``: as
+    :func:`read_tiled`. A link the building refuses (a missing floor, an end in
+    a wall, a duplicate name) raises :class:`~navkit.errors.ConfigError`, a
+    property of the wrong type :class:`~navkit.errors.FormatError`, both naming
+    the file and the object.
     """
     m = _mapping(mapping, options)
     p = Path(path)

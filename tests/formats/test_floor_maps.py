@@ -478,7 +478,7 @@ def test_ldtk_by_hand(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("fields, error, match", [
-    ({"to": "Attic"}, ConfigError, r"no floor called 'Attic'"),
+    ({"to": "Attic"}, ConfigError, r"no level called 'Attic' \(known: 'Lobby', 'Roof'\)"),
     ({"toX": 12, "toY": 12}, ConfigError, r"not navigable on floor 'Roof'"),
     ({"kind": 4}, FormatError, r"field 'kind': expected a string"),
     ({"capacity": 0}, ConfigError, r"capacity"),
