@@ -241,11 +241,14 @@ def _entities(layers: list[Any], idents: frozenset[str], lwhere: str, p: Path
             yield where, e, (left, top, w, h)
 
 
-def _fields(obj: Mapping[str, Any]) -> dict[str, Any]:
+def _fields(obj: Mapping[str, Any], where: str, p: Path) -> dict[str, Any]:
     """An entity's or level's ``fieldInstances`` as lower-case identifier -> value
     (fields left empty, ``null``, left out)."""
     out: dict[str, Any] = {}
-    for f in obj.get("fieldInstances") or []:
+    raw = obj.get("fieldInstances") or []
+    if not isinstance(raw, list):
+        raise FormatError(f"{where}.fieldInstances: expected a list, got {shown(raw)}", path=p)
+    for f in raw:
         if isinstance(f, dict) and isinstance(f.get("__identifier"), str) and (
                 f.get("__value") is not None):
             out[f["__identifier"].lower()] = f["__value"]
@@ -413,7 +416,13 @@ def read_ldtk_building(
     an end in a wall, a duplicate name) raises ConfigError, a field of the wrong
     type FormatError, both naming the file, level and entity.
     """
-    from .tiled import DEFAULT_FLOOR_STEP, _building_from_floors, _link_spec, _select_floors
+    from .tiled import (
+        DEFAULT_FLOOR_STEP,
+        _building_from_floors,
+        _check_building_size,
+        _link_spec,
+        _select_floors,
+    )
 
     p = Path(path)
     allowed_roots(p, allow_dirs)
@@ -435,6 +444,7 @@ def read_ldtk_building(
     except ConfigError as exc:
         raise ConfigError(exc.reason.replace("floor", "level"),
                           field=(exc.field or "floors").replace("floors", "levels")) from None
+    _check_building_size(len(picked), 0, 0, 1, p, "levels")
     grids: list[NavGrid] = []
     ys: list[float] = []
     specs = []
@@ -444,7 +454,7 @@ def read_ldtk_building(
         idx, lv = _pick_level(all_levels, k, p)
         lname, layers = _level_layers(lv, idx, p, allow_dirs)
         lwhere = f"level {lname!r}"
-        y = _fields(lv).get("floory", idx * DEFAULT_FLOOR_STEP)
+        y = _fields(lv, lwhere, p).get("floory", idx * DEFAULT_FLOOR_STEP)
         if isinstance(y, bool) or not isinstance(y, numbers.Real) or not math.isfinite(y):
             raise FormatError(f"{lwhere}, field 'floorY': expected a finite number, got "
                               f"{shown(y)}", path=p)
@@ -458,6 +468,7 @@ def read_ldtk_building(
                 f"{first[1][1]} x {first[1][0]} cells of {first[2]} px: every floor needs the "
                 "same size", field=lwhere, path=p)
         grids.append(grid)
+        _check_building_size(len(grids), grid.width, grid.depth, opts.limit, p, "levels")
         ys.append(float(y))
         scale = opts.cell_size / gs
 
@@ -466,7 +477,7 @@ def read_ldtk_building(
 
         for where, e, (left, top, w, h) in _entities(layers, link_set, lwhere, p):
             n_link += 1
-            fields = _fields(e)
+            fields = _fields(e, where, p)
             name = next((fields[key] for key in ("name", "id")
                          if isinstance(fields.get(key), str) and fields[key]), f"Link{n_link}")
             specs.append(_link_spec(fields, name=name, floor=lname,

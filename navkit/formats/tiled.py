@@ -1365,6 +1365,21 @@ def _floor_y(props: Mapping[str, Any], default: float, what: str, path: Path) ->
     return _link_number(props["floory"], f"{what}, property 'floorY'", path)
 
 
+def _check_building_size(floors: int, width: int, depth: int, limit: int, path: Path,
+                         what: str = "floors") -> None:
+    """Refuse, before any floor is built, more than ``MAX_FLOORS`` floors or more than
+    ``limit`` cells on all floors together."""
+    from ..floors.model import MAX_FLOORS
+
+    if floors > MAX_FLOORS:
+        raise FormatError(f"{floors} {what}, more than MAX_FLOORS = {MAX_FLOORS} (pass "
+                          f"{what}= to read some)", path=path)
+    total = floors * width * depth
+    if total > limit:
+        raise FormatError(f"{floors} {what} of {width} x {depth} cells = {total:_} cells, more "
+                          f"than the {limit:_}-cell limit (max_cells= raises it)", path=path)
+
+
 def _select_floors(floors: Any, names: Sequence[str]) -> list[int]:
     """Indices of the floors ``floors`` picks (names or indices; None: all), in its order."""
     if floors is None:
@@ -1478,6 +1493,8 @@ def read_tiled_building(
         entries.append(("ground", top, "", y))
     all_names = [e[0] for e in entries]
     picked = _select_floors(floors, all_names)
+    _check_building_size(len(picked), ld.header.width, ld.header.height,
+                         tiled_cell_limit(max_cells), p)
     grids, specs = [], []
     for k in picked:
         fname, layers, prefix, y = entries[k]

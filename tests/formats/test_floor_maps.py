@@ -335,6 +335,18 @@ def test_duplicate_links_groups_and_stray_layers(tmp_path: Path) -> None:
         read_tiled_building(write(tmp_path, "line.tmj", doc))
 
 
+def test_floors_count_against_the_cell_limit(tmp_path: Path) -> None:
+    doc = _two_floor_doc()
+    doc["layers"] += [group(f"empty{i}", [], 100 + i) for i in range(4)]
+    p = write(tmp_path, "tall.tmj", doc)
+    with pytest.raises(FormatError, match="6 floors of 4 x 3 cells = 72 cells, more than the "
+                       "70-cell limit"):
+        read_tiled_building(p, max_cells=70)
+    b = read_tiled_building(p, max_cells=72)
+    assert b.floor_ys.tolist() == [0.0, 4.5, 6.0, 9.0, 12.0, 15.0]  # i * 3 where no floorY
+    assert not b.grid("empty0").walkable.any()
+
+
 def test_the_documented_example(tmp_path: Path) -> None:
     doc = (Path(__file__).parents[2] / "docs" / "tiled.md").read_text(encoding="utf-8")
     text = doc.split("A small example map, `tower.tmj`")[1].split("```json\n")[1].split("```")[0]
@@ -490,6 +502,23 @@ def test_ldtk_hostile_links_name_file_level_and_entity(tmp_path: Path, fields: d
         read_ldtk_building(p)
     text = str(e.value)
     assert str(p) in text and "level 'Lobby', entity 'Link' #0 'lift'" in text, text
+
+
+def test_ldtk_hostile_fields_and_limits(tmp_path: Path) -> None:
+    doc = _tower()
+    doc["levels"][1]["fieldInstances"] = 7
+    with pytest.raises(FormatError, match="level 'Roof'.fieldInstances: expected a list"):
+        read_ldtk_building(write(tmp_path, "f.ldtk", doc))
+    doc = _tower()
+    doc["levels"][1]["fieldInstances"] = [_field("floorY", "high")]
+    with pytest.raises(FormatError, match="level 'Roof', field 'floorY'"):
+        read_ldtk_building(write(tmp_path, "y.ldtk", doc))
+    with pytest.raises(FormatError, match="2 levels of 4 x 3 cells = 24 cells"):
+        read_ldtk_building(write(tmp_path, "t.ldtk", _tower()), max_cells=20)
+    doc = _tower()
+    doc["levels"][1]["identifier"] = "Lobby"
+    with pytest.raises(FormatError, match="two levels are called 'Lobby'"):
+        read_ldtk_building(write(tmp_path, "d.ldtk", doc))
 
 
 def test_ldtk_levels_of_different_sizes(tmp_path: Path) -> None:
