@@ -270,6 +270,59 @@ def test_map_without_groups_is_one_floor_and_links_default_to_it(tmp_path: Path)
     assert read_tiled(p).meta["doors"] == []  # a link is no door, area or obstacle
 
 
+TMX = """<?xml version="1.0" encoding="UTF-8"?>
+<map version="1.10" tiledversion="1.10.2" orientation="orthogonal" renderorder="right-down"
+     width="4" height="3" tilewidth="16" tileheight="16" infinite="0" nextlayerid="9"
+     nextobjectid="9">
+ <tileset firstgid="1" source="t.tsj"/>
+ <group id="1" name="ground">
+  <layer id="2" name="floor" width="4" height="3"><data encoding="csv">
+1,1,1,1,
+1,2,1,1,
+1,1,3,1</data></layer>
+  <objectgroup id="3" name="links">
+   <object id="7" name="stairs" x="48" y="32" width="16" height="16">
+    <properties>
+     <property name="link" type="bool" value="true"/>
+     <property name="kind" value="ramp"/>
+     <property name="to" value="upper"/>
+     <property name="toX" type="float" value="24"/>
+     <property name="toZ" type="float" value="20"/>
+     <property name="bidirectional" type="bool" value="false"/>
+     <property name="capacity" type="int" value="2"/>
+     <property name="enabled" type="bool" value="false"/>
+    </properties>
+   </object>
+  </objectgroup>
+ </group>
+ <group id="4" name="upper">
+  <properties><property name="floorY" type="float" value="-2.5"/></properties>
+  <layer id="5" name="floor" width="4" height="3"><data encoding="csv">
+1,1,0,0,
+1,1,1,1,
+2,1,1,1</data></layer>
+ </group>
+</map>
+"""
+
+
+def test_tmx_building_and_the_link_property(tmp_path: Path) -> None:
+    tiles = dict(TILESET)
+    del tiles["firstgid"]
+    write(tmp_path, "t.tsj", tiles)
+    p = tmp_path / "two.tmx"
+    p.write_text(TMX)
+    b = read_tiled_building(p, cell_size=0.5)
+    assert b.floor_names == ("ground", "upper") and b.floor_ys.tolist() == [0.0, -2.5]
+    lk = b.links[0]
+    assert (lk.name, lk.kind, lk.bidirectional, lk.capacity, lk.enabled) == (
+        "stairs", "ramp", False, 2, False)
+    assert lk.start.point == (1.75, 1.25) and lk.end.point == (0.75, 0.625)  # rectangle centre
+    assert b.link_end_nodes().tolist() == [[2 * 4 + 3, 12 + 1 * 4 + 1]]
+    assert not b.link_enabled("stairs")
+    assert read_tiled(p).meta["doors"] == []
+
+
 def test_floor_selection_drops_links_to_the_rest(tmp_path: Path) -> None:
     p = write(tmp_path, "two.tmj", _two_floor_doc())
     b = read_tiled_building(p, floors=["upper"])
