@@ -1316,7 +1316,8 @@ def _link_spec(props: Mapping[str, Any], *, name: str, floor: str, at_px: tuple[
             raise FormatError(f"{label('capacity')}: expected an integer, got {shown(cap)}",
                               path=path)
         link["capacity"] = int(cap)
-    return _LinkSpec(where, link, what, f"{what}s {to_keys[0]!r} / {to_keys[1]!r}")
+    plural = "properties" if what == "property" else f"{what}s"
+    return _LinkSpec(where, link, what, f"{plural} {to_keys[0]!r} / {to_keys[1]!r}")
 
 
 def _building_from_floors(grids: Sequence[NavGrid], names: Sequence[str], ys: Sequence[float],

@@ -335,13 +335,15 @@ def test_floor_selection_drops_links_to_the_rest(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("props, error, match", [
-    ({"to": "attic"}, ConfigError, r"no floor called 'attic'.*"),
-    ({"toX": 40.0, "toZ": 8.0}, ConfigError, r"not navigable on floor 'upper'"),
-    ({"kind": "rope"}, ConfigError, r"expected one of stairs"),
-    ({"cost": -1.0}, ConfigError, r"> 0|positive"),
-    ({"cost": "cheap"}, FormatError, r"expected a finite number"),
-    ({"bidirectional": 3}, FormatError, r"expected true or false"),
-    ({"capacity": 1.5}, FormatError, r"expected an integer"),
+    ({"to": "attic"}, ConfigError, r"property 'to': no floor called 'attic'"),
+    ({"toX": 40.0, "toZ": 8.0}, ConfigError,
+     r"properties 'toX' / 'toZ': .* not navigable on floor 'upper' \(cell \(2, 0\)"),
+    ({"kind": "rope"}, ConfigError, r"property 'kind': expected one of stairs"),
+    ({"cost": -1.0}, ConfigError, r"property 'cost': must be > 0"),
+    ({"capacity": 0}, ConfigError, r"property 'capacity': must lie in \[1"),
+    ({"cost": "cheap"}, FormatError, r"property 'cost': expected a finite number"),
+    ({"bidirectional": 3}, FormatError, r"property 'bidirectional': expected true or false"),
+    ({"capacity": 1.5}, FormatError, r"property 'capacity': expected an integer"),
 ])
 def test_hostile_link_properties_name_file_and_object(tmp_path: Path, props: dict[str, Any],
                                                       error: type, match: str) -> None:
@@ -349,7 +351,7 @@ def test_hostile_link_properties_name_file_and_object(tmp_path: Path, props: dic
     with pytest.raises(error, match=match) as e:
         read_tiled_building(p)
     text = str(e.value)
-    assert str(p) in text and "object 7 'stairs'" in text, text
+    assert text.startswith(f"{p}: object layer 'ground/links', object 7 'stairs', "), text
     assert type(e.value) is error
 
 
