@@ -13,8 +13,9 @@ extension                                  reader / writer
 =========================================  =====================================
 
 A Tiled map's group layers or an LDtk project's levels can also be read as the
-floors of one :class:`~navkit.floors.Building`, joined by link objects:
-:func:`read_tiled_building`, :func:`read_ldtk_building` (docs/tiled.md).
+floors of one building, joined by link objects: :func:`read_tiled_floors`,
+:func:`read_ldtk_floors` (a ``FloorMaps``; ``.build(Building.from_grids)``
+makes the ``navkit.floors.Building``, docs/tiled.md).
 
 Every reader raises :class:`~navkit.errors.FormatError` naming the file (and
 the line, for text formats) on bad input. Readers take ``max_cells=`` and
@@ -68,13 +69,14 @@ __all__ = [
     "from_array",
     "read_npy",
     "write_npz",
-    "read_tiled_building",
-    "read_ldtk_building",
+    "read_tiled_floors",
+    "read_ldtk_floors",
+    "FloorMaps",
 ]
 
-#: Names loaded on first use (their modules import shapely and, for Tiled, the
-#: optional pytiled-parser): ``navkit.formats.read_tiled_building`` and friends.
-_LAZY = {"read_tiled_building": "tiled", "read_ldtk_building": "ldtk"}
+#: Names loaded on first use (their modules import shapely; reading a Tiled map
+#: needs the optional pytiled-parser).
+_LAZY = {"read_tiled_floors": "tiled", "read_ldtk_floors": "ldtk", "FloorMaps": "tiled"}
 
 
 def __getattr__(name: str) -> Any:

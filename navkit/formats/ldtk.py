@@ -11,8 +11,8 @@ cells (value 0) and every other value are walkable. ``weights`` maps value
 identifiers to terrain weights; later layers override earlier ones. Entities
 called ``Door`` (``door_entities``) become door boxes in ``meta["doors"]``;
 open (as the grid is built) their cells are walkable.
-:func:`read_ldtk_building` reads every level as a floor of a
-:class:`~navkit.floors.Building`, ``Link`` entities as the links between them.
+:func:`read_ldtk_floors` reads every level as a floor of a building, ``Link``
+entities as the links between them.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import numbers
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -30,12 +30,9 @@ from ..errors import ConfigError, FormatError, shown, unknown_name_message
 from ..grid import MAX_CELL_SIZE, MAX_WEIGHT, MIN_CELL_SIZE, NavGrid
 from ._common import INT64_MAX, INT64_MIN, PathLike, cell_limit, check_cells, read_bytes
 from .external import allowed_roots, read_external, resolve_external
-from .tiled import load_json_document
+from .tiled import FloorMaps, load_json_document
 
-if TYPE_CHECKING:
-    from ..floors import Building
-
-__all__ = ["read_ldtk", "read_ldtk_building", "DEFAULT_BLOCKED"]
+__all__ = ["read_ldtk", "read_ldtk_floors", "DEFAULT_BLOCKED"]
 
 #: IntGrid value identifiers that block by default.
 DEFAULT_BLOCKED = ("wall", "blocked", "solid")
@@ -386,7 +383,7 @@ def read_ldtk(
     return _level_grid(layers, lname, names, opts, p)
 
 
-def read_ldtk_building(
+def read_ldtk_floors(
     path: PathLike,
     *,
     levels: Sequence[int | str] | None = None,
@@ -397,31 +394,33 @@ def read_ldtk_building(
     cell_size: float = 1.0,
     max_cells: int | None = None,
     allow_dirs: Any = None,
-) -> Building:
-    """Read an LDtk project as a :class:`~navkit.floors.Building`, a floor per level.
+) -> FloorMaps:
+    """Read an LDtk project's levels as the floors of a building, and its links.
 
-    docs/tiled.md, "Floors and links". A floor is named after its level
-    identifier and read as :func:`read_ldtk` reads that level; its height is the
-    level's ``floorY`` field (metres), default ``i * 3.0`` for the project's
-    ``i``-th level. Every level read must have the same size in cells and grid
-    size (the levels' world positions are ignored: all floors share the corner
-    ``(0, 0)``), else a :class:`~navkit.errors.ConfigError` naming the level.
-    Entities called ``Link`` (``link_entities``, case-insensitive) are links
-    from the centre of their box to the level named by field ``to`` (default
-    their own) at ``toX`` / ``toY`` (level pixels; LDtk's y is navkit's z;
-    default their own centre), with fields ``kind``, ``bidirectional``, ``cost``
-    (metres), ``capacity``, ``enabled`` and ``name`` (default ``Link<n>``).
-    ``levels``: the levels to read (identifiers or indices, in that order; links
-    to the others are left out). A link the building refuses (a missing level,
-    an end in a wall, a duplicate name) raises ConfigError, a field of the wrong
-    type FormatError, both naming the file, level and entity.
+    docs/tiled.md, "Floors and links"; ``read_ldtk_floors(path).build(
+    navkit.floors.Building.from_grids)`` gives the building
+    (:class:`~navkit.formats.tiled.FloorMaps`). A floor is named after its
+    level identifier and read as :func:`read_ldtk` reads that level; its height
+    is the level's ``floorY`` field (metres), default ``i * 3.0`` for the
+    project's ``i``-th level. Every level read must have the same size in cells
+    and grid size (the levels' world positions are ignored: all floors share
+    the corner ``(0, 0)``), else a :class:`~navkit.errors.ConfigError` naming
+    the level. Entities called ``Link`` (``link_entities``, case-insensitive)
+    are links from the centre of their box to the level named by field ``to``
+    (default their own) at ``toX`` / ``toY`` (level pixels; LDtk's y is
+    navkit's z; default their own centre), with fields ``kind``,
+    ``bidirectional``, ``cost`` (metres), ``capacity``, ``enabled`` and
+    ``name`` (default ``Link<n>``). ``levels``: the levels to read
+    (identifiers or indices, in that order; links to the others are left out).
+    A field of the wrong type raises FormatError, a link to a missing level or
+    a duplicate link name ConfigError, both naming the file, level and entity.
     """
     from .tiled import (
         DEFAULT_FLOOR_STEP,
-        _building_from_floors,
-        _check_building_size,
-        _link_spec,
-        _select_floors,
+        check_floor_count,
+        floor_maps,
+        link_from_properties,
+        select_floors,
     )
 
     p = Path(path)
@@ -439,15 +438,11 @@ def read_ldtk_building(
     if dup is not None:
         raise FormatError(f"two levels are called {dup!r}; floors need distinct identifiers",
                           path=p)
-    try:
-        picked = _select_floors(levels, idents)
-    except ConfigError as exc:
-        raise ConfigError(exc.reason.replace("floor", "level"),
-                          field=(exc.field or "floors").replace("floors", "levels")) from None
-    _check_building_size(len(picked), 0, 0, 1, p, "levels")
+    picked = select_floors(levels, idents, "levels", "level")
+    check_floor_count(len(picked), 0, 0, 1, p, "levels")
     grids: list[NavGrid] = []
     ys: list[float] = []
-    specs = []
+    links = []
     first: tuple[str, tuple[int, int], int] | None = None
     n_link = 0
     for k in picked:
@@ -468,7 +463,7 @@ def read_ldtk_building(
                 f"{first[1][1]} x {first[1][0]} cells of {first[2]} px: every floor needs the "
                 "same size", field=lwhere, path=p)
         grids.append(grid)
-        _check_building_size(len(grids), grid.width, grid.depth, opts.limit, p, "levels")
+        check_floor_count(len(grids), grid.width, grid.depth, opts.limit, p, "levels")
         ys.append(float(y))
         scale = opts.cell_size / gs
 
@@ -480,9 +475,8 @@ def read_ldtk_building(
             fields = _fields(e, where, p)
             name = next((fields[key] for key in ("name", "id")
                          if isinstance(fields.get(key), str) and fields[key]), f"Link{n_link}")
-            specs.append(_link_spec(fields, name=name, floor=lname,
-                                   at_px=(left + w / 2, top + h / 2), to_keys=("toX", "toY"),
-                                   px_to_m=px_to_m, floors=idents, where=f"{where} {name!r}",
-                                   what="field", path=p, floor_word="level"))
-    return _building_from_floors(grids, [idents[k] for k in picked], ys, specs, path=p,
-                                name=p.stem)
+            links.append(link_from_properties(
+                fields, name=name, floor=lname, at_px=(left + w / 2, top + h / 2),
+                to_keys=("toX", "toY"), px_to_m=px_to_m, floors=idents,
+                where=f"{where} {name!r}", what="field", path=p, floor_word="level"))
+    return floor_maps(grids, [idents[k] for k in picked], ys, links, path=p)

@@ -30,9 +30,9 @@ The mapping (docs/tiled.md, configurable through :class:`TiledMapping`):
   ``obstacle`` / ``wall`` block, of class ``area`` make walkable (property
   ``weight`` optional). :func:`read_tiled_level` turns all of it into a
   :class:`~navkit.level.NavLevel` whose doors toggle.
-* :func:`read_tiled_building` reads each top-level group layer as one floor
-  of a :class:`~navkit.floors.Building` and objects of class ``link`` as the
-  links between floors (the single-floor readers leave link objects out).
+* :func:`read_tiled_floors` reads each top-level group layer as one floor of
+  a building and objects of class ``link`` as the links between floors
+  (:class:`FloorMaps`; the single-floor readers leave link objects out).
 """
 
 from __future__ import annotations
@@ -44,30 +44,31 @@ import math
 import numbers
 import xml.etree.ElementTree as ET
 import zlib
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 import shapely
 import shapely.affinity
 from numpy.typing import NDArray
 
-from ..errors import ConfigError, FormatError, MissingExtraError, shown
+from ..errors import ConfigError, FormatError, MissingExtraError, shown, unknown_name_message
 from ..grid import MAX_CELL_SIZE, MAX_WEIGHT, MIN_CELL_SIZE, NavGrid
 from ._common import PathLike, cell_limit, check_cells, read_bytes
 from .external import allowed_roots, read_external, resolve_external
 
 if TYPE_CHECKING:
-    from ..floors import Building
     from ..level import NavLevel
 
 __all__ = [
     "TiledMapping",
     "read_tiled",
     "read_tiled_level",
-    "read_tiled_building",
+    "read_tiled_floors",
+    "FloorMaps",
+    "LinkSource",
     "TILED_EXTENSIONS",
     "DoorBox",
     "door_boxes_meta",
@@ -1242,22 +1243,81 @@ def read_tiled_level(
 #: Height step between floors when a floor gives no ``floorY`` (metres): floor
 #: ``i`` of the file (counting every floor, read or not) stands at ``i * 3.0``.
 DEFAULT_FLOOR_STEP = 3.0
+#: Most floors a map may give (the building's own limit, ``navkit.floors``'
+#: ``MAX_FLOORS``, is the same 256).
+MAX_MAP_FLOORS = 256
 
 # a link's JSON key -> how an error names it, before the file's own spelling
 _LINK_LABELS = {"name": "name", "kind": "kind", "to.floor": "to", "cost": "cost",
                 "capacity": "capacity", "bidirectional": "bidirectional", "enabled": "enabled"}
 
+_T = TypeVar("_T")
 
-@dataclass
-class _LinkSpec:
-    """A link read from a file: ``where`` names its object, ``link`` is the JSON link
-    (``navkit.floors.model``), ``what`` what the file calls its values ("property",
-    "field"), ``to_point`` how it names the target point."""
+
+@dataclass(frozen=True)
+class LinkSource:
+    """Where a link was drawn: ``where`` names its object (``"object layer
+    'ground/links', object 7 'stairs'"``), ``what`` what the file calls its values
+    (``"property"``, ``"field"``), ``to_point`` how it names the target point."""
 
     where: str
-    link: dict[str, Any]
     what: str
     to_point: str
+
+
+@dataclass(frozen=True)
+class FloorMaps:
+    """The floors and links of a map file, ready for a building.
+
+    ``grids``: one grid per floor, all of one shape, cell size and corner (each
+    at its floor's height, ``floor_y``); ``names`` and ``floor_ys`` (metres) in
+    the same order; ``links``: the links as the building JSON's ``links`` list
+    (``name``, ``kind``, ``from`` / ``to`` = ``{"floor": name, "point": [x, z]}``
+    in metres, ``bidirectional``, ``cost``, ``capacity``, ``enabled``, as given);
+    ``sources``: where each link was drawn; ``path``: the file; ``name``: its stem.
+    ``maps.build(navkit.floors.Building.from_grids)`` makes the building.
+    """
+
+    grids: tuple[NavGrid, ...]
+    names: tuple[str, ...]
+    floor_ys: tuple[float, ...]
+    links: tuple[dict[str, Any], ...]
+    sources: tuple[LinkSource, ...]
+    path: Path
+    name: str
+
+    def build(self, factory: Callable[..., _T]) -> _T:
+        """``factory(grids, links, names=, floor_ys=, name=)``, e.g.
+        ``navkit.floors.Building.from_grids``; a ConfigError it raises about a
+        link (a ``kind`` it does not know, an end on a blocked cell, a cost that
+        is not positive) is raised again naming the file and the link's object
+        (:meth:`explain`)."""
+        try:
+            return factory(list(self.grids), [dict(lk) for lk in self.links], names=self.names,
+                           floor_ys=self.floor_ys, name=self.name)
+        except ConfigError as exc:
+            raise self.explain(exc) from None
+
+    def explain(self, exc: ConfigError) -> ConfigError:
+        """``exc`` (a ConfigError whose field is ``links[i]...``, as the building's
+        parser names them) naming the file and, for a link, its object and
+        property instead."""
+        fld = exc.field or ""
+        if not fld.startswith("links["):
+            return ConfigError(exc.reason, field=exc.field, path=self.path)
+        k, _, rest = fld[len("links["):].partition("]")
+        if not k.isdigit() or int(k) >= len(self.sources):
+            return ConfigError(exc.reason, field=exc.field, path=self.path)
+        rest = rest.lstrip(".")
+        src = self.sources[int(k)]
+        if rest.startswith("from.point"):
+            where = f"{src.where}, its position"
+        elif rest.startswith("to.point"):
+            where = f"{src.where}, {src.to_point}"
+        else:
+            key = _LINK_LABELS.get(rest, rest)
+            where = f"{src.where}, {src.what} {key!r}" if key else src.where
+        return ConfigError(exc.reason, field=where, path=self.path)
 
 
 def _link_number(v: Any, what: str, path: Path) -> float:
@@ -1266,16 +1326,19 @@ def _link_number(v: Any, what: str, path: Path) -> float:
     return float(v)
 
 
-def _link_spec(props: Mapping[str, Any], *, name: str, floor: str, at_px: tuple[float, float],
-              to_keys: tuple[str, str], px_to_m: Any, floors: Sequence[str], where: str,
-              what: str, path: Path, floor_word: str = "floor") -> _LinkSpec:
-    """A link from an object's properties (``props``: lower-case keys, absent values
-    left out): ``kind``, ``to`` (target floor, default ``floor``), ``to_keys`` (the
-    target point in pixels, default ``at_px``, the object's own position),
-    ``bidirectional``, ``cost``, ``capacity``, ``enabled``. ``px_to_m`` turns
-    pixels ``(x, y)`` into world metres ``(x, z)``; ``floors`` are every floor of
-    the file. A value of the wrong type is a FormatError, a missing floor a
-    ConfigError, both naming ``path`` and ``where`` (``what``: "property" or "field")."""
+def link_from_properties(
+    props: Mapping[str, Any], *, name: str, floor: str, at_px: tuple[float, float],
+    to_keys: tuple[str, str], px_to_m: Callable[[float, float], tuple[float, float]],
+    floors: Sequence[str], where: str, what: str, path: Path, floor_word: str = "floor",
+) -> tuple[dict[str, Any], LinkSource]:
+    """A JSON link from an object's properties (``props``: lower-case keys, empty
+    values left out): ``kind``, ``to`` (target floor, default ``floor``),
+    ``to_keys`` (the target point in pixels, default ``at_px``, the object's own
+    position), ``bidirectional``, ``cost``, ``capacity``, ``enabled``.
+    ``px_to_m`` turns pixels ``(x, y)`` into metres ``(x, z)``; ``floors`` are
+    every floor of the file. A value of the wrong type is a FormatError, a
+    missing floor a ConfigError, both naming ``path`` and ``where`` (``what``:
+    ``"property"`` or ``"field"``)."""
     def label(key: str) -> str:
         return f"{where}, {what} {key!r}"
 
@@ -1287,12 +1350,11 @@ def _link_spec(props: Mapping[str, Any], *, name: str, floor: str, at_px: tuple[
         link["kind"] = kind.strip().lower()
     to = props.get("to", floor)
     if not isinstance(to, str):
-        raise FormatError(f"{label('to')}: expected a floor name, got {shown(to)}", path=path)
+        raise FormatError(f"{label('to')}: expected a {floor_word} name, got {shown(to)}",
+                          path=path)
     if to not in floors:
-        from ..errors import unknown_name_message
-
         raise ConfigError(unknown_name_message(floor_word, to, list(floors)),
-                          field=f"{where}, {what} 'to'", path=path)
+                          field=label("to"), path=path)
     tx, tz = at_px
     if any(k.lower() in props for k in to_keys):
         tx = _link_number(props.get(to_keys[0].lower(), at_px[0]), label(to_keys[0]), path)
@@ -1317,43 +1379,66 @@ def _link_spec(props: Mapping[str, Any], *, name: str, floor: str, at_px: tuple[
                               path=path)
         link["capacity"] = int(cap)
     plural = "properties" if what == "property" else f"{what}s"
-    return _LinkSpec(where, link, what, f"{plural} {to_keys[0]!r} / {to_keys[1]!r}")
+    return link, LinkSource(where, what, f"{plural} {to_keys[0]!r} / {to_keys[1]!r}")
 
 
-def _building_from_floors(grids: Sequence[NavGrid], names: Sequence[str], ys: Sequence[float],
-                         specs: Sequence[_LinkSpec], *, path: Path, name: str) -> Building:
-    """:meth:`Building.from_grids` on floors read from ``path``, links ``specs`` (those
-    with an end on a floor not in ``names`` left out); a ConfigError about a link
-    names its object (``spec.where``) and the file."""
-    from ..floors import Building
-
-    keep = [s for s in specs
-            if s.link["from"]["floor"] in names and s.link["to"]["floor"] in names]
+def floor_maps(grids: Sequence[NavGrid], names: Sequence[str], ys: Sequence[float],
+               links: Sequence[tuple[dict[str, Any], LinkSource]], *, path: Path) -> FloorMaps:
+    """:class:`FloorMaps` of floors read from ``path``; the links with an end on a
+    floor not in ``names`` left out; a duplicate link name is a ConfigError naming
+    both objects."""
+    keep = [(lk, src) for lk, src in links
+            if lk["from"]["floor"] in names and lk["to"]["floor"] in names]
     seen: dict[str, str] = {}
-    for s in keep:
-        lname = s.link["name"]
-        if lname in seen:
-            raise ConfigError(f"duplicate link name {lname!r} (also {seen[lname]})",
-                              field=s.where, path=path)
-        seen[lname] = s.where
-    try:
-        return Building.from_grids(grids, [s.link for s in keep], names=names, floor_ys=ys,
-                                   name=name)
-    except ConfigError as exc:
-        fld = exc.field or ""
-        if not fld.startswith("links["):
-            raise ConfigError(exc.reason, field=exc.field, path=path) from None
-        k, _, rest = fld[len("links["):].partition("]")
-        rest = rest.lstrip(".")
-        s = keep[int(k)]
-        if rest.startswith("from.point"):
-            where = f"{s.where}, its position"
-        elif rest.startswith("to.point"):
-            where = f"{s.where}, {s.to_point}"
+    for lk, src in keep:
+        if lk["name"] in seen:
+            raise ConfigError(f"duplicate link name {lk['name']!r} (also {seen[lk['name']]})",
+                              field=src.where, path=path)
+        seen[lk["name"]] = src.where
+    return FloorMaps(tuple(grids), tuple(names), tuple(float(y) for y in ys),
+                     tuple(lk for lk, _ in keep), tuple(src for _, src in keep), path, path.stem)
+
+
+def check_floor_count(floors: int, width: int, depth: int, limit: int, path: Path,
+                      what: str = "floors") -> None:
+    """Refuse, before any floor is built, more than :data:`MAX_MAP_FLOORS` floors or
+    more than ``limit`` cells on all floors together."""
+    if floors > MAX_MAP_FLOORS:
+        raise FormatError(f"{floors} {what}, more than {MAX_MAP_FLOORS} (pass {what}= to read "
+                          "some)", path=path)
+    total = floors * width * depth
+    if total > limit:
+        raise FormatError(f"{floors} {what} of {width} x {depth} cells = {total:_} cells, more "
+                          f"than the {limit:_}-cell limit (max_cells= raises it)", path=path)
+
+
+def select_floors(floors: Any, names: Sequence[str], fld: str = "floors",
+                  word: str = "floor") -> list[int]:
+    """Indices of the floors ``floors`` picks (names or indices; None: all), in its
+    order; ConfigError naming ``fld[i]``."""
+    if floors is None:
+        return list(range(len(names)))
+    if isinstance(floors, (str, bytes)) or not isinstance(floors, Sequence) or not floors:
+        raise ConfigError(f"expected a non-empty list of {word} names or indices, got "
+                          f"{shown(floors)}", field=fld)
+    out: list[int] = []
+    for i, f in enumerate(floors):
+        at = f"{fld}[{i}]"
+        if isinstance(f, str):
+            if f not in names:
+                raise ConfigError(unknown_name_message(word, f, list(names)), field=at)
+            k = list(names).index(f)
+        elif isinstance(f, numbers.Integral) and not isinstance(f, bool):
+            if not 0 <= int(f) < len(names):
+                raise ConfigError(f"{word} index {int(f)} outside 0..{len(names) - 1}",
+                                  field=at)
+            k = int(f)
         else:
-            key = _LINK_LABELS.get(rest, rest)
-            where = f"{s.where}, {s.what} {key!r}" if key else s.where
-        raise ConfigError(exc.reason, field=where, path=path) from None
+            raise ConfigError(f"expected a {word} name or index, got {shown(f)}", field=at)
+        if k in out:
+            raise ConfigError(f"{word} {names[k]!r} is listed twice", field=at)
+        out.append(k)
+    return out
 
 
 def _is_group(lay: Any) -> bool:
@@ -1366,41 +1451,8 @@ def _floor_y(props: Mapping[str, Any], default: float, what: str, path: Path) ->
     return _link_number(props["floory"], f"{what}, property 'floorY'", path)
 
 
-def _check_building_size(floors: int, width: int, depth: int, limit: int, path: Path,
-                         what: str = "floors") -> None:
-    """Refuse, before any floor is built, more than ``MAX_FLOORS`` floors or more than
-    ``limit`` cells on all floors together."""
-    from ..floors.model import MAX_FLOORS
-
-    if floors > MAX_FLOORS:
-        raise FormatError(f"{floors} {what}, more than MAX_FLOORS = {MAX_FLOORS} (pass "
-                          f"{what}= to read some)", path=path)
-    total = floors * width * depth
-    if total > limit:
-        raise FormatError(f"{floors} {what} of {width} x {depth} cells = {total:_} cells, more "
-                          f"than the {limit:_}-cell limit (max_cells= raises it)", path=path)
-
-
-def _select_floors(floors: Any, names: Sequence[str]) -> list[int]:
-    """Indices of the floors ``floors`` picks (names or indices; None: all), in its order."""
-    if floors is None:
-        return list(range(len(names)))
-    if isinstance(floors, (str, bytes)) or not isinstance(floors, Sequence) or not floors:
-        raise ConfigError(f"expected a non-empty list of floor names or indices, got "
-                          f"{shown(floors)}", field="floors")
-    from ..floors.model import resolve_floor
-
-    out: list[int] = []
-    for i, f in enumerate(floors):
-        k = resolve_floor(f, names, f"floors[{i}]")
-        if k in out:
-            raise ConfigError(f"floor {names[k]!r} is listed twice", field=f"floors[{i}]")
-        out.append(k)
-    return out
-
-
-def _link_objects(ld: _Loaded, layers: Any, prefix: str, floor: str,
-                  floors: Sequence[str]) -> list[_LinkSpec]:
+def _link_objects(ld: _Loaded, layers: Any, prefix: str, floor: str, floors: Sequence[str]
+                  ) -> list[tuple[dict[str, Any], LinkSource]]:
     """The link objects among ``layers`` (floor ``floor``'s), their positions in metres."""
     m, p = ld.mapping, ld.path
     tw, th = ld.tile_px
@@ -1410,7 +1462,7 @@ def _link_objects(ld: _Loaded, layers: Any, prefix: str, floor: str,
     def px_to_m(x: float, y: float) -> tuple[float, float]:
         return ((x / tw - ox) * cs, (y / th - oy) * cs)
 
-    out: list[_LinkSpec] = []
+    out = []
     for lname, lay in _walk_layers(layers, prefix):
         for obj in getattr(lay, "tiled_objects", None) or ():
             where = _object_where(lname, obj)
@@ -1436,35 +1488,38 @@ def _link_objects(ld: _Loaded, layers: Any, prefix: str, floor: str,
                 raise FormatError(f"{where}: a link must be a point, rectangle, ellipse or "
                                   f"polygon, got a {kind.lower()}", path=p)
             props = {k: v for k, v in _props(obj).items() if v is not None}
-            out.append(_link_spec(props, name=obj.name or f"link{obj.id}", floor=floor, at_px=at,
-                                 to_keys=("toX", "toZ"), px_to_m=px_to_m, floors=floors,
-                                 where=where, what="property", path=p))
+            out.append(link_from_properties(
+                props, name=obj.name or f"link{obj.id}", floor=floor, at_px=at,
+                to_keys=("toX", "toZ"), px_to_m=px_to_m, floors=floors, where=where,
+                what="property", path=p))
     return out
 
 
-def read_tiled_building(
+def read_tiled_floors(
     path: PathLike, mapping: TiledMapping | None = None, *,
     floors: Sequence[str | int] | None = None, max_cells: int | None = None,
     allow_dirs: Any = None, **options: Any,
-) -> Building:
-    """Read a Tiled map as a :class:`~navkit.floors.Building`, a floor per group layer.
+) -> FloorMaps:
+    """Read a Tiled map's floors and links, a floor per top-level group layer.
 
-    docs/tiled.md, "Floors and links". Each top-level group layer is a floor
-    named after the group, at height ``floorY`` (a group property, metres;
-    default ``i * 3.0`` for the ``i``-th group); its layers are read as
-    :func:`read_tiled` reads a whole map (doors open). A map without group
-    layers is one floor called ``"ground"`` (height the map property ``floorY``,
-    default 0). Objects of class ``link`` (or with property ``link = true``) are
-    links from their position (a point, or a shape's centre) on their group's
-    floor to the floor named by property ``to`` (default their own) at ``toX`` /
-    ``toZ`` (pixels, as object positions; default their own position), with
-    ``kind``, ``bidirectional``, ``cost`` (metres), ``capacity`` and
-    ``enabled``. ``floors``: the floors to read (names or indices, in that
-    order; links to the others are left out). ``mapping`` / ``options``: as
-    :func:`read_tiled`. A link the building refuses (a missing floor, an end in
-    a wall, a duplicate name) raises :class:`~navkit.errors.ConfigError`, a
-    property of the wrong type :class:`~navkit.errors.FormatError`, both naming
-    the file and the object.
+    docs/tiled.md, "Floors and links"; ``read_tiled_floors(path).build(
+    navkit.floors.Building.from_grids)`` gives the building. Each top-level
+    group layer is a floor named after the group, at height ``floorY`` (a group
+    property, metres; default ``i * 3.0`` for the ``i``-th group); its layers
+    are read as :func:`read_tiled` reads a whole map (doors open). A map
+    without group layers is one floor called ``"ground"`` (height the map
+    property ``floorY``, default 0). Objects of class ``link`` (or with property
+    ``link = true``) are links from their position (a point, or a shape's
+    centre) on their group's floor to the floor named by property ``to``
+    (default their own) at ``toX`` / ``toZ`` (pixels, as object positions;
+    default their own position), with ``kind``, ``bidirectional``, ``cost``
+    (metres), ``capacity`` and ``enabled``. ``floors``: the floors to read
+    (names or indices, in that order; links to the others are left out).
+    ``mapping`` / ``options``: as :func:`read_tiled`. A property of the wrong
+    type raises :class:`~navkit.errors.FormatError`, a link to a missing floor
+    or a duplicate link name :class:`~navkit.errors.ConfigError`, both naming
+    the file and the object (:meth:`FloorMaps.build` names them too for what
+    the building refuses).
     """
     m = _mapping(mapping, options)
     p = Path(path)
@@ -1493,14 +1548,14 @@ def read_tiled_building(
         y = _floor_y(_props(ld.tmap), 0.0, "the map", p)
         entries.append(("ground", top, "", y))
     all_names = [e[0] for e in entries]
-    picked = _select_floors(floors, all_names)
-    _check_building_size(len(picked), ld.header.width, ld.header.height,
-                         tiled_cell_limit(max_cells), p)
-    grids, specs = [], []
+    picked = select_floors(floors, all_names)
+    check_floor_count(len(picked), ld.header.width, ld.header.height,
+                      tiled_cell_limit(max_cells), p)
+    grids, links = [], []
     for k in picked:
         fname, layers, prefix, y = entries[k]
         built = _build_layers(ld, layers, prefix)
         grids.append(_grid(built, m, p, f"{p.stem}:{fname}", floor_y=y, meta={"floor": fname}))
-        specs += _link_objects(ld, layers, prefix, fname, all_names)
-    return _building_from_floors(grids, [entries[k][0] for k in picked],
-                                [entries[k][3] for k in picked], specs, path=p, name=p.stem)
+        links += _link_objects(ld, layers, prefix, fname, all_names)
+    return floor_maps(grids, [entries[k][0] for k in picked], [entries[k][3] for k in picked],
+                      links, path=p)

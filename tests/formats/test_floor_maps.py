@@ -1,4 +1,5 @@
-"""Buildings from Tiled and LDtk maps (read_tiled_building, read_ldtk_building).
+"""Buildings from Tiled and LDtk maps: read_tiled_floors / read_ldtk_floors, then
+FloorMaps.build(Building.from_grids).
 
 Oracles: each floor's grid equals the single-floor reader's grid of a map that
 holds only that floor's layers (or that one level); link ends are the cells the
@@ -21,11 +22,20 @@ from hypothesis import strategies as st
 
 import navkit.formats
 from navkit.errors import ConfigError, FormatError
-from navkit.floors import FloorSearch
-from navkit.formats.ldtk import read_ldtk, read_ldtk_building
-from navkit.formats.tiled import read_tiled, read_tiled_building
+from navkit.floors import Building, FloorSearch
+from navkit.formats.ldtk import read_ldtk, read_ldtk_floors
+from navkit.formats.tiled import FloorMaps, read_tiled, read_tiled_floors
 from navkit.results import Status
 from tests.floors.oracle import distances, layered_graph
+
+
+def read_tiled_building(path: Path, **options: Any) -> Building:
+    return read_tiled_floors(path, **options).build(Building.from_grids)
+
+
+def read_ldtk_building(path: Path, **options: Any) -> Building:
+    return read_ldtk_floors(path, **options).build(Building.from_grids)
+
 
 TILE = 16  # pixels
 # gid 1 floor, 2 blocked (tile property), 3 floor of weight 3; 0 no tile (blocked)
@@ -418,9 +428,27 @@ def test_the_documented_example(tmp_path: Path) -> None:
 
 
 def test_exported_from_navkit_formats() -> None:
-    assert navkit.formats.read_tiled_building is read_tiled_building
-    assert navkit.formats.read_ldtk_building is read_ldtk_building
-    assert {"read_tiled_building", "read_ldtk_building"} <= set(navkit.formats.__all__)
+    assert navkit.formats.read_tiled_floors is read_tiled_floors
+    assert navkit.formats.read_ldtk_floors is read_ldtk_floors
+    assert navkit.formats.FloorMaps is FloorMaps
+    assert {"read_tiled_floors", "read_ldtk_floors", "FloorMaps"} <= set(navkit.formats.__all__)
+
+
+def test_floor_maps_record_and_explain(tmp_path: Path) -> None:
+    p = write(tmp_path, "two.tmj", _two_floor_doc(cost=2.0, capacity=3))
+    fm = read_tiled_floors(p)
+    assert fm.names == ("ground", "upper") and fm.floor_ys == (0.0, 4.5) and fm.name == "two"
+    assert fm.links == ({"name": "stairs", "kind": "stairs",
+                         "from": {"floor": "ground", "point": [3.5, 2.5]},
+                         "to": {"floor": "upper", "point": [0.5, 0.5]},
+                         "cost": 2.0, "capacity": 3},)
+    assert fm.sources[0].where == "object layer 'ground/links', object 7 'stairs'"
+    assert [g.floor_y for g in fm.grids] == [0.0, 4.5]
+    e = fm.explain(ConfigError("bad", field="links[0].capacity"))
+    assert (e.field, e.path) == ("object layer 'ground/links', object 7 'stairs', property "
+                                 "'capacity'", str(p))
+    e = fm.explain(ConfigError("bad", field="grids[1]"))
+    assert (e.field, e.path) == ("grids[1]", str(p))
 
 
 # -------------------------------------------------------------------- LDtk
