@@ -12,6 +12,11 @@ extension                                  reader / writer
 ``.ldtk``                                  LDtk project, IntGrid layers (:mod:`.ldtk`)
 =========================================  =====================================
 
+A Tiled map's group layers or an LDtk project's levels can also be read as the
+floors of one building, joined by link objects: :func:`read_tiled_floors`,
+:func:`read_ldtk_floors` (a ``FloorMaps``; ``.build(Building.from_grids)``
+makes the ``navkit.floors.Building``, docs/tiled.md).
+
 Every reader raises :class:`~navkit.errors.FormatError` naming the file (and
 the line, for text formats) on bad input. Readers take ``max_cells=`` and
 refuse, from the header and before allocating, a grid of more cells than that
@@ -64,7 +69,23 @@ __all__ = [
     "from_array",
     "read_npy",
     "write_npz",
+    "read_tiled_floors",
+    "read_ldtk_floors",
+    "FloorMaps",
 ]
+
+#: Names loaded on first use (their modules import shapely; reading a Tiled map
+#: needs the optional pytiled-parser).
+_LAZY = {"read_tiled_floors": "tiled", "read_ldtk_floors": "ldtk", "FloorMaps": "tiled"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        mod = importlib.import_module(f".{_LAZY[name]}", __name__)
+        value = getattr(mod, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 #: Default ``max_cells`` of every reader: 2**26 = 67,108,864 cells. A
 #: Pathfinder needs about 50 bytes per cell, so this is about 3.4 GB, and 64

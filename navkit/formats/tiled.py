@@ -30,6 +30,9 @@ The mapping (docs/tiled.md, configurable through :class:`TiledMapping`):
   ``obstacle`` / ``wall`` block, of class ``area`` make walkable (property
   ``weight`` optional). :func:`read_tiled_level` turns all of it into a
   :class:`~navkit.level.NavLevel` whose doors toggle.
+* :func:`read_tiled_floors` reads each top-level group layer as one floor of
+  a building and objects of class ``link`` as the links between floors
+  (:class:`FloorMaps`; the single-floor readers leave link objects out).
 """
 
 from __future__ import annotations
@@ -41,17 +44,17 @@ import math
 import numbers
 import xml.etree.ElementTree as ET
 import zlib
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 import shapely
 import shapely.affinity
 from numpy.typing import NDArray
 
-from ..errors import ConfigError, FormatError, MissingExtraError, shown
+from ..errors import ConfigError, FormatError, MissingExtraError, shown, unknown_name_message
 from ..grid import MAX_CELL_SIZE, MAX_WEIGHT, MIN_CELL_SIZE, NavGrid
 from ._common import PathLike, cell_limit, check_cells, read_bytes
 from .external import allowed_roots, read_external, resolve_external
@@ -63,6 +66,9 @@ __all__ = [
     "TiledMapping",
     "read_tiled",
     "read_tiled_level",
+    "read_tiled_floors",
+    "FloorMaps",
+    "LinkSource",
     "TILED_EXTENSIONS",
     "DoorBox",
     "door_boxes_meta",
@@ -115,6 +121,7 @@ class TiledMapping:
     door_prefix: str = "door"
     obstacle_classes: tuple[str, ...] = ("obstacle", "wall")
     area_classes: tuple[str, ...] = ("area",)
+    link_classes: tuple[str, ...] = ("link",)
 
     def __post_init__(self) -> None:
         cs = self.cell_size
@@ -903,6 +910,19 @@ def covered_cells(geom: shapely.Geometry, width: int, depth: int) -> NDArray[np.
     return out
 
 
+def _object_where(lname: str, obj: Any) -> str:
+    name = obj.name or ""
+    return f"object layer {lname!r}, object {obj.id}" + (f" {name!r}" if name else "")
+
+
+def _is_link(obj: Any, m: TiledMapping, where: str, path: Path) -> bool:
+    """Whether ``obj`` is a link: class in ``m.link_classes`` or property ``link`` true."""
+    if (obj.class_ or "").lower() in m.link_classes:
+        return True
+    props = _props(obj)
+    return "link" in props and _truth(props["link"], f"{where}, property 'link'", path)
+
+
 @dataclass
 class _MapObjects:
     doors: list[tuple[str, shapely.Geometry]]
@@ -910,19 +930,22 @@ class _MapObjects:
     areas: list[tuple[str, shapely.Geometry, int]]
 
 
-def _objects(tmap: Any, m: TiledMapping, hdr: _Header, path: Path, budget: list[int]
-             ) -> _MapObjects:
-    """Object-layer shapes in cell units (x, z), the grid's cell (0, 0) at the origin."""
-    tw, th = float(tmap.tile_size.width), float(tmap.tile_size.height)
+def _objects(ld: _Loaded, layers: Any, prefix: str = "") -> _MapObjects:
+    """Object-layer shapes of ``layers`` in cell units (x, z), the grid's cell (0, 0)
+    at the origin (link objects left out: :func:`_link_objects`)."""
+    m, hdr, path, budget = ld.mapping, ld.header, ld.path, ld.tiles.budget
+    tw, th = ld.tile_px
     ox, oy = hdr.origin
     out = _MapObjects([], [], [])
     seen: dict[str, str] = {}
-    for lname, lay in _walk_layers(tmap.layers):
+    for lname, lay in _walk_layers(layers, prefix):
         for obj in getattr(lay, "tiled_objects", None) or ():
             cls = (obj.class_ or "").lower()
             name = obj.name or ""
             kind = type(obj).__name__
-            where = f"object layer {lname!r}, object {obj.id}" + (f" {name!r}" if name else "")
+            where = _object_where(lname, obj)
+            if _is_link(obj, m, where, path):
+                continue
             is_door = cls in m.door_classes or (
                 bool(m.door_prefix) and name.lower().startswith(m.door_prefix) and not cls)
             is_obstacle = cls in m.obstacle_classes
@@ -968,7 +991,23 @@ class _Built:
     layers: list[str]
 
 
-def _build(path: PathLike, m: TiledMapping, max_cells: int | None, allow_dirs: Any) -> _Built:
+@dataclass
+class _Loaded:
+    """A checked, parsed Tiled map: what :func:`_build_layers` reads layers with."""
+
+    path: Path
+    mapping: TiledMapping
+    header: _Header
+    tmap: Any
+    tiles: _Tiles
+
+    @property
+    def tile_px(self) -> tuple[float, float]:
+        return float(self.tmap.tile_size.width), float(self.tmap.tile_size.height)
+
+
+def _load(path: PathLike, m: TiledMapping, max_cells: int | None, allow_dirs: Any) -> _Loaded:
+    """Check the file (and the files it names), then parse it with pytiled-parser."""
     p = Path(path)
     limit = tiled_cell_limit(max_cells)
     roots = allowed_roots(p, allow_dirs)
@@ -980,13 +1019,19 @@ def _build(path: PathLike, m: TiledMapping, max_cells: int | None, allow_dirs: A
     else:
         hdr = _precheck_tmj(data, p, limit, roots)
     tmap = _parse(p)
-    tiles = _Tiles(tmap, m, p)
+    return _Loaded(p, m, hdr, tmap, _Tiles(tmap, m, p))
+
+
+def _build_layers(ld: _Loaded, layers: Any, prefix: str = "") -> _Built:
+    """Read ``layers`` (a map's, or one group's; names shown as ``prefix + name``)
+    as one map: tiles, blocking, weights and objects on the map's grid."""
+    hdr, p, m, tiles = ld.header, ld.path, ld.mapping, ld.tiles
     H, W = hdr.height, hdr.width
     covered = np.zeros((H, W), dtype=bool)
     blocked = np.zeros((H, W), dtype=bool)
     weights = np.ones((H, W), dtype=np.int32)
     names: list[str] = []
-    for lname, lay in _walk_layers(tmap.layers):
+    for lname, lay in _walk_layers(layers, prefix):
         if not hasattr(lay, "data"):
             continue
         names.append(lname)
@@ -1013,9 +1058,14 @@ def _build(path: PathLike, m: TiledMapping, max_cells: int | None, allow_dirs: A
         blocked |= blk[inv]
         lw = wt[inv]
         weights = np.where(lw > 0, lw, weights).astype(np.int32)
-    objects = _objects(tmap, m, hdr, p, tiles.budget)
-    return _Built(covered, blocked, weights, objects, hdr,
-                  (int(tmap.tile_size.width), int(tmap.tile_size.height)), names)
+    objects = _objects(ld, layers, prefix)
+    tw, th = ld.tile_px
+    return _Built(covered, blocked, weights, objects, hdr, (int(tw), int(th)), names)
+
+
+def _build(path: PathLike, m: TiledMapping, max_cells: int | None, allow_dirs: Any) -> _Built:
+    ld = _load(path, m, max_cells, allow_dirs)
+    return _build_layers(ld, ld.tmap.layers)
 
 
 def _doors(built: _Built, cs: float) -> list[DoorBox]:
@@ -1072,7 +1122,12 @@ def read_tiled(
     """
     m = _mapping(mapping, options)
     p = Path(path)
-    built = _build(p, m, max_cells, allow_dirs)
+    return _grid(_build(p, m, max_cells, allow_dirs), m, p, p.stem)
+
+
+def _grid(built: _Built, m: TiledMapping, p: Path, name: str, floor_y: float = 0.0,
+          meta: Mapping[str, Any] | None = None) -> NavGrid:
+    """The grid of a built map (or floor): doors open, areas, obstacles over all."""
     doors = _doors(built, m.cell_size)
     H, W = built.covered.shape
     walk = built.covered & ~built.blocked
@@ -1091,8 +1146,10 @@ def read_tiled(
     weights[~walk] = 1
     if walk.size == 0:
         raise FormatError("map has no cells", path=p)
-    return NavGrid(walk, weights=weights, cell_size=m.cell_size, name=p.stem,
-                   meta=_meta(built, doors, p), copy=False)
+    info = _meta(built, doors, p)
+    info.update(meta or {})
+    return NavGrid(walk, weights=weights, cell_size=m.cell_size, floor_y=floor_y, name=name,
+                   meta=info, copy=False)
 
 
 def _rectangles(
@@ -1180,3 +1237,325 @@ def read_tiled_level(
         raise FormatError(f"the map's level is invalid: {exc.reason} ({exc.field})",
                           path=p) from None
     return NavLevel(cfg)
+
+
+# ------------------------------------------------------------ floors and links
+#: Height step between floors when a floor gives no ``floorY`` (metres): floor
+#: ``i`` of the file (counting every floor, read or not) stands at ``i * 3.0``.
+DEFAULT_FLOOR_STEP = 3.0
+#: Most floors a map may give (the building's own limit, ``navkit.floors``'
+#: ``MAX_FLOORS``, is the same 256).
+MAX_MAP_FLOORS = 256
+
+# a link's JSON key -> how an error names it, before the file's own spelling
+_LINK_LABELS = {"name": "name", "kind": "kind", "to.floor": "to", "cost": "cost",
+                "capacity": "capacity", "bidirectional": "bidirectional", "enabled": "enabled"}
+
+_T = TypeVar("_T")
+
+
+@dataclass(frozen=True)
+class LinkSource:
+    """Where a link was drawn: ``where`` names its object (``"object layer
+    'ground/links', object 7 'stairs'"``), ``what`` what the file calls its values
+    (``"property"``, ``"field"``), ``to_point`` how it names the target point."""
+
+    where: str
+    what: str
+    to_point: str
+
+
+@dataclass(frozen=True)
+class FloorMaps:
+    """The floors and links of a map file, ready for a building.
+
+    ``grids``: one grid per floor, all of one shape, cell size and corner (each
+    at its floor's height, ``floor_y``); ``names`` and ``floor_ys`` (metres) in
+    the same order; ``links``: the links as the building JSON's ``links`` list
+    (``name``, ``kind``, ``from`` / ``to`` = ``{"floor": name, "point": [x, z]}``
+    in metres, ``bidirectional``, ``cost``, ``capacity``, ``enabled``, as given);
+    ``sources``: where each link was drawn; ``path``: the file; ``name``: its stem.
+    ``maps.build(navkit.floors.Building.from_grids)`` makes the building.
+    """
+
+    grids: tuple[NavGrid, ...]
+    names: tuple[str, ...]
+    floor_ys: tuple[float, ...]
+    links: tuple[dict[str, Any], ...]
+    sources: tuple[LinkSource, ...]
+    path: Path
+    name: str
+
+    def build(self, factory: Callable[..., _T]) -> _T:
+        """``factory(grids, links, names=, floor_ys=, name=)``, e.g.
+        ``navkit.floors.Building.from_grids``; a ConfigError it raises about a
+        link (a ``kind`` it does not know, an end on a blocked cell, a cost that
+        is not positive) is raised again naming the file and the link's object
+        (:meth:`explain`)."""
+        try:
+            return factory(list(self.grids), [dict(lk) for lk in self.links], names=self.names,
+                           floor_ys=self.floor_ys, name=self.name)
+        except ConfigError as exc:
+            raise self.explain(exc) from None
+
+    def explain(self, exc: ConfigError) -> ConfigError:
+        """``exc`` (a ConfigError whose field is ``links[i]...``, as the building's
+        parser names them) naming the file and, for a link, its object and
+        property instead."""
+        fld = exc.field or ""
+        if not fld.startswith("links["):
+            return ConfigError(exc.reason, field=exc.field, path=self.path)
+        k, _, rest = fld[len("links["):].partition("]")
+        if not k.isdigit() or int(k) >= len(self.sources):
+            return ConfigError(exc.reason, field=exc.field, path=self.path)
+        rest = rest.lstrip(".")
+        src = self.sources[int(k)]
+        if rest.startswith("from.point"):
+            where = f"{src.where}, its position"
+        elif rest.startswith("to.point"):
+            where = f"{src.where}, {src.to_point}"
+        else:
+            key = _LINK_LABELS.get(rest, rest)
+            where = f"{src.where}, {src.what} {key!r}" if key else src.where
+        return ConfigError(exc.reason, field=where, path=self.path)
+
+
+def _link_number(v: Any, what: str, path: Path) -> float:
+    if isinstance(v, bool) or not isinstance(v, numbers.Real) or not math.isfinite(float(v)):
+        raise FormatError(f"{what}: expected a finite number, got {shown(v)}", path=path)
+    return float(v)
+
+
+def link_from_properties(
+    props: Mapping[str, Any], *, name: str, floor: str, at_px: tuple[float, float],
+    to_keys: tuple[str, str], px_to_m: Callable[[float, float], tuple[float, float]],
+    floors: Sequence[str], where: str, what: str, path: Path, floor_word: str = "floor",
+) -> tuple[dict[str, Any], LinkSource]:
+    """A JSON link from an object's properties (``props``: lower-case keys, empty
+    values left out): ``kind``, ``to`` (target floor, default ``floor``),
+    ``to_keys`` (the target point in pixels, default ``at_px``, the object's own
+    position), ``bidirectional``, ``cost``, ``capacity``, ``enabled``.
+    ``px_to_m`` turns pixels ``(x, y)`` into metres ``(x, z)``; ``floors`` are
+    every floor of the file. A value of the wrong type is a FormatError, a
+    missing floor a ConfigError, both naming ``path`` and ``where`` (``what``:
+    ``"property"`` or ``"field"``)."""
+    def label(key: str) -> str:
+        return f"{where}, {what} {key!r}"
+
+    link: dict[str, Any] = {"name": name}
+    if "kind" in props:
+        kind = props["kind"]
+        if not isinstance(kind, str):
+            raise FormatError(f"{label('kind')}: expected a string, got {shown(kind)}", path=path)
+        link["kind"] = kind.strip().lower()
+    to = props.get("to", floor)
+    if not isinstance(to, str):
+        raise FormatError(f"{label('to')}: expected a {floor_word} name, got {shown(to)}",
+                          path=path)
+    if to not in floors:
+        raise ConfigError(unknown_name_message(floor_word, to, list(floors)),
+                          field=label("to"), path=path)
+    tx, tz = at_px
+    if any(k.lower() in props for k in to_keys):
+        tx = _link_number(props.get(to_keys[0].lower(), at_px[0]), label(to_keys[0]), path)
+        tz = _link_number(props.get(to_keys[1].lower(), at_px[1]), label(to_keys[1]), path)
+    link["from"] = {"floor": floor, "point": list(px_to_m(*at_px))}
+    link["to"] = {"floor": to, "point": list(px_to_m(tx, tz))}
+    for key in ("bidirectional", "enabled"):
+        if key in props:
+            v = props[key]
+            if isinstance(v, str) and v.strip().lower() in ("true", "false"):
+                v = v.strip().lower() == "true"
+            if not isinstance(v, bool):
+                raise FormatError(f"{label(key)}: expected true or false, got {shown(v)}",
+                                  path=path)
+            link[key] = v
+    if "cost" in props:
+        link["cost"] = _link_number(props["cost"], label("cost"), path)
+    if "capacity" in props:
+        cap = props["capacity"]
+        if isinstance(cap, bool) or not isinstance(cap, numbers.Integral):
+            raise FormatError(f"{label('capacity')}: expected an integer, got {shown(cap)}",
+                              path=path)
+        link["capacity"] = int(cap)
+    plural = "properties" if what == "property" else f"{what}s"
+    return link, LinkSource(where, what, f"{plural} {to_keys[0]!r} / {to_keys[1]!r}")
+
+
+def floor_maps(grids: Sequence[NavGrid], names: Sequence[str], ys: Sequence[float],
+               links: Sequence[tuple[dict[str, Any], LinkSource]], *, path: Path) -> FloorMaps:
+    """:class:`FloorMaps` of floors read from ``path``; the links with an end on a
+    floor not in ``names`` left out; a duplicate link name is a ConfigError naming
+    both objects."""
+    keep = [(lk, src) for lk, src in links
+            if lk["from"]["floor"] in names and lk["to"]["floor"] in names]
+    seen: dict[str, str] = {}
+    for lk, src in keep:
+        if lk["name"] in seen:
+            raise ConfigError(f"duplicate link name {lk['name']!r} (also {seen[lk['name']]})",
+                              field=src.where, path=path)
+        seen[lk["name"]] = src.where
+    return FloorMaps(tuple(grids), tuple(names), tuple(float(y) for y in ys),
+                     tuple(lk for lk, _ in keep), tuple(src for _, src in keep), path, path.stem)
+
+
+def check_floor_count(floors: int, width: int, depth: int, limit: int, path: Path,
+                      what: str = "floors") -> None:
+    """Refuse, before any floor is built, more than :data:`MAX_MAP_FLOORS` floors or
+    more than ``limit`` cells on all floors together."""
+    if floors > MAX_MAP_FLOORS:
+        raise FormatError(f"{floors} {what}, more than {MAX_MAP_FLOORS} (pass {what}= to read "
+                          "some)", path=path)
+    total = floors * width * depth
+    if total > limit:
+        raise FormatError(f"{floors} {what} of {width} x {depth} cells = {total:_} cells, more "
+                          f"than the {limit:_}-cell limit (max_cells= raises it)", path=path)
+
+
+def select_floors(floors: Any, names: Sequence[str], fld: str = "floors",
+                  word: str = "floor") -> list[int]:
+    """Indices of the floors ``floors`` picks (names or indices; None: all), in its
+    order; ConfigError naming ``fld[i]``."""
+    if floors is None:
+        return list(range(len(names)))
+    if isinstance(floors, (str, bytes)) or not isinstance(floors, Sequence) or not floors:
+        raise ConfigError(f"expected a non-empty list of {word} names or indices, got "
+                          f"{shown(floors)}", field=fld)
+    out: list[int] = []
+    for i, f in enumerate(floors):
+        at = f"{fld}[{i}]"
+        if isinstance(f, str):
+            if f not in names:
+                raise ConfigError(unknown_name_message(word, f, list(names)), field=at)
+            k = list(names).index(f)
+        elif isinstance(f, numbers.Integral) and not isinstance(f, bool):
+            if not 0 <= int(f) < len(names):
+                raise ConfigError(f"{word} index {int(f)} outside 0..{len(names) - 1}",
+                                  field=at)
+            k = int(f)
+        else:
+            raise ConfigError(f"expected a {word} name or index, got {shown(f)}", field=at)
+        if k in out:
+            raise ConfigError(f"{word} {names[k]!r} is listed twice", field=at)
+        out.append(k)
+    return out
+
+
+def _is_group(lay: Any) -> bool:
+    return getattr(lay, "layers", None) is not None and not hasattr(lay, "data")
+
+
+def _floor_y(props: Mapping[str, Any], default: float, what: str, path: Path) -> float:
+    if "floory" not in props:
+        return default
+    return _link_number(props["floory"], f"{what}, property 'floorY'", path)
+
+
+def _link_objects(ld: _Loaded, layers: Any, prefix: str, floor: str, floors: Sequence[str]
+                  ) -> list[tuple[dict[str, Any], LinkSource]]:
+    """The link objects among ``layers`` (floor ``floor``'s), their positions in metres."""
+    m, p = ld.mapping, ld.path
+    tw, th = ld.tile_px
+    ox, oy = ld.header.origin
+    cs = m.cell_size
+
+    def px_to_m(x: float, y: float) -> tuple[float, float]:
+        return ((x / tw - ox) * cs, (y / th - oy) * cs)
+
+    out = []
+    for lname, lay in _walk_layers(layers, prefix):
+        for obj in getattr(lay, "tiled_objects", None) or ():
+            where = _object_where(lname, obj)
+            if not _is_link(obj, m, where, p):
+                continue
+            kind = type(obj).__name__
+            if kind == "Point":
+                at = (float(obj.coordinates.x), float(obj.coordinates.y))
+                if not all(math.isfinite(v) and abs(v) <= 1e15 for v in at):
+                    raise FormatError(f"{where}: position must be finite within 1e15 pixels, "
+                                      f"got {at!r}", path=p)
+            elif kind in ("Rectangle", "Polygon", "Ellipse"):
+                try:
+                    geom = object_geometry(obj, ld.tiles.budget)
+                except ValueError as exc:
+                    raise FormatError(f"{where}: {exc}", path=p) from None
+                if geom is None or geom.is_empty or geom.area <= 0:
+                    raise FormatError(f"{where}: a link shape needs an area (or use a point)",
+                                      path=p)
+                c = geom.centroid
+                at = (float(c.x), float(c.y))
+            else:
+                raise FormatError(f"{where}: a link must be a point, rectangle, ellipse or "
+                                  f"polygon, got a {kind.lower()}", path=p)
+            props = {k: v for k, v in _props(obj).items() if v is not None}
+            out.append(link_from_properties(
+                props, name=obj.name or f"link{obj.id}", floor=floor, at_px=at,
+                to_keys=("toX", "toZ"), px_to_m=px_to_m, floors=floors, where=where,
+                what="property", path=p))
+    return out
+
+
+def read_tiled_floors(
+    path: PathLike, mapping: TiledMapping | None = None, *,
+    floors: Sequence[str | int] | None = None, max_cells: int | None = None,
+    allow_dirs: Any = None, **options: Any,
+) -> FloorMaps:
+    """Read a Tiled map's floors and links, a floor per top-level group layer.
+
+    docs/tiled.md, "Floors and links"; ``read_tiled_floors(path).build(
+    navkit.floors.Building.from_grids)`` gives the building. Each top-level
+    group layer is a floor named after the group, at height ``floorY`` (a group
+    property, metres; default ``i * 3.0`` for the ``i``-th group); its layers
+    are read as :func:`read_tiled` reads a whole map (doors open). A map
+    without group layers is one floor called ``"ground"`` (height the map
+    property ``floorY``, default 0). Objects of class ``link`` (or with property
+    ``link = true``) are links from their position (a point, or a shape's
+    centre) on their group's floor to the floor named by property ``to``
+    (default their own) at ``toX`` / ``toZ`` (pixels, as object positions;
+    default their own position), with ``kind``, ``bidirectional``, ``cost``
+    (metres), ``capacity`` and ``enabled``. ``floors``: the floors to read
+    (names or indices, in that order; links to the others are left out).
+    ``mapping`` / ``options``: as :func:`read_tiled`. A property of the wrong
+    type raises :class:`~navkit.errors.FormatError`, a link to a missing floor
+    or a duplicate link name :class:`~navkit.errors.ConfigError`, both naming
+    the file and the object (:meth:`FloorMaps.build` names them too for what
+    the building refuses).
+    """
+    m = _mapping(mapping, options)
+    p = Path(path)
+    ld = _load(p, m, max_cells, allow_dirs)
+    top = list(ld.tmap.layers or ())
+    entries: list[tuple[str, Any, str, float]] = []  # name, layers, prefix, floorY
+    if any(_is_group(lay) for lay in top):
+        seen: set[str] = set()
+        for lay in top:
+            lname = lay.name or ""
+            if not _is_group(lay):
+                if hasattr(lay, "data") or getattr(lay, "tiled_objects", None) is not None:
+                    raise FormatError(f"layer {lname!r} lies outside the group layers: in a map "
+                                      "with floors, every top-level tile or object layer must be "
+                                      "a group layer (one per floor)", path=p)
+                continue
+            what = f"group layer {lname!r}"
+            if not lname:
+                raise FormatError(f"group layer {lay.id}: a floor needs a name", path=p)
+            if lname in seen:
+                raise FormatError(f"{what}: two floors are called {lname!r}", path=p)
+            seen.add(lname)
+            y = _floor_y(_props(lay), len(entries) * DEFAULT_FLOOR_STEP, what, p)
+            entries.append((lname, lay.layers, lname + "/", y))
+    else:
+        y = _floor_y(_props(ld.tmap), 0.0, "the map", p)
+        entries.append(("ground", top, "", y))
+    all_names = [e[0] for e in entries]
+    picked = select_floors(floors, all_names)
+    check_floor_count(len(picked), ld.header.width, ld.header.height,
+                      tiled_cell_limit(max_cells), p)
+    grids, links = [], []
+    for k in picked:
+        fname, layers, prefix, y = entries[k]
+        built = _build_layers(ld, layers, prefix)
+        grids.append(_grid(built, m, p, f"{p.stem}:{fname}", floor_y=y, meta={"floor": fname}))
+        links += _link_objects(ld, layers, prefix, fname, all_names)
+    return floor_maps(grids, [entries[k][0] for k in picked], [entries[k][3] for k in picked],
+                      links, path=p)
