@@ -9,6 +9,7 @@ file                            what it is
 ``interior.json``               a polygon level: rooms, doors as areas, furniture
 ``outdoor.json``                a polygon level with terrain weights (road, grass, mud)
 ``bench80.json``                the 80 x 80-cell level of the reference benchmark
+``tavern.json``                 a building: two floors, stairs, a ladder, a one-way jump
 ``dungeon.tmj``                 a Tiled map (JSON, tileset embedded) with two doors
                                 (docs/tiled.md)
 ``scenes/*.json``               character simulation scenes (``navkit sim``,
@@ -55,6 +56,7 @@ DESCRIPTIONS: dict[str, str] = {
     "interior.json": "polygon level: rooms, doors, furniture (grid or mesh)",
     "outdoor.json": "polygon level with terrain weights: road, grass, mud",
     "bench80.json": "the reference benchmark's 80 x 80-cell level",
+    "tavern.json": "a building: two floors joined by stairs, a ladder and a jump (FloorMap)",
     "dungeon.tmj": "Tiled map with two doors (needs navkit[tiled])",
     "scenes/interior_crowd.json": "simulation: 60 NPCs crossing an interior; a door closes",
     "scenes/interior_crowd_mesh.json": "the same crowd on the navigation mesh",

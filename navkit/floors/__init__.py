@@ -22,7 +22,8 @@ def warm_up() -> None:
     fm.distance_field([(0, 2, 2)])
 
 
-_LAZY = {"BuildingSim": "navkit.floors.sim", "FloorMesh": "navkit.floors.mesh"}
+_LAZY = {"BuildingSim": "navkit.floors.sim", "FloorMesh": "navkit.floors.mesh",
+         "read_tiled_building": "navkit.floors.maps", "read_ldtk_building": "navkit.floors.maps"}
 
 
 def __getattr__(name: str) -> object:
@@ -35,6 +36,7 @@ def __getattr__(name: str) -> object:
     raise AttributeError(f"module 'navkit.floors' has no attribute {name!r}")
 
 
-__all__ = ["BuildingSim", "FloorMesh", "warm_up", "Building", "BuildingConfig", "LinkConfig", "LinkEnd", "LINK_KINDS",
+__all__ = ["BuildingSim", "FloorMesh", "read_tiled_building", "read_ldtk_building", "warm_up",
+           "Building", "BuildingConfig", "LinkConfig", "LinkEnd", "LINK_KINDS",
            "parse_building", "read_building", "building_config", "FloorSearch", "CellPath",
            "link_cost_int", "FloorMap", "FloorPathResult", "FloorPlace", "LinkStep"]

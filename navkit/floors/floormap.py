@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 import threading
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -132,6 +133,11 @@ class FloorMap:
 
     def __init__(self, level: Any, costs: Costs = "seed", *,
                  snap_radius: float = SNAP_RADIUS, warm: bool = True):
+        if isinstance(level, (str, Path)) and Path(level).suffix.lower() in (".tmj", ".tmx",
+                                                                              ".ldtk"):
+            from .maps import read_map_building
+
+            level = read_map_building(level)
         self.building = level if isinstance(level, Building) else Building(level)
         self.search = FloorSearch(self.building, costs)
         self.snap_radius = float(snap_radius)
