@@ -10,7 +10,8 @@ temporary folder that every step shares (each kernel compiles once):
 1. ``navkit warmup`` (the kernels of every group, compiled in parallel);
 2. every public feature's first call, in one Python process
    (:data:`FEATURES`): grid A*, JPS+, HPA*, flow fields, exact and funnel
-   mesh paths, a crowd, the simulation on a grid, a mesh and a world, a
+   mesh paths, a crowd, the simulation on a grid, a mesh and a world, a building
+   (paths across floors on grids and meshes, characters climbing stairs), a
    world baked and queried, LDtk reading (no extra), and Tiled and the
    viewer naming the extra they need;
 3. every command on a bundled example, the bundled examples' listing
@@ -305,6 +306,24 @@ def world_bake_and_query():
         A, B).cost_int, r
 
 
+def floors_grid_mesh_and_sim():
+    from navkit.floors import BuildingSim, FloorMesh
+
+    fm = navkit.FloorMap(navkit.examples.path("tavern.json"))
+    r = fm.find_path((1.0, 0.0, 1.0), (16.5, 3.2, 2.0))
+    assert r.status.name == "FOUND" and r.link_names == ["stairs"], r
+    assert r.cost_int == fm.find_path((1.0, 0.0, 1.0), (16.5, 3.2, 2.0),
+                                      algorithm="layered").cost_int
+    m = FloorMesh(fm.building, weights="ignore").find_path((1.0, 1.0), (16.5, 2.0),
+                                                            start_floor=0, goal_floor=1)
+    assert m.status.name == "FOUND" and m.length < r.length, (m.length, r.length)
+    sim = BuildingSim(fm.building)
+    sim.add_character("a", position=(9.0, 0.0, 2.0))
+    assert sim.set_target("a", (12.0, 3.2, 5.0))
+    sim.run(200)
+    assert sim.floor_of("a") == 1, sim.position("a")
+
+
 def ldtk_reading():
     g = navkit.load_grid(LDTK)
     assert g.walkable.any()
@@ -329,8 +348,8 @@ def viewer_names_its_extra():
 
 
 for fn in [grid_astar, grid_jps_plus, hpa_star, flow_field, mesh_exact_and_funnel, crowd,
-           sim_grid, sim_mesh, sim_world, world_bake_and_query, ldtk_reading,
-           tiled_names_its_extra, viewer_names_its_extra]:
+           sim_grid, sim_mesh, sim_world, world_bake_and_query, floors_grid_mesh_and_sim,
+           ldtk_reading, tiled_names_its_extra, viewer_names_its_extra]:
     t0 = time.perf_counter()
     try:
         fn()
@@ -343,7 +362,7 @@ for fn in [grid_astar, grid_jps_plus, hpa_star, flow_field, mesh_exact_and_funne
 
 FEATURE_NAMES = ["grid_astar", "grid_jps_plus", "hpa_star", "flow_field", "mesh_exact_and_funnel",
                  "crowd", "sim_grid", "sim_mesh", "sim_world", "world_bake_and_query",
-                 "ldtk_reading", "tiled_names_its_extra", "viewer_names_its_extra"]
+                 "floors_grid_mesh_and_sim", "ldtk_reading", "tiled_names_its_extra", "viewer_names_its_extra"]
 
 
 @pytest.fixture(scope="module")
@@ -418,6 +437,8 @@ def test_the_command_line_runs_from_the_wheel(installed: Install) -> None:
     assert r["status"] == "FOUND"
     r = js("path", interior, "--mesh", "--from", "-2,9", "--to", "24,4")
     assert r["status"] == "FOUND" and r["mode"] == "mesh"
+    r = js("path", installed.example("tavern.json"), "--from", "1,0,1", "--to", "16.5,3.2,2")
+    assert r["status"] == "FOUND" and r["floors"] == ["ground", "upstairs"], r
     r = js("mesh", interior, "-o", out_dir / "interior_mesh.npz", "--png",
            out_dir / "interior_mesh.png")
     assert r["polygons"] > 0 and (out_dir / "interior_mesh.png").stat().st_size > 0
