@@ -529,6 +529,16 @@ fm.floor_of((2, 9.0, 5))
         pts: list[NDArray[np.float64]] = []
         fls: list[NDArray[np.int32]] = []
         steps: list[LinkStep] = []
+        if not smooth:  # every cell's centre: one frame for every floor (§16.2)
+            g = self.building.grid(0)
+            pts.append(np.column_stack([g.min_x + (cells[:, 1] + 0.5) * g.cell_size,
+                                        g.min_z + (cells[:, 2] + 0.5) * g.cell_size]))
+            fls.append(cells[:, 0].astype(np.int32))
+            links = self.building.links
+            for c in cuts:
+                k = int(res.entered[c])
+                steps.append(LinkStep(links[k].name, links[k].kind, k, c - 1))
+            bounds = []
         for j in range(len(bounds) - 1):
             run = cells[bounds[j]:bounds[j + 1]]
             f = int(run[0, 0])
