@@ -64,18 +64,22 @@ def _path(c: TestClient, a: Any, b: Any, **extra: Any) -> dict[str, Any]:
     return out
 
 
+def _finite(v: float) -> float | None:
+    """A number as the API's JSON gives it: null for inf."""
+    return v if math.isfinite(v) else None
+
+
 def _same(got: dict[str, Any], want: Any) -> None:
     """The API's answer is ``FloorMap.find_path``'s."""
     assert got["status"] == want.status.name
-    finite = (lambda v: v if math.isfinite(v) else None)  # JSON: null for inf
-    assert got["cost"] == pytest.approx(finite(want.cost))
+    assert got["cost"] == pytest.approx(_finite(want.cost))
     assert got["costInt"] == want.cost_int
     assert got["floors"] == [int(f) for f in want.floors]
     assert [s["name"] for s in got["links"]] == want.link_names
     assert [s["at"] for s in got["links"]] == [s.at for s in want.links]
     assert np.allclose(np.asarray(got["waypoints"], np.float64).reshape(-1, 2),
                        np.asarray(want.waypoints), atol=1e-4)
-    assert got["length"] == pytest.approx(finite(want.length), abs=1e-6)
+    assert got["length"] == pytest.approx(_finite(want.length), abs=1e-6)
     visited = [int(f) for i, f in enumerate(want.floors) if i == 0 or want.floors[i - 1] != f]
     assert got["floorsVisited"] == visited
 
