@@ -40,7 +40,8 @@ endpoint                            what it does
                                     endpoints above answer for the floor shown)
 ``POST /api/floors/links``          ``{"name": N, "enabled": B}``: switch a link on or off
 ``POST /api/floors/path``           ``{"start": [x, z], "goal": [x, z], "startFloor": F,
-                                    "goalFloor": F, "algorithm"?: "auto"}`` (world metres):
+                                    "goalFloor": F, "algorithm"?: "auto", "mode"?: "grid"}``
+                                    (world metres; mode "mesh": the floors' nav meshes):
                                     a path across floors, its pieces per floor, links, cost
 ``GET /api/sim``                    the simulation now (full frame)
 ``POST /api/sim/play``, ``/pause``  start / stop the live simulation
@@ -78,7 +79,7 @@ except ModuleNotFoundError as exc:
 from ..grid import NavGrid
 from .crowdplay import CrowdPlayback
 from .floors import ALGORITHMS as FLOOR_ALGORITHMS
-from .floors import BuildingState
+from .floors import MESH_ALGORITHMS, BuildingState
 from .layers import BUILD_PARAMS
 from .mesh import MESH_METHODS, MeshLayer, MeshTooLarge, MeshUnavailable
 from .playback import Playback
@@ -581,18 +582,26 @@ async def floors_path(request: Request) -> Response:
     st = _state(request)
     b = _building(st)
     body = await read_json(request)
-    check_keys(body, ("start", "goal", "startFloor", "goalFloor"), ("algorithm",))
+    check_keys(body, ("start", "goal", "startFloor", "goalFloor"), ("algorithm", "mode"))
+    mode = body.get("mode", "grid")
+    if mode not in ("grid", "mesh"):
+        raise ApiError(400, f"mode must be 'grid' or 'mesh', got {show(mode)}", field="mode")
     algo = body.get("algorithm", "auto")
-    if not isinstance(algo, str) or algo not in FLOOR_ALGORITHMS:
-        raise ApiError(400, f"algorithm must be one of {', '.join(map(repr, FLOOR_ALGORITHMS))}, "
-                       f"got {show(algo)}", field="algorithm")
+    known = FLOOR_ALGORITHMS if mode == "grid" else MESH_ALGORITHMS
+    if not isinstance(algo, str) or algo not in known:
+        raise ApiError(400, f"algorithm must be one of {', '.join(map(repr, known))} for "
+                       f"mode {mode!r}, got {show(algo)}", field="algorithm")
     async with st.lock:
         names = b.fm.floor_names
         sf = check_floor(body["startFloor"], "startFloor", names)
         gf = check_floor(body["goalFloor"], "goalFloor", names)
         start = check_point(body["start"], "start", b.fm.building.grid(sf))
         goal = check_point(body["goal"], "goal", b.fm.building.grid(gf))
-        out = await asyncio.to_thread(b.find_path, start, goal, sf, gf, algo)
+        try:
+            out = await asyncio.to_thread(b.find_path, start, goal, sf, gf, algo, mode)
+        except (ImportError, MeshUnavailable) as e:
+            raise ApiError(501, f"meshes are unavailable here: {e}",
+                           code="mesh_unavailable") from None
     return _ok(out)
 
 

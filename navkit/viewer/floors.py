@@ -18,14 +18,17 @@ from typing import Any
 
 import numpy as np
 
-from ..floors import FloorMap
+from ..floors import FloorMap, FloorPathResult
 from ..floors.floormap import ALGORITHMS
 from ..query.navmap import NavMap
 from ..results import Status
 from .map_state import MapState
 from .protocol import finite_or_none, round4
 
-__all__ = ["BuildingState", "ALGORITHMS"]
+__all__ = ["BuildingState", "ALGORITHMS", "MESH_ALGORITHMS"]
+
+#: ``algorithm`` values of a route on the floors' navigation meshes (``mode: "mesh"``).
+MESH_ALGORITHMS = ("auto", "exact", "funnel")
 
 
 class BuildingState:
@@ -41,6 +44,8 @@ class BuildingState:
         floors' map states start again, their versions keep increasing."""
         old = self.maps
         self.fm = fm
+        self._mesh: Any = None  # the FloorMesh, built on the first mesh route
+        self._mesh_weights_ignored = False
         b = fm.building
         navs = [NavMap(lv) for lv in b.levels]
         if len(old) == len(navs):
@@ -77,7 +82,7 @@ class BuildingState:
                            "walkable": int(g.walkable.sum()), "shown": i == self.shown})
         return {"name": b.name, "floors": floors, "shown": self.shown,
                 "links": self.link_list(), "algorithms": list(ALGORITHMS),
-                "version": self.version}
+                "meshAlgorithms": list(MESH_ALGORITHMS), "version": self.version}
 
     def link_list(self) -> list[dict[str, Any]]:
         """Every link: name, kind, ends (floor, point in metres, cell), cost (metres),
@@ -128,32 +133,77 @@ class BuildingState:
 
     # ------------------------------------------------------------- queries
     def find_path(self, start: tuple[float, float], goal: tuple[float, float],
-                  start_floor: int, goal_floor: int, algorithm: str) -> dict[str, Any]:
-        """``POST /api/floors/path``: :meth:`FloorMap.find_path` between two world points
-        on named floors, with the pieces of the path on each floor for drawing."""
+                  start_floor: int, goal_floor: int, algorithm: str,
+                  mode: str = "grid") -> dict[str, Any]:
+        """``POST /api/floors/path``: :meth:`FloorMap.find_path` (``mode`` ``"grid"``)
+        or :meth:`FloorMesh.find_path` (``"mesh"``) between two world points on
+        given floors, with the pieces of the path on each floor for drawing."""
         t0 = time.perf_counter()
-        r = self.fm.find_path(start, goal, start_floor=start_floor, goal_floor=goal_floor,
-                              algorithm=algorithm)
-        ms = (time.perf_counter() - t0) * 1000.0
+        if mode == "mesh":
+            m = self._floor_mesh()
+            r = m.find_path(start, goal, start_floor=start_floor, goal_floor=goal_floor,
+                            algorithm="exact" if algorithm == "auto" else algorithm)
+            ms = (time.perf_counter() - t0) * 1000.0
+            entered = [int(e) for e in np.asarray(r.entered)]
+            taken = [(i - 1, k) for i, k in enumerate(entered) if k >= 0 and i > 0]
+            out = self._answer(r.waypoints, r.floors, taken, start, start_floor)
+            out.update(status=r.status.name, found=r.status == Status.FOUND,
+                       hasPath=bool(r.has_path), reason=FloorPathResult(r.status).reason,
+                       cost=None, costInt=-1, length=finite_or_none(r.length),
+                       expanded=None, searches=int(r.searches),
+                       weightsIgnored=bool(self._mesh_weights_ignored))
+        else:
+            g = self.fm.find_path(start, goal, start_floor=start_floor, goal_floor=goal_floor,
+                                  algorithm=algorithm)
+            ms = (time.perf_counter() - t0) * 1000.0
+            out = self._answer(g.waypoints, g.floors, [(s.at, s.index) for s in g.links],
+                               start, start_floor)
+            out.update(status=g.status.name, found=g.status == Status.FOUND,
+                       hasPath=bool(g.has_path), reason=g.reason, cost=finite_or_none(g.cost),
+                       costInt=int(g.cost_int), length=finite_or_none(g.length),
+                       expanded=int(g.expanded))
+        out.update(start=[round4(start[0]), round4(start[1])],
+                   goal=[round4(goal[0]), round4(goal[1])], startFloor=start_floor,
+                   goalFloor=goal_floor, mode=mode, algorithm=algorithm, timeMs=ms,
+                   version=self.version)
+        return out
+
+    def _floor_mesh(self) -> Any:
+        """The building's :class:`~navkit.floors.mesh.FloorMesh` (built once; it follows
+        the floors' edits and the links' states). Terrain weights are ignored, as on the
+        single-floor mesh layer (``weightsIgnored``)."""
+        if self._mesh is None:
+            from ..floors.mesh import FloorMesh
+
+            b = self.fm.building
+            self._mesh_weights_ignored = any(
+                a.weight != 1 for lv in b.levels for a in lv.config.areas)
+            self._mesh = FloorMesh(b, weights="ignore")
+        return self._mesh
+
+    def _answer(self, waypoints: Any, floors_: Any, taken: list[tuple[int, int]],
+                start: tuple[float, float], start_floor: int) -> dict[str, Any]:
+        """The drawing part of a route: waypoints, each one's floor, the links taken
+        (``(at, link index)``: waypoint ``at`` on the floor left, ``at + 1`` on the
+        floor reached), the pieces on one floor, the floors visited."""
         b = self.fm.building
-        way = np.asarray(r.waypoints, dtype=np.float64).reshape(-1, 2)
-        floors = [int(f) for f in np.asarray(r.floors)]
+        way = np.asarray(waypoints, dtype=np.float64).reshape(-1, 2)
+        floors = [int(f) for f in np.asarray(floors_)]
         pts = [[round4(x), round4(z)] for x, z in way]
         links = []
-        for s in r.links:
-            lk = b.links[s.index]
-            links.append({"name": s.name, "kind": s.kind, "index": s.index, "at": s.at,
-                          "fromFloor": floors[s.at], "toFloor": floors[s.at + 1],
-                          "from": pts[s.at], "to": pts[s.at + 1], "cost": float(lk.cost)})
+        for at, k in taken:
+            lk = b.links[k]
+            links.append({"name": lk.name, "kind": lk.kind, "index": k, "at": at,
+                          "fromFloor": floors[at], "toFloor": floors[at + 1],
+                          "from": pts[at], "to": pts[at + 1], "cost": float(lk.cost)})
         # the runs on one floor, cut at each link taken; the first starts at the start
         pieces: list[dict[str, Any]] = []
-        cuts = [s.at + 1 for s in r.links]
-        bounds = [0, *cuts, len(pts)]
+        bounds = [0, *(at + 1 for at, _ in taken), len(pts)]
+        s0 = [round4(start[0]), round4(start[1])]
         for j in range(len(bounds) - 1):
             run = pts[bounds[j]:bounds[j + 1]]
             if not run:
                 continue
-            s0 = [round4(start[0]), round4(start[1])]
             if j == 0 and floors[0] == start_floor and run[0] != s0:
                 run = [s0, *run]
             pieces.append({"floor": floors[bounds[j]], "points": run})
@@ -162,14 +212,6 @@ class BuildingState:
             if not visited or visited[-1] != f:
                 visited.append(f)
         return {
-            "status": r.status.name,
-            "found": r.status == Status.FOUND,
-            "hasPath": bool(r.has_path),
-            "reason": r.reason,
-            "start": [round4(start[0]), round4(start[1])],
-            "goal": [round4(goal[0]), round4(goal[1])],
-            "startFloor": start_floor,
-            "goalFloor": goal_floor,
             "waypoints": pts,
             "floors": floors,
             "heights": [float(b.floor_ys[f]) for f in floors],
@@ -177,11 +219,4 @@ class BuildingState:
             "pieces": pieces,
             "floorsVisited": visited,
             "floorNamesVisited": [b.floor_names[f] for f in visited],
-            "cost": finite_or_none(r.cost),
-            "costInt": int(r.cost_int),
-            "length": finite_or_none(r.length),
-            "expanded": int(r.expanded),
-            "algorithm": algorithm,
-            "timeMs": ms,
-            "version": self.version,
         }

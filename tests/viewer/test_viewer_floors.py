@@ -147,6 +147,30 @@ def test_cross_floor_paths_equal_floormap(client: TestClient) -> None:
     assert {(0, 1), (1, 0), (0,)} <= floors_seen  # up, down and level
 
 
+def test_mesh_routes_equal_floormesh(client: TestClient) -> None:
+    from navkit.floors import Building
+    from navkit.floors.mesh import FloorMesh
+
+    fm = FloorMesh(Building(str(TAVERN)), weights="ignore")
+    for a, b in PAIRS[:3]:
+        for algo in ("exact", "funnel"):
+            got = _path(client, a, b, mode="mesh", algorithm=algo)
+            want = fm.find_path(a[0], b[0], start_floor=a[1], goal_floor=b[1], algorithm=algo)
+            assert got["status"] == want.status.name and got["mode"] == "mesh"
+            assert got["length"] == pytest.approx(want.length)
+            assert np.allclose(got["waypoints"], want.waypoints, atol=1e-4)
+            assert got["floors"] == want.floors.tolist()
+            assert [s["index"] for s in got["links"]] == want.links
+            assert got["cost"] is None and got["weightsIgnored"] is True  # the yard weighs 2
+            assert len(got["pieces"]) == len(want.links) + 1
+    client.post("/api/floors/links", json={"name": "stairs", "enabled": False})
+    fm.building.set_link_enabled("stairs", False)
+    got = _path(client, TAPROOM, ROOM1, mode="mesh")
+    want = fm.find_path(TAPROOM[0], ROOM1[0], start_floor=0, goal_floor=1)
+    assert [s["index"] for s in got["links"]] == want.links == [1]
+    assert got["length"] == pytest.approx(want.length)
+
+
 def test_switching_a_link_off_changes_the_answer(client: TestClient) -> None:
     fm = _oracle()
     before = _path(client, TAPROOM, ROOM1)
@@ -213,6 +237,10 @@ def test_an_obstacle_on_the_floor_shown_changes_the_building(client: TestClient)
                           "algorithm": "hpa"}, "algorithm"),
     ("/api/floors/path", {"start": [2, 8], "goal": [16, 2], "startFloor": 0, "goalFloor": 1,
                           "floor": 0}, "floor"),
+    ("/api/floors/path", {"start": [2, 8], "goal": [16, 2], "startFloor": 0, "goalFloor": 1,
+                          "mode": "navmesh"}, "mode"),
+    ("/api/floors/path", {"start": [2, 8], "goal": [16, 2], "startFloor": 0, "goalFloor": 1,
+                          "mode": "mesh", "algorithm": "jps"}, "algorithm"),
 ])
 def test_bad_requests_get_a_json_error(client: TestClient, url: str, body: dict[str, Any],
                                        field: str) -> None:
@@ -325,4 +353,11 @@ def test_page_switches_floors_and_routes_across_them(chromium: Any) -> None:
         assert page.locator("#route-links li").first.get_attribute("data-link") == "ladder"
         _wait(page, "navkit.drawn.linkLabels.some(l => l.text.endsWith('(off)'))")
         assert srv.api("GET", "/api/floors")["links"][0]["enabled"] is False
+        # the same route on the floors' nav meshes
+        page.select_option("#floor-algorithm", "mesh:exact")
+        _wait(page, "navkit.routeCount === 3")
+        route = page.evaluate("navkit.route")
+        assert route["mode"] == "mesh" and [s["name"] for s in route["links"]] == ["ladder"]
+        shown = page.inner_text("#route-length").split()[0].replace(",", "")
+        assert float(shown) == pytest.approx(route["length"], abs=1e-3)
         _close(page)

@@ -1709,11 +1709,16 @@ function fillBuilding(b) {
   }
   const sel = $("floor-algorithm");
   if (!sel.options.length) {
-    for (const a of b.algorithms) {
-      const o = document.createElement("option");
-      o.value = a;
-      o.textContent = a;
-      sel.append(o);
+    // grid searches (FloorMap), then the floors' nav meshes (FloorMesh) where meshes work
+    const meshOk = !S.info.mesh || S.info.mesh.available !== false;
+    const modes = [["grid", b.algorithms], ...(meshOk ? [["mesh", b.meshAlgorithms.filter((a) => a !== "auto")]] : [])];
+    for (const [mode, algos] of modes) {
+      for (const a of algos) {
+        const o = document.createElement("option");
+        o.value = `${mode}:${a}`;
+        o.textContent = mode === "grid" ? a : `nav mesh (${a})`;
+        sel.append(o);
+      }
     }
   }
   fillLinks(b.links);
@@ -1800,8 +1805,8 @@ async function runRoute() {
   const a = S.routeStart;
   const b = S.routeGoal;
   if (!a || !b) return;
-  const body = { start: a.point, goal: b.point, startFloor: a.floor, goalFloor: b.floor,
-                 algorithm: $("floor-algorithm").value || "auto" };
+  const [mode, algorithm] = ($("floor-algorithm").value || "grid:auto").split(":");
+  const body = { start: a.point, goal: b.point, startFloor: a.floor, goalFloor: b.floor, algorithm, mode };
   try {
     const { data } = await busyApi("searching across floors…", "POST", "/api/floors/path", body);
     if (S.routeStart !== a || S.routeGoal !== b) return; // no longer current
@@ -1837,8 +1842,8 @@ function showRoute() {
   $("route-status").textContent = r.status;
   $("route-status").title = r.reason;
   $("route-floors").textContent = r.hasPath ? r.floorNamesVisited.join(" → ") : "–";
-  $("route-cost").textContent = fmt(r.cost);
-  $("route-length").textContent = fmt(r.length, " m");
+  $("route-cost").textContent = r.mode === "mesh" ? "– (nav mesh: see length)" : fmt(r.cost);
+  $("route-length").textContent = fmt(r.length, " m") + (r.weightsIgnored ? " (weights ignored)" : "");
   $("route-time").textContent = `${r.timeMs.toFixed(2)} ms`;
   if (!r.links.length) {
     const li = document.createElement("li");
