@@ -126,18 +126,19 @@ class BuildingState:
     def warm_up(self) -> None:
         """Load the building's search kernels (a query from a link end to itself)."""
         b = self.fm.building
-        if b.links:
+        if b.links:  # along the first link: both floors' searches and the link routing
             lk = b.links[0]
-            p = lk.start.point
-            self.fm.find_path(p, p, start_floor=lk.start.floor, goal_floor=lk.start.floor)
+            self.fm.find_path(lk.start.point, lk.end.point, start_floor=lk.start.floor,
+                              goal_floor=lk.end.floor)
 
     # ------------------------------------------------------------- queries
     def find_path(self, start: tuple[float, float], goal: tuple[float, float],
                   start_floor: int, goal_floor: int, algorithm: str,
                   mode: str = "grid") -> dict[str, Any]:
-        """``POST /api/floors/path``: :meth:`FloorMap.find_path` (``mode`` ``"grid"``)
-        or :meth:`FloorMesh.find_path` (``"mesh"``) between two world points on
-        given floors, with the pieces of the path on each floor for drawing."""
+        """``POST /api/floors/path``: :meth:`FloorMap.find_path` (``mode`` ``"grid"``,
+        the circles of every floor as its obstacles) or :meth:`FloorMesh.find_path`
+        (``"mesh"``: no circles) between two world points on given floors, with the
+        pieces of the path on each floor for drawing."""
         t0 = time.perf_counter()
         if mode == "mesh":
             m = self._floor_mesh()
@@ -154,7 +155,7 @@ class BuildingState:
                        weightsIgnored=bool(self._mesh_weights_ignored))
         else:
             g = self.fm.find_path(start, goal, start_floor=start_floor, goal_floor=goal_floor,
-                                  algorithm=algorithm)
+                                  algorithm=algorithm, obstacles=self.circles())
             ms = (time.perf_counter() - t0) * 1000.0
             out = self._answer(g.waypoints, g.floors, [(s.at, s.index) for s in g.links],
                                start, start_floor)
@@ -167,6 +168,13 @@ class BuildingState:
                    goalFloor=goal_floor, mode=mode, algorithm=algorithm, timeMs=ms,
                    version=self.version)
         return out
+
+    def circles(self) -> list[list[float]] | None:
+        """The circle obstacles added on every floor as ``(x, z, radius, floor)`` rows
+        (a grid route's ``obstacles``), None without any."""
+        rows = [[x, z, r, float(f)] for f, m in enumerate(self.maps)
+                for x, z, r, _ in m.circles.values()]
+        return rows or None
 
     def _floor_mesh(self) -> Any:
         """The building's :class:`~navkit.floors.mesh.FloorMesh` (built once; it follows

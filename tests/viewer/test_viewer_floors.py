@@ -219,6 +219,22 @@ def test_an_obstacle_on_the_floor_shown_changes_the_building(client: TestClient)
     assert "crate" not in [o["name"] for o in client.get("/api/info").json()["obstacles"]]
 
 
+def test_circles_on_any_floor_block_routes(client: TestClient) -> None:
+    fm = _oracle()
+    before = _path(client, TAPROOM, ROOM1)
+    # a circle over the foot of the stairs (ground), another on the landing (upstairs)
+    r = client.post("/api/circles", json={"center": [10.5, 1.0], "radius": 1.0})
+    assert r.status_code == 201, r.text
+    client.post("/api/floors/show", json={"floor": 1})
+    client.post("/api/circles", json={"center": [12.0, 6.0], "radius": 0.8})
+    circles = [[10.5, 1.0, 1.0, 0], [12.0, 6.0, 0.8, 1]]
+    after = _path(client, TAPROOM, ROOM1)
+    _same(after, fm.find_path(TAPROOM[0], ROOM1[0], start_floor=0, goal_floor=1,
+                              obstacles=circles))
+    assert [s["name"] for s in before["links"]] == ["stairs"]
+    assert [s["name"] for s in after["links"]] == ["ladder"]
+
+
 @pytest.mark.parametrize(("url", "body", "field"), [
     ("/api/floors/show", {"floor": 2}, "floor"),
     ("/api/floors/show", {"floor": "cellar"}, "floor"),
