@@ -501,7 +501,7 @@ async def level_get(request: Request) -> Response:
     st = _state(request)
     async with st.lock:
         if st.building is not None:
-            out = st.building.fm.building.config.to_json_dict()
+            out = st.building.level_json()
         else:
             _level_only(st, "there is no level to save")
             out = st.map.level_json()

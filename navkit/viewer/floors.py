@@ -116,6 +116,17 @@ class BuildingState:
                             "change": "switched on" if now else "switched off"})
         return out
 
+    def level_json(self) -> dict[str, Any]:
+        """``GET /api/level``: the building as edited (every floor's doors and obstacles,
+        the links as switched), as JSON :func:`navkit.floors.parse_building` reads."""
+        b = self.fm.building
+        out: dict[str, Any] = b.config.to_json_dict()
+        for d, on in zip(out.get("links", []), b.link_states, strict=True):
+            d.pop("enabled", None)
+            if not on:
+                d["enabled"] = False
+        return out
+
     # --------------------------------------------------------------- edits
     def set_link(self, name: str, enabled: bool) -> dict[str, Any]:
         """``POST /api/floors/links``: switch a link on or off."""

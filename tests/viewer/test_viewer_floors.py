@@ -291,6 +291,16 @@ def test_level_endpoints_on_a_building(client: TestClient) -> None:
     r = client.get("/api/level")
     assert r.status_code == 200
     assert r.json() == fm.building.config.to_json_dict()
+    # edited: a link off and an obstacle upstairs are in the saved building
+    client.post("/api/floors/links", json={"name": "ladder", "enabled": False})
+    client.post("/api/floors/show", json={"floor": 1})
+    crate = [[15.0, 6.0], [16.0, 6.0], [16.0, 7.0], [15.0, 7.0]]
+    client.post("/api/obstacles", json={"polygon": crate, "name": "crate"})
+    saved = FloorMap(client.get("/api/level").json(), warm=False)
+    assert saved.building.link_enabled("ladder") is False
+    assert "crate" in saved.building.levels[1].obstacle_names
+    fm.add_obstacle("crate", crate, floor=1)
+    assert np.array_equal(saved.building.grid(1).walkable, fm.building.grid(1).walkable)
     r = client.post("/api/level/rebuild", json={"cellSize": 0.5})
     assert r.status_code == 409 and r.json()["error"]["code"] == "not_a_level"
 

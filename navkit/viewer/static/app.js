@@ -687,14 +687,17 @@ function fillParams(info) {
   const p = info.buildParams;
   $("sec-level").hidden = !p;
   if (!p) return;
-  const scene = info.kind === "scene";
+  const scene = info.kind === "scene" || info.kind === "building";
   for (const k of PARAMS) {
     const el = $(`p-${k}`);
     if (document.activeElement !== el) el.value = String(p[k]);
     el.disabled = scene;
   }
   $("rebuild").disabled = scene;
-  $("rebuild").title = scene ? "a scene's level is rebuilt by editing the scene file" : "rebuild the level with these parameters";
+  $("rebuild").title = info.kind === "building" ? "a building's floors are rebuilt by editing the building file"
+    : scene ? "a scene's level is rebuilt by editing the scene file" : "rebuild the level with these parameters";
+  $("save-level").title = info.kind === "building" ? "the building as edited (every floor's doors and obstacles, the links), as JSON"
+    : "the level as edited (doors, obstacles, parameters), as JSON";
   const g = info.grid;
   $("params-meta").textContent = `${g.width}×${g.depth} cells`;
 }
