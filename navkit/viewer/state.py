@@ -2,7 +2,9 @@
 
 :class:`ViewerState` owns the parts and the only lock: :attr:`~ViewerState.map`
 (:class:`~navkit.viewer.map_state.MapState`: the grid, areas, obstacles, path
-queries and edits), :attr:`~ViewerState.sim` (:class:`~navkit.viewer.playback.Playback`,
+queries and edits; a building's floor shown), :attr:`~ViewerState.building`
+(:class:`~navkit.viewer.floors.BuildingState`: floors, links, routes across
+floors; buildings only), :attr:`~ViewerState.sim` (:class:`~navkit.viewer.playback.Playback`,
 scenes only), :attr:`~ViewerState.crowd` (:class:`~navkit.viewer.crowdplay.CrowdPlayback`,
 with ``--crowd``) and :attr:`~ViewerState.replay` (see :mod:`navkit.viewer.replay`).
 Every method of the parts expects validated arguments (see
