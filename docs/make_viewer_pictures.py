@@ -22,6 +22,10 @@ file                       what
                            holds, and Reset
 ``viewer_radius.png``      the agent-radius preview at the cursor and the waypoints
 ``viewer_tiled.png``       ``dungeon.tmj`` (a Tiled map) with ``door1`` closed
+``viewer_floors.png``      ``tavern.json`` (a building): a route from the taproom
+                           up to a bedroom, shown upstairs with the link ends
+                           and where they lead, the stairs' arrival, the panel's
+                           floors and links taken
 =========================  ========================================================
 """
 
@@ -42,6 +46,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = ROOT / "docs" / "images"
 INTERIOR = ROOT / "navkit" / "examples" / "interior.json"
 DUNGEON = ROOT / "navkit" / "examples" / "dungeon.tmj"
+TAVERN = ROOT / "navkit" / "examples" / "tavern.json"
 VIEWPORT: Any = {"width": 1100, "height": 680}
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update",
@@ -219,8 +224,24 @@ def tiled_picture(browser: Any, out: Path) -> Path:
         return shoot(page, out / "viewer_tiled.png")
 
 
+def floors_picture(browser: Any, out: Path) -> Path:
+    with serve(TAVERN) as url:
+        page = open_page(browser, url)
+        world_click(page, 2.0, 8.0)  # the start in the taproom (ground floor)
+        page.click("#floor-buttons button[data-floor='1']")
+        wait(page, "navkit.floorSwitches === 1 && navkit.mapLoads >= 2")
+        world_click(page, 16.0, 2.0)  # the goal in room1 (upstairs)
+        wait(page, "navkit.routeCount >= 1")
+        links = page.evaluate("navkit.route && navkit.route.links.map(l => l.name)")
+        if links != ["stairs"]:
+            raise SystemExit(f"error: the tavern route takes {links}, expected ['stairs']")
+        page.mouse.move(5, 5)
+        settle(page)
+        return shoot(page, out / "viewer_floors.png")
+
+
 PICTURES = {"legend": legend_picture, "edits": edits_picture, "radius": radius_picture,
-            "tiled": tiled_picture}
+            "tiled": tiled_picture, "floors": floors_picture}
 
 
 def make_pictures(out: Path = DEFAULT_OUT, only: list[str] | None = None) -> list[Path]:

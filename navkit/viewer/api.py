@@ -34,6 +34,15 @@ endpoint                            what it does
                                     "boundaryPadding"?}``: rebuild the level live
 ``POST /api/obstacles``             ``{"polygon": [[x, z], ...], "name"?: N}`` (world metres)
 ``DELETE /api/obstacles/{name}``    remove an obstacle
+``GET /api/floors``                 a building's floors (name, ``floorY``), the floor shown,
+                                    its links (ends, kind, cost, on or off)
+``POST /api/floors/show``           ``{"floor": F}`` (index or name): show that floor (the map
+                                    endpoints above answer for the floor shown)
+``POST /api/floors/links``          ``{"name": N, "enabled": B}``: switch a link on or off
+``POST /api/floors/path``           ``{"start": [x, z], "goal": [x, z], "startFloor": F,
+                                    "goalFloor": F, "algorithm"?: "auto", "mode"?: "grid"}``
+                                    (world metres; mode "mesh": the floors' nav meshes):
+                                    a path across floors, its pieces per floor, links, cost
 ``GET /api/sim``                    the simulation now (full frame)
 ``POST /api/sim/play``, ``/pause``  start / stop the live simulation
 ``POST /api/sim/step``              ``{"ticks": n}`` (pauses first)
@@ -69,6 +78,8 @@ except ModuleNotFoundError as exc:
 
 from ..grid import NavGrid
 from .crowdplay import CrowdPlayback
+from .floors import ALGORITHMS as FLOOR_ALGORITHMS
+from .floors import MESH_ALGORITHMS, BuildingState
 from .layers import BUILD_PARAMS
 from .mesh import MESH_METHODS, MeshLayer, MeshTooLarge, MeshUnavailable
 from .playback import Playback
@@ -479,6 +490,9 @@ async def remove_circle(request: Request) -> Response:
 
 
 def _level_only(st: ViewerState, what: str) -> None:
+    if st.building is not None:
+        raise ApiError(409, f"{st.name} is a building: {what} (GET /api/level saves the "
+                       "whole building)", code="not_a_level")
     if st.nav.level is None:
         raise ApiError(409, f"{st.name} is not a JSON level: {what}", code="not_a_level")
 
@@ -486,8 +500,11 @@ def _level_only(st: ViewerState, what: str) -> None:
 async def level_get(request: Request) -> Response:
     st = _state(request)
     async with st.lock:
-        _level_only(st, "there is no level to save")
-        out = st.map.level_json()
+        if st.building is not None:
+            out = st.building.level_json()
+        else:
+            _level_only(st, "there is no level to save")
+            out = st.map.level_json()
     stem = st.target.stem if st.kind == "map" else st.target.stem + "_navigation"
     resp = _ok(out)
     resp.headers["Content-Disposition"] = f'attachment; filename="{stem}_edited.json"'
@@ -506,9 +523,85 @@ async def level_rebuild(request: Request) -> Response:
         raise ApiError(409, "a scene's level is rebuilt by editing the scene file (its "
                        "characters stand on the old grid)", code="not_a_level")
     async with st.lock:
-        _level_only(st, "it has no build parameters")
+        _level_only(st, "its floors are rebuilt by editing the building file")
         out = await asyncio.to_thread(st.map.rebuild, params)
     await st.broadcast({"type": "map", "version": out["version"]})
+    return _ok(out)
+
+
+# -------------------------------------------------------------- building
+def _building(st: ViewerState) -> BuildingState:
+    """The building (409 when the viewer shows a single-floor map or a scene)."""
+    if st.building is None:
+        raise ApiError(409, f"{st.name} is not a building (a level with floors): it has one "
+                       "floor and no links", code="not_a_building")
+    return st.building
+
+
+def check_floor(v: Any, fld: str, names: Sequence[str]) -> int:
+    """A floor: its index (an integer) or its name."""
+    if isinstance(v, str):
+        check_known(v, list(names), "floor", fld)
+        return list(names).index(v)
+    if not is_int(v, 0, len(names) - 1):
+        raise ApiError(400, f"expected a floor index in [0, {len(names) - 1}] or a floor name "
+                       f"({', '.join(map(repr, names))}), got {show(v)}", field=fld)
+    return int(v)
+
+
+async def floors_get(request: Request) -> Response:
+    st = _state(request)
+    b = _building(st)
+    async with st.lock:
+        return _ok(b.summary())
+
+
+async def floors_show(request: Request) -> Response:
+    st = _state(request)
+    b = _building(st)
+    body = await read_json(request)
+    check_keys(body, ("floor",))
+    async with st.lock:
+        floor = check_floor(body["floor"], "floor", b.fm.floor_names)
+        return _ok(b.show(floor))
+
+
+async def floors_link(request: Request) -> Response:
+    st = _state(request)
+    b = _building(st)
+    body = await read_json(request)
+    check_keys(body, ("name", "enabled"))
+    name = check_name(body["name"], "name")
+    enabled = check_bool(body["enabled"], "enabled")
+    async with st.lock:
+        check_known(name, list(b.fm.building.link_names), "link", "name")
+        return _ok(b.set_link(name, enabled))
+
+
+async def floors_path(request: Request) -> Response:
+    st = _state(request)
+    b = _building(st)
+    body = await read_json(request)
+    check_keys(body, ("start", "goal", "startFloor", "goalFloor"), ("algorithm", "mode"))
+    mode = body.get("mode", "grid")
+    if mode not in ("grid", "mesh"):
+        raise ApiError(400, f"mode must be 'grid' or 'mesh', got {show(mode)}", field="mode")
+    algo = body.get("algorithm", "auto")
+    known = FLOOR_ALGORITHMS if mode == "grid" else MESH_ALGORITHMS
+    if not isinstance(algo, str) or algo not in known:
+        raise ApiError(400, f"algorithm must be one of {', '.join(map(repr, known))} for "
+                       f"mode {mode!r}, got {show(algo)}", field="algorithm")
+    async with st.lock:
+        names = b.fm.floor_names
+        sf = check_floor(body["startFloor"], "startFloor", names)
+        gf = check_floor(body["goalFloor"], "goalFloor", names)
+        start = check_point(body["start"], "start", b.fm.building.grid(sf))
+        goal = check_point(body["goal"], "goal", b.fm.building.grid(gf))
+        try:
+            out = await asyncio.to_thread(b.find_path, start, goal, sf, gf, algo, mode)
+        except (ImportError, MeshUnavailable) as e:
+            raise ApiError(501, f"meshes are unavailable here: {e}",
+                           code="mesh_unavailable") from None
     return _ok(out)
 
 

@@ -2,7 +2,9 @@
 
 :class:`ViewerState` owns the parts and the only lock: :attr:`~ViewerState.map`
 (:class:`~navkit.viewer.map_state.MapState`: the grid, areas, obstacles, path
-queries and edits), :attr:`~ViewerState.sim` (:class:`~navkit.viewer.playback.Playback`,
+queries and edits; a building's floor shown), :attr:`~ViewerState.building`
+(:class:`~navkit.viewer.floors.BuildingState`: floors, links, routes across
+floors; buildings only), :attr:`~ViewerState.sim` (:class:`~navkit.viewer.playback.Playback`,
 scenes only), :attr:`~ViewerState.crowd` (:class:`~navkit.viewer.crowdplay.CrowdPlayback`,
 with ``--crowd``) and :attr:`~ViewerState.replay` (see :mod:`navkit.viewer.replay`).
 Every method of the parts expects validated arguments (see
@@ -23,6 +25,7 @@ from typing import Any
 from ..errors import ConfigError
 from ..query.navmap import NavMap
 from .crowdplay import CrowdPlayback, read_crowd
+from .floors import BuildingState
 from .map_state import MapState
 from .playback import Playback
 from .protocol import LIMITS, MAX_FRAME_RATE
@@ -34,9 +37,10 @@ __all__ = ["ViewerState", "load_target", "parse_replay", "LIMITS"]
 # ------------------------------------------------------------------ targets
 def load_target(path: str | Path) -> tuple[str, NavMap, Any]:
     """Read what ``navkit view`` was given: ``("scene", nav, location)`` for a
-    scene (a JSON object with ``navigation``), else ``("map", nav, None)``
-    for any map :func:`navkit.load_grid` reads (a ``.json`` level keeps its
-    areas and obstacles)."""
+    scene (a JSON object with ``navigation``), ``("building", nav, floormap)`` for
+    a building (a level with ``floors``: ``nav`` is its first floor, ``floormap``
+    its :class:`~navkit.floors.FloorMap`), else ``("map", nav, None)`` for any map
+    :func:`navkit.load_grid` reads (a ``.json`` level keeps its areas and obstacles)."""
     p = Path(path)
     if not p.is_file():
         raise ConfigError(f"{str(p)!r} is not a file", field="target")
@@ -49,6 +53,14 @@ def load_target(path: str | Path) -> tuple[str, NavMap, Any]:
 
             loc = load_scene(p)
             return "scene", loc.map.backend, loc
+        from ..floors.model import is_building
+
+        if is_building(obj):
+            from ..floors import FloorMap
+            from ..floors.building import building_from_object
+
+            fm = FloorMap(building_from_object(obj, source=str(p)), warm=False)
+            return "building", NavMap(fm.building.levels[0]), fm
     if p.suffix.lower() in (".tmx", ".tmj"):
         return "map", _tiled_map(p), None
     return "map", NavMap.load(p), None
@@ -92,7 +104,14 @@ class ViewerState:
         self.target = Path(target)
         self.kind, nav, loc = load_target(self.target)
         self.name = self.target.name
-        self.map = MapState(nav, generated=generated_areas(self.target, nav))
+        #: The building (its floors, links, paths across floors), None for a map or scene.
+        self.building: BuildingState | None = None
+        self._map: MapState | None = None
+        if self.kind == "building":
+            self.building = BuildingState(loc)
+            loc = None
+        else:
+            self._map = MapState(nav, generated=generated_areas(self.target, nav))
         self.sim: Playback | None = None if loc is None else Playback(loc)
         #: The free steering crowd of a crowd file, on the map's static grid (or None).
         self.crowd: CrowdPlayback | None = (None if crowd is None
@@ -104,6 +123,14 @@ class ViewerState:
         self.clients: set[Any] = set()  # the connected WebSockets
         self._sim_task: asyncio.Task[None] | None = None
         self._crowd_task: asyncio.Task[None] | None = None
+
+    @property
+    def map(self) -> MapState:
+        """The map shown (a building's: the floor shown)."""
+        if self.building is not None:
+            return self.building.map
+        assert self._map is not None
+        return self._map
 
     @property
     def nav(self) -> NavMap:
@@ -121,15 +148,19 @@ class ViewerState:
 
     def info(self) -> dict[str, Any]:
         """``GET /api/info``: what is shown, the map, the scene, the replay, the limits."""
-        return {
+        out: dict[str, Any] = {
             "kind": self.kind,
             "name": self.name,
             **self.map.info(),
+            "building": None if self.building is None else self.building.summary(),
             "scene": None if self.sim is None else self.sim.scene_info(),
             "crowd": None if self.crowd is None else self.crowd.summary(),
             "replay": replay_summary(self.replay),
             "limits": LIMITS,
         }
+        if self.building is not None:
+            out["edits"] = self.building.edits()
+        return out
 
     def reset(self) -> None:
         """Reload the scene file: tick 0, as the file says (paused)."""
@@ -147,13 +178,20 @@ class ViewerState:
         if self.sim is not None:
             self.reset()
             return {"version": self.version, "edits": self.map.edits(), "scene": True}
-        _, nav, _ = load_target(self.target)
+        kind, nav, fm = load_target(self.target)
+        if self.building is not None:
+            if kind != "building":
+                raise ConfigError("the target file is no longer a building", field="target")
+            self.building.load(fm)
+            return {"version": self.version, "edits": self.building.edits(), "scene": False}
         self.map.generated = generated_areas(self.target, nav)
         return {**self.map.reset(nav), "scene": False}
 
     def warm_up(self) -> None:
         """Load the search (and simulation) kernels before the first click."""
         self.map.warm_up()
+        if self.building is not None:
+            self.building.warm_up()
         if self.sim is not None:
             self.sim.warm_up()
         if self.crowd is not None:  # the steering kernel, on a throwaway copy

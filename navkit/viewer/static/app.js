@@ -123,6 +123,13 @@ const S = {
   crowdFrames: 0,
   crowdHover: null, // index of the crowd agent under the cursor
   cursor: null, // the pointer in cell units, while it is over the map
+  building: null, // GET /api/floors's answer (a building), else null
+  floor: 0, // the floor shown (a building)
+  floorSwitches: 0, // floors shown since the page loaded
+  routeStart: null, // {floor, cell, point} (a building's route)
+  routeGoal: null,
+  route: null, // POST /api/floors/path's answer
+  routeCount: 0,
   resets: 0, // POST /api/reset answers applied
 };
 window.navkit = S;
@@ -222,6 +229,7 @@ async function loadInfo() {
   fillCircles(data.circles || []);
   buildPolygons(data.areas, data.obstacles);
   fillParams(data);
+  fillBuilding(data.building || null);
   const scene = data.kind === "scene";
   $("sec-sim").hidden = !scene;
   $("show-char-paths").parentElement.hidden = !scene;
@@ -679,14 +687,17 @@ function fillParams(info) {
   const p = info.buildParams;
   $("sec-level").hidden = !p;
   if (!p) return;
-  const scene = info.kind === "scene";
+  const scene = info.kind === "scene" || info.kind === "building";
   for (const k of PARAMS) {
     const el = $(`p-${k}`);
     if (document.activeElement !== el) el.value = String(p[k]);
     el.disabled = scene;
   }
   $("rebuild").disabled = scene;
-  $("rebuild").title = scene ? "a scene's level is rebuilt by editing the scene file" : "rebuild the level with these parameters";
+  $("rebuild").title = info.kind === "building" ? "a building's floors are rebuilt by editing the building file"
+    : scene ? "a scene's level is rebuilt by editing the scene file" : "rebuild the level with these parameters";
+  $("save-level").title = info.kind === "building" ? "the building as edited (every floor's doors and obstacles, the links), as JSON"
+    : "the level as edited (doors, obstacles, parameters), as JSON";
   const g = info.grid;
   $("params-meta").textContent = `${g.width}×${g.depth} cells`;
 }
@@ -1078,6 +1089,7 @@ function draw() {
   if (drawn.meshSearched) key("searched polygons", COLORS.meshSearched, "fill");
   if (drawn.meshPaths.exact) key("mesh path (exact)", COLORS.meshExact, "line");
   if (drawn.meshPaths.funnel) key("mesh path (funnel)", COLORS.meshFunnel, "dash");
+  drawn.building = S.building ? drawBuilding(px, key) : null;
   const mr = Math.max(5 * px, 0.35);
   if (S.start) { marker(S.start[0] + 0.5, S.start[1] + 0.5, mr, COLORS.start); key("start", COLORS.start, "dot"); }
   if (S.goal) { marker(S.goal[0] + 0.5, S.goal[1] + 0.5, mr, COLORS.goal); key("goal", COLORS.goal, "dot"); }
@@ -1114,7 +1126,9 @@ function draw() {
   const legendBox = $("show-legend").checked && legend.length ? drawLegend(legend) : null;
   drawn.legend = legendBox ? legendBox.entries : [];
   drawn.legendBox = legendBox ? legendBox.box : null;
-  const placed = $("show-labels").checked ? drawLabels(vis, legendBox ? [legendBox.box] : []) : null;
+  const avoid = legendBox ? [legendBox.box] : [];
+  drawn.linkLabels = drawn.building && $("show-labels").checked ? drawLinkLabels(drawn.building.ends, avoid) : [];
+  const placed = $("show-labels").checked ? drawLabels(vis, [...avoid, ...drawn.linkLabels]) : null;
   drawn.labels = placed ? placed.names : [];
   drawn.labelBoxes = placed ? placed.boxes : [];
   drawn.labelsSkipped = placed ? placed.skipped : [];
@@ -1661,6 +1675,300 @@ async function crowdCommand(action, body) {
   }
 }
 
+// -------------------------------------------------------------- building
+// A building (a level with floors): the page shows one floor at a time (the map
+// endpoints answer for it); link ends on that floor are drawn as squares with their
+// name, kind and where they lead; a route's start and goal each remember their floor.
+const LINK_COLORS = { stairs: "#1971c2", ladder: "#e8590c", jump: "#c2255c", elevator: "#5f3dc4", door: "#2f9e44" };
+function linkColor(kind) { return LINK_COLORS[kind] || "#0c8599"; }
+COLORS.route = "#f03e3e";
+COLORS.linkOff = "#868e96";
+COLORS.routeLink = "#ffd43b";
+
+function floorName(i) {
+  const f = S.building && S.building.floors[i];
+  return f ? f.name : String(i);
+}
+
+function fillBuilding(b) {
+  S.building = b;
+  const sec = $("sec-building");
+  sec.hidden = !b;
+  if (!b) return;
+  S.floor = b.shown;
+  $("building-meta").textContent = `${b.floors.length} floors · ${b.links.length} links`;
+  const box = $("floor-buttons");
+  box.textContent = "";
+  for (const f of b.floors) {
+    const btn = document.createElement("button");
+    btn.type = "button";
+    btn.dataset.floor = String(f.index);
+    btn.textContent = `${f.name} · y ${+f.floorY.toFixed(3)} m`;
+    btn.title = `show floor ${f.index} (${f.name}, floorY ${f.floorY} m, ${f.walkable.toLocaleString()} walkable cells)`;
+    btn.className = f.index === b.shown ? "active" : "";
+    btn.setAttribute("aria-pressed", String(f.index === b.shown));
+    btn.addEventListener("click", () => showFloor(f.index));
+    box.append(btn);
+  }
+  const sel = $("floor-algorithm");
+  if (!sel.options.length) {
+    // grid searches (FloorMap), then the floors' nav meshes (FloorMesh) where meshes work
+    const meshOk = !S.info.mesh || S.info.mesh.available !== false;
+    const modes = [["grid", b.algorithms], ...(meshOk ? [["mesh", b.meshAlgorithms.filter((a) => a !== "auto")]] : [])];
+    for (const [mode, algos] of modes) {
+      for (const a of algos) {
+        const o = document.createElement("option");
+        o.value = `${mode}:${a}`;
+        o.textContent = mode === "grid" ? a : `nav mesh (${a})`;
+        sel.append(o);
+      }
+    }
+  }
+  fillLinks(b.links);
+  $("floor-hint").textContent = `Showing ${floorName(b.shown)}. Path tool: click the start on the floor shown; `
+    + "for a goal on another floor, pick that floor above, then click the goal.";
+  showRoute();
+}
+
+function fillLinks(links) {
+  S.building.links = links;
+  const box = $("links");
+  box.textContent = "";
+  for (const lk of links) {
+    const label = document.createElement("label");
+    label.className = lk.enabled ? "" : "off";
+    const cb = document.createElement("input");
+    cb.type = "checkbox";
+    cb.checked = lk.enabled;
+    cb.dataset.link = lk.name;
+    cb.addEventListener("change", () => toggleLink(lk.name, cb.checked, cb));
+    const sw = document.createElement("span");
+    sw.className = "swatch";
+    sw.style.background = linkColor(lk.kind);
+    const name = document.createElement("span");
+    name.className = "name";
+    const arrow = lk.bidirectional ? "⇄" : "→";
+    name.textContent = `${lk.name} (${lk.kind}) ${lk.from.floorName} ${arrow} ${lk.to.floorName} · ${+lk.cost.toFixed(2)} m`;
+    label.title = lk.enabled ? "switched on: untick to switch it off" : "switched off: tick to switch it on";
+    label.append(cb, sw, name);
+    box.append(label);
+  }
+}
+
+async function showFloor(index) {
+  if (!S.building || index === S.floor) return;
+  try {
+    await busyApi(`showing ${floorName(index)}…`, "POST", "/api/floors/show", { floor: index });
+  } catch (e) {
+    toast(e.message);
+    return;
+  }
+  // the other floor's layers do not apply here
+  S.result = null; S.meshResult = null; S.flow = null; S.hpa = null; S.mesh = null;
+  S.heatData = null; S.heatImage = null; S.start = null; S.goal = null;
+  await reloadMap();
+  await refreshLayers();
+  S.floorSwitches = (S.floorSwitches || 0) + 1;
+  requestRedraw();
+}
+S.showFloor = showFloor;
+
+async function toggleLink(name, enabled, cb) {
+  try {
+    const { data } = await busyApi(`switching ${name} ${enabled ? "on" : "off"}…`, "POST", "/api/floors/links", { name, enabled });
+    fillLinks(data.links);
+    const { data: info } = await api("GET", "/api/info");
+    showEdits(info.edits || []);
+  } catch (e) {
+    if (cb) cb.checked = !enabled;
+    toast(e.message);
+    return;
+  }
+  requestRedraw();
+  await runRoute();
+}
+
+function onRouteClick(cell, shift) {
+  const end = { floor: S.floor, cell, point: cellCentreWorld(cell) };
+  if (shift && S.routeStart) {
+    S.routeGoal = end;
+  } else if (!S.routeStart || S.routeGoal) {
+    S.routeStart = end;
+    S.routeGoal = null;
+    S.route = null;
+  } else {
+    S.routeGoal = end;
+  }
+  showRoute();
+  requestRedraw();
+  if (S.routeStart && S.routeGoal) runRoute();
+}
+
+async function runRoute() {
+  const a = S.routeStart;
+  const b = S.routeGoal;
+  if (!a || !b) return;
+  const [mode, algorithm] = ($("floor-algorithm").value || "grid:auto").split(":");
+  const body = { start: a.point, goal: b.point, startFloor: a.floor, goalFloor: b.floor, algorithm, mode };
+  try {
+    const { data } = await busyApi("searching across floors…", "POST", "/api/floors/path", body);
+    if (S.routeStart !== a || S.routeGoal !== b) return; // no longer current
+    S.route = data;
+  } catch (e) {
+    S.route = null;
+    toast(e.message);
+  }
+  S.routeCount = (S.routeCount || 0) + 1;
+  showRoute();
+  requestRedraw();
+}
+S.runRoute = runRoute;
+
+function showRoute() {
+  const fmt = (v, unit = "") => (v === null || v === undefined ? "–" : v.toLocaleString(undefined, { maximumFractionDigits: 3 }) + unit);
+  const where = (e) => `${floorName(e.floor)} (${e.point.map((v) => +v.toFixed(2)).join(", ")})`;
+  const a = S.routeStart;
+  const b = S.routeGoal;
+  $("route-start").textContent = a ? where(a) : "click a cell";
+  $("route-goal").textContent = b ? where(b) : a ? "click a goal (any floor)" : "–";
+  const r = S.route;
+  const list = $("route-links");
+  list.textContent = "";
+  if (!r) {
+    for (const id of ["route-status", "route-floors", "route-cost", "route-length", "route-time"]) $(id).textContent = "–";
+    const li = document.createElement("li");
+    li.className = "muted";
+    li.textContent = "–";
+    list.append(li);
+    return;
+  }
+  $("route-status").textContent = r.status;
+  $("route-status").title = r.reason;
+  $("route-floors").textContent = r.hasPath ? r.floorNamesVisited.join(" → ") : "–";
+  $("route-cost").textContent = r.mode === "mesh" ? "– (nav mesh: see length)" : fmt(r.cost);
+  $("route-length").textContent = fmt(r.length, " m") + (r.weightsIgnored ? " (weights ignored)" : "");
+  $("route-time").textContent = `${r.timeMs.toFixed(2)} ms`;
+  if (!r.links.length) {
+    const li = document.createElement("li");
+    li.className = "muted";
+    li.textContent = r.hasPath ? "none (one floor)" : "–";
+    list.append(li);
+  }
+  for (const s of r.links) {
+    const li = document.createElement("li");
+    li.dataset.link = s.name;
+    li.textContent = `${s.name} (${s.kind}): ${floorName(s.fromFloor)} → ${floorName(s.toFloor)} · ${+s.cost.toFixed(2)} m`;
+    list.append(li);
+  }
+}
+
+// the link ends and the route on the floor shown (cell space); answers what it drew
+function drawBuilding(px, key) {
+  const b = S.building;
+  const out = { floor: S.floor, ends: [], pieces: [], legs: [], route: S.routeCount || 0 };
+  const r = S.route;
+  if (r && r.hasPath) {
+    for (const piece of r.pieces) {
+      if (piece.floor !== S.floor) continue;
+      polyline(piece.points.map(([x, z]) => worldToCell(x, z)), Math.max(3 * px, 0.2), COLORS.route);
+      out.pieces.push(piece.points.length);
+    }
+    if (out.pieces.length) key("route on this floor", COLORS.route, "line");
+  }
+  const half = Math.max(5 * px, 0.4);
+  const kinds = new Set();
+  let off = false;
+  for (const lk of b.links) {
+    for (const tag of ["from", "to"]) {
+      const end = lk[tag];
+      if (end.floor !== S.floor) continue;
+      const [x, z] = worldToCell(...end.point);
+      const color = lk.enabled ? linkColor(lk.kind) : COLORS.linkOff;
+      ctx.fillStyle = color;
+      ctx.fillRect(x - half, z - half, 2 * half, 2 * half);
+      ctx.lineWidth = 1.5 * px;
+      ctx.strokeStyle = "#fff";
+      ctx.strokeRect(x - half, z - half, 2 * half, 2 * half);
+      if (!lk.enabled) { // a cross: switched off
+        polyline([[x - half, z - half], [x + half, z + half]], 2 * px, "#212529");
+        polyline([[x - half, z + half], [x + half, z - half]], 2 * px, "#212529");
+        off = true;
+      } else {
+        kinds.add(lk.kind);
+      }
+      out.ends.push({ name: lk.name, end: tag, enabled: lk.enabled, x, z, text: linkText(lk, tag) });
+    }
+  }
+  for (const k of kinds) key(`link end: ${k}`, linkColor(k), "square", 1);
+  if (off) key("link switched off", COLORS.linkOff, "square", 1);
+  if (r && r.hasPath) {
+    for (const s of r.links) {
+      for (const [tag, f, p] of [["leaves", s.fromFloor, s.from], ["arrives", s.toFloor, s.to]]) {
+        if (f !== S.floor) continue;
+        const [x, z] = worldToCell(...p);
+        ctx.beginPath();
+        ctx.arc(x, z, half * 1.9, 0, Math.PI * 2);
+        ctx.lineWidth = 3 * px;
+        ctx.strokeStyle = COLORS.routeLink;
+        ctx.stroke();
+        out.legs.push({ name: s.name, tag, x, z });
+      }
+    }
+    if (out.legs.length) key("route leaves / arrives by a link", COLORS.routeLink, "ring", 1);
+  }
+  const mr = Math.max(5 * px, 0.35);
+  for (const [e, color, label] of [[S.routeStart, COLORS.start, "start"], [S.routeGoal, COLORS.goal, "goal"]]) {
+    if (!e || e.floor !== S.floor) continue;
+    marker(e.cell[0] + 0.5, e.cell[1] + 0.5, mr, color);
+    key(label, color, "dot");
+  }
+  return out;
+}
+
+// "stairs (stairs) → upstairs": where a link end leads from this floor
+function linkText(lk, tag) {
+  const other = tag === "from" ? lk.to : lk.from;
+  let text;
+  if (tag === "from" || lk.bidirectional) text = `${lk.name} (${lk.kind}) → ${other.floorName}`;
+  else text = `${lk.name} (${lk.kind}) ← from ${other.floorName}, one way`;
+  return lk.enabled ? text : `${text} (off)`;
+}
+
+// the link ends' labels, in screen space, beside their squares; answers their boxes
+function drawLinkLabels(ends, avoid) {
+  const v = S.view;
+  const boxes = [];
+  ctx.save();
+  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+  ctx.font = "bold 11px system-ui, sans-serif";
+  ctx.textAlign = "left";
+  ctx.textBaseline = "middle";
+  const h = 14;
+  const taken = avoid.map((b) => ({ ...b }));
+  const r = canvas.getBoundingClientRect();
+  const clash = (b) => b.x < 0 || b.y < 0 || b.x + b.w > r.width || b.y + b.h > r.height
+    || taken.some((t) => b.x < t.x + t.w && t.x < b.x + b.w && b.y < t.y + t.h && t.y < b.y + b.h);
+  for (const e of ends) {
+    const ax = v.ox + e.x * v.scale, ay = v.oy + e.z * v.scale;
+    const w = Math.ceil(ctx.measureText(e.text).width) + 6;
+    const gap = Math.max(8, 0.5 * v.scale);
+    let box = null;
+    for (const [dx, dy] of [[gap, -h / 2], [-gap - w, -h / 2], [-w / 2, -gap - h], [-w / 2, gap], [gap, -1.5 * h], [gap, 0.5 * h]]) {
+      const cand = { x: ax + dx, y: ay + dy, w, h };
+      if (!clash(cand)) { box = cand; break; }
+    }
+    if (!box) box = { x: ax + gap, y: ay - h / 2, w, h };
+    taken.push(box);
+    ctx.fillStyle = "rgba(255,255,255,0.9)";
+    ctx.fillRect(box.x, box.y, w, h);
+    ctx.fillStyle = e.enabled ? "#1b1d22" : "#868e96";
+    ctx.fillText(e.text, box.x + 3, box.y + h / 2);
+    boxes.push({ name: e.name, end: e.end, text: e.text, ...box });
+  }
+  ctx.restore();
+  return boxes;
+}
+
 // ----------------------------------------------------------------- paths
 function showResult() {
   const r = S.result;
@@ -1796,6 +2104,7 @@ function pickCell(cx, cz) {
 }
 
 function onPathClick(cell, shift) {
+  if (S.building) { onRouteClick(cell, shift); return; }
   if (shift && S.start) {
     S.goal = cell;
   } else if (!S.start || S.goal) {
@@ -1817,6 +2126,7 @@ function onPathClick(cell, shift) {
 async function afterMapChange() {
   await reloadMap();
   if (S.start && S.goal) await runQuery();
+  if (S.building) await runRoute();
   await refreshHpa();
 }
 
@@ -2300,6 +2610,7 @@ function toolHint() {
     circle: "Click to drop a circle obstacle (it blocks the cells whose centre lies in it); click one to remove it.",
     inspect: "Click a cell (or a character) to inspect it; right-click to send the character somewhere.",
   };
+  if (S.building) hints.path = "Click a start, then a goal (on this floor or, after switching floor, another). Drag to pan, wheel to zoom.";
   $("tool-hint").textContent = hints[S.tool] || "";
   $("obstacle-size-row").hidden = S.tool !== "obstacle";
   $("circle-radius-row").hidden = S.tool !== "circle";
@@ -2319,6 +2630,13 @@ async function main() {
   }
   fitView();
   showResult();
+  if (S.building) {
+    // paths are routes across floors (the Building section, above the tools)
+    $("sec-result").hidden = true;
+    $("algorithm").parentElement.hidden = true;
+    $("floor-algorithm").addEventListener("change", () => runRoute());
+    toolHint();
+  }
   if (S.info.kind === "scene") {
     // the simulation's controls and inspector go first
     $("sec-tools").after($("sec-sim"), $("sec-inspect"));
