@@ -34,7 +34,7 @@ def run(ticks: int = 900) -> tuple[BuildingSim, list[tuple[np.ndarray, np.ndarra
     orders = [(f"up{i}", a, b) for i, (a, b) in enumerate(UP)]
     orders += [(f"down{i}", a, b) for i, (a, b) in enumerate(DOWN)]
     orders.append(("jumper", *JUMPER))
-    for sid, start, goal in orders:
+    for sid, start, _ in orders:
         sim.add_character(sid, position=start)
     for sid, _, goal in orders:
         sim.set_target(sid, goal)

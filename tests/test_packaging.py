@@ -362,7 +362,8 @@ for fn in [grid_astar, grid_jps_plus, hpa_star, flow_field, mesh_exact_and_funne
 
 FEATURE_NAMES = ["grid_astar", "grid_jps_plus", "hpa_star", "flow_field", "mesh_exact_and_funnel",
                  "crowd", "sim_grid", "sim_mesh", "sim_world", "world_bake_and_query",
-                 "floors_grid_mesh_and_sim", "ldtk_reading", "tiled_names_its_extra", "viewer_names_its_extra"]
+                 "floors_grid_mesh_and_sim", "ldtk_reading", "tiled_names_its_extra",
+                 "viewer_names_its_extra"]
 
 
 @pytest.fixture(scope="module")

@@ -40,7 +40,7 @@ def building(floors: int = 4, size: int = 256, seed: int = 7) -> dict[str, Any]:
     side = size * cs - 2.0
     out = []
     for f in range(floors):
-        obstacles = []
+        obstacles: list[dict[str, Any]] = []
         room = 16.0
         rooms = int(side // room)
         for i in range(1, rooms):
@@ -59,7 +59,7 @@ def building(floors: int = 4, size: int = 256, seed: int = 7) -> dict[str, Any]:
                     "areas": [{"name": "floor", "polygon": [[0, 0], [side, 0], [side, side],
                                                             [0, side]]}],
                     "obstacles": obstacles})
-    links = []
+    links: list[dict[str, Any]] = []
     spots = [(side * 0.25 + 3.1, side * 0.5 + 3.3), (side * 0.75 + 3.1, side * 0.25 + 3.3),
              (side * 0.5 + 5.1, side * 0.75 + 5.3)]
     for f in range(floors - 1):
@@ -146,8 +146,8 @@ def run(floors: int = 4, size: int = 256, queries: int = 100, quiet: bool = Fals
             bar.advance(task)
         for _ in range(queries):
             a, g = pick(0), pick(0)
-            r = pf.find_path_cells(a[1:], g[1:], algorithm="astar")
-            if r.status == 0 and r.expanded > 10:
+            pr = pf.find_path_cells(a[1:], g[1:], algorithm="astar")
+            if pr.status == 0 and pr.expanded > 10:
                 timed("one_floor_astar",
                       lambda a=a, g=g: pf.find_path_cells(a[1:], g[1:], algorithm="astar"))
                 timed("one_floor_jps",

@@ -110,7 +110,7 @@ def floors_path(map_file: Path, from_: str, to: str, *, cells: bool, smooth: boo
                 nearest: bool, costs: str, algorithm: str, obstacle: list[str] | None,
                 png: Path | None, as_json: bool, mesh: bool) -> int:
     """Run one query on a building and print it; returns the exit code."""
-    fm = FloorMap(map_file, costs)
+    fm = FloorMap(map_file, costs)  # type: ignore[arg-type]  # the CLI's choice: seed / exact
     names = fm.floor_names
     if algorithm not in ("auto", "astar", "dijkstra", "exact", "funnel"):
         raise typer.BadParameter(f"a building takes auto, astar or dijkstra (with --mesh: "

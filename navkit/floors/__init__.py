@@ -3,7 +3,7 @@ docs/rules.md §16)."""
 
 from __future__ import annotations
 
-from .building import Building, building_config, read_building
+from .building import Building, building_config, building_from_object, read_building
 from .floormap import FloorMap, FloorPathResult, FloorPlace, LinkStep
 from .model import LINK_KINDS, BuildingConfig, LinkConfig, LinkEnd, parse_building
 from .search import CellPath, FloorSearch, link_cost_int
@@ -38,5 +38,6 @@ def __getattr__(name: str) -> object:
 
 __all__ = ["BuildingSim", "FloorMesh", "read_tiled_building", "read_ldtk_building", "warm_up",
            "Building", "BuildingConfig", "LinkConfig", "LinkEnd", "LINK_KINDS",
-           "parse_building", "read_building", "building_config", "FloorSearch", "CellPath",
+           "parse_building", "read_building", "building_config", "building_from_object",
+           "FloorSearch", "CellPath",
            "link_cost_int", "FloorMap", "FloorPathResult", "FloorPlace", "LinkStep"]

@@ -31,7 +31,7 @@ from .model import (
     resolve_floor,
 )
 
-__all__ = ["Building", "read_building", "building_config"]
+__all__ = ["Building", "read_building", "building_config", "building_from_object"]
 
 
 def read_building(path: str | Path, *, max_cells: int | None = None) -> BuildingConfig:
@@ -173,13 +173,18 @@ class Building:
     # ------------------------------------------------------------ properties
     @property
     def config(self) -> BuildingConfig:
-        """The building's config (ConfigError for one made from grids)."""
+        """The building's current config: doors, obstacles and links as they are
+        now (ConfigError for one made from grids)."""
         if self._config is None:
             raise ConfigError("this building was made from grids and has no level config",
                               field="config")
         cfg = self._config
         floors = tuple(lv.config for lv in self._levels)
-        return cfg if floors == cfg.floors else replace(cfg, floors=floors)
+        links = tuple(lk if lk.enabled == bool(on) else replace(lk, enabled=bool(on))
+                      for lk, on in zip(self._links, self._link_on, strict=True))
+        if floors == cfg.floors and links == cfg.links:
+            return cfg
+        return replace(cfg, floors=floors, links=links)
 
     @property
     def name(self) -> str:

@@ -98,6 +98,19 @@ class FloorMeshPath:
         """How many distinct floors the path walks on."""
         return len(set(self.floors.tolist()))
 
+    @property
+    def reason(self) -> str:
+        """Why the query ended so, in words (the status's meaning)."""
+        from ..results import PathResult
+
+        return PathResult(self.status).reason
+
+    def points3d(self) -> NDArray[np.float64]:
+        """Waypoints as ``(m, 3)`` world ``(x, y, z)`` (``y``: each floor's height)."""
+        w = self.waypoints
+        return np.column_stack([w[:, 0], self.heights, w[:, 1]]) if len(w) else \
+            np.zeros((0, 3), np.float64)
+
 
 @dataclass
 class _Floor:
