@@ -40,6 +40,9 @@ __all__ = ["FloorMap", "FloorPathResult", "LinkStep", "FloorPlace", "ALGORITHMS"
 ALGORITHMS = ("auto", "astar", "jps", "jps+", "layered", "dijkstra")
 
 
+_STATUS = tuple(Status)  # kernel code -> Status, without the enum's call
+
+
 def _check_algorithm(algorithm: Any) -> None:
     if algorithm not in ALGORITHMS:
         raise QueryError(f"algorithm must be one of {', '.join(map(repr, ALGORITHMS))} on a "
@@ -517,7 +520,7 @@ fm.floor_of((2, 9.0, 5))
     def _result(self, res: CellPath, start: tuple[float, float] | None,
                 goal: tuple[float, float] | None, goal_cell_is_own: bool,
                 smooth: bool) -> FloorPathResult:
-        status = Status(res.status)
+        status = _STATUS[res.status]
         ys = self.building.floor_ys
         if not len(res.cells):
             return FloorPathResult(status, expanded=res.expanded)
@@ -531,9 +534,12 @@ fm.floor_of((2, 9.0, 5))
         steps: list[LinkStep] = []
         if not smooth:  # every cell's centre: one frame for every floor (§16.2)
             g = self.building.grid(0)
-            pts.append(np.column_stack([g.min_x + (cells[:, 1] + 0.5) * g.cell_size,
-                                        g.min_z + (cells[:, 2] + 0.5) * g.cell_size]))
-            fls.append(cells[:, 0].astype(np.int32))
+            w = np.empty((len(cells), 2), np.float64)
+            np.multiply(cells[:, 1:] + 0.5, g.cell_size, out=w)
+            w[:, 0] += g.min_x
+            w[:, 1] += g.min_z
+            pts.append(w)
+            fls.append(cells[:, 0])
             links = self.building.links
             for c in cuts:
                 k = int(res.entered[c])
@@ -554,8 +560,8 @@ fm.floor_of((2, 9.0, 5))
                 steps.append(LinkStep(lk.name, lk.kind, k, sum(len(p) for p in pts) - 1))
             pts.append(w)
             fls.append(np.full(len(w), f, np.int32))
-        way = np.concatenate(pts)
-        floors = np.concatenate(fls)
+        way = pts[0] if len(pts) == 1 else np.concatenate(pts)
+        floors = fls[0] if len(fls) == 1 else np.concatenate(fls)
         link_len = float(sum(self.building.links[s.index].cost for s in steps))
         if start is not None and goal is not None:
             cs = self.building.cell_size

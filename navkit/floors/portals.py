@@ -75,6 +75,17 @@ class PortalRouter:
         r = s.edst % s.plane
         self._dx, self._dz = r % s.width, r // s.width
         self._w_key: Any = None
+        self._on_key: Any = None
+        self._on = np.zeros(e, bool)
+        self._t0 = np.zeros(e, np.int64)
+        self._tg = np.zeros(e, np.int64)
+        nf = len(building.floor_names)
+        self._by_src_floor = [np.flatnonzero(self._sf == f) for f in range(nf)]
+        self._by_dst_floor = [np.flatnonzero(self._df == f) for f in range(nf)]
+        # each link end's row in its floor's fields (the rows are fixed: sorted end nodes)
+        rows = {n: i for f, nodes in self._floor_ends.items() for i, n in enumerate(nodes)}
+        self._src_row = np.array([rows[int(v)] for v in s.esrc], np.int64)
+        self._dst_row = np.array([rows[int(v)] for v in s.edst], np.int64)
         self._w = np.zeros((e, e), np.int64)
         self._dist = np.zeros(e, np.int64)
         self._prev = np.zeros(e, np.int64)
@@ -111,7 +122,7 @@ class PortalRouter:
         its source on that floor, take it), -1 where impossible."""
         b = self.building
         s = self.search
-        key = (tuple(id(b.grid(f)) for f in range(len(b.floor_names))), b.version)
+        key = b.version  # every door, obstacle and link switch bumps it
         if key == self._w_key:
             return self._w
         on = b.link_states[s.elink] == 1
@@ -132,33 +143,37 @@ class PortalRouter:
         return w
 
     # ---------------------------------------------------------------- route
+    def _usable_links(self) -> NDArray[np.bool_]:
+        """Per directed link: switched on and its far end free (cached per version)."""
+        b = self.building
+        key = b.version
+        if self._on_key != key:
+            s = self.search
+            self._on = (b.link_states[s.elink] == 1) & (b.stacked()[0][s.edst] == 1)
+            self._on_key = key
+        return self._on
+
     def route(self, start: tuple[int, int, int], goal: tuple[int, int, int],
               algorithm: str) -> CellPath:
         """The cheapest path between two free cells ``(floor, x, z)``: FOUND or
         UNREACHABLE (the caller has checked both cells are free)."""
         s = self.search
-        b = self.building
         fs, fg = start[0], goal[0]
-        e = len(s.esrc)
         w = self._matrix()
-        on = b.link_states[s.elink] == 1
-        free = b.stacked()[0]
-        t0 = np.full(e, -1, np.int64)
-        tg = np.full(e, -1, np.int64)
-        if e:
-            fields = self._floor(fs)
-            ks = np.flatnonzero((self._sf == fs) & on & (free[s.edst] == 1))
+        t0 = self._t0
+        tg = self._tg
+        t0.fill(-1)
+        tg.fill(-1)
+        if len(t0):
+            on = self._usable_links()
+            ks = self._by_src_floor[fs]
+            ks = ks[on[ks]]
             if len(ks):
-                rows = np.array([fields.index[int(s.esrc[k])] for k in ks], np.int64)
-                c = fields.toward[rows, start[2], start[1]]
-                ok = c >= 0
-                t0[ks[ok]] = c[ok] + s.ecost[ks[ok]]
-            gfields = self._floor(fg)
-            kg = np.flatnonzero(self._df == fg)
+                c = self._floor(fs).toward[self._src_row[ks], start[2], start[1]]
+                t0[ks] = np.where(c >= 0, c + s.ecost[ks], -1)
+            kg = self._by_dst_floor[fg]
             if len(kg):
-                rows = np.array([gfields.index[int(s.edst[k])] for k in kg], np.int64)
-                c = gfields.away[rows, goal[2], goal[1]]
-                tg[kg] = c
+                tg[kg] = self._floor(fg).away[self._dst_row[kg], goal[2], goal[1]]
         direct_res: Any = None
         direct = -1
         if fs == fg:
@@ -188,21 +203,27 @@ class PortalRouter:
     def _pieces(self, pieces: list[Any], links: list[int], total: int,
                 algorithm: str = "auto") -> CellPath:
         s = self.search
-        cells = []
-        entered = []
+        got = []
         expanded = 0
-        for i, (f, a, b_, res) in enumerate(pieces):
+        n = 0
+        for f, a, b_, res in pieces:
             if res is None:
                 res = self.pathfinder(f).find_path_cells(a, b_, algorithm=algorithm)  # type: ignore[arg-type]
             expanded += res.expanded
-            c = np.asarray(res.cells, dtype=np.int32)
-            if c.ndim != 2 or len(c) == 0:
+            c = res.cells
+            if len(c) == 0:
                 raise AssertionError(f"a floor piece {a} -> {b_} on floor {f} has no path")
-            cells.append(np.column_stack([np.full(len(c), f, np.int32), c]))
-            e = np.full(len(c), -1, np.int32)
-            if i > 0:
-                e[0] = int(s.elink[links[i - 1]])
-            entered.append(e)
-        allc = np.concatenate(cells)
-        return CellPath(0, allc, int(total), expanded, [int(s.elink[k]) for k in links],
-                        np.concatenate(entered))
+            got.append((f, c))
+            n += len(c)
+        cells = np.empty((n, 3), np.int32)
+        entered = np.full(n, -1, np.int32)
+        i = 0
+        for j, (f, c) in enumerate(got):
+            m = len(c)
+            cells[i:i + m, 0] = f
+            cells[i:i + m, 1:] = c
+            if j > 0:
+                entered[i] = s.elink[links[j - 1]]
+            i += m
+        return CellPath(0, cells, int(total), expanded, [int(s.elink[k]) for k in links],
+                        entered)
