@@ -36,7 +36,7 @@ DEFAULT_PORT = 8765
 
 def view_cmd(
     target: Annotated[Path, typer.Argument(
-        help="A map file (.map .txt .png .npy .npz .json level) or a scene .json.",
+        help="A map file (.map .txt .png .npy .npz .json level or building) or a scene .json.",
         show_default=False)],
     port: Annotated[int, typer.Option(
         "--port", "-p", min=0, max=65535, help="TCP port (0: any free port).")] = DEFAULT_PORT,
