@@ -28,6 +28,7 @@ from .heap import iheap_pop, iheap_sift_up
 FOUND = 0
 UNREACHABLE = 1
 BUDGET_EXHAUSTED = 2
+WINDOW_EXHAUSTED = 3
 
 _DX = (1, 0, -1, 0, 1, -1, -1, 1)
 _DZ = (0, 1, 0, -1, 1, 1, -1, -1)
@@ -58,7 +59,7 @@ def _h(x, z, gx, gz, hx, hz, hoff, hcap, card, diag, wmin):  # type: ignore[no-u
 def floors_search(free, weight, width, depth, card, diag, wmin,  # type: ignore[no-untyped-def]
                   loff, ldst, lcost, lon,
                   sources, source_g, goal, hx, hz, hoff, hcap, budget, node_bits,
-                  g, parent, via, stamp, gen, hf, hk, pos, out):
+                  wx0, wz0, wx1, wz1, g, parent, via, stamp, gen, hf, hk, pos, out):
     """One search. ``goal >= 0``: A* from ``sources`` to ``goal``; ``goal < 0``:
     Dijkstra from every source (a distance field), ``h = 0``.
 
@@ -70,9 +71,13 @@ def floors_search(free, weight, width, depth, card, diag, wmin,  # type: ignore[
     ``stamp == -gen`` marks a closed node (``gen >= 1``). ``hf`` / ``hk`` /
     ``pos`` are the heap buffers (one slot per node).
 
+    ``wx0, wz0, wx1, wz1``: the inclusive cell box (on every floor) outside
+    which cells are impassable (docs/rules.md §3.6; the whole grid: no window);
+    a windowed search that runs dry ends WINDOW_EXHAUSTED.
+
     ``out`` (int64, 2): expansions, then the number of nodes reached.
-    Returns FOUND, UNREACHABLE (queue ran dry; always for a field) or
-    BUDGET_EXHAUSTED.
+    Returns FOUND, UNREACHABLE (queue ran dry; always for a field),
+    BUDGET_EXHAUSTED or WINDOW_EXHAUSTED.
     """
     plane = width * depth
     mask = (np.int64(1) << node_bits) - 1
@@ -107,7 +112,8 @@ def floors_search(free, weight, width, depth, card, diag, wmin,  # type: ignore[
         iheap_sift_up(hf, hk, pos, mask, size, gs + h, (h << node_bits) | s)
         size += 1
     expanded = 0
-    status = UNREACHABLE
+    windowed = wx0 > 0 or wz0 > 0 or wx1 < width - 1 or wz1 < depth - 1
+    status = WINDOW_EXHAUSTED if windowed and goal >= 0 else UNREACHABLE
     while size > 0:
         n = hk[0] & mask
         size = iheap_pop(hf, hk, pos, mask, size)
@@ -124,7 +130,7 @@ def floors_search(free, weight, width, depth, card, diag, wmin,  # type: ignore[
         for d in range(8):
             nx = x + _DX[d]
             nz = z + _DZ[d]
-            if nx < 0 or nz < 0 or nx >= width or nz >= depth:
+            if nx < wx0 or nz < wz0 or nx > wx1 or nz > wz1:
                 continue
             m = f * plane + nz * width + nx
             if free[m] == 0:
@@ -146,6 +152,11 @@ def floors_search(free, weight, width, depth, card, diag, wmin,  # type: ignore[
                 continue
             m = ldst[k]
             if free[m] == 0:
+                continue
+            r = m % plane
+            mz = r // width
+            mx = r - mz * width
+            if mx < wx0 or mz < wz0 or mx > wx1 or mz > wz1:
                 continue
             if _relax(m, n, k, gn + lcost[k], goal, plane, width, gx, gz, hx, hz, hoff, hcap,
                       card, diag, wmin, node_bits, g, parent, via, stamp, gen, hf, hk, pos, mask,

@@ -30,6 +30,7 @@ from ..errors import QueryError
 from ..query.overlay import as_circles
 from ..query.pathfinder import FIRST_WAYPOINT_TRIM, SNAP_RADIUS, Costs, Pathfinder
 from ..results import NavResult, Status, explained
+from ..world.local import check_window, get_preset
 from .building import Building
 from .model import Y_TOLERANCE
 from .search import CellPath, FloorSearch
@@ -285,7 +286,8 @@ fm.floor_of((2, 9.0, 5))
     def find_path(self, start: ArrayLike, goal: ArrayLike, *, start_floor: Any = None,
                   goal_floor: Any = None, smooth: bool = True, nearest: bool = False,
                   budget: int | None = None, algorithm: str = "auto", obstacles: Any = None,
-                  ignore: Any = None, agent: Any = None) -> FloorPathResult:
+                  ignore: Any = None, agent: Any = None, window: Any = None,
+                  preset: Any = None) -> FloorPathResult:
         """The cheapest path between two world points, across floors (docs/rules.md §16).
 
         ``start`` / ``goal``: ``(x, z)`` or ``(x, y, z)`` metres; ``start_floor``
@@ -297,7 +299,11 @@ fm.floor_of((2, 9.0, 5))
         algorithm (docs/rules.md §16.9); ``"layered"`` / ``"dijkstra"`` search
         every floor at once (§16.4). Obstacles, a budget or many links use the
         layered search. ``nearest``: an unreachable goal gives the path to the
-        reachable cell nearest it (status ``NEAREST``).
+        reachable cell nearest it (status ``NEAREST``). ``window``: an inclusive
+        cell box ``(x0, z0, x1, z1)`` applied on every floor (docs/rules.md §3.6);
+        ``preset="bounded"``: the 38 x 38 box around the midpoint of the snapped
+        start and goal cells and 1,000 expansions (a route whose link lies outside
+        the box ends ``WINDOW_EXHAUSTED``, the seed's bounded mode).
         """
         self._agent(agent)
         _check_algorithm(algorithm)
@@ -321,14 +327,21 @@ fm.floor_of((2, 9.0, 5))
             gcell = (gf, *(gp.cell if gp is not None and gp.cell is not None
                            else self._clamped_cell(gf, gx, gz)))
             res = None
-            if not circles and budget is None and gp is not None:
+            win = None
+            pre = get_preset(preset)
+            if pre is not None:
+                win = pre.window_for(scell[1:], gcell[1:])
+                budget = pre.budget if budget is None else min(budget, pre.budget)
+            if window is not None:
+                win = check_window(window)
+            if not circles and budget is None and gp is not None and win is None:
                 res = self._portal(scell, gcell, algorithm)
             if res is None or (nearest and res.status != Status.FOUND):
                 free = self._stamped(circles)
                 try:
                     res = self.search.path(scell, gcell, budget=budget,
                                            dijkstra=algorithm == "dijkstra", free=free,
-                                           keep_goal=nearest)
+                                           keep_goal=nearest, window=win)
                 finally:
                     self._unstamp()
             if res.status != Status.FOUND and nearest:

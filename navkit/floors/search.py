@@ -105,6 +105,7 @@ class FloorSearch:
         self.pos = np.zeros(n, dtype=np.int64)
         self.out = np.zeros(2, dtype=np.int64)
         self.gen = 0
+        self._window = (0, 0, self.width - 1, self.depth - 1)
         self._lock = threading.Lock()
         self._path_nodes = np.zeros(16, dtype=np.int64)
         self._path_via = np.zeros(16, dtype=np.int64)
@@ -209,7 +210,8 @@ class FloorSearch:
             free, weight, self.width, self.depth, self.costs.card, self.costs.diag, wmin,
             self.loff, self.edst, self.ecost, lon,
             sources, source_g, goal, hx, hz, hoff, np.int64(hcap), budget, self.node_bits,
-            self.g, self.parent, self.via, self.stamp, self.gen, self.hf, self.hk, self.pos,
+            *self._window, self.g, self.parent, self.via, self.stamp, self.gen, self.hf, self.hk,
+            self.pos,
             self.out)
         return int(status), int(self.out[0]), int(self.out[1])
 
@@ -226,7 +228,8 @@ class FloorSearch:
     # -------------------------------------------------------------- queries
     def path(self, start: tuple[int, int, int], goal: tuple[int, int, int], *,
              budget: int | None = None, dijkstra: bool = False,
-             free: NDArray[np.uint8] | None = None, keep_goal: bool = False) -> CellPath:
+             free: NDArray[np.uint8] | None = None, keep_goal: bool = False,
+             window: tuple[int, int, int, int] | None = None) -> CellPath:
         """The cheapest chain of cells from ``start`` to ``goal`` (``(floor, x, z)``).
 
         Status codes as :class:`~navkit.results.Status`: FOUND, UNREACHABLE,
@@ -235,6 +238,9 @@ class FloorSearch:
         use instead of the building's (a query's obstacles stamped in).
         ``keep_goal``: search toward a blocked goal anyway (it ends UNREACHABLE
         having expanded the start's whole region: nearest-reachable queries).
+        ``window``: an inclusive cell box ``(x0, z0, x1, z1)`` (every floor) outside
+        which cells are impassable (docs/rules.md §3.6): WINDOW_EXHAUSTED when
+        the search runs dry inside it.
         """
         s = self._check_cell(start, "start")
         t = self._check_cell(goal, "goal")
@@ -244,7 +250,14 @@ class FloorSearch:
         if fr[t] == 0 and not keep_goal:
             return CellPath(6)
         bud = 0 if budget is None else int(budget)
+        whole = (0, 0, self.width - 1, self.depth - 1)
+        if window is None:
+            win = whole
+        else:
+            x0, z0, x1, z1 = (int(v) for v in window)
+            win = (max(0, x0), max(0, z0), min(self.width - 1, x1), min(self.depth - 1, z1))
         with self._lock:
+            self._window = win
             status, expanded, _ = self._run(np.array([s], np.int64), np.zeros(1, np.int64),
                                             t, bud, fr) if not dijkstra else \
                 self._run_dijkstra_to(s, t, bud, fr)
@@ -275,7 +288,8 @@ class FloorSearch:
             free, weight, self.width, self.depth, self.costs.card, self.costs.diag, 0,
             self.loff, self.edst, self.ecost, lon,
             np.array([s], np.int64), np.zeros(1, np.int64), t, z, z, z, np.int64(0), budget,
-            self.node_bits, self.g, self.parent, self.via, self.stamp, self.gen, self.hf,
+            self.node_bits, *self._window, self.g, self.parent, self.via, self.stamp, self.gen,
+            self.hf,
             self.hk, self.pos, self.out)
         return int(status), int(self.out[0]), int(self.out[1])
 
@@ -300,6 +314,7 @@ class FloorSearch:
         if not len(nodes):
             return out.reshape(self.floors, self.depth, self.width)
         with self._lock:
+            self._window = (0, 0, self.width - 1, self.depth - 1)
             self._run(nodes, np.zeros(len(nodes), np.int64), -1, 0, fr)
             done = self.stamp == -self.gen
             out[done] = self.g[done]

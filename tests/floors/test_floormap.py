@@ -157,3 +157,56 @@ def test_every_algorithm_gives_dijkstras_cost(seed, floors, links, weighted):
                 if fa != fb or max(abs(xa - xb), abs(za - zb)) != 1:
                     k = r.links[[st.at for st in r.links].index(i - 1)].index
                     assert b.link_states[k] == 1, algo
+
+
+def test_the_seeds_bounded_case_stairs_outside_the_window():
+    """A target one floor up, right above the start, with the stairs far outside the
+    bounded preset's 38 x 38 box: the bounded query ends WINDOW_EXHAUSTED, the
+    default route finds the stairs."""
+    obj = {"cellSize": 0.5, "agentRadius": 0.0, "objectPadding": 0.0,
+           "floors": [{"name": "ground", "areas": [
+                           {"name": "hall", "polygon": [[0, 0], [60, 0], [60, 10], [0, 10]]}]},
+                      {"name": "upper", "floorY": 3.5, "areas": [
+                           {"name": "hall", "polygon": [[0, 0], [60, 0], [60, 10], [0, 10]]}]}],
+           "links": [{"name": "stairs", "kind": "stairs",
+                      "from": {"floor": "ground", "point": [55.0, 5.0]},
+                      "to": {"floor": "upper", "point": [57.0, 5.0]}}]}
+    fm = FloorMap(obj)
+    bounded = fm.find_path((5.0, 0.0, 5.0), (5.0, 3.5, 5.0), preset="bounded")
+    assert bounded.status == Status.WINDOW_EXHAUSTED and not bounded.has_path
+    full = fm.find_path((5.0, 0.0, 5.0), (5.0, 3.5, 5.0))
+    assert full.status == Status.FOUND and full.link_names == ["stairs"]
+    # with the stairs inside the box the bounded query finds them too
+    near = fm.find_path((50.0, 0.0, 5.0), (52.0, 3.5, 5.0), preset="bounded")
+    assert near.status == Status.FOUND and near.link_names == ["stairs"]
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), floors=st.integers(1, 3), links=st.integers(0, 5))
+def test_windowed_queries_equal_dijkstra_inside_the_window(seed, floors, links):
+    from scipy.sparse.csgraph import dijkstra
+
+    obj, b, grids, rng = _random_building(seed, floors, links)
+    fm = FloorMap(b)
+    s = fm.search
+    graph = layered_graph(grids, obj, s.costs.card, s.costs.diag).tolil()
+    free = np.flatnonzero(b.stacked()[0] == 1)
+    if not len(free):
+        return
+    x0, z0 = (int(v) for v in rng.integers(0, 6, 2))
+    win = (x0, z0, x0 + int(rng.integers(2, 8)), z0 + int(rng.integers(2, 8)))
+    cells = s.cells_of(np.arange(s.nodes))
+    outside = np.flatnonzero((cells[:, 1] < win[0]) | (cells[:, 1] > win[2])
+                             | (cells[:, 2] < win[1]) | (cells[:, 2] > win[3]))
+    for _ in range(4):
+        a, t = (int(v) for v in rng.choice(free, 2))
+        g = graph.copy()
+        cut = outside[outside != a]  # the start is expanded wherever it lies (§3.6)
+        g[:, cut] = 0
+        ref = dijkstra(g.tocsr(), directed=True, indices=a)[t]
+        ca, ct = (tuple(int(v) for v in c) for c in s.cells_of(np.array([a, t])))
+        r = s.path(ca, ct, window=win)
+        if np.isinf(ref):
+            assert r.status == Status.WINDOW_EXHAUSTED
+        else:
+            assert r.status == Status.FOUND and r.cost_int == int(ref)
