@@ -26,7 +26,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ..contract import Place, RaycastHit, check_agent, world_point_y
-from ..errors import QueryError
+from ..errors import QueryError, shown
 from ..query.overlay import as_circles
 from ..query.pathfinder import FIRST_WAYPOINT_TRIM, SNAP_RADIUS, Costs, Pathfinder
 from ..results import NavResult, Status, explained
@@ -42,6 +42,12 @@ ALGORITHMS = ("auto", "astar", "jps", "jps+", "layered", "dijkstra")
 
 
 _STATUS = tuple(Status)  # kernel code -> Status, without the enum's call
+
+
+def _check_budget(budget: Any) -> None:
+    if budget is not None and (isinstance(budget, bool) or not isinstance(budget, int)
+                               or budget < 1):
+        raise QueryError(f"budget must be a positive integer or None, got {shown(budget)}")
 
 
 def _check_algorithm(algorithm: Any) -> None:
@@ -206,11 +212,9 @@ fm.floor_of((2, 9.0, 5))
             return self.building.floor_index(floor)
         ys = self._floor_ys_list()
         lowest = min(range(len(ys)), key=lambda i: (ys[i], i))
-        arr = np.asarray(point, dtype=np.float64)
-        if arr.shape != (3,):
-            world_point_y(point, "point")  # validates and explains
+        x, y, z = world_point_y(point, "point", math.nan)  # validates; (x, z): y is NaN
+        if math.isnan(y):
             return lowest
-        x, y, z = world_point_y(point, "point")
         cand = sorted((i for i in range(len(ys)) if ys[i] <= y + Y_TOLERANCE),
                       key=lambda i: (-ys[i], i))
         for f in cand:
@@ -307,9 +311,7 @@ fm.floor_of((2, 9.0, 5))
         """
         self._agent(agent)
         _check_algorithm(algorithm)
-        if budget is not None and (isinstance(budget, bool) or not isinstance(budget, int)
-                                   or budget < 1):
-            raise QueryError(f"budget must be a positive integer or None, got {budget!r}")
+        _check_budget(budget)
         sf = self.floor_of(start, start_floor)
         gf = self.floor_of(goal, goal_floor)
         sx, _, sz = world_point_y(start, "start")
@@ -356,8 +358,12 @@ fm.floor_of((2, 9.0, 5))
 
     def find_paths(self, starts: ArrayLike, goals: ArrayLike, **kw: Any) -> list[FloorPathResult]:
         """``find_path(starts[i], goals[i])`` for each row, in order."""
-        a = np.asarray(starts, dtype=np.float64)
-        b = np.asarray(goals, dtype=np.float64)
+        try:
+            a = np.asarray(starts, dtype=np.float64)
+            b = np.asarray(goals, dtype=np.float64)
+        except (TypeError, ValueError, OverflowError):
+            raise QueryError("starts and goals must be (n, 2) or (n, 3) arrays of numbers") \
+                from None
         if a.ndim != 2 or a.shape != b.shape or a.shape[1] not in (2, 3):
             raise QueryError(f"starts and goals must be (n, 2) or (n, 3) arrays of the same "
                              f"shape, got {a.shape} and {b.shape}")
@@ -369,6 +375,7 @@ fm.floor_of((2, 9.0, 5))
         snapping: a blocked end gives ``NO_START`` / ``NO_GOAL``); ``algorithm``
         as in :meth:`find_path`."""
         _check_algorithm(algorithm)
+        _check_budget(budget)
         a = self._cell(start, "start")
         b = self._cell(goal, "goal")
         with self._lock:
@@ -387,7 +394,11 @@ fm.floor_of((2, 9.0, 5))
         """Cost in straight steps from the nearest source cell ``(floor, x, z)`` to
         every cell, walking away from the sources, shape ``(floors, depth,
         width)``, ``inf`` where unreachable."""
-        src = np.asarray(sources, dtype=np.int64).reshape(-1, 3)
+        try:
+            src = np.asarray(sources, dtype=np.int64).reshape(-1, 3)
+        except (TypeError, ValueError, OverflowError):
+            raise QueryError(f"sources must be cells (floor, x, z), got {shown(sources)}") \
+                from None
         raw = self.search.field([self._cell(tuple(int(v) for v in c), "sources") for c in src])
         out = raw.astype(np.float64) / self.search.costs.card
         out[raw < 0] = np.inf
@@ -430,7 +441,11 @@ fm.floor_of((2, 9.0, 5))
             if ignore is not None:
                 raise QueryError("ignore= needs obstacles=")
             return {}
-        arr = np.asarray(obstacles, dtype=np.float64)
+        try:
+            arr = np.asarray(obstacles, dtype=np.float64)
+        except (TypeError, ValueError, OverflowError):
+            raise QueryError("obstacles on a building are (k, 4) rows (x, z, radius, floor) "
+                             f"of numbers, got {shown(obstacles)}") from None
         if arr.ndim == 1 and arr.size == 4:
             arr = arr.reshape(1, 4)
         if arr.size == 0:

@@ -249,7 +249,7 @@ class FloorSearch:
             return CellPath(5)
         if fr[t] == 0 and not keep_goal:
             return CellPath(6)
-        bud = 0 if budget is None else int(budget)
+        bud = 0 if budget is None or budget >= 2**62 else int(budget)  # huge: no limit
         whole = (0, 0, self.width - 1, self.depth - 1)
         if window is None:
             win = whole

@@ -46,12 +46,12 @@ BAD_KINDS = (OTHER, CRASH, HANG, WRONG, MEMORY)
 AREAS: dict[str, int] = {
     "readers": 22, "levels": 12, "queries": 24, "oracle": 20, "sim": 12, "mesh": 14,
     "viewer": 10 if importlib.util.find_spec("starlette") is not None else 0,
-    "assets": 10, "files": 10,
+    "assets": 10, "files": 10, "floors": 8,
 }
 #: The areas added later: they take :data:`LATER_SHARE` of the cases, drawn from a
 #: stream of their own, so every other case is the very case it was before they
 #: existed (the fixed sample of ``make test`` keeps its cases, less those taken).
-LATER_AREAS = ("assets", "files")
+LATER_AREAS = ("assets", "files", "floors")
 LATER_SHARE = 0.12
 #: Peak resident memory a case of the ``assets`` and ``files`` areas may reach
 #: (``FUZZ_RSS_MB``; the worker's own included): their inputs are all under 10 MB.
@@ -270,6 +270,7 @@ def make_case(seed: int, index: int) -> Case:
     from . import (
         gen_assets,
         gen_files,
+        gen_floors,
         gen_levels,
         gen_mesh,
         gen_oracle,
@@ -285,7 +286,7 @@ def make_case(seed: int, index: int) -> Case:
 
     modules = {"readers": gen_readers, "levels": gen_levels, "queries": gen_queries,
                "oracle": gen_oracle, "sim": gen_sim, "viewer": gen_viewer, "mesh": gen_mesh,
-               "assets": gen_assets, "files": gen_files}
+               "assets": gen_assets, "files": gen_files, "floors": gen_floors}
     area = area_of(seed, index)
     g = Gen(seed, index)
     make = g.weighted(modules[area].GENERATORS)
