@@ -117,12 +117,12 @@ class PortalRouter:
         self._fields[f] = fields
         return fields
 
-    def _matrix(self) -> NDArray[np.int64]:
+    def _matrix(self, key: int) -> NDArray[np.int64]:
         """``w[j, k]``: from link ``j``'s far end to link ``k``'s far end (walk to
-        its source on that floor, take it), -1 where impossible."""
+        its source on that floor, take it), -1 where impossible; ``key``: the
+        building's version (every door, obstacle and link switch bumps it)."""
         b = self.building
         s = self.search
-        key = b.version  # every door, obstacle and link switch bumps it
         if key == self._w_key:
             return self._w
         on = b.link_states[s.elink] == 1
@@ -143,10 +143,9 @@ class PortalRouter:
         return w
 
     # ---------------------------------------------------------------- route
-    def _usable_links(self) -> NDArray[np.bool_]:
+    def _usable_links(self, key: int) -> NDArray[np.bool_]:
         """Per directed link: switched on and its far end free (cached per version)."""
         b = self.building
-        key = b.version
         if self._on_key != key:
             s = self.search
             self._on = (b.link_states[s.elink] == 1) & (b.stacked()[0][s.edst] == 1)
@@ -159,13 +158,14 @@ class PortalRouter:
         UNREACHABLE (the caller has checked both cells are free)."""
         s = self.search
         fs, fg = start[0], goal[0]
-        w = self._matrix()
+        version = self.building.version
+        w = self._matrix(version)
         t0 = self._t0
         tg = self._tg
         t0.fill(-1)
         tg.fill(-1)
         if len(t0):
-            on = self._usable_links()
+            on = self._usable_links(version)
             ks = self._by_src_floor[fs]
             ks = ks[on[ks]]
             if len(ks):
@@ -206,9 +206,13 @@ class PortalRouter:
         got = []
         expanded = 0
         n = 0
+        pfs: dict[int, Pathfinder] = {}
         for f, a, b_, res in pieces:
             if res is None:
-                res = self.pathfinder(f).find_path_cells(a, b_, algorithm=algorithm)  # type: ignore[arg-type]
+                pf = pfs.get(f)
+                if pf is None:
+                    pf = pfs[f] = self.pathfinder(f)
+                res = pf.find_path_cells(a, b_, algorithm=algorithm)  # type: ignore[arg-type]
             expanded += res.expanded
             c = res.cells
             if len(c) == 0:
