@@ -143,7 +143,7 @@ def floors_search(free, weight, width, depth, card, diag, wmin,  # type: ignore[
                 step = card
             if not unweighted:
                 step = step * weight[m]
-            if _relax(m, n, -1, gn + step, goal, plane, width, gx, gz, hx, hz, hoff, hcap, card,
+            if _relax(m, nx, nz, n, -1, gn + step, goal, gx, gz, hx, hz, hoff, hcap, card,
                       diag, wmin, node_bits, g, parent, via, stamp, gen, hf, hk, pos, mask, size):
                 size += 1
                 reached += 1
@@ -158,7 +158,7 @@ def floors_search(free, weight, width, depth, card, diag, wmin,  # type: ignore[
             mx = r - mz * width
             if mx < wx0 or mz < wz0 or mx > wx1 or mz > wz1:
                 continue
-            if _relax(m, n, k, gn + lcost[k], goal, plane, width, gx, gz, hx, hz, hoff, hcap,
+            if _relax(m, mx, mz, n, k, gn + lcost[k], goal, gx, gz, hx, hz, hoff, hcap,
                       card, diag, wmin, node_bits, g, parent, via, stamp, gen, hf, hk, pos, mask,
                       size):
                 size += 1
@@ -172,9 +172,9 @@ def floors_search(free, weight, width, depth, card, diag, wmin,  # type: ignore[
 
 
 @njit(_nrt=False)
-def _relax(m, n, k, gm, goal, plane, width, gx, gz, hx, hz, hoff, hcap,  # type: ignore[no-untyped-def]
+def _relax(m, mx, mz, n, k, gm, goal, gx, gz, hx, hz, hoff, hcap,  # type: ignore[no-untyped-def]
            card, diag, wmin, node_bits, g, parent, via, stamp, gen, hf, hk, pos, mask, size):
-    """Offer ``m`` cost ``gm`` through ``n``; returns True when ``m`` is new
+    """Offer ``m`` (cell ``(mx, mz)`` of its floor) cost ``gm`` through ``n``; returns True when ``m`` is new
     (its entry took slot ``size``: the caller grows the heap). A cheaper offer
     for an open node lowers it in place; closed nodes and dearer offers are
     ignored (a node's ``g`` changes only on a strictly cheaper offer)."""
@@ -194,9 +194,7 @@ def _relax(m, n, k, gm, goal, plane, width, gx, gz, hx, hz, hoff, hcap,  # type:
         return False
     h = np.int64(0)
     if goal >= 0:
-        r = m % plane
-        z = r // width
-        h = _h(r - z * width, z, gx, gz, hx, hz, hoff, hcap, card, diag, wmin)
+        h = _h(mx, mz, gx, gz, hx, hz, hoff, hcap, card, diag, wmin)
     stamp[m] = gen
     g[m] = gm
     parent[m] = n
