@@ -382,8 +382,8 @@ fm.floor_of((2, 9.0, 5))
             res = None
             if budget is None:
                 free = self.building.stacked()[0]
-                na, nb = self.search.node(a), self.search.node(b)
-                if 0 <= na < len(free) and 0 <= nb < len(free) and free[na] and free[nb]:
+                na, nb = self.search.check_cell(a, "start"), self.search.check_cell(b, "goal")
+                if free[na] and free[nb]:
                     res = self._portal(a, b, algorithm)
             if res is None:
                 res = self.search.path(a, b, budget=budget, dijkstra=algorithm == "dijkstra")

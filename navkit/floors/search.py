@@ -215,7 +215,9 @@ class FloorSearch:
             self.out)
         return int(status), int(self.out[0]), int(self.out[1])
 
-    def _check_cell(self, cell: tuple[int, int, int], name: str) -> int:
+    def check_cell(self, cell: tuple[int, int, int], name: str) -> int:
+        """The node of cell ``(floor, x, z)``; QueryError naming ``name`` when it is
+        not a cell of the building."""
         try:
             f, x, z = (int(v) for v in cell)
         except (TypeError, ValueError):
@@ -242,8 +244,8 @@ class FloorSearch:
         which cells are impassable (docs/rules.md §3.6): WINDOW_EXHAUSTED when
         the search runs dry inside it.
         """
-        s = self._check_cell(start, "start")
-        t = self._check_cell(goal, "goal")
+        s = self.check_cell(start, "start")
+        t = self.check_cell(goal, "goal")
         fr = self.building.stacked()[0] if free is None else free
         if fr[s] == 0:
             return CellPath(5)
@@ -307,7 +309,7 @@ class FloorSearch:
         """Integer cost from the nearest source to every cell, walking away from
         the sources (the cell entered pays), ``(floors, depth, width)``, -1 where
         unreachable."""
-        nodes = np.array([self._check_cell(c, "sources") for c in sources], dtype=np.int64)
+        nodes = np.array([self.check_cell(c, "sources") for c in sources], dtype=np.int64)
         fr = self.building.stacked()[0] if free is None else free
         nodes = nodes[fr[nodes] == 1] if len(nodes) else nodes
         out = np.full(self.nodes, -1, dtype=np.int64)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -210,3 +212,15 @@ def test_windowed_queries_equal_dijkstra_inside_the_window(seed, floors, links):
             assert r.status == Status.WINDOW_EXHAUSTED
         else:
             assert r.status == Status.FOUND and r.cost_int == int(ref)
+
+
+@pytest.mark.parametrize("cell", [(0, 87, 4), (0, -1, 4), (2, 1, 1), (-1, 1, 1), (0, 1, 47),
+                                  ("attic", 1, 1), (0, 1), "cell"])
+def test_cells_outside_the_building_are_query_errors(cell):
+    """A cell past a row's end must not wrap onto the next row (every algorithm)."""
+    from navkit.errors import ConfigError
+
+    fm = FloorMap(Path(__file__).resolve().parents[2] / "navkit" / "examples" / "tavern.json")
+    for algo in ("auto", "layered"):
+        with pytest.raises((QueryError, ConfigError)):
+            fm.find_path_cells(cell, (1, 70, 10), algorithm=algo)
