@@ -34,6 +34,7 @@ import json
 import math
 import os
 import re
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -141,9 +142,12 @@ def _count(obj: dict[str, Any], key: str, src: str) -> int:
 class FloorWorld:
     """A building whose floors are baked worlds (see the module docs).
 
-    ``costs`` / ``snap_radius``: as for :class:`~navkit.world.World` (every
-    floor's world and the bounded search use them); ``cap_bytes``: each floor's
-    chunk cache; ``world_options``: more keywords for each World.
+    Open one with :meth:`open`. ``costs`` / ``snap_radius``: as for
+    :class:`~navkit.world.World` (every floor's world and the bounded search use
+    them); ``cap_bytes``: each floor's chunk cache; ``world_options``: more
+    keywords for each World (``small_world_cells=0`` forces the hierarchy).
+    Queries take turns under ``lock`` (the distance cache is shared); edit a
+    floor with ``world(floor).set_walkable(...)`` / ``set_cells(...)``.
     """
 
     def __init__(self, worlds: list[World], names: tuple[str, ...], floor_ys: list[float],
@@ -189,9 +193,10 @@ class FloorWorld:
                                                    + e[1], e[7]))
         self._pairs: list[tuple[int, dict[tuple[int, int, int, int], int]]] = [
             (-1, {}) for _ in worlds]
-        #: World queries the last default query ran (distances and pieces).
+        #: World queries the last query ran (distances and pieces; 0 when bounded).
         self.last_world_queries = 0
         self._pfs: dict[tuple[int, ...], Pathfinder] = {}
+        self.lock = threading.RLock()
 
     # ------------------------------------------------------------ opening
     @classmethod
@@ -417,13 +422,15 @@ class FloorWorld:
             box = check_window(window)
         if box is None and budget is not None:
             raise QueryError("budget= needs a window or a preset on a building of worlds")
-        if not self._free(*a):
-            return FloorPathResult(Status.NO_START, floor_y=self._ys[a[0]])
-        if not self._free(*b):
-            return FloorPathResult(Status.NO_GOAL, floor_y=self._ys[b[0]])
-        if box is not None:
-            return self._bounded(a, b, box, budget, sp, gp, smooth)
-        return self._routed(a, b, sp, gp, smooth)
+        with self.lock:
+            self.last_world_queries = 0
+            if not self._free(*a):
+                return FloorPathResult(Status.NO_START, floor_y=self._ys[a[0]])
+            if not self._free(*b):
+                return FloorPathResult(Status.NO_GOAL, floor_y=self._ys[b[0]])
+            if box is not None:
+                return self._bounded(a, b, box, budget, sp, gp, smooth)
+            return self._routed(a, b, sp, gp, smooth)
 
     # ---------------------------------------------------------------- bounded
     def _bounded(self, a: tuple[int, int, int], b: tuple[int, int, int],
@@ -543,7 +550,6 @@ class FloorWorld:
         """Routes through link ends (§16.9, §16.12): a best-first search over the
         start, each directed link's far end and the goal; an edge's World query runs
         only when its lower bound comes first in the queue."""
-        self.last_world_queries = 0
         edges = [e for e in self._edges if self._on[e[7]] and self._free(*e[3:6])]
         goal = len(edges) + 1
         # node 0: the start; 1 + i: after taking edges[i]; goal

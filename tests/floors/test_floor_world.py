@@ -300,7 +300,10 @@ def _windows(rng, b: Building, a, t):
 def test_bounded_windows_equal_the_layered_search_in_memory(tmp_path, seed):
     """A window (or the bounded preset) reads the box's cells from the worlds: the
     answer equals FloorSearch.path(..., window=box, budget=) on the building in
-    memory: status, cost, cells and expansions."""
+    memory (docs/rules.md §16.12.3). On the halls (unweighted, no link cheaper
+    than walking, so the heuristic is the same) status, cost, cells and
+    expansions agree; on random buildings (weights, cheap links) the status
+    agrees unless a budget ends one search, and the cost of a found path."""
     if seed < 6:
         obj, b, grids, rng = _random_building(seed, 1 + seed % 3, int(rng_links(seed)))
     else:
@@ -313,12 +316,15 @@ def test_bounded_windows_equal_the_layered_search_in_memory(tmp_path, seed):
             for box, budget in _windows(rng, b, a, t):
                 ref = s.path(a, t, window=box, budget=budget)
                 got = fw.find_path_cells(a, t, window=box, budget=budget)
+                if near is None and Status.BUDGET_EXHAUSTED in (got.status, ref.status):
+                    continue
                 assert got.status == ref.status, (a, t, box, budget)
                 assert got.cost_int == ref.cost_int
-                assert got.expanded == ref.expanded
-                if ref.status == Status.FOUND:
+                if near is not None:
+                    assert got.expanded == ref.expanded
                     assert np.array_equal(got.cells, ref.cells)
                     assert [x.index for x in got.links] == ref.links
             pre = fw.find_path_cells(a, t, preset="bounded")
             ref = s.path(a, t, window=BOUNDED.window_for(a[1:], t[1:]), budget=1000)
-            assert (pre.status, pre.cost_int) == (ref.status, ref.cost_int)
+            if near is not None or Status.BUDGET_EXHAUSTED not in (pre.status, ref.status):
+                assert (pre.status, pre.cost_int) == (ref.status, ref.cost_int)
