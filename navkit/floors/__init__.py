@@ -23,12 +23,14 @@ def warm_up() -> None:
 
 
 _LAZY = {"BuildingSim": "navkit.floors.sim", "FloorMesh": "navkit.floors.mesh",
-         "read_tiled_building": "navkit.floors.maps", "read_ldtk_building": "navkit.floors.maps"}
+         "read_tiled_building": "navkit.floors.maps", "read_ldtk_building": "navkit.floors.maps",
+         "FloorWorld": "navkit.floors.world", "bake_building": "navkit.floors.world"}
 
 
 def __getattr__(name: str) -> object:
-    """``BuildingSim`` and ``FloorMesh`` load their modules (the simulation, the
-    meshes) on first use, so path queries load neither."""
+    """``BuildingSim``, ``FloorMesh``, ``FloorWorld`` and the tile-map readers load
+    their modules (the simulation, the meshes, the worlds) on first use, so path
+    queries load none of them."""
     if name in _LAZY:
         import importlib
 
@@ -36,7 +38,8 @@ def __getattr__(name: str) -> object:
     raise AttributeError(f"module 'navkit.floors' has no attribute {name!r}")
 
 
-__all__ = ["BuildingSim", "FloorMesh", "read_tiled_building", "read_ldtk_building", "warm_up",
+__all__ = ["BuildingSim", "FloorMesh", "FloorWorld", "bake_building", "read_tiled_building",
+           "read_ldtk_building", "warm_up",
            "Building", "BuildingConfig", "LinkConfig", "LinkEnd", "LINK_KINDS",
            "parse_building", "read_building", "building_config", "building_from_object",
            "FloorSearch", "CellPath",
