@@ -803,7 +803,14 @@ def test_outdoor_example():
 
 
 def test_examples_load_through_load_level():
+    """Every bundled single-floor level loads; a building (``floors``) is refused with
+    a ConfigError that points at FloorMap (docs/floors.md)."""
     for path in sorted(EXAMPLES.glob("*.json")):
+        if "floors" in json.loads(path.read_text(encoding="utf-8")):
+            with pytest.raises(ConfigError, match="FloorMap") as e:
+                load_level(path)
+            assert e.value.field == "floors"
+            continue
         grid = load_level(path)
         assert grid.walkable.any() and grid.name == path.stem
 
