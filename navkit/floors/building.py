@@ -153,6 +153,8 @@ class Building:
                cell_size: float, agent_radius: float, name: str, source: str | None) -> None:
         self._names = tuple(names)
         self._floor_ys = tuple(float(y) for y in ys)
+        self._ys_array = np.array(self._floor_ys, dtype=np.float64)
+        self._ys_array.flags.writeable = False
         self._links = tuple(links)
         self._cell_size = cell_size
         self._agent_radius = agent_radius
@@ -214,8 +216,8 @@ class Building:
 
     @property
     def floor_ys(self) -> NDArray[np.float64]:
-        """Each floor's height ``floorY``, metres."""
-        return np.array(self._floor_ys, dtype=np.float64)
+        """Each floor's height ``floorY``, metres (a read-only array)."""
+        return self._ys_array
 
     @property
     def cell_size(self) -> float:

@@ -159,6 +159,8 @@ class FloorMap:
         self._free_key: int = -1
         self._stamp_cells = np.zeros(0, np.int64)
         self._router: Any = None
+        g0 = self.building.grid(0)
+        self._frame = (g0.min_x, g0.min_z, g0.cell_size)  # the same on every floor (§16.2)
         if warm:
             self.search.warm()
 
@@ -374,15 +376,17 @@ fm.floor_of((2, 9.0, 5))
         """The cheapest chain of cells ``(floor, x, z)`` between two cells (no
         snapping: a blocked end gives ``NO_START`` / ``NO_GOAL``); ``algorithm``
         as in :meth:`find_path`."""
-        _check_algorithm(algorithm)
-        _check_budget(budget)
+        if algorithm not in ALGORITHMS:
+            _check_algorithm(algorithm)
+        if budget is not None:
+            _check_budget(budget)
         a = self._cell(start, "start")
         b = self._cell(goal, "goal")
         with self._lock:
             res = None
             if budget is None:
-                free = self.building.stacked()[0]
                 na, nb = self.search.check_cell(a, "start"), self.search.check_cell(b, "goal")
+                free = self.building.stacked()[0]
                 if free[na] and free[nb]:
                     res = self._portal(a, b, algorithm)
             if res is None:
@@ -424,6 +428,9 @@ fm.floor_of((2, 9.0, 5))
             check_agent(agent, self.building.agent_radius, "this building")
 
     def _cell(self, cell: Any, name: str) -> tuple[int, int, int]:
+        if type(cell) is tuple and len(cell) == 3 and type(cell[0]) is int \
+                and type(cell[1]) is int and type(cell[2]) is int:
+            return cell
         try:
             f, x, z = cell
             fi = self.building.floor_index(f, name) if isinstance(f, str) else int(f)
@@ -561,11 +568,11 @@ fm.floor_of((2, 9.0, 5))
         fls: list[NDArray[np.int32]] = []
         steps: list[LinkStep] = []
         if not smooth:  # every cell's centre: one frame for every floor (§16.2)
-            g = self.building.grid(0)
+            min_x, min_z, cs = self._frame
             w = np.empty((len(cells), 2), np.float64)
-            np.multiply(cells[:, 1:] + 0.5, g.cell_size, out=w)
-            w[:, 0] += g.min_x
-            w[:, 1] += g.min_z
+            np.multiply(cells[:, 1:] + 0.5, cs, out=w)
+            w[:, 0] += min_x
+            w[:, 1] += min_z
             pts.append(w)
             fls.append(cells[:, 0])
             links = self.building.links

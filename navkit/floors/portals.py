@@ -24,6 +24,7 @@ from numpy.typing import NDArray
 from .._kernels import floors as _kf
 from ..query.flow import FlowField
 from ..query.pathfinder import Pathfinder
+from ..results import PathBuffer
 from .building import Building
 from .search import CellPath, FloorSearch
 
@@ -75,6 +76,7 @@ class PortalRouter:
         r = s.edst % s.plane
         self._dx, self._dz = r % s.width, r // s.width
         self._w_key: Any = None
+        self._bufs: list[PathBuffer] = []
         self._on_key: Any = None
         self._on = np.zeros(e, bool)
         self._t0 = np.zeros(e, np.int64)
@@ -202,23 +204,32 @@ class PortalRouter:
 
     def _pieces(self, pieces: list[Any], links: list[int], total: int,
                 algorithm: str = "auto") -> CellPath:
+        """Search each floor's piece (reusable buffers, no result objects) and join them."""
         s = self.search
+        bufs = self._bufs
+        while len(bufs) < len(pieces):
+            bufs.append(PathBuffer())
         got = []
         expanded = 0
         n = 0
         pfs: dict[int, Pathfinder] = {}
-        for f, a, b_, res in pieces:
+        for j, (f, a, b_, res) in enumerate(pieces):
             if res is None:
                 pf = pfs.get(f)
                 if pf is None:
                     pf = pfs[f] = self.pathfinder(f)
-                res = pf.find_path_cells(a, b_, algorithm=algorithm)  # type: ignore[arg-type]
-            expanded += res.expanded
-            c = res.cells
-            if len(c) == 0:
+                buf = bufs[j]
+                m = pf.find_path_into(a, b_, buf, algorithm=algorithm)  # type: ignore[arg-type]
+                expanded += buf.expanded
+                c = buf.cells
+            else:
+                m = len(res.cells)
+                expanded += res.expanded
+                c = res.cells
+            if m == 0:
                 raise AssertionError(f"a floor piece {a} -> {b_} on floor {f} has no path")
             got.append((f, c))
-            n += len(c)
+            n += m
         cells = np.empty((n, 3), np.int32)
         entered = np.full(n, -1, np.int32)
         i = 0
