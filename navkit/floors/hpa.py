@@ -97,19 +97,23 @@ class _Floor:
         r = self.pf.find_path_cells(a, b, window=self.box(*a), algorithm="astar")
         return int(r.cost_int) if r.status == Status.FOUND else -1
 
-    def join(self, p: tuple[int, int]) -> tuple[list[tuple[int, int, int]],
-                                               list[tuple[int, int, int]]]:
-        """Edges ``(p -> node)`` and ``(node -> p)`` to the abstract nodes of
-        ``p``'s cluster: ``(local node, cost, 0)`` lists."""
-        out: list[tuple[int, int, int]] = []
-        inn: list[tuple[int, int, int]] = []
+    def join(self, p: tuple[int, int], outbound: bool = True, inbound: bool = True
+             ) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+        """Edges ``p -> node`` (when ``outbound``) and ``node -> p`` (when
+        ``inbound``) to the abstract nodes of ``p``'s cluster: ``(local node, cost)``."""
+        out: list[tuple[int, int]] = []
+        inn: list[tuple[int, int]] = []
         for v in self.by_cluster.get(self.cluster(*p), np.zeros(0, np.int64)):
             q = (int(self.nodes[v, 0]), int(self.nodes[v, 1]))
-            c = self.cost_in_cluster(p, q)
-            if c < 0:
+            c = self.cost_in_cluster(p, q) if outbound or not self.weighted else \
+                self.cost_in_cluster(q, p)
+            if c < 0:  # (reachability inside the box is symmetric)
                 continue
-            out.append((int(v), c, 0))
-            inn.append((int(v), self.cost_in_cluster(q, p) if self.weighted else c, 0))
+            if outbound:
+                out.append((int(v), c))
+            if inbound:
+                inn.append((int(v), self.cost_in_cluster(q, p) if self.weighted and outbound
+                            else c))
         return out, inn
 
 
@@ -179,8 +183,8 @@ class FloorHPA:
         for e, (f, x, z) in enumerate(ends):
             fl = fls[f]
             out, inn = fl.join((x, z))
-            extra += [(n_ab + e, int(off[f]) + v, c) for v, c, _ in out]
-            extra += [(int(off[f]) + v, n_ab + e, c) for v, c, _ in inn]
+            extra += [(n_ab + e, int(off[f]) + v, c) for v, c in out]
+            extra += [(int(off[f]) + v, n_ab + e, c) for v, c in inn]
             for e2, (f2, x2, z2) in enumerate(ends):
                 if e2 != e and f2 == f and fl.cluster(x, z) == fl.cluster(x2, z2):
                     c = fl.cost_in_cluster((x, z), (x2, z2))
@@ -203,9 +207,20 @@ class FloorHPA:
             dst.append(ex[:, 1])
             cost.append(ex[:, 2])
         n = n_ab + len(ends)
-        graph = (off, np.concatenate(src) if src else np.zeros(0, np.int64),
-                 np.concatenate(dst) if dst else np.zeros(0, np.int64),
-                 np.concatenate(cost) if cost else np.zeros(0, np.int64), n, links)
+        # one CSR matrix, parallel edges merged to the cheapest (csr_matrix would add
+        # them up), with one more row for a query's start
+        sa = np.concatenate(src) if src else np.zeros(0, np.int64)
+        da = np.concatenate(dst) if dst else np.zeros(0, np.int64)
+        w = (np.concatenate(cost) if cost else np.zeros(0, np.int64)) * _K + 1
+        order = np.lexsort((w, da, sa))
+        sa, da, w = sa[order], da[order], w[order]
+        first = np.ones(len(sa), bool)
+        first[1:] = (sa[1:] != sa[:-1]) | (da[1:] != da[:-1])
+        sa, da, w = sa[first], da[first], w[first]
+        indptr = np.zeros(n + 1, np.int64)
+        np.add.at(indptr, sa + 1, 1)
+        np.cumsum(indptr, out=indptr)
+        graph = (off, indptr, da, w.astype(np.float64), n, links)
         self._static = (key, fls, graph)
         return graph
 
@@ -214,9 +229,9 @@ class FloorHPA:
         """A query endpoint's edges (``outbound``: from it, else into it)."""
         f, x, z = p
         fl = self.floor(f)
-        out, inn = fl.join((x, z))
+        out, inn = fl.join((x, z), outbound, not outbound)
         edges: list[tuple[int, int, int]] = []
-        for v, c, _ in (out if outbound else inn):
+        for v, c in (out if outbound else inn):
             u = int(off[f]) + v
             edges.append((pid, u, c) if outbound else (u, pid, c))
         for e, (f2, x2, z2) in enumerate(self._end_cells):
@@ -256,32 +271,29 @@ class FloorHPA:
         if s == t:
             return CellPath(int(Status.FOUND), np.array([s], np.int32), 0, 0, [],
                             np.full(1, -1, np.int32))
-        off, src, dst, cost, n, links = self._graph()
+        off, indptr, indices, data, n, links = self._graph()
         n_ab = int(off[-1])
-        S, T = n, n + 1
-        extra = self._endpoint(s, S, off, n_ab, True) + self._endpoint(t, T, off, n_ab, False)
-        if s[0] == t[0]:  # one floor: HPA*'s own path is a candidate
-            r = fs.hpa.find_path_cells(s[1:], t[1:], smooth=False)
-            if r.status == Status.FOUND:
-                extra.append((S, T, int(r.cost_int)))
-        if extra:
-            ex = np.array(extra, dtype=np.int64)
-            src = np.concatenate([src, ex[:, 0]])
-            dst = np.concatenate([dst, ex[:, 1]])
-            cost = np.concatenate([cost, ex[:, 2]])
-        # parallel edges: keep the cheapest (csr_matrix would add them up)
-        w = cost * _K + 1
-        order = np.lexsort((w, dst, src))
-        src, dst, w = src[order], dst[order], w[order]
-        first = np.ones(len(src), bool)
-        first[1:] = (src[1:] != src[:-1]) | (dst[1:] != dst[:-1])
-        m = csr_matrix((w[first].astype(np.float64), (src[first], dst[first])),
-                       shape=(n + 2, n + 2))
+        S = n  # the start: one more row; the goal is joined after the search
+        out = self._endpoint(s, S, off, n_ab, True)
+        inn = self._endpoint(t, -1, off, n_ab, False)
+        ip = np.append(indptr, indptr[-1] + len(out))
+        ind = np.concatenate([indices, np.array([e[1] for e in out], np.int64)])
+        dat = np.concatenate([data, np.array([e[2] * _K + 1 for e in out], np.float64)])
+        m = csr_matrix((dat, ind, ip), shape=(n + 1, n + 1))
         dist, pred = dijkstra(m, directed=True, indices=S, return_predecessors=True)
         reached = int(np.count_nonzero(np.isfinite(dist)))
-        if not np.isfinite(dist[T]):
+        best, last = np.inf, -1
+        for u, _, c in inn:
+            d = dist[u] + c * _K + 1
+            if d < best:
+                best, last = d, u
+        if s[0] == t[0]:  # one floor: HPA*'s own path is a candidate
+            r = fs.hpa.find_path_cells(s[1:], t[1:], smooth=False)
+            if r.status == Status.FOUND and int(r.cost_int) * _K + 1 <= best:
+                best, last = int(r.cost_int) * _K + 1, S
+        if not np.isfinite(best):
             return CellPath(int(Status.UNREACHABLE), expanded=reached)
-        ids = [T]
+        ids = [last]
         while ids[-1] != S:
             ids.append(int(pred[ids[-1]]))
         ids.reverse()
