@@ -42,7 +42,7 @@ from ..query.hpa import DEFAULT_CLUSTER_SIZE, HPAStar
 from ..query.pathfinder import Pathfinder
 from ..results import Status
 from .building import Building
-from .floormap import FloorMap, FloorPathResult
+from .floormap import FloorMap, FloorPathResult, LinkStep
 from .search import CellPath, link_cost_int
 
 __all__ = ["FloorHPA", "measure"]
@@ -362,7 +362,27 @@ class FloorHPA:
         """The HPA* path between two cells ``(floor, x, z)`` (no snapping: a
         blocked end gives ``NO_START`` / ``NO_GOAL``); waypoints are the cell centres."""
         res = self.route(start, goal)
-        return self._map()._result(res, None, None, True, False)
+        status = Status(res.status)
+        if not len(res.cells):
+            return FloorPathResult(status, expanded=res.expanded)
+        b = self.building
+        g0 = b.grid(0)
+        cells = res.cells
+        way = np.empty((len(cells), 2), np.float64)
+        way[:, 0] = g0.min_x + (cells[:, 1] + 0.5) * g0.cell_size
+        way[:, 1] = g0.min_z + (cells[:, 2] + 0.5) * g0.cell_size
+        floors = cells[:, 0].astype(np.int32)
+        cuts = np.flatnonzero(res.entered >= 0)
+        links = b.links
+        steps = [LinkStep(links[int(res.entered[c])].name, links[int(res.entered[c])].kind,
+                          int(res.entered[c]), int(c) - 1) for c in cuts]
+        ys = b.floor_ys
+        out = FloorPathResult(status, waypoints=way, floors=floors, cells=cells, links=steps,
+                              cost=res.cost_int / self.costs.card, cost_int=res.cost_int,
+                              expanded=res.expanded, floor_y=float(ys[floors[0]]),
+                              link_length=float(sum(links[st.index].cost for st in steps)))
+        out.__dict__["_heights"] = ys[floors].astype(np.float64)
+        return out
 
     def find_path(self, start: ArrayLike, goal: ArrayLike, *, start_floor: Any = None,
                   goal_floor: Any = None, smooth: bool = True) -> FloorPathResult:

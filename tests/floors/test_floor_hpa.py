@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from navkit.errors import QueryError
-from navkit.floors import Building, FloorSearch
+from navkit.floors import Building, FloorMap, FloorSearch
 from navkit.floors.hpa import FloorHPA, measure
 from navkit.results import Status
 
@@ -36,6 +36,11 @@ def _check(hpa: FloorHPA, s: FloorSearch, obj, grids, graph, a: int, t: int) -> 
     assert out.status == Status.FOUND and out.cost_int == r.cost_int
     assert np.array_equal(out.cells, r.cells)
     assert [st.index for st in out.links] == r.links
+    # the result is what FloorMap makes of the same cells (waypoints, floors, links, heights)
+    ref = FloorMap(hpa.building, (card, diag), warm=False)._result(r, None, None, True, False)
+    assert np.array_equal(out.waypoints, ref.waypoints)
+    assert np.array_equal(out.floors, ref.floors) and np.array_equal(out.heights, ref.heights)
+    assert out.links == ref.links and out.cost == ref.cost and out.length == ref.length
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -115,7 +120,6 @@ def test_edits_rebuild_the_floor_and_ends_and_bad_cells():
 
 
 def test_world_points_snap_like_floormap():
-    from navkit.floors import FloorMap
     from navkit.floors.examples import two_floors
 
     b = Building(two_floors())
