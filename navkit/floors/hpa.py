@@ -74,6 +74,8 @@ class _Floor:
         keep = cost >= 0
         self.esrc, self.edst, self.ecost = src[keep], to[keep].astype(np.int64), \
             cost[keep].astype(np.int64)
+        #: Link ends' joins and in-cluster costs, kept while this grid lasts.
+        self.memo: dict[Any, Any] = {}
         self.by_cluster: dict[tuple[int, int], NDArray[np.int64]] = {}
         if n:
             key = (self.nodes[:, 0] // self.C) * 1_000_000 + self.nodes[:, 1] // self.C
@@ -182,12 +184,17 @@ class FloorHPA:
         ends = self._end_cells
         for e, (f, x, z) in enumerate(ends):
             fl = fls[f]
-            out, inn = fl.join((x, z))
+            if ("join", x, z) not in fl.memo:
+                fl.memo[("join", x, z)] = fl.join((x, z))
+            out, inn = fl.memo[("join", x, z)]
             extra += [(n_ab + e, int(off[f]) + v, c) for v, c in out]
             extra += [(int(off[f]) + v, n_ab + e, c) for v, c in inn]
             for e2, (f2, x2, z2) in enumerate(ends):
                 if e2 != e and f2 == f and fl.cluster(x, z) == fl.cluster(x2, z2):
-                    c = fl.cost_in_cluster((x, z), (x2, z2))
+                    mk = ("pair", x, z, x2, z2)
+                    if mk not in fl.memo:
+                        fl.memo[mk] = fl.cost_in_cluster((x, z), (x2, z2))
+                    c = fl.memo[mk]
                     if c >= 0:
                         extra.append((n_ab + e, n_ab + e2, c))
         links: dict[tuple[int, int], tuple[int, int]] = {}
@@ -390,7 +397,9 @@ class FloorHPA:
         metres: both snap as on :meth:`FloorMap.place
         <navkit.floors.floormap.FloorMap.place>` (``start_floor`` / ``goal_floor``
         override the height rule), and the waypoints follow the rules of
-        :meth:`FloorMap.find_path <navkit.floors.floormap.FloorMap.find_path>`."""
+        :meth:`FloorMap.find_path <navkit.floors.floormap.FloorMap.find_path>`
+        (this loads a :class:`FloorMap` of the building for the snapping and the
+        waypoints: its search buffers take about 60 bytes per cell of the building)."""
         fm = self._map()
         sp = fm.place(start, floor=start_floor)
         if sp is None or sp.cell is None:
