@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from navkit.errors import QueryError
+from navkit.errors import ConfigError, QueryError
 from navkit.floors import Building, FloorMap, FloorSearch
 from navkit.floors.hpa import FloorHPA, measure
 from navkit.results import Status
@@ -117,6 +117,11 @@ def test_edits_rebuild_the_floor_and_ends_and_bad_cells():
         hpa.find_path_cells((0, -1, 0), (0, 2, 8))
     with pytest.raises(QueryError, match="goal"):
         hpa.find_path_cells((0, 2, 8), (9, 2, 8))
+    with pytest.raises(ConfigError) as e:
+        FloorHPA(b, cluster_size=1)
+    assert e.value.field == "cluster_size"
+    with pytest.raises(QueryError, match="Building"):
+        FloorHPA(two_floors())  # type: ignore[arg-type]
 
 
 def test_world_points_snap_like_floormap():
