@@ -7,9 +7,10 @@ their integer cost (:func:`~navkit.floors.search.link_cost_int`). A link end is
 joined to the abstract nodes of its cluster (both ways) and to the other link
 ends of the same floor and cluster, as HPA* joins a query's endpoints; HPAStar
 has no public way to insert a node, so these costs come from A* windowed to the
-cluster box (the in-cluster costs HPA*'s own cluster Dijkstras give: tested). A query joins its start and goal the same way (and, on one
-floor, HPA*'s own path between them is a direct candidate), runs Dijkstra on the
-joined graph, and refines each floor's piece, from one link end (or the start)
+cluster box (the in-cluster costs HPA*'s own cluster Dijkstras give: tested).
+A query joins its start and goal the same way (and, on one floor, HPA*'s own
+path between them is a direct candidate), runs Dijkstra on the joined graph,
+and refines each floor's piece, from one link end (or the start)
 to the next (or the goal), by that floor's HPA* query.
 
 Exact: every step is legal, every floor change is an enabled link taken in an
