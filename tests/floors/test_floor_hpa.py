@@ -20,7 +20,9 @@ from .test_floor_search import _check_steps, _random_building
 def _check(hpa: FloorHPA, s: FloorSearch, obj, grids, graph, a: int, t: int) -> None:
     card, diag = s.costs.card, s.costs.diag
     dist = distances(graph, a)
-    cs, ct = (tuple(int(v) for v in c) for c in s.cells_of(np.array([a, t])))
+    ca, cb = s.cells_of(np.array([a, t]))
+    cs = (int(ca[0]), int(ca[1]), int(ca[2]))
+    ct = (int(cb[0]), int(cb[1]), int(cb[2]))
     r = hpa.route(cs, ct)
     if np.isinf(dist[t]):  # same reachability as Dijkstra
         assert r.status == Status.UNREACHABLE
@@ -121,7 +123,7 @@ def test_edits_rebuild_the_floor_and_ends_and_bad_cells():
         FloorHPA(b, cluster_size=1)
     assert e.value.field == "cluster_size"
     with pytest.raises(QueryError, match="Building"):
-        FloorHPA(two_floors())  # type: ignore[arg-type]
+        FloorHPA(two_floors())
 
 
 def test_world_points_snap_like_floormap():
