@@ -174,8 +174,9 @@ def floors_search(free, weight, width, depth, card, diag, wmin,  # type: ignore[
 @njit(_nrt=False)
 def _relax(m, mx, mz, n, k, gm, goal, gx, gz, hx, hz, hoff, hcap,  # type: ignore[no-untyped-def]
            card, diag, wmin, node_bits, g, parent, via, stamp, gen, hf, hk, pos, mask, size):
-    """Offer ``m`` (cell ``(mx, mz)`` of its floor) cost ``gm`` through ``n``; returns True when ``m`` is new
-    (its entry took slot ``size``: the caller grows the heap). A cheaper offer
+    """Offer ``m`` (cell ``(mx, mz)`` of its floor) cost ``gm`` through ``n``;
+    returns True when ``m`` is new (its entry took slot ``size``: the caller
+    grows the heap). A cheaper offer
     for an open node lowers it in place; closed nodes and dearer offers are
     ignored (a node's ``g`` changes only on a strictly cheaper offer)."""
     st = stamp[m]

@@ -24,7 +24,8 @@ HELP = ("Compile (or load) navkit's kernels now, so that first queries do not: g
 def warmup_cmd(
     groups: Annotated[list[str] | None, typer.Argument(
         metavar="[GROUP]...",
-        help="grid, jps, hpa, flow, mesh, crowd, sim, floors, world, viewer (default: all).")] = None,
+        help="grid, jps, hpa, flow, mesh, crowd, sim, floors, world, viewer "
+             "(default: all).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     progress: Annotated[bool, typer.Option("--progress/--no-progress",
                                            help="Show a progress bar.")] = True,

@@ -24,7 +24,8 @@ def warm_up() -> None:
 
 _LAZY = {"BuildingSim": "navkit.floors.sim", "FloorMesh": "navkit.floors.mesh",
          "read_tiled_building": "navkit.floors.maps", "read_ldtk_building": "navkit.floors.maps",
-         "FloorWorld": "navkit.floors.world", "bake_building": "navkit.floors.world"}
+         "FloorWorld": "navkit.floors.world", "bake_building": "navkit.floors.world",
+         "FloorHPA": "navkit.floors.hpa"}
 
 
 def __getattr__(name: str) -> object:
@@ -38,8 +39,8 @@ def __getattr__(name: str) -> object:
     raise AttributeError(f"module 'navkit.floors' has no attribute {name!r}")
 
 
-__all__ = ["BuildingSim", "FloorMesh", "FloorWorld", "bake_building", "read_tiled_building",
-           "read_ldtk_building", "warm_up",
+__all__ = ["BuildingSim", "FloorMesh", "FloorWorld", "FloorHPA", "bake_building",
+           "read_tiled_building", "read_ldtk_building", "warm_up",
            "Building", "BuildingConfig", "LinkConfig", "LinkEnd", "LINK_KINDS",
            "parse_building", "read_building", "building_config", "building_from_object",
            "FloorSearch", "CellPath",

@@ -322,10 +322,10 @@ fm.floor_of((2, 9.0, 5))
         with self._lock:
             sp = self.pathfinder(sf).place((sx, sz), obstacles=circles.get(sf))
             if sp is None:
-                return self._no(Status.NO_START, "start", sf, (sx, sz))
+                return self.no_path_result(Status.NO_START, "start", sf, (sx, sz))
             gp = self.pathfinder(gf).place((gx, gz), obstacles=circles.get(gf))
             if gp is None and not nearest:
-                return self._no(Status.NO_GOAL, "goal", gf, (gx, gz))
+                return self.no_path_result(Status.NO_GOAL, "goal", gf, (gx, gz))
             assert sp.cell is not None
             scell = (sf, *sp.cell)
             gcell = (gf, *(gp.cell if gp is not None and gp.cell is not None
@@ -351,7 +351,7 @@ fm.floor_of((2, 9.0, 5))
             if res.status != Status.FOUND and nearest:
                 res = self._nearest(res, scell, gcell, gz, gx)
             self._last = res
-        return self._result(res, (sx, sz), (gx, gz), gp is not None, smooth)
+        return self.result_of(res, (sx, sz), (gx, gz), gp is not None, smooth)
 
     def find_path_to_nearest(self, start: ArrayLike, goal: ArrayLike, **kw: Any
                              ) -> FloorPathResult:
@@ -392,7 +392,7 @@ fm.floor_of((2, 9.0, 5))
             if res is None:
                 res = self.search.path(a, b, budget=budget, dijkstra=algorithm == "dijkstra")
             self._last = res
-        return self._result(res, None, None, True, False)
+        return self.result_of(res, None, None, True, False)
 
     def distance_field(self, sources: ArrayLike) -> NDArray[np.float64]:
         """Cost in straight steps from the nearest source cell ``(floor, x, z)`` to
@@ -542,7 +542,9 @@ fm.floor_of((2, 9.0, 5))
         return CellPath(int(status), path.cells, path.cost_int, res.expanded, path.links,
                         path.entered)
 
-    def _no(self, status: Status, which: str, f: int, p: tuple[float, float]) -> FloorPathResult:
+    def no_path_result(self, status: Status, which: str, f: int,
+                       p: tuple[float, float]) -> FloorPathResult:
+        """A NO_START / NO_GOAL answer whose reason says where ``p`` lies on floor ``f``."""
         g = self.building.grid(f)
         res = FloorPathResult(status, floor_y=float(self.building.floor_ys[f]))
         bounds = (g.min_x, g.min_z, g.min_x + g.width * g.cell_size,
@@ -552,9 +554,12 @@ fm.floor_of((2, 9.0, 5))
         res.__dict__["_reason"] = f"{res.reason} on floor {name!r}"
         return res
 
-    def _result(self, res: CellPath, start: tuple[float, float] | None,
-                goal: tuple[float, float] | None, goal_cell_is_own: bool,
-                smooth: bool) -> FloorPathResult:
+    def result_of(self, res: CellPath, start: tuple[float, float] | None,
+                  goal: tuple[float, float] | None, goal_cell_is_own: bool,
+                  smooth: bool) -> FloorPathResult:
+        """The world answer of a cell answer ``res``: waypoints per floor (smoothed
+        per floor with ``smooth``), the first / last waypoint rules for a query from
+        ``start`` to ``goal`` (world ``(x, z)``; None for a cell query), the links."""
         status = _STATUS[res.status]
         ys = self.building.floor_ys
         if not len(res.cells):

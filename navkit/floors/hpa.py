@@ -404,14 +404,14 @@ class FloorHPA:
         fm = self._map()
         sp = fm.place(start, floor=start_floor)
         if sp is None or sp.cell is None:
-            return fm._no(Status.NO_START, "start", fm.floor_of(start, start_floor),
+            return fm.no_path_result(Status.NO_START, "start", fm.floor_of(start, start_floor),
                           _xz(start))
         gp = fm.place(goal, floor=goal_floor)
         if gp is None or gp.cell is None:
-            return fm._no(Status.NO_GOAL, "goal", fm.floor_of(goal, goal_floor),
+            return fm.no_path_result(Status.NO_GOAL, "goal", fm.floor_of(goal, goal_floor),
                           _xz(goal))
         res = self.route((sp.floor, *sp.cell), (gp.floor, *gp.cell))
-        return fm._result(res, _xz(start), _xz(goal), True, smooth)
+        return fm.result_of(res, _xz(start), _xz(goal), True, smooth)
 
 
 def _xz(point: ArrayLike) -> tuple[float, float]:

@@ -39,7 +39,7 @@ def _check(hpa: FloorHPA, s: FloorSearch, obj, grids, graph, a: int, t: int) -> 
     assert np.array_equal(out.cells, r.cells)
     assert [st.index for st in out.links] == r.links
     # the result is what FloorMap makes of the same cells (waypoints, floors, links, heights)
-    ref = FloorMap(hpa.building, (card, diag), warm=False)._result(r, None, None, True, False)
+    ref = FloorMap(hpa.building, (card, diag), warm=False).result_of(r, None, None, True, False)
     assert np.array_equal(out.waypoints, ref.waypoints)
     assert np.array_equal(out.floors, ref.floors) and np.array_equal(out.heights, ref.heights)
     assert out.links == ref.links and out.cost == ref.cost and out.length == ref.length
