@@ -75,3 +75,19 @@ def write_json_files(folder: Path, objects: dict[str, Any]) -> dict[str, Path]:
         out[name] = folder / f"{name}.json"
         out[name].write_text(json.dumps(obj))
     return out
+
+
+def canvas_pixel(page: Any, cell: list[int]) -> list[int]:
+    """RGB of the canvas pixel at a cell's centre."""
+    return page.evaluate(
+        """([x, z]) => {
+            const c = document.getElementById('view');
+            const r = c.getBoundingClientRect();
+            const [px, py] = navkit.cellToClient(x, z);
+            const k = c.width / r.width;
+            const d = c.getContext('2d').getImageData(
+                Math.floor((px - r.left) * k), Math.floor((py - r.top) * k), 1, 1).data;
+            return [d[0], d[1], d[2]];
+        }""",
+        cell,
+    )

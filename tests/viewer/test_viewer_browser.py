@@ -30,7 +30,7 @@ import pytest
 pytest.importorskip("starlette")
 pytest.importorskip("uvicorn")
 
-from tests.viewer.live import LiveServer  # noqa: E402
+from tests.viewer.live import LiveServer, canvas_pixel  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 ARTIFACTS = REPO / "out" / "test-artifacts"
@@ -184,22 +184,6 @@ def _click_cell(page: Any, cell: list[int], *, shift: bool = False) -> None:
             page.keyboard.up("Shift")
 
 
-def _pixel(page: Any, cell: list[int]) -> list[int]:
-    """RGB of the canvas pixel at a cell's centre."""
-    return page.evaluate(
-        """([x, z]) => {
-            const c = document.getElementById('view');
-            const r = c.getBoundingClientRect();
-            const [px, py] = navkit.cellToClient(x, z);
-            const k = c.width / r.width;
-            const d = c.getContext('2d').getImageData(
-                Math.floor((px - r.left) * k), Math.floor((py - r.top) * k), 1, 1).data;
-            return [d[0], d[1], d[2]];
-        }""",
-        cell,
-    )
-
-
 def _shot(page: Any, name: str) -> Path:
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     path = ARTIFACTS / name
@@ -214,7 +198,8 @@ def test_map_loads_and_draws(browser: Any, files: dict[str, Path]) -> None:
         page = _open(browser, srv.url)
         assert "level.json" in page.inner_text("#map-name")
         assert page.evaluate("[navkit.grid.w, navkit.grid.d]") == [30, 20]
-        walk, blocked, mud = _pixel(page, WEST), _pixel(page, BLOCKED), _pixel(page, [10, 16])
+        walk, blocked = canvas_pixel(page, WEST), canvas_pixel(page, BLOCKED)
+        mud = canvas_pixel(page, [10, 16])
         assert min(walk) > 200  # light ground
         assert max(blocked) < 80  # dark wall
         assert mud != walk and mud[0] > mud[2]  # weight-4 mud is tinted brown
@@ -240,7 +225,7 @@ def test_clicked_path_matches_the_api(browser: Any, files: dict[str, Path]) -> N
         assert page.inner_text("#r-cost") == "16"
         # the path is on the canvas: the smoothed line's colour in a cell half way along it
         mid = api["cells"][len(api["cells"]) // 2]
-        r, g, b = _pixel(page, mid)
+        r, g, b = canvas_pixel(page, mid)
         assert r > 150 and g < 120 and b < 120, (r, g, b)
         shot = _shot(page, "viewer-path.png")
         # an unreachable goal: the nearest-reachable marker
@@ -268,7 +253,7 @@ def test_door_toggle_changes_the_path(browser: Any, files: dict[str, Path]) -> N
         api = srv.api("POST", "/api/path", json_body={"start": WEST, "goal": EAST})
         assert after != before and after == api["cells"]
         assert api["version"] == 1 and float(page.inner_text("#r-cost")) > 16
-        assert _pixel(page, [11, 4])[0] < 80  # the closed door is drawn as wall
+        assert canvas_pixel(page, [11, 4])[0] < 80  # the closed door is drawn as wall
         _shot(page, "viewer-door-closed.png")
         # an obstacle dropped on the new path moves it again
         page.check("#tool-obstacle")

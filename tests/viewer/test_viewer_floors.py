@@ -25,7 +25,7 @@ from starlette.testclient import TestClient  # noqa: E402
 from navkit.floors import FloorMap  # noqa: E402
 from navkit.viewer import create_app  # noqa: E402
 from tests.viewer import test_viewer_browser as _browser_tests  # noqa: E402
-from tests.viewer.live import LiveServer, shot  # noqa: E402
+from tests.viewer.live import LiveServer, canvas_pixel, shot  # noqa: E402
 from tests.viewer.test_viewer_browser import LEVEL, _click_cell, _close, _open, _wait  # noqa: E402
 
 chromium = _browser_tests.browser
@@ -311,19 +311,6 @@ def _cell(x: float, z: float) -> list[int]:
     return list(g.world_to_cell(x, z))
 
 
-def _pixel(page: Any, cell: list[int]) -> list[int]:
-    return page.evaluate(
-        """([x, z]) => {
-            const c = document.getElementById('view');
-            const r = c.getBoundingClientRect();
-            const [px, py] = navkit.cellToClient(x, z);
-            const k = c.width / r.width;
-            const d = c.getContext('2d').getImageData(
-                Math.floor((px - r.left) * k), Math.floor((py - r.top) * k), 1, 1).data;
-            return [d[0], d[1], d[2]];
-        }""", cell)
-
-
 def test_page_switches_floors_and_routes_across_them(chromium: Any) -> None:
     fm = _oracle()
     with LiveServer(TAVERN) as srv:
@@ -337,7 +324,7 @@ def test_page_switches_floors_and_routes_across_them(chromium: Any) -> None:
         assert fm.building.grid(0).walkable[taproom[1], taproom[0]]
         assert not fm.building.grid(1).walkable[taproom[1], taproom[0]]
         _wait(page, "navkit.drawn.building && navkit.drawn.building.floor === 0")
-        ground = _pixel(page, taproom)
+        ground = canvas_pixel(page, taproom)
         ends0 = page.evaluate("navkit.drawn.building.ends.map(e => e.name + ':' + e.end)")
         assert sorted(ends0) == ["ladder:from", "stairs:from", "window:to"]
         # the route's start on the ground floor, its goal upstairs
@@ -346,7 +333,7 @@ def test_page_switches_floors_and_routes_across_them(chromium: Any) -> None:
         _wait(page, "navkit.floorSwitches === 1 && navkit.drawn.building.floor === 1")
         assert page.evaluate("navkit.grid.codes.filter(c => c > 0).length") == int(
             fm.building.grid(1).walkable.sum())
-        upstairs = _pixel(page, taproom)
+        upstairs = canvas_pixel(page, taproom)
         assert ground == [236, 236, 230] and upstairs == [38, 40, 48]
         ends1 = page.evaluate("navkit.drawn.building.ends.map(e => e.name + ':' + e.end)")
         assert sorted(ends1) == ["ladder:to", "stairs:to", "window:from"]
