@@ -27,7 +27,7 @@ pytest.importorskip("uvicorn")
 from navkit.level import parse_level, rasterize  # noqa: E402
 from navkit.viewer.layers import palette_index  # noqa: E402
 from tests.viewer import test_viewer_browser as _browser_tests  # noqa: E402
-from tests.viewer.live import LiveServer, shot, write_json_files  # noqa: E402
+from tests.viewer.live import LiveServer, canvas_pixel, shot, write_json_files  # noqa: E402
 from tests.viewer.test_viewer_browser import (  # noqa: E402
     EAST,
     LEVEL,
@@ -36,7 +36,6 @@ from tests.viewer.test_viewer_browser import (  # noqa: E402
     _click_cell,
     _close,
     _open,
-    _pixel,
     _wait,
 )
 
@@ -203,14 +202,14 @@ def test_circle_obstacle_tool(chromium: Any, flat: LiveServer) -> None:
     page = _open(chromium, flat.url)
     try:
         cell = [6, 6]
-        before = _pixel(page, cell)
+        before = canvas_pixel(page, cell)
         page.check("#tool-circle")
         page.fill("#circle-radius", "0.8")
         _click_cell(page, cell)
         _wait(page, "navkit.drawn.circles === 1")
         circles = flat.api("GET", "/api/info")["circles"]
         assert len(circles) == 1 and circles[0]["radius"] == 0.8
-        assert _pixel(page, cell) != before
+        assert canvas_pixel(page, cell) != before
         # the circle blocks its cells for queries
         p = flat.api("POST", "/api/path", json_body={"start": WEST, "goal": cell})
         assert p["status"] == "NEAREST"
