@@ -40,8 +40,12 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
+import numpy as np
+
+from .._kernels.geometry import MAX_COORD
 from ..errors import ConfigError, shown, unknown_name_message
 from ..level.model import (
     DEFAULT_MAX_CELLS,
@@ -51,6 +55,7 @@ from ..level.model import (
     check_name,
     check_number,
 )
+from ..level.parse import parse_level, warn_unknown_keys
 
 __all__ = [
     "LinkEnd",
@@ -196,17 +201,10 @@ def resolve_floor(floor: Any, names: Sequence[str], fld: str) -> int:
         if floor in names:
             return names.index(floor)
         raise ConfigError(unknown_name_message("floor", floor, tuple(names)), field=fld)
+    if isinstance(floor, np.integer):
+        floor = int(floor)
     if isinstance(floor, bool) or not isinstance(floor, int):
-        try:
-            import numpy as np
-
-            if isinstance(floor, np.integer):
-                floor = int(floor)
-            else:
-                raise TypeError
-        except TypeError:
-            raise ConfigError(f"expected a floor name or index, got {shown(floor)}",
-                              field=fld) from None
+        raise ConfigError(f"expected a floor name or index, got {shown(floor)}", field=fld)
     if not 0 <= floor < len(names):
         raise ConfigError(f"floor index {floor} outside 0..{len(names) - 1}", field=fld)
     return int(floor)
@@ -239,10 +237,12 @@ def _list(raw: Any, fld: str) -> Sequence[Any]:
     return raw
 
 
-def _warn_unknown(obj: Mapping[str, Any], known: Sequence[str], prefix: str) -> None:
-    from ..level.parse import warn_unknown_keys
-
-    warn_unknown_keys(obj, known, prefix)
+def _first_use(seen: dict[str, int], name: str, kind: str, i: int) -> None:
+    """Record that ``kind[i]`` is called ``name``; ConfigError when an earlier one was."""
+    if name in seen:
+        raise ConfigError(f"duplicate name {name!r} (also {kind}[{seen[name]}])",
+                          field=f"{kind}[{i}].name")
+    seen[name] = i
 
 
 def _rename(e: ConfigError, prefix: str) -> ConfigError:
@@ -252,7 +252,7 @@ def _rename(e: ConfigError, prefix: str) -> ConfigError:
 
 def _end(raw: Any, fld: str, names: Sequence[str]) -> LinkEnd:
     obj = _object(raw, fld)
-    _warn_unknown(obj, _END, fld)
+    warn_unknown_keys(obj, _END, fld)
     if "floor" not in obj:
         raise ConfigError("missing", field=f"{fld}.floor")
     floor = resolve_floor(obj["floor"], names, f"{fld}.floor")
@@ -261,8 +261,6 @@ def _end(raw: Any, fld: str, names: Sequence[str]) -> LinkEnd:
     pt = obj["point"]
     if isinstance(pt, (str, bytes)) or not isinstance(pt, Sequence) or len(pt) != 2:
         raise ConfigError(f"expected [x, z], got {shown(pt)}", field=f"{fld}.point")
-    from .._kernels.geometry import MAX_COORD
-
     x = check_number(pt[0], f"{fld}.point[0]", lo=-MAX_COORD, hi=MAX_COORD)
     z = check_number(pt[1], f"{fld}.point[1]", lo=-MAX_COORD, hi=MAX_COORD)
     return LinkEnd(floor, (x, z))
@@ -276,10 +274,6 @@ def parse_building(obj: Any, *, source: str | None = None, name: str | None = No
     building (default: the stem of ``source``), ``max_cells`` replaces
     ``maxCells`` (the limit on all floors' cells together).
     """
-    from pathlib import Path
-
-    from ..level.parse import parse_level
-
     if name is None:
         name = Path(source).stem if source else ""
     try:
@@ -288,7 +282,7 @@ def parse_building(obj: Any, *, source: str | None = None, name: str | None = No
             if key in top:
                 raise ConfigError(f"a level with floors gives {key!r} per floor, not at the top",
                                   field=key)
-        _warn_unknown(top, _TOP, "")
+        warn_unknown_keys(top, _TOP, "")
         raw_floors = _list(top["floors"], "floors")
         if not raw_floors:
             raise ConfigError("a building needs at least one floor", field="floors")
@@ -303,14 +297,11 @@ def parse_building(obj: Any, *, source: str | None = None, name: str | None = No
         for i, rf in enumerate(raw_floors):
             pre = f"floors[{i}]"
             rf = _object(rf, pre)
-            _warn_unknown(rf, _FLOOR, pre)
+            warn_unknown_keys(rf, _FLOOR, pre)
             if "name" not in rf:
                 raise ConfigError("missing", field=f"{pre}.name")
             fname = check_name(rf["name"], f"{pre}.name")
-            if fname in seen:
-                raise ConfigError(f"duplicate name {fname!r} (also floors[{seen[fname]}])",
-                                  field=f"{pre}.name")
-            seen[fname] = i
+            _first_use(seen, fname, "floors", i)
             body = {k: v for k, v in rf.items() if k != "name"}
             body.update(params)
             body["maxCells"] = min(limit, DEFAULT_MAX_CELLS * 64)
@@ -349,15 +340,12 @@ def parse_links(raw: Any, names: Sequence[str], floor_ys: Sequence[float]) -> li
     for i, rl in enumerate(raw_links):
         pre = f"links[{i}]"
         rl = _object(rl, pre)
-        _warn_unknown(rl, _LINK, pre)
+        warn_unknown_keys(rl, _LINK, pre)
         for key in ("name", "from", "to"):
             if key not in rl:
                 raise ConfigError("missing", field=f"{pre}.{key}")
         lname = check_name(rl["name"], f"{pre}.name")
-        if lname in seen:
-            raise ConfigError(f"duplicate name {lname!r} (also links[{seen[lname]}])",
-                              field=f"{pre}.name")
-        seen[lname] = i
+        _first_use(seen, lname, "links", i)
         kind = rl.get("kind", "custom")
         if kind not in LINK_KINDS:
             raise ConfigError(f"expected one of {', '.join(LINK_KINDS)}, got {shown(kind)}",

@@ -189,17 +189,21 @@ class FloorSearch:
                              "use the 'seed' cost model or lower terrain weights")
 
     def _run(self, sources: NDArray[np.int64], source_g: NDArray[np.int64], goal: int,
-             budget: int, free: NDArray[np.uint8] | None = None) -> tuple[int, int, int]:
+             budget: int, free: NDArray[np.uint8] | None = None, dijkstra: bool = False
+             ) -> tuple[int, int, int]:
+        """One kernel search: A* to ``goal`` (Dijkstra with ``dijkstra``: ``h = 0``,
+        the same costs), or a field from the sources when ``goal < 0``."""
         fr, weight, wmin = self.building.stacked()
-        if goal >= 0:
-            self._check_keys(wmin)
         if free is None:
             free = fr
-        if goal >= 0:
+        if goal >= 0 and not dijkstra:
+            self._check_keys(wmin)
             hx, hz, hoff, hcap = self.heuristic_terms(goal, wmin)
-        else:
+            hwmin = wmin
+        else:  # no heuristic: wmin 0 makes every octile term 0, and the cap is 0
             hx = hz = hoff = np.zeros(0, np.int64)
-            hcap = 2**62
+            hcap = 0 if goal >= 0 else 2**62
+            hwmin = 0 if goal >= 0 else wmin
         lon = (self.building.link_states[self.elink].astype(np.uint8) if len(self.elink)
                else np.zeros(0, np.uint8))
         self.gen += 1
@@ -207,7 +211,7 @@ class FloorSearch:
             self.stamp[:] = 0
             self.gen = 1
         status = _kf.floors_search(
-            free, weight, self.width, self.depth, self.costs.card, self.costs.diag, wmin,
+            free, weight, self.width, self.depth, self.costs.card, self.costs.diag, hwmin,
             self.loff, self.edst, self.ecost, lon,
             sources, source_g, goal, hx, hz, hoff, np.int64(hcap), budget, self.node_bits,
             *self._window, self.g, self.parent, self.via, self.stamp, self.gen, self.hf, self.hk,
@@ -261,8 +265,7 @@ class FloorSearch:
         with self._lock:
             self._window = win
             status, expanded, _ = self._run(np.array([s], np.int64), np.zeros(1, np.int64),
-                                            t, bud, fr) if not dijkstra else \
-                self._run_dijkstra_to(s, t, bud, fr)
+                                            t, bud, fr, dijkstra)
             if status != _kf.FOUND:
                 return CellPath(status, expanded=expanded)
             done = self.trace(t)
@@ -277,23 +280,6 @@ class FloorSearch:
         links = [int(self.elink[v]) for v in via if v >= 0]
         entered = np.array([-1 if v < 0 else self.elink[v] for v in via], dtype=np.int32)
         return CellPath(0, self.cells_of(nodes), int(self.g[node]), 0, links, entered)
-
-    def _run_dijkstra_to(self, s: int, t: int, budget: int, free: NDArray[np.uint8]
-                         ) -> tuple[int, int, int]:
-        # Dijkstra: the same kernel with no heuristic; it stops when it expands t
-        fr, weight, wmin = self.building.stacked()
-        lon = (self.building.link_states[self.elink].astype(np.uint8) if len(self.elink)
-               else np.zeros(0, np.uint8))
-        z = np.zeros(0, np.int64)
-        self.gen += 1
-        status = _kf.floors_search(
-            free, weight, self.width, self.depth, self.costs.card, self.costs.diag, 0,
-            self.loff, self.edst, self.ecost, lon,
-            np.array([s], np.int64), np.zeros(1, np.int64), t, z, z, z, np.int64(0), budget,
-            self.node_bits, *self._window, self.g, self.parent, self.via, self.stamp, self.gen,
-            self.hf,
-            self.hk, self.pos, self.out)
-        return int(status), int(self.out[0]), int(self.out[1])
 
     def _trace(self, t: int) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
         while True:
