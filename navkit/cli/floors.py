@@ -140,8 +140,7 @@ def floors_path(map_file: Path, from_: str, to: str, *, cells: bool, smooth: boo
         start, goal = list(pa), list(pb)
     elapsed = time.perf_counter() - t0
     pngs = _write_pngs(fm, res, png)
-    floors_used = sorted({names[int(f)] for f in res.floors}, key=names.index) \
-        if len(res.floors) else []
+    floors_used = _floors_visited(names, res.floors)
     if as_json:
         emit_json({
             "map": str(map_file),
@@ -167,21 +166,11 @@ def floors_path(map_file: Path, from_: str, to: str, *, cells: bool, smooth: boo
         })
     else:
         out = stdout()
-        table = Table(title=f"navkit path on {escape(str(map_file))} "
-                            f"({len(names)} floors)", show_header=False)
-        table.add_column("field", style="bold")
-        table.add_column("value")
-        style = "green" if res.found else ("yellow" if res.status.has_path else "red")
-        table.add_row("status", f"[{style}]{res.status.name}[/]")
-        if not res.status.has_path:
-            table.add_row("reason", escape(res.reason))
+        table = _summary(f"navkit path on {escape(str(map_file))} ({len(names)} floors)", res,
+                         floors_used, [(s.name, s.kind) for s in res.links], elapsed)
         table.add_row("from -> to", escape(f"{tuple(start)} -> {tuple(goal)}"))
         table.add_row("cost", f"{res.cost:.6f}" if math.isfinite(res.cost) else "inf (no path)")
-        table.add_row("length", f"{res.length:.3f} m" if math.isfinite(res.length) else "-")
-        table.add_row("floors", ", ".join(floors_used) or "-")
-        table.add_row("links", ", ".join(f"{s.name} ({s.kind})" for s in res.links) or "-")
         table.add_row("nodes expanded", f"{res.expanded:,}")
-        table.add_row("time", f"{elapsed * 1e3:,.2f} ms")
         for p in pngs:
             table.add_row("png", escape(p))
         out.print(table)
@@ -191,6 +180,30 @@ def floors_path(map_file: Path, from_: str, to: str, *, cells: bool, smooth: boo
                 out.print(escape(f"{i:>4}  {names[int(f)]}: ({p[0]:.3f}, {p[1]:.3f}, "
                                  f"{p[2]:.3f})"))
     return EXIT_OK if res.status.has_path else EXIT_NO_PATH
+
+
+def _floors_visited(names: tuple[str, ...], floors: Any) -> list[str]:
+    """The names of the floors a path's waypoints are on, in floor order."""
+    return sorted({names[int(f)] for f in floors}, key=names.index)
+
+
+def _summary(title: str, res: Any, floors_used: list[str], links: list[tuple[str, str]],
+             elapsed: float) -> Table:
+    """The answer's table, as both searches print it: status (and why there is no path),
+    length, floors, links and time; the caller adds its own rows."""
+    table = Table(title=title, show_header=False)
+    table.add_column("field", style="bold")
+    table.add_column("value")
+    style = "green" if res.status.name == "FOUND" else (
+        "yellow" if res.status.has_path else "red")
+    table.add_row("status", f"[{style}]{res.status.name}[/]")
+    if not res.status.has_path:
+        table.add_row("reason", escape(res.reason))
+    table.add_row("length", f"{res.length:.3f} m" if math.isfinite(res.length) else "-")
+    table.add_row("floors", ", ".join(floors_used) or "-")
+    table.add_row("links", ", ".join(f"{n} ({k})" for n, k in links) or "-")
+    table.add_row("time", f"{elapsed * 1e3:,.2f} ms")
+    return table
 
 
 def _write_pngs(fm: FloorMap, res: Any, png: Path | None) -> list[str]:
@@ -224,8 +237,7 @@ def _mesh_path(fm: FloorMap, map_file: Path, from_: str, to: str, algorithm: str
                          algorithm="exact" if algorithm == "auto" else algorithm)
     elapsed = time.perf_counter() - t0
     links = [fm.building.links[k] for k in res.links]
-    floors_used = sorted({names[int(f)] for f in res.floors}, key=names.index) \
-        if len(res.floors) else []
+    floors_used = _floors_visited(names, res.floors)
     drawn = None
     if res.status.has_path:  # the shape render_floors draws: links as (at) steps
         from types import SimpleNamespace
@@ -241,21 +253,12 @@ def _mesh_path(fm: FloorMap, map_file: Path, from_: str, to: str, algorithm: str
             "status": res.status.name, "found": res.status.name == "FOUND",
             "length": num(res.length), "floors": floors_used,
             "links": [{"name": lk.name, "kind": lk.kind} for lk in links],
-            "waypoints": [[float(w[0]), float(h), float(w[1])]
-                          for w, h in zip(res.waypoints, res.heights, strict=True)],
+            "waypoints": res.points3d().tolist(),
             "waypoint_floors": [names[int(f)] for f in res.floors],
             "time_us": elapsed * 1e6, "png": pngs,
         })
     else:
-        out = stdout()
-        table = Table(title=f"navkit path --mesh on {escape(str(map_file))} "
-                            f"({len(names)} floors)", show_header=False)
-        table.add_column("field", style="bold")
-        table.add_column("value")
-        table.add_row("status", res.status.name)
-        table.add_row("length", f"{res.length:.3f} m" if math.isfinite(res.length) else "-")
-        table.add_row("floors", ", ".join(floors_used) or "-")
-        table.add_row("links", ", ".join(f"{lk.name} ({lk.kind})" for lk in links) or "-")
-        table.add_row("time", f"{elapsed * 1e3:,.2f} ms")
-        out.print(table)
+        stdout().print(_summary(f"navkit path --mesh on {escape(str(map_file))} "
+                                f"({len(names)} floors)", res, floors_used,
+                                [(lk.name, lk.kind) for lk in links], elapsed))
     return EXIT_OK if res.status.has_path else EXIT_NO_PATH
