@@ -318,12 +318,16 @@ def test_page_switches_floors_and_routes_across_them(chromium: Any) -> None:
         buttons = page.locator("#floor-buttons button")
         assert buttons.count() == 2
         assert "ground" in buttons.nth(0).inner_text() and "3.2" in buttons.nth(1).inner_text()
-        for box in ("#show-legend", "#show-labels", "#show-polygons"):
+        # plain cells: no legend, labels, outlines or area tints (the tint arrives with the
+        # areas, asynchronously) over the pixels compared below
+        for box in ("#show-legend", "#show-labels", "#show-polygons", "#show-area-colors"):
             page.uncheck(box)
         taproom = _cell(2.0, 8.0)  # walkable on the ground floor, blocked upstairs
         assert fm.building.grid(0).walkable[taproom[1], taproom[0]]
         assert not fm.building.grid(1).walkable[taproom[1], taproom[0]]
-        _wait(page, "navkit.drawn.building && navkit.drawn.building.floor === 0")
+        # a frame drawn after the boxes were unchecked (no legend, no labels over the cell)
+        _wait(page, "navkit.drawn.building && navkit.drawn.building.floor === 0 && "
+                    "!navkit.drawn.legendBox && navkit.drawn.labels.length === 0")
         ground = canvas_pixel(page, taproom)
         ends0 = page.evaluate("navkit.drawn.building.ends.map(e => e.name + ':' + e.end)")
         assert sorted(ends0) == ["ladder:from", "stairs:from", "window:to"]
